@@ -1,0 +1,66 @@
+"""``hermes-stdio``: the command line.
+
+``hermes-stdio`` (or ``hermes-stdio serve``) runs the supervisor on stdio.
+``hermes-stdio schema`` prints the protocol's JSON Schema (``--write``
+refreshes the checked-in copy). ``hermes-stdio bench`` runs the benchmarks.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from . import __version__
+from .wire import DEFAULT_MAX_BODY_BYTES
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="hermes-stdio", description=__doc__.splitlines()[0])
+    parser.add_argument("--version", action="version", version=f"hermes-stdio {__version__}")
+    sub = parser.add_subparsers(dest="command")
+    serve = sub.add_parser("serve", help="run the supervisor on stdin/stdout (the default)")
+    for p in (parser, serve):
+        p.add_argument(
+            "--hermes-home", default=None, help="Hermes home (default: $HERMES_HOME or ~/.hermes)"
+        )
+        p.add_argument(
+            "--agent-python", default=None, help="Python that runs workers (has hermes-agent)"
+        )
+        p.add_argument("--max-body-bytes", type=int, default=DEFAULT_MAX_BODY_BYTES)
+        p.add_argument("--worker-ready-timeout", type=float, default=20.0)
+    schema = sub.add_parser("schema", help="print the protocol JSON Schema")
+    schema.add_argument("--write", action="store_true", help="rewrite the checked-in schema.json")
+    bench = sub.add_parser("bench", help="run the benchmarks (see README)")
+    bench.add_argument("rest", nargs=argparse.REMAINDER)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    if args.command == "schema":
+        from .protocol.schema import SCHEMA_PATH, render_schema
+
+        text = render_schema()
+        if args.write:
+            SCHEMA_PATH.write_text(text, encoding="utf-8")
+        else:
+            sys.stdout.write(text)
+        return 0
+    if args.command == "bench":
+        from .bench import main as bench_main
+
+        return bench_main(args.rest)
+    from .supervisor.main import serve
+
+    worker_args = (
+        []
+        if args.max_body_bytes == DEFAULT_MAX_BODY_BYTES
+        else ["--max-body-bytes", str(args.max_body_bytes)]
+    )
+    return serve(
+        hermes_home=args.hermes_home,
+        agent_python=args.agent_python,
+        max_body_bytes=args.max_body_bytes,
+        worker_args=worker_args,
+        ready_timeout=args.worker_ready_timeout,
+    )

@@ -1,0 +1,29 @@
+"""The protocol, defined once: types, the method table and the JSON Schema export."""
+
+from . import types
+from .methods import (
+    HOST_METHODS,
+    RUN_NOTIFICATIONS,
+    SERVER_NOTIFICATIONS,
+    WORKER_METHODS,
+    WORKER_NOTIFICATIONS,
+    Method,
+    NotificationSpec,
+)
+from .model import camel, decode, encode
+from .types import PROTOCOL_VERSION
+
+__all__ = [
+    "HOST_METHODS",
+    "PROTOCOL_VERSION",
+    "RUN_NOTIFICATIONS",
+    "SERVER_NOTIFICATIONS",
+    "WORKER_METHODS",
+    "WORKER_NOTIFICATIONS",
+    "Method",
+    "NotificationSpec",
+    "camel",
+    "decode",
+    "encode",
+    "types",
+]

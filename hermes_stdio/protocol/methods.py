@@ -1,0 +1,192 @@
+"""The method table: every method and notification, with its types and route.
+
+Contract:
+- ``HOST_METHODS`` is what a host may send (requests and notifications);
+  ``SERVER_NOTIFICATIONS`` is every notification the server may send to a host;
+  ``WORKER_METHODS`` / ``WORKER_NOTIFICATIONS`` are the supervisor<->worker
+  extras. Nothing else goes on either wire.
+- ``route`` says who answers a host request: ``supervisor`` (never touches a
+  worker), ``profile`` (the worker of params.profile/workerKey), ``session``
+  (the worker that holds params.sessionId) or ``run`` (the worker running
+  params.runId).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from . import types as t
+
+Route = Literal["supervisor", "profile", "session", "run"]
+
+
+@dataclass(frozen=True, slots=True)
+class Method:
+    name: str
+    params: type
+    result: Any  # a record type, or None for a notification
+    route: Route
+    doc: str
+    notification: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class NotificationSpec:
+    name: str
+    params: type
+    doc: str
+    run_scoped: bool = False
+
+
+def _methods(*items: Method) -> dict[str, Method]:
+    return {m.name: m for m in items}
+
+
+HOST_METHODS: dict[str, Method] = _methods(
+    Method(
+        "initialize",
+        t.InitializeParams,
+        t.InitializeResult,
+        "supervisor",
+        "Opens the session; must be the first request.",
+    ),
+    Method(
+        "initialized",
+        t.EmptyParams,
+        None,
+        "supervisor",
+        "The host got the initialize result.",
+        notification=True,
+    ),
+    Method(
+        "shutdown",
+        t.EmptyParams,
+        type(None),
+        "supervisor",
+        "Stops every worker; then only exit is accepted.",
+    ),
+    Method(
+        "exit",
+        t.EmptyParams,
+        None,
+        "supervisor",
+        "Exit now: code 0 after shutdown, 1 otherwise.",
+        notification=True,
+    ),
+    Method(
+        "$/cancelRequest",
+        t.CancelParams,
+        None,
+        "supervisor",
+        "Cancel a pending request; it is answered with request_cancelled.",
+        notification=True,
+    ),
+    Method(
+        "supervisor/status",
+        t.EmptyParams,
+        t.SupervisorStatusResult,
+        "supervisor",
+        "Supervisor and worker health, without touching any worker.",
+    ),
+    Method(
+        "worker/restart",
+        t.WorkerTarget,
+        t.WorkerRestartResult,
+        "supervisor",
+        "Stop a profile's worker (gracefully), clear its crash back-off and start it again.",
+    ),
+    Method(
+        "session/status",
+        t.SessionStatusParams,
+        t.SessionInfo,
+        "session",
+        "Describe a session; with ifLoaded it never starts a worker.",
+    ),
+    Method(
+        "session/list",
+        t.SessionListParams,
+        t.SessionListResult,
+        "profile",
+        "Sessions loaded in a profile's worker; never starts a worker.",
+    ),
+    Method(
+        "session/destroy",
+        t.SessionTarget,
+        t.SessionDestroyResult,
+        "session",
+        "Interrupt any run and forget a loaded session (its history stays in the DB).",
+    ),
+    Method(
+        "run/start",
+        t.RunStartParams,
+        t.RunStartResult,
+        "profile",
+        "Start a turn; answered at once, then the run's notifications follow.",
+    ),
+    Method(
+        "run/interrupt",
+        t.RunTarget,
+        t.RunInterruptResult,
+        "run",
+        "Ask a running run to stop; it ends with run/completed status interrupted.",
+    ),
+    Method(
+        "run/result",
+        t.RunTarget,
+        t.RunResultResult,
+        "run",
+        "A run's status and result; finished runs are kept for a bounded time and count.",
+    ),
+)
+
+SERVER_NOTIFICATIONS: dict[str, NotificationSpec] = {
+    n.name: n
+    for n in (
+        NotificationSpec(
+            "run/started",
+            t.RunStartedNotification,
+            "The run's agent is ready and the turn begins.",
+            True,
+        ),
+        NotificationSpec(
+            "run/delta",
+            t.RunDeltaNotification,
+            "Assistant text, streamed as the model produces it.",
+            True,
+        ),
+        NotificationSpec(
+            "run/event",
+            t.RunEventNotification,
+            "Tool, status, reasoning and other agent activity.",
+            True,
+        ),
+        NotificationSpec(
+            "run/completed",
+            t.RunCompletedNotification,
+            "The run ended; exactly one per started run, always its last.",
+            True,
+        ),
+        NotificationSpec("worker/exited", t.WorkerExitedNotification, "A worker process exited."),
+    )
+}
+
+WORKER_METHODS: dict[str, Method] = _methods(
+    Method(
+        "worker/shutdown",
+        t.EmptyParams,
+        type(None),
+        "supervisor",
+        "Interrupt runs, close sessions, answer, then exit.",
+    ),
+)
+
+WORKER_NOTIFICATIONS: dict[str, NotificationSpec] = {
+    "worker/ready": NotificationSpec(
+        "worker/ready",
+        t.WorkerReadyNotification,
+        "First message a worker sends: it is ready to serve.",
+    ),
+}
+
+RUN_NOTIFICATIONS = frozenset(n for n, spec in SERVER_NOTIFICATIONS.items() if spec.run_scoped)

@@ -1,0 +1,217 @@
+"""A tiny typed-record layer: the one place protocol types become wire JSON.
+
+Contract:
+- Protocol types are frozen dataclasses with snake_case fields; on the wire
+  every field name is camelCase (``session_id`` <-> ``sessionId``).
+- ``decode(cls, obj)`` validates a JSON value against ``cls`` and returns an
+  instance. Unknown fields, missing required fields and wrong types raise
+  ``RpcError(INVALID_PARAMS)`` whose message and ``data.field`` name the
+  offending field by its wire path (``params.conversationHistory[2]``).
+- ``encode(value)`` turns an instance (or a list/dict of them) into plain
+  JSON values; every field is present, ``None`` as null.
+- ``schema_of(tp, defs)`` gives the JSON Schema of a type, adding named
+  records to ``defs``. Stdlib only: workers run under any Hermes Python.
+
+Supported field types: str, int, float, bool, None, Any, list[T],
+dict[str, T], Literal[...], unions (``X | None``, ``int | str``) and records.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import types
+import typing
+from functools import cache
+from typing import Any, TypeVar
+
+from ..wire.errors import ErrorType, RpcError
+
+T = TypeVar("T")
+
+
+def doc_field(doc: str, default: Any = dataclasses.MISSING, **kwargs: Any) -> Any:
+    """A dataclass field with a description that ends up in the JSON Schema."""
+    return dataclasses.field(default=default, metadata={"doc": doc}, **kwargs)
+
+
+def camel(name: str) -> str:
+    head, *rest = name.split("_")
+    return head + "".join(part[:1].upper() + part[1:] for part in rest)
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class _Field:
+    name: str
+    wire: str
+    tp: Any
+    required: bool
+    default: Any
+    doc: str
+
+
+@cache
+def fields_of(cls: type) -> tuple[_Field, ...]:
+    hints = typing.get_type_hints(cls)
+    out = []
+    for f in dataclasses.fields(cls):
+        required = f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
+        default = (
+            None if required else (f.default if f.default is not dataclasses.MISSING else None)
+        )
+        out.append(
+            _Field(
+                f.name, camel(f.name), hints[f.name], required, default, f.metadata.get("doc", "")
+            )
+        )
+    return tuple(out)
+
+
+def _fail(path: str, problem: str) -> RpcError:
+    return RpcError(ErrorType.INVALID_PARAMS, f"{path}: {problem}", field=path)
+
+
+_NAMES = {
+    str: "a string",
+    int: "an integer",
+    float: "a number",
+    bool: "a boolean",
+    type(None): "null",
+}
+
+
+def _json_type(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    return "an array" if isinstance(value, list) else "an object"
+
+
+def decode(tp: type[T], value: Any, path: str = "params") -> T:
+    return typing.cast(T, _decode(tp, value, path))
+
+
+def _decode(tp: Any, value: Any, path: str) -> Any:
+    if tp is Any:
+        return value
+    if dataclasses.is_dataclass(tp):
+        if not isinstance(value, dict):
+            raise _fail(path, f"expected an object, got {_json_type(value)}")
+        known = fields_of(tp)
+        wire_names = {f.wire for f in known}
+        for key in value:
+            if key not in wire_names:
+                raise _fail(f"{path}.{key}", "unknown field")
+        kwargs = {}
+        for f in known:
+            if f.wire in value:
+                kwargs[f.name] = _decode(f.tp, value[f.wire], f"{path}.{f.wire}")
+            elif f.required:
+                raise _fail(f"{path}.{f.wire}", "required field is missing")
+        return tp(**kwargs)
+    origin = typing.get_origin(tp)
+    if origin is typing.Literal:
+        if value not in typing.get_args(tp) or isinstance(value, bool):
+            options = ", ".join(repr(a) for a in typing.get_args(tp))
+            raise _fail(path, f"expected one of {options}, got {value!r}")
+        return value
+    if origin in (typing.Union, types.UnionType):
+        options = typing.get_args(tp)
+        non_null = [o for o in options if o is not type(None)]
+        if value is None and len(non_null) < len(options):
+            return None
+        if len(non_null) == 1:  # Optional[X]: X's own error names the field precisely
+            return _decode(non_null[0], value, path)
+        for option in non_null:
+            try:
+                return _decode(option, value, path)
+            except RpcError:
+                pass
+        expected = " or ".join(_describe(o) for o in typing.get_args(tp))
+        raise _fail(path, f"expected {expected}, got {_json_type(value)}")
+    if origin is list:
+        if not isinstance(value, list):
+            raise _fail(path, f"expected an array, got {_json_type(value)}")
+        (item,) = typing.get_args(tp)
+        return [_decode(item, v, f"{path}[{i}]") for i, v in enumerate(value)]
+    if origin is dict:
+        if not isinstance(value, dict):
+            raise _fail(path, f"expected an object, got {_json_type(value)}")
+        _, item = typing.get_args(tp)
+        return {k: _decode(item, v, f"{path}.{k}") for k, v in value.items()}
+    ok = (
+        (tp is type(None) and value is None)
+        or (tp is str and isinstance(value, str))
+        or (tp is bool and isinstance(value, bool))
+        or (tp is int and isinstance(value, int) and not isinstance(value, bool))
+        or (tp is float and isinstance(value, int | float) and not isinstance(value, bool))
+    )
+    if not ok:
+        raise _fail(path, f"expected {_describe(tp)}, got {_json_type(value)}")
+    return float(value) if tp is float else value
+
+
+def _describe(tp: Any) -> str:
+    if dataclasses.is_dataclass(tp):
+        return "an object"
+    origin = typing.get_origin(tp)
+    if origin is list:
+        return "an array"
+    if origin is dict:
+        return "an object"
+    if origin is typing.Literal:
+        return "one of " + ", ".join(repr(a) for a in typing.get_args(tp))
+    return _NAMES.get(tp, "a JSON value")
+
+
+def encode(value: Any) -> Any:
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.wire: encode(getattr(value, f.name)) for f in fields_of(type(value))}
+    if isinstance(value, list | tuple):
+        return [encode(v) for v in value]
+    if isinstance(value, dict):
+        return {k: encode(v) for k, v in value.items()}
+    return value
+
+
+def schema_of(tp: Any, defs: dict[str, Any]) -> dict[str, Any]:
+    """JSON Schema (2020-12) for ``tp``; records go to ``defs`` and are referenced."""
+    if tp is Any:
+        return {}
+    if dataclasses.is_dataclass(tp):
+        name = tp.__name__
+        if name not in defs:
+            defs[name] = {}  # placeholder against recursion
+            props = {}
+            for f in fields_of(tp):
+                prop = schema_of(f.tp, defs)
+                if f.doc:
+                    prop = {**prop, "description": f.doc}
+                if not f.required and f.default is not None:
+                    prop = {**prop, "default": f.default}
+                props[f.wire] = prop
+            record: dict[str, Any] = {
+                "type": "object",
+                "properties": props,
+                "required": [f.wire for f in fields_of(tp) if f.required],
+                "additionalProperties": False,
+            }
+            if tp.__doc__ and not tp.__doc__.startswith(name + "("):
+                record["description"] = " ".join(tp.__doc__.split())
+            defs[name] = record
+        return {"$ref": f"#/$defs/{name}"}
+    origin = typing.get_origin(tp)
+    if origin is typing.Literal:
+        return {"enum": list(typing.get_args(tp))}
+    if origin in (typing.Union, types.UnionType):
+        return {"anyOf": [schema_of(o, defs) for o in typing.get_args(tp)]}
+    if origin is list:
+        return {"type": "array", "items": schema_of(typing.get_args(tp)[0], defs)}
+    if origin is dict:
+        return {"type": "object", "additionalProperties": schema_of(typing.get_args(tp)[1], defs)}
+    simple = {str: "string", int: "integer", float: "number", bool: "boolean", type(None): "null"}
+    return {"type": simple[tp]}

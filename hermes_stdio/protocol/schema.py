@@ -1,0 +1,72 @@
+"""Export the protocol as one JSON Schema document (the source for client types).
+
+Contract: ``build_schema()`` is deterministic. Every record type is under
+``$defs``; ``x-methods`` / ``x-notifications`` map each wire method to its
+params (and result) schema. ``SCHEMA_PATH`` is the checked-in copy; a test
+regenerates and diffs it (``hermes-stdio schema --write`` refreshes it).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from .methods import HOST_METHODS, SERVER_NOTIFICATIONS, WORKER_METHODS, WORKER_NOTIFICATIONS
+from .model import schema_of
+from .types import PROTOCOL_VERSION
+
+SCHEMA_PATH = Path(__file__).with_name("schema.json")
+
+
+def build_schema() -> dict[str, Any]:
+    defs: dict[str, Any] = {}
+    methods: dict[str, Any] = {}
+    for m in HOST_METHODS.values():
+        entry: dict[str, Any] = {
+            "direction": "hostToServer",
+            "kind": "notification" if m.notification else "request",
+            "route": m.route,
+            "description": m.doc,
+            "params": schema_of(m.params, defs),
+        }
+        if not m.notification:
+            entry["result"] = schema_of(m.result, defs)
+        methods[m.name] = entry
+    notifications = {
+        n.name: {
+            "direction": "serverToHost",
+            "description": n.doc,
+            "params": schema_of(n.params, defs),
+        }
+        for n in SERVER_NOTIFICATIONS.values()
+    }
+    internal = {
+        **{
+            m.name: {
+                "params": schema_of(m.params, defs),
+                "result": schema_of(m.result, defs),
+                "description": m.doc,
+            }
+            for m in WORKER_METHODS.values()
+        },
+        **{
+            n.name: {"params": schema_of(n.params, defs), "description": n.doc}
+            for n in WORKER_NOTIFICATIONS.values()
+        },
+    }
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": "https://hermes-stdio.invalid/protocol/v%d.json" % PROTOCOL_VERSION,
+        "title": "hermes-stdio protocol",
+        "description": "Types of the hermes-stdio JSON-RPC protocol; see protocol.md.",
+        "x-protocolVersion": PROTOCOL_VERSION,
+        "x-methods": methods,
+        "x-notifications": notifications,
+        "x-workerMethods": internal,
+        "$defs": dict(sorted(defs.items())),
+    }
+
+
+def render_schema() -> str:
+    return json.dumps(build_schema(), indent=2, sort_keys=False) + "\n"

@@ -1,0 +1,265 @@
+"""Every protocol type, defined once.
+
+Python names are snake_case; the wire uses camelCase (see ``model``). Types
+are named ``...Params``, ``...Result`` and ``...Notification`` after their
+role. Timestamps are integer milliseconds since the Unix epoch.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from .model import doc_field
+
+PROTOCOL_VERSION = 1
+
+JsonObject = dict[str, Any]
+RunStatus = Literal["complete", "interrupted", "error"]
+WorkerState = Literal["starting", "ready", "stopping", "exited", "backoff"]
+
+
+# --- lifecycle -------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ClientInfo:
+    name: str = doc_field("The host's name, for logs.")
+    version: str | None = doc_field("The host's version.", None)
+
+
+@dataclass(frozen=True, slots=True)
+class InitializeParams:
+    protocol_version: int = doc_field("The protocol version the host speaks; this server speaks 1.")
+    client_info: ClientInfo | None = doc_field("Who the host is.", None)
+    capabilities: JsonObject | None = doc_field("Host capabilities; reserved, send {}.", None)
+    options: JsonObject | None = doc_field("Reserved for server options; send {}.", None)
+
+
+@dataclass(frozen=True, slots=True)
+class ServerInfo:
+    name: str = doc_field("Always hermes-stdio.")
+    version: str = doc_field("The hermes-stdio package version.")
+
+
+@dataclass(frozen=True, slots=True)
+class ServerCapabilities:
+    methods: list[str] = doc_field("Every request and notification method the host may send.")
+    notifications: list[str] = doc_field("Every notification method the server may send.")
+    max_body_bytes: int = doc_field("The largest frame body the server accepts.")
+
+
+@dataclass(frozen=True, slots=True)
+class InitializeResult:
+    protocol_version: int = doc_field("The protocol version the server will speak.")
+    server_info: ServerInfo = doc_field("Who the server is.")
+    capabilities: ServerCapabilities = doc_field("What the server offers.")
+
+
+@dataclass(frozen=True, slots=True)
+class EmptyParams:
+    """No params: send {} or omit params."""
+
+
+@dataclass(frozen=True, slots=True)
+class CancelParams:
+    id: int | str = doc_field("The id of the request to cancel.")
+
+
+# --- supervisor and workers ------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class WorkerInfo:
+    profile: str = doc_field("The Hermes profile the worker serves.")
+    worker_key: str | None = doc_field("The isolation key; null for the profile's main worker.")
+    pid: int | None = doc_field("OS process id; null when no process is running.")
+    state: WorkerState = doc_field("Lifecycle state.")
+    restarts: int = doc_field("Unexpected exits so far.")
+    started_at: int | None = doc_field("When the current process started (ms since epoch).")
+    last_used_at: int = doc_field("When a request was last routed to it (ms since epoch).")
+    sessions: int = doc_field("Sessions loaded in the worker, as routed by the supervisor.")
+    running_runs: int = doc_field("Runs in flight in the worker.")
+
+
+@dataclass(frozen=True, slots=True)
+class SupervisorStatusResult:
+    pid: int = doc_field("The supervisor's process id.")
+    uptime_ms: int = doc_field("Milliseconds since the supervisor started.")
+    protocol_version: int = doc_field("The protocol version in use.")
+    hermes_home: str = doc_field("The Hermes home directory (the default profile).")
+    workers: list[WorkerInfo] = doc_field("Every worker slot the supervisor knows.")
+
+
+@dataclass(frozen=True, slots=True)
+class WorkerTarget:
+    profile: str | None = doc_field("Profile name; null or absent means default.", None)
+    worker_key: str | None = doc_field("Isolation key for a separate worker process.", None)
+
+
+@dataclass(frozen=True, slots=True)
+class WorkerRestartResult:
+    worker: WorkerInfo = doc_field("The worker after the restart.")
+
+
+@dataclass(frozen=True, slots=True)
+class WorkerExitedNotification:
+    profile: str = doc_field("The profile the worker served.")
+    worker_key: str | None = doc_field("Its isolation key.")
+    pid: int = doc_field("The process id that exited.")
+    exit_code: int | None = doc_field("Exit status, or null when killed by a signal.")
+    signal: str | None = doc_field("Signal name (e.g. SIGKILL) when killed by one.")
+    expected: bool = doc_field("True when the supervisor asked it to stop.")
+
+
+# --- sessions --------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class SessionStatusParams:
+    session_id: str = doc_field("The session to describe.")
+    profile: str | None = doc_field("Profile to ask when the session is not routed yet.", None)
+    worker_key: str | None = doc_field("Worker isolation key.", None)
+    if_loaded: bool = doc_field(
+        "Only report a session already loaded: never start a worker for this.", False
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class SessionInfo:
+    session_id: str = doc_field("The session id.")
+    loaded: bool = doc_field("Whether a worker holds the session in memory.")
+    running: bool = doc_field("Whether a run is in progress.")
+    run_id: str | None = doc_field("The run in progress, if any.")
+    profile: str | None = doc_field("The profile that owns the session.")
+    model: str | None = doc_field("The session's model, once its agent is built.")
+    message_count: int | None = doc_field("Messages in the session's conversation so far.")
+    last_used_at: int | None = doc_field("When the session last started a run (ms since epoch).")
+
+
+@dataclass(frozen=True, slots=True)
+class SessionTarget:
+    session_id: str = doc_field("The session.")
+    profile: str | None = doc_field("Profile to ask when the session is not routed yet.", None)
+    worker_key: str | None = doc_field("Worker isolation key.", None)
+
+
+@dataclass(frozen=True, slots=True)
+class SessionDestroyResult:
+    destroyed: bool = doc_field("False when the session was not loaded.")
+
+
+@dataclass(frozen=True, slots=True)
+class SessionListParams:
+    profile: str | None = doc_field("Profile to list; default when absent.", None)
+    worker_key: str | None = doc_field("Worker isolation key.", None)
+
+
+@dataclass(frozen=True, slots=True)
+class SessionListResult:
+    sessions: list[SessionInfo] = doc_field("Sessions loaded in that worker (never starts one).")
+
+
+# --- runs ------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class RunStartParams:
+    message: str = doc_field("The user's message for this turn.")
+    session_id: str | None = doc_field("Session to continue or create; a new id when absent.", None)
+    profile: str | None = doc_field("Hermes profile; default when absent.", None)
+    worker_key: str | None = doc_field("Run in a separate worker process of the profile.", None)
+    instructions: str | None = doc_field("Extra system instructions for this session.", None)
+    conversation_history: list[JsonObject] | None = doc_field(
+        "OpenAI-style messages to use as the history instead of the session's own.", None
+    )
+    model: str | None = doc_field("Model for a new session (profile default otherwise).", None)
+    provider: str | None = doc_field(
+        "Provider for a new session (profile default otherwise).", None
+    )
+    workspace: str | None = doc_field("Working directory for the session's tools.", None)
+    source: str | None = doc_field("Where the message came from, stored with the session.", None)
+
+
+@dataclass(frozen=True, slots=True)
+class RunStartResult:
+    run_id: str = doc_field("The new run.")
+    session_id: str = doc_field("The session it runs in.")
+
+
+@dataclass(frozen=True, slots=True)
+class RunTarget:
+    run_id: str = doc_field("The run.")
+
+
+@dataclass(frozen=True, slots=True)
+class RunInterruptResult:
+    interrupted: bool = doc_field("False when the run had already finished.")
+
+
+@dataclass(frozen=True, slots=True)
+class RunError:
+    type: str = doc_field("Stable snake_case error type, e.g. worker_crashed or agent_error.")
+    message: str = doc_field("Human-readable detail.")
+
+
+@dataclass(frozen=True, slots=True)
+class RunOutput:
+    final_response: str | None = doc_field("The assistant's final text.")
+    message_count: int = doc_field("Messages in the conversation after the run.")
+    api_calls: int | None = doc_field("Model calls made during the run.")
+
+
+@dataclass(frozen=True, slots=True)
+class RunResultResult:
+    run_id: str = doc_field("The run.")
+    session_id: str = doc_field("Its session.")
+    status: Literal["running", "complete", "interrupted", "error"] = doc_field("Where it is.")
+    result: RunOutput | None = doc_field("Set once the run has finished without error.")
+    error: RunError | None = doc_field("Set when status is error.")
+
+
+@dataclass(frozen=True, slots=True)
+class RunStartedNotification:
+    run_id: str = doc_field("The run.")
+    session_id: str = doc_field("Its session.")
+    seq: int = doc_field("Per-run sequence number: 1, 2, 3 ... without gaps.")
+    profile: str = doc_field("The profile it runs under.")
+    model: str | None = doc_field("The model the agent uses.")
+
+
+@dataclass(frozen=True, slots=True)
+class RunDeltaNotification:
+    run_id: str = doc_field("The run.")
+    session_id: str = doc_field("Its session.")
+    seq: int = doc_field("Per-run sequence number.")
+    text: str = doc_field("The next piece of assistant text.")
+
+
+@dataclass(frozen=True, slots=True)
+class RunEventNotification:
+    run_id: str = doc_field("The run.")
+    session_id: str = doc_field("Its session.")
+    seq: int = doc_field("Per-run sequence number.")
+    event: JsonObject = doc_field("The event: an object with a string type; see protocol.md.")
+
+
+@dataclass(frozen=True, slots=True)
+class RunCompletedNotification:
+    run_id: str = doc_field("The run.")
+    session_id: str = doc_field("Its session.")
+    seq: int = doc_field("Per-run sequence number; always the run's last.")
+    status: RunStatus = doc_field("How the run ended.")
+    result: RunOutput | None = doc_field("The outcome, unless status is error.")
+    error: RunError | None = doc_field("Why it failed, when status is error.")
+
+
+# --- supervisor <-> worker (internal) --------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class WorkerReadyNotification:
+    protocol_version: int = doc_field("Worker protocol version; must equal the supervisor's.")
+    pid: int = doc_field("Worker process id.")
+    profile: str = doc_field("The profile it serves.")
+    python: str = doc_field("The Python executable running the worker.")

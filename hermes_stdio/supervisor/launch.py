@@ -1,0 +1,70 @@
+"""Which Python runs a worker, and with what command line.
+
+Contract: ``find_agent_python`` picks, in order: ``--agent-python``,
+``$HERMES_AGENT_PYTHON``, a venv inside ``$HERMES_AGENT_ROOT``, the Python
+named by the shebang of the ``hermes`` executable on PATH, and finally the
+supervisor's own interpreter (where the ``agent`` extra installs hermes-agent).
+``worker_command`` builds argv and the ``PYTHONPATH`` that puts this package
+on a foreign interpreter's path.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+from pathlib import Path
+
+import hermes_stdio
+
+PACKAGE_PARENT = str(Path(hermes_stdio.__file__).resolve().parent.parent)
+
+
+def _venv_python(root: Path) -> str | None:
+    for rel in ("venv/bin/python", ".venv/bin/python", "bin/python"):
+        candidate = root / rel
+        if candidate.is_file() and os.access(candidate, os.X_OK):
+            return str(candidate)
+    return None
+
+
+def _shebang_python(executable: str) -> str | None:
+    try:
+        with open(executable, "rb") as f:
+            first = f.readline(512)
+    except OSError:
+        return None
+    if not first.startswith(b"#!"):
+        return None
+    parts = first[2:].decode(errors="replace").split()
+    if not parts:
+        return None
+    if parts[0].endswith("/env") and len(parts) > 1:
+        return shutil.which(parts[1])
+    return parts[0] if "python" in Path(parts[0]).name else None
+
+
+def find_agent_python(cli_value: str | None, environ: dict[str, str]) -> str:
+    if cli_value:
+        return cli_value
+    if environ.get("HERMES_AGENT_PYTHON"):
+        return environ["HERMES_AGENT_PYTHON"]
+    root = environ.get("HERMES_AGENT_ROOT")
+    if root and (found := _venv_python(Path(root).expanduser())):
+        return found
+    hermes = shutil.which("hermes", path=environ.get("PATH"))
+    if (
+        hermes
+        and (found := _shebang_python(hermes))
+        and Path(found).resolve() != Path(sys.executable).resolve()
+    ):
+        return found
+    return sys.executable
+
+
+def worker_command(python: str, profile: str, extra: list[str]) -> tuple[list[str], dict[str, str]]:
+    argv = [python, "-m", "hermes_stdio.worker", "--profile", profile, *extra]
+    env_add = {}
+    if Path(python).resolve() != Path(sys.executable).resolve():
+        env_add["PYTHONPATH"] = PACKAGE_PARENT
+    return argv, env_add

@@ -1,0 +1,113 @@
+"""Profiles: names, homes, and the environment a profile's worker starts with.
+
+Contract:
+- ``default`` is the Hermes home itself; any other profile is
+  ``<home>/profiles/<name>``. Names follow Hermes' own rule
+  (``[a-z0-9][a-z0-9_-]{0,63}``); anything else raises ``invalid_profile``,
+  and a profile directory that resolves outside ``<home>/profiles`` (a
+  symlink) is refused too, so a name never escapes the home. A valid name with
+  no directory raises ``unknown_profile``.
+- ``worker_env`` starts from the supervisor's environment, removes every key
+  defined in any *other* profile's ``.env`` (so no profile sees another's
+  secrets) and Hermes' per-process state, then sets ``HERMES_HOME``. The
+  profile's own ``.env`` is loaded by hermes-agent itself. Lazy package
+  installs are switched off unless the profile's ``config.yaml`` says
+  ``security.allow_lazy_installs: true``.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from ..wire import ErrorType, RpcError
+
+DEFAULT_PROFILE = "default"
+_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
+_DOTENV_KEY = re.compile(r"^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=")
+# Set by hermes-agent per process; never inherited from the supervisor's environment.
+_PROCESS_STATE_PREFIXES = ("HERMES_SESSION_", "TERMINAL_", "HERMES_STDIO_")
+
+
+def resolve_home(cli_value: str | None, environ: dict[str, str]) -> Path:
+    raw = cli_value or environ.get("HERMES_HOME") or "~/.hermes"
+    return Path(raw).expanduser().resolve()
+
+
+def check_name(name: str | None) -> str:
+    if name is None or name == DEFAULT_PROFILE:
+        return DEFAULT_PROFILE
+    if not isinstance(name, str) or not _NAME.match(name):
+        raise RpcError(
+            ErrorType.INVALID_PROFILE,
+            f"invalid profile name {str(name)[:80]!r}: use 1-64 of a-z, 0-9, _ and -",
+            profile=str(name)[:80],
+        )
+    return name
+
+
+def profile_home(home: Path, name: str) -> Path:
+    """The directory of a valid, existing profile."""
+    name = check_name(name)
+    if name == DEFAULT_PROFILE:
+        return home
+    root = (home / "profiles").resolve()
+    path = (root / name).resolve()
+    if path.parent != root:
+        raise RpcError(
+            ErrorType.INVALID_PROFILE, f"profile {name!r} resolves outside {root}", profile=name
+        )
+    if not path.is_dir():
+        raise RpcError(ErrorType.UNKNOWN_PROFILE, f"no profile {name!r} under {root}", profile=name)
+    return path
+
+
+def all_profile_homes(home: Path) -> dict[str, Path]:
+    homes = {DEFAULT_PROFILE: home}
+    root = home / "profiles"
+    if root.is_dir():
+        for entry in sorted(root.iterdir()):
+            if _NAME.match(entry.name) and entry.is_dir():
+                homes[entry.name] = entry
+    return homes
+
+
+def dotenv_keys(path: Path) -> set[str]:
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return set()
+    return {m.group(1) for line in text.splitlines() if (m := _DOTENV_KEY.match(line))}
+
+
+def load_config(home: Path) -> dict[str, Any]:
+    try:
+        with open(home / "config.yaml", encoding="utf-8") as f:
+            data = yaml.safe_load(f)
+    except (OSError, yaml.YAMLError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def worker_env(home: Path, name: str, base: dict[str, str]) -> dict[str, str]:
+    own_home = profile_home(home, name)
+    foreign: set[str] = set()
+    for other, path in all_profile_homes(home).items():
+        if other != name:
+            foreign |= dotenv_keys(path / ".env")
+    foreign -= dotenv_keys(own_home / ".env")  # its own file sets these again anyway
+    env = {
+        k: v
+        for k, v in base.items()
+        if k not in foreign and not k.startswith(_PROCESS_STATE_PREFIXES)
+    }
+    env["HERMES_HOME"] = str(own_home)
+    env["HERMES_STDIO_PROFILE"] = name
+    security = load_config(own_home).get("security")
+    allow_installs = isinstance(security, dict) and security.get("allow_lazy_installs") is True
+    if not allow_installs:
+        env["HERMES_DISABLE_LAZY_INSTALLS"] = "1"
+    return env

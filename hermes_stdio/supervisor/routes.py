@@ -1,0 +1,93 @@
+"""Routing tables: which worker holds a session, which worker runs a run.
+
+Contract: thread-safe. A run's route lives while it runs and, once finished,
+among the last ``keep_finished`` finished runs (so ``run/result`` can still be
+routed); a worker's exit drops its sessions and returns its unfinished runs.
+The supervisor holds only these routes and worker health; sessions and runs
+themselves live in the workers.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass
+from typing import Any
+
+SlotKey = tuple[str, str | None]
+
+
+@dataclass(slots=True)
+class RunRoute:
+    run_id: str
+    session_id: str
+    slot: SlotKey
+    last_seq: int = 0
+    done: bool = False
+    # Set when the supervisor itself ended the run (its worker died): run/result answers it.
+    final: dict[str, Any] | None = None
+
+
+class Routes:
+    def __init__(self, keep_finished: int = 1024) -> None:
+        self._lock = threading.Lock()
+        self._sessions: dict[str, SlotKey] = {}
+        self._runs: dict[str, RunRoute] = {}
+        self._finished: OrderedDict[str, None] = OrderedDict()
+        self._keep = keep_finished
+
+    def session(self, session_id: str) -> SlotKey | None:
+        with self._lock:
+            return self._sessions.get(session_id)
+
+    def add_session(self, session_id: str, slot: SlotKey) -> None:
+        with self._lock:
+            self._sessions[session_id] = slot
+
+    def drop_session(self, session_id: str) -> None:
+        with self._lock:
+            self._sessions.pop(session_id, None)
+
+    def run(self, run_id: str) -> RunRoute | None:
+        with self._lock:
+            return self._runs.get(run_id)
+
+    def add_run(self, run_id: str, session_id: str, slot: SlotKey) -> None:
+        with self._lock:
+            self._sessions[session_id] = slot
+            self._runs.setdefault(run_id, RunRoute(run_id, session_id, slot))
+
+    def note_seq(self, run_id: str, seq: int, completed: bool) -> RunRoute | None:
+        with self._lock:
+            route = self._runs.get(run_id)
+            if route is None or route.done:
+                return None
+            route.last_seq = max(route.last_seq, seq)
+            if completed:
+                self._finish_locked(route)
+            return route
+
+    def finish(self, route: RunRoute, final: dict[str, Any] | None = None) -> None:
+        with self._lock:
+            route.final = final
+            self._finish_locked(route)
+
+    def _finish_locked(self, route: RunRoute) -> None:
+        route.done = True
+        self._finished[route.run_id] = None
+        while len(self._finished) > self._keep:
+            old, _ = self._finished.popitem(last=False)
+            self._runs.pop(old, None)
+
+    def drop_slot(self, slot: SlotKey) -> list[RunRoute]:
+        """Forget a dead worker's sessions; return its runs that never completed."""
+        with self._lock:
+            for sid in [s for s, k in self._sessions.items() if k == slot]:
+                del self._sessions[sid]
+            return [r for r in self._runs.values() if r.slot == slot and not r.done]
+
+    def counts(self, slot: SlotKey) -> tuple[int, int]:
+        with self._lock:
+            sessions = sum(1 for k in self._sessions.values() if k == slot)
+            running = sum(1 for r in self._runs.values() if r.slot == slot and not r.done)
+            return sessions, running

@@ -1,0 +1,394 @@
+"""The supervisor: the host's JSON-RPC peer, routing to profile workers.
+
+Contract:
+- Lifecycle like LSP: ``initialize`` first (others get -32002), ``shutdown``
+  stops every worker, then ``exit`` ends the process (0 after shutdown, else
+  1). EOF on stdin means the host is gone.
+- Every host request gets exactly one response; ``$/cancelRequest`` answers
+  a pending one at once with -32800 and drops its later result.
+- Requests are validated against the method table before anything else.
+  Supervisor-only methods never touch a worker. Routed requests go to the
+  worker found by runId, sessionId or profile/workerKey. Routing itself never
+  blocks the host's reader: starting a worker happens on a handler thread.
+- Worker notifications are relayed byte for byte; only routing fields are
+  read. When a worker dies, each of its unfinished runs gets one synthesized
+  ``run/completed`` (error ``worker_crashed``) and the host gets ``worker/exited``.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import hermes_stdio
+
+from ..protocol import (
+    HOST_METHODS,
+    PROTOCOL_VERSION,
+    RUN_NOTIFICATIONS,
+    SERVER_NOTIFICATIONS,
+    decode,
+    encode,
+)
+from ..protocol import types as t
+from ..transport import Peer
+from ..wire import ErrorType, Notification, Request, RequestId, Response, RpcError, to_wire_error
+from ..wire.jsonrpc import encode_notification
+from .profiles import check_name, profile_home
+from .routes import Routes
+from .workers import WorkerPool, WorkerSlot
+
+
+class Supervisor:
+    def __init__(
+        self,
+        home: Path,
+        agent_python: str,
+        *,
+        max_body_bytes: int,
+        base_env: dict[str, str] | None = None,
+        worker_args: list[str] | None = None,
+        ready_timeout: float = 20.0,
+    ) -> None:
+        self.home = home
+        self.max_body_bytes = max_body_bytes
+        self.started = time.monotonic()
+        self.routes = Routes()
+        self.pool = WorkerPool(
+            home,
+            agent_python,
+            dict(os.environ if base_env is None else base_env),
+            self._relay,
+            self._worker_exited,
+            max_body_bytes=max_body_bytes,
+            worker_args=worker_args,
+            ready_timeout=ready_timeout,
+        )
+        self.host: Peer | None = None
+        self.state = "uninitialized"  # -> initialized -> shut_down
+        self.exit_code: int | None = None
+        self.exited = threading.Event()
+        self._executor = ThreadPoolExecutor(max_workers=32, thread_name_prefix="handler")
+        self._lock = threading.Lock()
+        self._inflight: dict[RequestId, bool] = {}  # host request id -> cancelled
+
+    def attach(self, host: Peer) -> None:
+        self.host = host
+
+    # --- replies -----------------------------------------------------------
+
+    def _reply(self, req_id: RequestId, result: Any = None, error: Any = None) -> None:
+        with self._lock:
+            cancelled = self._inflight.pop(req_id, None)
+        if cancelled is None or cancelled:  # already answered (cancelled)
+            return
+        assert self.host is not None
+        if error is not None:
+            self.host.respond_error(
+                req_id, error if isinstance(error, dict) else to_wire_error(error)
+            )
+        else:
+            self.host.respond(req_id, result)
+
+    def _in_thread(self, req_id: RequestId, fn: Callable[[], Any]) -> None:
+        def run() -> None:
+            try:
+                self._reply(req_id, encode(fn()))
+            except Exception as exc:
+                self._reply(req_id, error=exc)
+
+        self._executor.submit(run)
+
+    # --- host side ---------------------------------------------------------
+
+    def on_request(self, peer: Peer, req: Request) -> None:
+        method = HOST_METHODS.get(req.method)
+        with self._lock:
+            if req.id in self._inflight:
+                peer.respond_error(
+                    None, RpcError(ErrorType.INVALID_REQUEST, f"duplicate request id {req.id!r}")
+                )
+                return
+            self._inflight[req.id] = False
+        try:
+            if method is None or method.notification:
+                raise RpcError(
+                    ErrorType.METHOD_NOT_FOUND, f"unknown method {req.method!r}", method=req.method
+                )
+            if self.state == "uninitialized" and req.method != "initialize":
+                raise RpcError(ErrorType.SERVER_NOT_INITIALIZED, f"{req.method} before initialize")
+            if self.state == "shut_down":
+                raise RpcError(ErrorType.SHUTTING_DOWN, f"{req.method} after shutdown; send exit")
+            params = decode(method.params, req.params)
+            getattr(self, "_h_" + req.method.replace("/", "_"))(req, params)
+        except Exception as exc:
+            self._reply(req.id, error=exc)
+
+    def on_notification(self, peer: Peer, note: Notification, body: bytes) -> None:
+        method = HOST_METHODS.get(note.method)
+        if method is None or not method.notification:
+            print(f"hermes-stdio: ignoring unknown notification {note.method!r}", file=sys.stderr)
+            return
+        try:
+            params = decode(method.params, note.params)
+        except RpcError as exc:
+            print(f"hermes-stdio: ignoring {note.method}: {exc.message}", file=sys.stderr)
+            return
+        if note.method == "exit":
+            self.finish(0 if self.state == "shut_down" else 1, "exit notification")
+        elif note.method == "$/cancelRequest":
+            assert isinstance(params, t.CancelParams)
+            with self._lock:
+                pending = params.id in self._inflight and not self._inflight[params.id]
+                if pending:
+                    self._inflight[params.id] = True
+            if pending:
+                peer.respond_error(params.id, RpcError(ErrorType.REQUEST_CANCELLED))
+
+    def on_closed(self, peer: Peer, reason: str) -> None:
+        self.finish(0 if self.state == "shut_down" else 1, f"host input closed ({reason})")
+
+    def finish(self, code: int, reason: str) -> None:
+        if self.exit_code is None:
+            self.exit_code = code
+            print(f"hermes-stdio: exiting with code {code}: {reason}", file=sys.stderr)
+        self.exited.set()
+
+    # --- supervisor-only methods ------------------------------------------
+
+    def _h_initialize(self, req: Request, p: t.InitializeParams) -> None:
+        if p.protocol_version != PROTOCOL_VERSION:
+            raise RpcError(
+                ErrorType.UNSUPPORTED_PROTOCOL,
+                f"protocol version {p.protocol_version} is not supported",
+                supported=[PROTOCOL_VERSION],
+            )
+        self.state = "initialized"
+        self.pool.reset_backoff()
+        caps = t.ServerCapabilities(
+            methods=list(HOST_METHODS),
+            notifications=list(SERVER_NOTIFICATIONS),
+            max_body_bytes=self.max_body_bytes,
+        )
+        info = t.ServerInfo(name="hermes-stdio", version=hermes_stdio.__version__)
+        self._reply(req.id, encode(t.InitializeResult(PROTOCOL_VERSION, info, caps)))
+
+    def _h_shutdown(self, req: Request, p: t.EmptyParams) -> None:
+        def run() -> None:
+            self.state = "shut_down"
+            self.pool.stop_all()
+
+        self._in_thread(req.id, run)
+
+    def _h_supervisor_status(self, req: Request, p: t.EmptyParams) -> None:
+        self._reply(req.id, encode(self.status()))
+
+    def status(self) -> t.SupervisorStatusResult:
+        return t.SupervisorStatusResult(
+            pid=os.getpid(),
+            uptime_ms=int((time.monotonic() - self.started) * 1000),
+            protocol_version=PROTOCOL_VERSION,
+            hermes_home=str(self.home),
+            workers=[self._worker_info(s) for s in self.pool.slots()],
+        )
+
+    def _worker_info(self, slot: WorkerSlot) -> t.WorkerInfo:
+        sessions, running = self.routes.counts(slot.key)
+        proc = slot.proc
+        return t.WorkerInfo(
+            profile=slot.profile,
+            worker_key=slot.worker_key,
+            pid=proc.pid if proc is not None else None,
+            state=slot.state,
+            restarts=slot.restarts,
+            started_at=slot.started_at if proc is not None else None,
+            last_used_at=slot.last_used_at,
+            sessions=sessions,
+            running_runs=running,
+        )
+
+    def _h_worker_restart(self, req: Request, p: t.WorkerTarget) -> None:
+        slot = self._slot(p.profile, p.worker_key)
+
+        def run() -> t.WorkerRestartResult:
+            self.pool.stop(slot)
+            self.pool.reset_backoff(slot)
+            self.pool.ensure_ready(slot)
+            return t.WorkerRestartResult(self._worker_info(slot))
+
+        self._in_thread(req.id, run)
+
+    # --- routed methods ----------------------------------------------------
+
+    def _slot(self, profile: str | None, worker_key: str | None) -> WorkerSlot:
+        name = check_name(profile)
+        profile_home(self.home, name)  # unknown or escaping profiles fail here, before any spawn
+        if worker_key is not None and (not worker_key or len(worker_key) > 128):
+            raise RpcError(
+                ErrorType.INVALID_PARAMS,
+                "workerKey must be 1-128 characters",
+                field="params.workerKey",
+            )
+        return self.pool.slot(name, worker_key)
+
+    def _session_slot(
+        self, session_id: str, profile: str | None, worker_key: str | None
+    ) -> WorkerSlot:
+        key = self.routes.session(session_id)
+        if key is not None:
+            slot = self.pool.existing(key)
+            if slot is not None:
+                wanted = check_name(profile) if profile is not None else slot.profile
+                if (wanted, worker_key if worker_key is not None else slot.worker_key) != key:
+                    raise RpcError(
+                        ErrorType.INVALID_PARAMS,
+                        f"session {session_id!r} belongs to profile {slot.label!r}",
+                        field="params.profile",
+                    )
+                return slot
+        return self._slot(profile, worker_key)
+
+    def _forward(
+        self,
+        req: Request,
+        slot: WorkerSlot,
+        on_result: Callable[[Any], None] | None = None,
+        *,
+        spawn: bool = True,
+    ) -> None:
+        """Send ``req`` to ``slot``'s worker and answer the host with its response."""
+
+        def handle(resp: Response) -> None:
+            if resp.error is not None:
+                self._reply(req.id, error=resp.error)
+                return
+            if on_result is not None:
+                on_result(resp.result)
+            self._reply(req.id, resp.result)
+
+        peer = slot.peer
+        if slot.state == "ready" and peer is not None:
+            slot.last_used_at = int(time.time() * 1000)
+            peer.request(req.method, req.params, handle, timeout=60.0)
+            return
+        if not spawn:
+            raise RpcError(ErrorType.WORKER_UNAVAILABLE, f"no worker running for {slot.label!r}")
+
+        def start_then_send() -> None:
+            try:
+                ready_peer = self.pool.ensure_ready(slot)
+            except Exception as exc:
+                self._reply(req.id, error=exc)
+                return
+            ready_peer.request(req.method, req.params, handle, timeout=60.0)
+
+        self._executor.submit(start_then_send)
+
+    def _h_run_start(self, req: Request, p: t.RunStartParams) -> None:
+        if p.session_id is not None:
+            slot = self._session_slot(p.session_id, p.profile, p.worker_key)
+        else:
+            slot = self._slot(p.profile, p.worker_key)
+
+        def record(result: Any) -> None:
+            if isinstance(result, dict):
+                self.routes.add_run(
+                    str(result.get("runId")), str(result.get("sessionId")), slot.key
+                )
+
+        self._forward(req, slot, record)
+
+    def _h_session_status(self, req: Request, p: t.SessionStatusParams) -> None:
+        slot = self._session_slot(p.session_id, p.profile, p.worker_key)
+        known = self.routes.session(p.session_id) == slot.key
+
+        def record(result: Any) -> None:
+            if isinstance(result, dict) and result.get("loaded"):
+                self.routes.add_session(p.session_id, slot.key)
+
+        if p.if_loaded and not (slot.state == "ready" and slot.peer is not None):
+            info = t.SessionInfo(p.session_id, False, False, None, slot.profile, None, None, None)
+            self._reply(req.id, encode(info))
+            return
+        self._forward(req, slot, None if known else record)
+
+    def _h_session_list(self, req: Request, p: t.SessionListParams) -> None:
+        slot = self._slot(p.profile, p.worker_key)
+        if not (slot.state == "ready" and slot.peer is not None):
+            self._reply(req.id, encode(t.SessionListResult([])))
+            return
+        self._forward(req, slot, spawn=False)
+
+    def _h_session_destroy(self, req: Request, p: t.SessionTarget) -> None:
+        slot = self._session_slot(p.session_id, p.profile, p.worker_key)
+        if not (slot.state == "ready" and slot.peer is not None):
+            self._reply(req.id, encode(t.SessionDestroyResult(False)))
+            return
+        self._forward(req, slot, lambda _r: self.routes.drop_session(p.session_id), spawn=False)
+
+    def _run_slot(self, run_id: str) -> tuple[WorkerSlot | None, dict[str, Any] | None]:
+        route = self.routes.run(run_id)
+        if route is None:
+            raise RpcError(ErrorType.UNKNOWN_RUN, f"unknown run {run_id!r}", runId=run_id)
+        slot = self.pool.existing(route.slot)
+        if route.final is not None or slot is None or slot.peer is None:
+            return None, route.final
+        return slot, None
+
+    def _h_run_interrupt(self, req: Request, p: t.RunTarget) -> None:
+        slot, final = self._run_slot(p.run_id)
+        if slot is None:
+            self._reply(req.id, encode(t.RunInterruptResult(False)))
+            return
+        self._forward(req, slot, spawn=False)
+
+    def _h_run_result(self, req: Request, p: t.RunTarget) -> None:
+        slot, final = self._run_slot(p.run_id)
+        if slot is None:
+            if final is None:
+                raise RpcError(
+                    ErrorType.UNKNOWN_RUN,
+                    f"run {p.run_id!r} expired with its worker",
+                    runId=p.run_id,
+                )
+            self._reply(req.id, final)
+            return
+        self._forward(req, slot, spawn=False)
+
+    # --- worker side -------------------------------------------------------
+
+    def _relay(self, slot: WorkerSlot, note: Notification, body: bytes) -> None:
+        if note.method not in RUN_NOTIFICATIONS:
+            print(
+                f"hermes-stdio: dropping unknown worker notification {note.method!r}",
+                file=sys.stderr,
+            )
+            return
+        params = note.params
+        run_id, seq = params.get("runId"), params.get("seq")
+        if isinstance(run_id, str) and isinstance(seq, int):
+            if note.method == "run/started":
+                self.routes.add_run(run_id, str(params.get("sessionId")), slot.key)
+            self.routes.note_seq(run_id, seq, note.method == "run/completed")
+        assert self.host is not None
+        self.host.send_raw(body)
+
+    def _worker_exited(self, slot: WorkerSlot, note: t.WorkerExitedNotification) -> None:
+        assert self.host is not None
+        why = "was stopped" if note.expected else f"exited ({note.signal or note.exit_code})"
+        kind = "worker_stopped" if note.expected else "worker_crashed"
+        for route in self.routes.drop_slot(slot.key):
+            error = t.RunError(kind, f"worker for profile {slot.label!r} {why} during the run")
+            done = t.RunCompletedNotification(
+                route.run_id, route.session_id, route.last_seq + 1, "error", None, error
+            )
+            final = t.RunResultResult(route.run_id, route.session_id, "error", None, error)
+            self.routes.finish(route, encode(final))
+            self.host.send_raw(encode_notification("run/completed", encode(done)))
+        self.host.notify("worker/exited", encode(note))

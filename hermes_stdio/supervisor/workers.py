@@ -1,0 +1,272 @@
+"""Worker processes: one per (profile, workerKey), started on demand.
+
+Contract:
+- ``ensure_ready(slot)`` blocks (bounded by ``ready_timeout``) until the slot's
+  process has sent ``worker/ready`` with our protocol version, starting it if
+  needed; concurrent callers share one start. It raises ``worker_unavailable``
+  when the start fails or the slot is backing off after a crash loop
+  (``max_crashes`` unexpected exits within ``crash_window_s``) until
+  ``reset_backoff``.
+- When a worker's stdout closes, its pending requests fail with
+  ``worker_crashed`` (or ``worker_unavailable`` when we stopped it), the
+  process is reaped (bounded), and ``on_exit(slot, note)`` is called exactly
+  once per process, on that worker's reader thread.
+- ``stop(slot)`` is graceful with bounded waits: ``worker/shutdown`` request,
+  then close stdin, SIGTERM, SIGKILL (all of its process group).
+"""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..protocol import PROTOCOL_VERSION, decode, types
+from ..transport import Peer, relay_stderr, spawn_child, stop_child
+from ..wire import ErrorType, Notification, Request, RpcError
+from .launch import worker_command
+from .profiles import worker_env
+from .routes import SlotKey
+
+
+def now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+@dataclass(eq=False)
+class WorkerSlot:
+    profile: str
+    worker_key: str | None
+    state: types.WorkerState = "exited"
+    proc: subprocess.Popen[bytes] | None = None
+    peer: Peer | None = None
+    restarts: int = 0
+    crashes: deque[float] = field(default_factory=deque)
+    started_at: int | None = None
+    last_used_at: int = field(default_factory=now_ms)
+    stopping: bool = False
+    ready: threading.Event = field(default_factory=threading.Event)
+    start_error: RpcError | None = None
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    @property
+    def key(self) -> SlotKey:
+        return (self.profile, self.worker_key)
+
+    @property
+    def label(self) -> str:
+        return self.profile if self.worker_key is None else f"{self.profile}/{self.worker_key}"
+
+
+NotifySink = Callable[[WorkerSlot, Notification, bytes], None]
+ExitSink = Callable[[WorkerSlot, types.WorkerExitedNotification], None]
+
+
+class _Connection:
+    """The supervisor's end of one worker process's pipes."""
+
+    def __init__(self, pool: WorkerPool, slot: WorkerSlot, proc: subprocess.Popen[bytes]) -> None:
+        self.pool, self.slot, self.proc = pool, slot, proc
+
+    def on_request(self, peer: Peer, request: Request) -> None:
+        peer.respond_error(request.id, RpcError(ErrorType.METHOD_NOT_FOUND, "workers may not call"))
+
+    def on_notification(self, peer: Peer, note: Notification, body: bytes) -> None:
+        if note.method == "worker/ready":
+            self.pool.mark_ready(self.slot, self.proc, note.params)
+        else:
+            self.pool.on_notification(self.slot, note, body)
+
+    def on_closed(self, peer: Peer, reason: str) -> None:
+        self.pool.reap(self.slot, self.proc, reason)
+
+
+class WorkerPool:
+    def __init__(
+        self,
+        home: Path,
+        agent_python: str,
+        base_env: dict[str, str],
+        on_notification: NotifySink,
+        on_exit: ExitSink,
+        *,
+        max_body_bytes: int,
+        worker_args: list[str] | None = None,
+        ready_timeout: float = 20.0,
+        max_crashes: int = 5,
+        crash_window_s: float = 180.0,
+    ) -> None:
+        self.home = home
+        self.agent_python = agent_python
+        self.base_env = base_env
+        self.on_notification = on_notification
+        self.on_exit = on_exit
+        self.max_body_bytes = max_body_bytes
+        self.worker_args = worker_args or []
+        self.ready_timeout = ready_timeout
+        self.max_crashes = max_crashes
+        self.crash_window_s = crash_window_s
+        self._lock = threading.Lock()
+        self._slots: dict[SlotKey, WorkerSlot] = {}
+
+    def slot(self, profile: str, worker_key: str | None) -> WorkerSlot:
+        with self._lock:
+            slot = self._slots.get((profile, worker_key))
+            if slot is None:
+                slot = self._slots[(profile, worker_key)] = WorkerSlot(profile, worker_key)
+            return slot
+
+    def existing(self, key: SlotKey) -> WorkerSlot | None:
+        with self._lock:
+            return self._slots.get(key)
+
+    def slots(self) -> list[WorkerSlot]:
+        with self._lock:
+            return list(self._slots.values())
+
+    def ensure_ready(self, slot: WorkerSlot) -> Peer:
+        slot.last_used_at = now_ms()
+        peer = slot.peer
+        if slot.state == "ready" and peer is not None:
+            return peer
+        with slot.lock:  # one start at a time per slot; others wait here, bounded below
+            if slot.state == "ready" and slot.peer is not None:
+                return slot.peer
+            if slot.state == "backoff":
+                raise RpcError(
+                    ErrorType.WORKER_UNAVAILABLE,
+                    f"worker for profile {slot.label!r} crashed {self.max_crashes} times in "
+                    f"{self.crash_window_s:g}s; call worker/restart or initialize to try again",
+                    profile=slot.profile,
+                )
+            return self._start(slot)
+
+    def _start(self, slot: WorkerSlot) -> Peer:
+        extra = [*self.worker_args, *(["--worker-key", slot.worker_key] if slot.worker_key else [])]
+        argv, env_add = worker_command(self.agent_python, slot.profile, extra)
+        env = {**worker_env(self.home, slot.profile, self.base_env), **env_add}
+        if slot.worker_key:
+            env["HERMES_STDIO_WORKER_KEY"] = slot.worker_key
+        slot.ready.clear()
+        slot.start_error = None
+        slot.stopping = False
+        try:
+            proc = spawn_child(argv, env, cwd=env["HERMES_HOME"])
+        except OSError as exc:
+            raise RpcError(ErrorType.WORKER_UNAVAILABLE, f"cannot start worker: {exc}") from exc
+        assert proc.stdout is not None and proc.stdin is not None
+        slot.proc, slot.state, slot.started_at = proc, "starting", now_ms()
+        relay_stderr(proc, f"[worker:{slot.label}] ")
+        peer = Peer(
+            f"worker:{slot.label}",
+            proc.stdout.fileno(),
+            proc.stdin.fileno(),
+            _Connection(self, slot, proc),
+            max_body_bytes=self.max_body_bytes,
+            answer_invalid=False,
+        )
+        peer.close_error = RpcError(
+            ErrorType.WORKER_CRASHED,
+            f"worker for profile {slot.label!r} exited",
+            profile=slot.profile,
+        )
+        slot.peer = peer
+        peer.start()
+        if not slot.ready.wait(self.ready_timeout):
+            slot.start_error = RpcError(
+                ErrorType.WORKER_UNAVAILABLE, f"worker did not get ready in {self.ready_timeout:g}s"
+            )
+        if slot.start_error is not None:
+            self.stop(slot)
+            raise slot.start_error
+        return peer
+
+    def mark_ready(
+        self, slot: WorkerSlot, proc: subprocess.Popen[bytes], params: dict[str, Any]
+    ) -> None:
+        try:
+            ready = decode(types.WorkerReadyNotification, params)
+            if ready.protocol_version != PROTOCOL_VERSION:
+                slot.start_error = RpcError(
+                    ErrorType.WORKER_UNAVAILABLE,
+                    f"worker speaks protocol {ready.protocol_version}, supervisor {PROTOCOL_VERSION}",
+                )
+        except RpcError as exc:
+            slot.start_error = RpcError(
+                ErrorType.WORKER_UNAVAILABLE, f"bad worker/ready: {exc.message}"
+            )
+        if slot.start_error is None and slot.proc is proc:
+            slot.state = "ready"
+        slot.ready.set()
+
+    def reap(self, slot: WorkerSlot, proc: subprocess.Popen[bytes], reason: str) -> None:
+        code = stop_child(proc, grace_s=2.0, after_stdin_s=1.0, after_term_s=2.0)
+        expected = slot.stopping
+        if slot.proc is proc:
+            slot.proc, slot.peer = None, None
+            slot.state = "exited"
+            if not expected:
+                slot.restarts += 1
+                t = time.monotonic()
+                slot.crashes.append(t)
+                while slot.crashes and t - slot.crashes[0] > self.crash_window_s:
+                    slot.crashes.popleft()
+                if len(slot.crashes) >= self.max_crashes:
+                    slot.state = "backoff"
+        if not slot.ready.is_set():
+            slot.start_error = slot.start_error or RpcError(
+                ErrorType.WORKER_UNAVAILABLE, f"worker exited during start ({reason})"
+            )
+            slot.ready.set()
+        sig = signal.Signals(-code).name if code is not None and code < 0 else None
+        note = types.WorkerExitedNotification(
+            profile=slot.profile,
+            worker_key=slot.worker_key,
+            pid=proc.pid,
+            exit_code=code if code is None or code >= 0 else None,
+            signal=sig,
+            expected=expected,
+        )
+        print(
+            f"hermes-stdio: worker {slot.label} pid {proc.pid} exited "
+            f"(code={code}, {'expected' if expected else 'unexpected'}: {reason})",
+            file=sys.stderr,
+        )
+        self.on_exit(slot, note)
+
+    def stop(self, slot: WorkerSlot, *, shutdown_timeout: float = 5.0) -> None:
+        proc, peer = slot.proc, slot.peer
+        if proc is None:
+            return
+        slot.stopping = True
+        slot.state = "stopping"
+        if peer is not None:
+            peer.close_error = RpcError(
+                ErrorType.WORKER_UNAVAILABLE, f"worker {slot.label!r} was stopped"
+            )
+            answered = threading.Event()
+            peer.request("worker/shutdown", {}, lambda _r: answered.set(), timeout=shutdown_timeout)
+            answered.wait(shutdown_timeout + 1.0)
+        stop_child(proc, grace_s=3.0, after_stdin_s=2.0, after_term_s=3.0)
+        if peer is not None:
+            peer.join(10.0)  # its reader reaps the process and reports the exit
+
+    def reset_backoff(self, slot: WorkerSlot | None = None) -> None:
+        for s in [slot] if slot else self.slots():
+            s.crashes.clear()
+            if s.state == "backoff":
+                s.state = "exited"
+
+    def stop_all(self) -> None:
+        threads = [threading.Thread(target=self.stop, args=(s,), daemon=True) for s in self.slots()]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(20.0)

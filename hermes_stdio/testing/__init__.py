@@ -1,0 +1,1 @@
+"""Test helpers for hermes-stdio (scripted LLM server, fixtures)."""

@@ -1,0 +1,63 @@
+"""Temporary Hermes homes wired to the scripted LLM, for tests and benchmarks.
+
+Contract: ``make_home(root, base_url, profiles=...)`` writes a Hermes home
+whose default profile and each named profile use the ``custom`` provider at
+``base_url``, with the environment probe, tirith and lazy installs switched
+off so nothing leaves 127.0.0.1. ``offline_env()`` is the matching process
+environment.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+
+def profile_config(base_url: str, model: str = "test-model") -> dict[str, Any]:
+    return {
+        "model": {
+            "provider": "custom",
+            "base_url": base_url,
+            "default": model,
+            "context_length": 131072,
+        },
+        "agent": {"environment_probe": False},
+        "security": {"tirith_enabled": False, "allow_lazy_installs": False},
+    }
+
+
+def make_home(
+    root: Path,
+    base_url: str,
+    profiles: dict[str, dict[str, str]] | None = None,
+    default_env: dict[str, str] | None = None,
+) -> Path:
+    """``profiles`` maps profile name -> its .env values."""
+    home = root / "hermes-home"
+    home.mkdir(parents=True, exist_ok=True)
+    (home / "config.yaml").write_text(yaml.safe_dump(profile_config(base_url)), encoding="utf-8")
+    if default_env:
+        (home / ".env").write_text("".join(f"{k}={v}\n" for k, v in default_env.items()))
+    for name, env in (profiles or {}).items():
+        path = home / "profiles" / name
+        path.mkdir(parents=True, exist_ok=True)
+        (path / "config.yaml").write_text(yaml.safe_dump(profile_config(base_url)), encoding="utf-8")
+        (path / ".env").write_text("".join(f"{k}={v}\n" for k, v in env.items()))
+    return home
+
+
+def offline_env(home: Path, extra: dict[str, str] | None = None) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("HERMES_", "TERMINAL_"))}
+    env.update(
+        {
+            "HERMES_HOME": str(home),
+            "TIRITH_ENABLED": "0",
+            "HERMES_DISABLE_LAZY_INSTALLS": "1",
+            "NO_PROXY": "*",
+            **(extra or {}),
+        }
+    )
+    return env

@@ -1,0 +1,220 @@
+"""A JSON-RPC peer over a pair of file descriptors.
+
+Contract:
+- A reader thread turns bytes into messages with the sans-I/O core. Responses
+  resolve pending requests (callbacks run on the reader thread and must not
+  block); requests and notifications go to the ``handler``, also on the reader
+  thread: handlers hand slow work to other threads.
+- Bad frames and bad envelopes are answered (-32700/-32600/-32602,
+  message_too_large with id null) when ``answer_invalid`` is set, and always
+  logged to stderr; decoding then goes on. A fatal framing error closes the peer.
+- ``request()`` correlates by id and fails the callback with a named error on
+  timeout or when the peer closes (``close_error``); ``respond*`` and
+  ``notify`` go through one ``FrameWriter``.
+- ``on_closed`` is called exactly once, after the last message was handled.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import sys
+import threading
+from collections.abc import Callable
+from typing import Any, Protocol
+
+from ..wire import (
+    ErrorType,
+    Frame,
+    FrameDecoder,
+    Invalid,
+    Notification,
+    Request,
+    RequestId,
+    Response,
+    RpcError,
+    encode_error,
+    encode_notification,
+    encode_request,
+    encode_result,
+    parse_message,
+)
+from .timers import TIMERS, TimerHandle
+from .writer import FrameWriter
+
+ResponseCallback = Callable[[Response], None]
+
+
+class PeerHandler(Protocol):
+    def on_request(self, peer: Peer, request: Request) -> None: ...
+
+    def on_notification(self, peer: Peer, note: Notification, body: bytes) -> None: ...
+
+    def on_closed(self, peer: Peer, reason: str) -> None: ...
+
+
+class Peer:
+    def __init__(
+        self,
+        name: str,
+        read_fd: int,
+        write_fd: int,
+        handler: PeerHandler,
+        *,
+        max_body_bytes: int,
+        answer_invalid: bool = True,
+        max_pending_bytes: int = 16 * 1024 * 1024,
+    ) -> None:
+        self.name = name
+        self._read_fd = read_fd
+        self._handler = handler
+        self._answer_invalid = answer_invalid
+        self._decoder = FrameDecoder(max_body_bytes=max_body_bytes)
+        self.writer = FrameWriter(write_fd, max_pending_bytes=max_pending_bytes)
+        self._lock = threading.Lock()
+        self._ids = itertools.count(1)
+        self._pending: dict[RequestId, tuple[ResponseCallback, TimerHandle | None]] = {}
+        self._closed = False
+        self.close_error = RpcError(ErrorType.WORKER_CRASHED, f"{name} closed the connection")
+        self._thread = threading.Thread(target=self._read_loop, name=f"read-{name}", daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    # --- sending ---------------------------------------------------------
+
+    def send_raw(self, body: bytes) -> bool:
+        return self.writer.send(body)
+
+    def notify(self, method: str, params: Any) -> bool:
+        return self.writer.send(encode_notification(method, params))
+
+    def respond(self, msg_id: RequestId | None, result: Any) -> bool:
+        return self.writer.send(encode_result(msg_id, result))
+
+    def respond_error(self, msg_id: RequestId | None, error: RpcError | dict[str, Any]) -> bool:
+        wire = error.to_wire() if isinstance(error, RpcError) else error
+        return self.writer.send(encode_error(msg_id, wire))
+
+    def request(
+        self,
+        method: str,
+        params: Any,
+        callback: ResponseCallback,
+        *,
+        timeout: float | None = None,
+    ) -> RequestId:
+        msg_id = next(self._ids)
+        timer = None
+        if timeout is not None:
+            timer = TIMERS.call_later(timeout, lambda: self._expire(msg_id, method, timeout))
+        with self._lock:
+            if self._closed:
+                if timer:
+                    timer.cancel()
+                callback(Response(msg_id, None, self.close_error.to_wire()))
+                return msg_id
+            self._pending[msg_id] = (callback, timer)
+        if not self.writer.send(encode_request(msg_id, method, params)):
+            self._resolve(Response(msg_id, None, self.close_error.to_wire()))
+        return msg_id
+
+    def _expire(self, msg_id: RequestId, method: str, timeout: float) -> None:
+        err = RpcError(
+            ErrorType.WORKER_TIMEOUT, f"{self.name} did not answer {method} in {timeout:g}s"
+        )
+        self._resolve(Response(msg_id, None, err.to_wire()))
+
+    def _resolve(self, response: Response) -> None:
+        with self._lock:
+            entry = self._pending.pop(response.id, None) if response.id is not None else None
+        if entry is None:
+            if response.id is not None:
+                print(
+                    f"hermes-stdio: {self.name}: response for unknown id {response.id!r}",
+                    file=sys.stderr,
+                )
+            return
+        callback, timer = entry
+        if timer is not None:
+            timer.cancel()
+        callback(response)
+
+    @property
+    def pending_count(self) -> int:
+        with self._lock:
+            return len(self._pending)
+
+    # --- receiving -------------------------------------------------------
+
+    def _read_loop(self) -> None:
+        reason = "end of input"
+        try:
+            while True:
+                try:
+                    data = os.read(self._read_fd, 1 << 16)
+                except OSError as exc:
+                    reason = f"read error: {exc}"
+                    break
+                if not data:
+                    break
+                if not self._feed(data):
+                    reason = "too much invalid input"
+                    break
+        finally:
+            self._finish(reason)
+
+    def _feed(self, data: bytes) -> bool:
+        for event in self._decoder.feed(data):
+            if isinstance(event, Frame):
+                self._dispatch(event.body)
+                continue
+            print(
+                f"hermes-stdio: {self.name}: framing: {event.kind}: {event.detail}", file=sys.stderr
+            )
+            if event.fatal:
+                return False
+            if event.kind == "too_large" and self._answer_invalid:
+                self.respond_error(None, RpcError(ErrorType.MESSAGE_TOO_LARGE, event.detail))
+        return True
+
+    def _dispatch(self, body: bytes) -> None:
+        msg = parse_message(body)
+        try:
+            if isinstance(msg, Response):
+                self._resolve(msg)
+            elif isinstance(msg, Request):
+                self._handler.on_request(self, msg)
+            elif isinstance(msg, Notification):
+                self._handler.on_notification(self, msg, body)
+            elif isinstance(msg, Invalid):
+                print(
+                    f"hermes-stdio: {self.name}: invalid message: {msg.error.message}",
+                    file=sys.stderr,
+                )
+                if self._answer_invalid and not msg.is_notification:
+                    self.respond_error(msg.id, msg.error)
+        except Exception as exc:  # a handler bug must not kill the reader
+            from ..wire import to_wire_error
+
+            wire = to_wire_error(exc)
+            if isinstance(msg, Request):
+                self.respond_error(msg.id, wire)
+
+    def _finish(self, reason: str) -> None:
+        with self._lock:
+            self._closed = True
+            pending = list(self._pending.items())
+            self._pending.clear()
+        for msg_id, (callback, timer) in pending:
+            if timer is not None:
+                timer.cancel()
+            callback(Response(msg_id, None, self.close_error.to_wire()))
+        self._handler.on_closed(self, reason)
+
+    def join(self, timeout: float) -> None:
+        if self._thread is not threading.current_thread() and self._thread.is_alive():
+            self._thread.join(timeout)
+
+    def close_write(self) -> None:
+        self.writer.close()

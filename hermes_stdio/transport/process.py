@@ -1,0 +1,95 @@
+"""Child processes: spawn with our own pipes, relay stderr, stop with bounded waits.
+
+Contract:
+- ``spawn_child`` starts argv in its own session and process group, with stdin,
+  stdout and stderr as pipes to us (never the host's stdio), no other
+  inherited fds, and UTF-8 forced regardless of locale.
+- ``relay_stderr`` copies the child's stderr to ours line by line with a
+  prefix, on a daemon thread, until EOF.
+- ``stop_child`` escalates: wait for a voluntary exit, close stdin, SIGTERM
+  the group, SIGKILL the group; each step has a bounded wait. It returns the
+  exit status and never hangs.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import sys
+import threading
+
+
+def spawn_child(
+    argv: list[str], env: dict[str, str], cwd: str | None = None
+) -> subprocess.Popen[bytes]:
+    env = {**env, "PYTHONIOENCODING": "utf-8", "PYTHONUTF8": "1"}
+    return subprocess.Popen(
+        argv,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+        cwd=cwd,
+        bufsize=0,
+        close_fds=True,
+        start_new_session=True,
+    )
+
+
+def relay_stderr(proc: subprocess.Popen[bytes], prefix: str) -> threading.Thread:
+    tag = prefix.encode()
+
+    def run() -> None:
+        assert proc.stderr is not None
+        out = sys.stderr.buffer
+        for line in iter(proc.stderr.readline, b""):
+            try:
+                out.write(tag + line if line.endswith(b"\n") else tag + line + b"\n")
+                out.flush()
+            except (OSError, ValueError):
+                pass
+        proc.stderr.close()
+
+    thread = threading.Thread(target=run, name=f"stderr{prefix}", daemon=True)
+    thread.start()
+    return thread
+
+
+def _signal_group(proc: subprocess.Popen[bytes], sig: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(proc.pid, sig)
+
+
+def stop_child(
+    proc: subprocess.Popen[bytes],
+    *,
+    grace_s: float = 5.0,
+    after_stdin_s: float = 2.0,
+    after_term_s: float = 3.0,
+) -> int | None:
+    """Stop ``proc`` and its process group; returns its return code."""
+    steps: list[tuple[float, str]] = [
+        (grace_s, "wait"),
+        (after_stdin_s, "stdin"),
+        (after_term_s, "term"),
+    ]
+    for timeout, action in steps:
+        if action == "stdin" and proc.stdin is not None:
+            with contextlib.suppress(OSError):
+                proc.stdin.close()
+        elif action == "term":
+            _signal_group(proc, signal.SIGTERM)
+        try:
+            code = proc.wait(timeout)
+            _signal_group(proc, signal.SIGKILL)  # leftovers of the group, e.g. tool commands
+            return code
+        except subprocess.TimeoutExpired:
+            continue
+    _signal_group(proc, signal.SIGKILL)
+    try:
+        return proc.wait(5.0)
+    except subprocess.TimeoutExpired:
+        print(f"hermes-stdio: pid {proc.pid} survived SIGKILL", file=sys.stderr)
+        return None

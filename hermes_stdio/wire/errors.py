@@ -1,0 +1,101 @@
+"""Every error code on the wire, named once, and the one mapping from exceptions.
+
+Contract:
+- Standard JSON-RPC / LSP codes keep their numbers (-32700 .. -32600, -32002, -32800).
+- Application errors use -32000 .. -32099 and each has a stable snake_case
+  ``data.type``. Every error object this project sends carries ``data.type``.
+- ``to_wire_error(exc)`` is the only function that turns an exception into an
+  error object. Unexpected exceptions become ``internal_error`` with a generic
+  message; their traceback goes to stderr, never to the wire.
+"""
+
+from __future__ import annotations
+
+import sys
+import traceback
+from enum import Enum
+from typing import Any
+
+
+class ErrorType(Enum):
+    """(code, data.type, summary) for every error this project can send."""
+
+    PARSE_ERROR = (-32700, "parse_error", "The message is not valid UTF-8 JSON.")
+    INVALID_REQUEST = (
+        -32600,
+        "invalid_request",
+        "The message is not a valid JSON-RPC 2.0 envelope.",
+    )
+    METHOD_NOT_FOUND = (-32601, "method_not_found", "No such method.")
+    INVALID_PARAMS = (
+        -32602,
+        "invalid_params",
+        "The params do not match the method's declared type.",
+    )
+    INTERNAL_ERROR = (-32603, "internal_error", "An unexpected error; details are on stderr.")
+    SERVER_NOT_INITIALIZED = (-32002, "server_not_initialized", "Request sent before initialize.")
+    REQUEST_CANCELLED = (
+        -32800,
+        "request_cancelled",
+        "The request was cancelled by $/cancelRequest.",
+    )
+    SHUTTING_DOWN = (-32000, "shutting_down", "The server is shutting down and takes no new work.")
+    MESSAGE_TOO_LARGE = (-32003, "message_too_large", "A frame body exceeded the size limit.")
+    UNSUPPORTED_PROTOCOL = (-32004, "unsupported_protocol", "No common protocol version.")
+    INVALID_PROFILE = (-32010, "invalid_profile", "The profile name is not allowed.")
+    UNKNOWN_PROFILE = (-32011, "unknown_profile", "No such profile under the Hermes home.")
+    UNKNOWN_SESSION = (-32012, "unknown_session", "No such session.")
+    UNKNOWN_RUN = (-32013, "unknown_run", "No such run, or its result has expired.")
+    SESSION_BUSY = (-32014, "session_busy", "The session already has a run in progress.")
+    WORKER_CRASHED = (-32020, "worker_crashed", "The worker process died while handling this.")
+    WORKER_UNAVAILABLE = (-32021, "worker_unavailable", "The worker cannot be started right now.")
+    WORKER_TIMEOUT = (-32022, "worker_timeout", "The worker did not answer in time.")
+    AGENT_UNAVAILABLE = (
+        -32030,
+        "agent_unavailable",
+        "hermes-agent cannot be imported by the worker.",
+    )
+    AGENT_ERROR = (-32031, "agent_error", "hermes-agent failed while handling this.")
+
+    def __init__(self, code: int, type_: str, summary: str) -> None:
+        self.code = code
+        self.type = type_
+        self.summary = summary
+
+
+BY_TYPE: dict[str, ErrorType] = {e.type: e for e in ErrorType}
+BY_CODE: dict[int, ErrorType] = {e.code: e for e in ErrorType}
+
+
+class RpcError(Exception):
+    """An error meant for the wire: a named type, a human message, optional extra data."""
+
+    def __init__(self, kind: ErrorType, message: str | None = None, **data: Any) -> None:
+        super().__init__(message or kind.summary)
+        self.kind = kind
+        self.message = message or kind.summary
+        self.data = data
+
+    def to_wire(self) -> dict[str, Any]:
+        return {
+            "code": self.kind.code,
+            "message": self.message,
+            "data": {"type": self.kind.type, **self.data},
+        }
+
+    @classmethod
+    def from_wire(cls, error: dict[str, Any]) -> RpcError:
+        """Rebuild an error received from a peer, keeping its type and data."""
+        data = dict(error.get("data") or {})
+        kind = BY_TYPE.get(str(data.pop("type", ""))) or BY_CODE.get(
+            int(error.get("code", 0)), ErrorType.INTERNAL_ERROR
+        )
+        return cls(kind, str(error.get("message") or kind.summary), **data)
+
+
+def to_wire_error(exc: BaseException) -> dict[str, Any]:
+    if isinstance(exc, RpcError):
+        return exc.to_wire()
+    print("hermes-stdio: unexpected error:", file=sys.stderr)
+    traceback.print_exception(exc, file=sys.stderr)
+    return RpcError(ErrorType.INTERNAL_ERROR).to_wire()

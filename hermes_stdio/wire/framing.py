@@ -1,0 +1,200 @@
+"""LSP base-protocol framing, sans I/O.
+
+Contract:
+- ``FrameDecoder.feed(data)`` accepts bytes in any chunking and returns the
+  events completed by them, in order: ``Frame`` (one body, exact bytes) or
+  ``FrameError`` (something was skipped; decoding goes on). The sequence of
+  frames does not depend on how the input was chunked.
+- A frame is ``Content-Length: N\\r\\n`` plus optional other headers
+  (``Content-Type`` is accepted), ``\\r\\n``, then exactly N body bytes.
+  Header names are case-insensitive.
+- Bad headers, junk between frames and oversized bodies never raise: the
+  decoder reports them and resynchronises on the next ``Content-Length``
+  header. An oversized body is skipped byte-accurately without being buffered.
+- After ``max_consecutive_errors`` errors with no good frame between them, or
+  more than ``max_junk_bytes`` of junk in a row, a fatal ``FrameError`` is
+  returned and the decoder accepts nothing more.
+
+``encode_frame(body)`` is the inverse for one body.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Final, Literal
+
+DEFAULT_MAX_BODY_BYTES: Final = 256 * 1024 * 1024
+DEFAULT_MAX_HEADER_BYTES: Final = 8 * 1024
+_HEADER_END: Final = b"\r\n\r\n"
+# Where a frame can start: a Content-Length or Content-Type header at a line start.
+_FRAME_START: Final = re.compile(rb"content-(?:length|type)\s*:", re.IGNORECASE)
+_LENGTH_VALUE: Final = re.compile(rb"^[0-9]{1,20}$")
+_CHARSET: Final = re.compile(rb"charset\s*=\s*\"?([A-Za-z0-9_-]+)", re.IGNORECASE)
+_HEADER_NAMES: Final = (b"content-length:", b"content-type:")
+_PREFIX_MAX: Final = len(b"content-length:")
+
+FrameErrorKind = Literal["junk", "bad_header", "too_large", "fatal"]
+
+
+@dataclass(frozen=True, slots=True)
+class Frame:
+    body: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class FrameError:
+    kind: FrameErrorKind
+    detail: str
+    skipped: int = 0
+
+    @property
+    def fatal(self) -> bool:
+        return self.kind == "fatal"
+
+
+def encode_frame(body: bytes) -> bytes:
+    return b"Content-Length: %d\r\n\r\n" % len(body) + body
+
+
+class FrameDecoder:
+    def __init__(
+        self,
+        *,
+        max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
+        max_header_bytes: int = DEFAULT_MAX_HEADER_BYTES,
+        max_consecutive_errors: int = 16,
+        max_junk_bytes: int = 1024 * 1024,
+    ) -> None:
+        self.max_body_bytes = max_body_bytes
+        self.max_header_bytes = max_header_bytes
+        self.max_consecutive_errors = max_consecutive_errors
+        self.max_junk_bytes = max_junk_bytes
+        self._buf = bytearray()
+        self._body_len: int | None = None  # set while reading a body
+        self._discard = 0  # bytes of an oversized body still to skip
+        self._errors_in_row = 0
+        self._junk_pending = 0  # junk dropped since the last frame start, not yet reported
+        self.closed = False
+
+    @property
+    def buffered(self) -> int:
+        return len(self._buf)
+
+    def feed(self, data: bytes) -> list[Frame | FrameError]:
+        if self.closed:
+            return []
+        self._buf += data
+        events: list[Frame | FrameError] = []
+        while not self.closed:
+            event = self._next()
+            if event is None:
+                break
+            events.append(event)
+        return events
+
+    def _next(self) -> Frame | FrameError | None:
+        while True:
+            if self._discard:
+                skip = min(self._discard, len(self._buf))
+                del self._buf[:skip]
+                self._discard -= skip
+                if self._discard:
+                    return None
+            if self._body_len is None:
+                event = self._parse_header()
+                if event is not None or self._body_len is None:
+                    return event
+            if len(self._buf) < self._body_len:
+                return None
+            body = bytes(self._buf[: self._body_len])
+            del self._buf[: self._body_len]
+            self._body_len = None
+            self._errors_in_row = 0
+            return Frame(body)
+
+    def _parse_header(self) -> FrameError | None:
+        """Consume one header block (setting ``_body_len``) or report what was skipped."""
+        buf = self._buf
+        if not buf:
+            return None
+        start = _FRAME_START.search(buf)
+        # Junk is reported once per run of junk, however it was chunked.
+        cut = len(buf) - _partial_header_tail(buf) if start is None else start.start()
+        if cut:
+            del buf[:cut]
+            self._junk_pending += cut
+            if self._junk_pending > self.max_junk_bytes:
+                return self._fatal(f"more than {self.max_junk_bytes} bytes of junk in a row")
+        if start is None:
+            return None
+        if self._junk_pending:
+            skipped, self._junk_pending = self._junk_pending, 0
+            return self._count(FrameError("junk", "junk before a frame header", skipped))
+        end = buf.find(_HEADER_END, 0, self.max_header_bytes + len(_HEADER_END))
+        if end < 0:
+            if len(buf) > self.max_header_bytes:
+                return self._error("bad_header", "header block too long", self.max_header_bytes)
+            return None
+        consumed = end + len(_HEADER_END)
+        length, problem = _content_length(bytes(buf[:end]))
+        if length is None:
+            return self._error("bad_header", problem, consumed)
+        del buf[:consumed]
+        if length > self.max_body_bytes:
+            self._discard = length
+            return self._count(
+                FrameError(
+                    "too_large", f"body of {length} bytes exceeds {self.max_body_bytes}", length
+                )
+            )
+        self._body_len = length
+        return None
+
+    def _error(self, kind: FrameErrorKind, detail: str, consumed: int) -> FrameError:
+        del self._buf[:consumed]
+        return self._count(FrameError(kind, detail, consumed))
+
+    def _count(self, error: FrameError) -> FrameError:
+        self._errors_in_row += 1
+        if self._errors_in_row >= self.max_consecutive_errors:
+            return self._fatal(
+                f"{self._errors_in_row} framing errors in a row (last: {error.detail})"
+            )
+        return error
+
+    def _fatal(self, detail: str) -> FrameError:
+        self.closed = True
+        self._buf.clear()
+        return FrameError("fatal", detail)
+
+
+def _content_length(block: bytes) -> tuple[int | None, str]:
+    length: int | None = None
+    for line in block.split(b"\r\n"):
+        name, sep, value = line.partition(b":")
+        if not sep or not name.strip():
+            return None, f"malformed header line {line[:60]!r}"
+        key = name.strip().lower()
+        value = value.strip()
+        if key == b"content-length":
+            if not _LENGTH_VALUE.match(value):
+                return None, f"invalid Content-Length {value[:30]!r}"
+            length = int(value)
+        elif key == b"content-type":
+            charset = _CHARSET.search(value)
+            if charset and charset.group(1).lower() not in (b"utf-8", b"utf8"):
+                return None, f"unsupported charset {charset.group(1)!r}"
+    if length is None:
+        return None, "missing Content-Length header"
+    return length, ""
+
+
+def _partial_header_tail(buf: bytearray) -> int:
+    """Length of the longest suffix of ``buf`` that could begin a header split across reads."""
+    tail = bytes(buf[-_PREFIX_MAX:]).lower()
+    for size in range(min(len(tail), _PREFIX_MAX), 0, -1):
+        piece = tail[-size:]
+        if any(name.startswith(piece) for name in _HEADER_NAMES):
+            return size
+    return 0

@@ -1,0 +1,138 @@
+"""JSON-RPC 2.0 messages, sans I/O.
+
+Contract:
+- ``parse_message(body)`` turns one frame body into exactly one of
+  ``Request``, ``Notification``, ``Response`` or ``Invalid``; it never raises.
+  ``Invalid`` carries the error to send back (``id`` is null where the
+  request's id could not be read): -32700 for bad UTF-8/JSON, -32600 for a bad
+  envelope or a batch (batches are not supported), -32602 for params that are
+  not an object.
+- ``encode_*`` produce compact UTF-8 JSON bodies (no framing).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from .errors import ErrorType, RpcError
+
+RequestId = int | str
+JsonObject = dict[str, Any]
+
+_dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
+
+
+@dataclass(frozen=True, slots=True)
+class Request:
+    id: RequestId
+    method: str
+    params: JsonObject = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class Notification:
+    method: str
+    params: JsonObject = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class Response:
+    id: RequestId | None
+    result: Any = None
+    error: JsonObject | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Invalid:
+    """A message that cannot be handled; ``error`` is what to answer (if ``id`` allows)."""
+
+    id: RequestId | None
+    error: RpcError
+    is_notification: bool = False
+
+
+Message = Request | Notification | Response | Invalid
+
+
+def _valid_id(value: Any) -> bool:
+    return (isinstance(value, int) and not isinstance(value, bool)) or isinstance(value, str)
+
+
+def parse_message(body: bytes) -> Message:
+    try:
+        obj = json.loads(body.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        return Invalid(
+            None, RpcError(ErrorType.PARSE_ERROR, f"body is not valid UTF-8: {exc.reason}")
+        )
+    except ValueError as exc:
+        return Invalid(None, RpcError(ErrorType.PARSE_ERROR, f"body is not valid JSON: {exc}"))
+    return classify(obj)
+
+
+def classify(obj: Any) -> Message:
+    if isinstance(obj, list):
+        return Invalid(
+            None, RpcError(ErrorType.INVALID_REQUEST, "batch messages are not supported")
+        )
+    if not isinstance(obj, dict):
+        return Invalid(None, RpcError(ErrorType.INVALID_REQUEST, "a message must be a JSON object"))
+    raw_id = obj.get("id")
+    msg_id: RequestId | None = raw_id if _valid_id(raw_id) else None
+    if obj.get("jsonrpc") != "2.0":
+        return Invalid(msg_id, RpcError(ErrorType.INVALID_REQUEST, 'jsonrpc must be "2.0"'))
+    if "method" in obj:
+        method = obj["method"]
+        if not isinstance(method, str) or not method:
+            return Invalid(
+                msg_id, RpcError(ErrorType.INVALID_REQUEST, "method must be a non-empty string")
+            )
+        is_notification = "id" not in obj
+        if not is_notification and msg_id is None:
+            return Invalid(
+                None, RpcError(ErrorType.INVALID_REQUEST, "id must be an integer or a string")
+            )
+        params = obj.get("params", {})
+        if params is None:
+            params = {}
+        if not isinstance(params, dict):
+            err = RpcError(ErrorType.INVALID_PARAMS, "params must be an object", field="params")
+            return Invalid(msg_id, err, is_notification)
+        if is_notification:
+            return Notification(method, params)
+        assert msg_id is not None
+        return Request(msg_id, method, params)
+    if "result" in obj or "error" in obj:
+        error = obj.get("error")
+        if ("result" in obj) == ("error" in obj) or (
+            error is not None and not isinstance(error, dict)
+        ):
+            return Invalid(
+                None, RpcError(ErrorType.INVALID_REQUEST, "a response has result xor error")
+            )
+        if raw_id is not None and msg_id is None:
+            return Invalid(
+                None, RpcError(ErrorType.INVALID_REQUEST, "id must be an integer or a string")
+            )
+        return Response(msg_id, obj.get("result"), error)
+    return Invalid(
+        msg_id, RpcError(ErrorType.INVALID_REQUEST, "a message needs a method, result or error")
+    )
+
+
+def encode_request(msg_id: RequestId, method: str, params: Any) -> bytes:
+    return _dumps({"jsonrpc": "2.0", "id": msg_id, "method": method, "params": params}).encode()
+
+
+def encode_notification(method: str, params: Any) -> bytes:
+    return _dumps({"jsonrpc": "2.0", "method": method, "params": params}).encode()
+
+
+def encode_result(msg_id: RequestId | None, result: Any) -> bytes:
+    return _dumps({"jsonrpc": "2.0", "id": msg_id, "result": result}).encode()
+
+
+def encode_error(msg_id: RequestId | None, error: JsonObject) -> bytes:
+    return _dumps({"jsonrpc": "2.0", "id": msg_id, "error": error}).encode()

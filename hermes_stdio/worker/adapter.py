@@ -1,0 +1,265 @@
+"""The one module that imports hermes-agent.
+
+Contract:
+- ``AgentAdapter`` is what the worker needs from an agent implementation:
+  ``preload``, ``build`` (one agent per session, callbacks bound to the
+  session's *current* run), ``run_turn``, ``interrupt`` and ``close``. Unit
+  tests substitute fakes; ``HermesAdapter`` drives the real ``AIAgent``.
+- hermes-agent is imported lazily (``preload`` warms it on a background
+  thread); a failed import raises ``AgentUnavailable``.
+- Session databases use the explicit path ``$HERMES_HOME/state.db``;
+  dangerous-command approvals are scoped per session (session key = session
+  id) and, with no host approval flow wired yet, fail closed
+  (``HERMES_EXEC_ASK=1`` and no notify callback: the command is not run).
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from .state import Session
+
+MAX_TOOL_RESULT_CHARS = 64 * 1024
+
+
+class AgentUnavailable(Exception):
+    """hermes-agent cannot be imported in this worker's Python."""
+
+
+@dataclass
+class TurnOutcome:
+    final_response: str | None
+    messages: list[dict[str, Any]] = field(default_factory=list)
+    interrupted: bool = False
+    error: str | None = None
+    api_calls: int | None = None
+
+
+class EventSink(Protocol):
+    """Where an agent's callbacks go: the session's current run."""
+
+    def delta(self, text: str) -> None: ...
+
+    def event(self, type_: str, **fields: Any) -> None: ...
+
+
+class AgentAdapter(Protocol):
+    def preload(self) -> None: ...
+
+    def build(self, session: Session, sink: EventSink) -> Any: ...
+
+    def model_of(self, agent: Any) -> str | None: ...
+
+    def run_turn(
+        self, agent: Any, session: Session, message: str, stop_requested: Callable[[], bool]
+    ) -> TurnOutcome: ...
+
+    def interrupt(self, agent: Any, message: str | None) -> None: ...
+
+    def close(self, agent: Any) -> None: ...
+
+
+def _text(value: Any) -> str:
+    return value if isinstance(value, str) else str(value)
+
+
+def _jsonable(value: Any) -> Any:
+    if value is None or isinstance(value, str | int | float | bool):
+        return value
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_jsonable(v) for v in value]
+    return str(value)
+
+
+def agent_callbacks(sink: EventSink) -> dict[str, Callable[..., None]]:
+    """AIAgent callback kwargs mapped onto ``run/delta`` and ``run/event``."""
+
+    def stream_delta(text: Any = None) -> None:
+        if text is None:
+            sink.event("turn.boundary")
+        elif text:
+            sink.delta(_text(text))
+
+    def tool_start(call_id: Any, name: Any, args: Any = None) -> None:
+        sink.event(
+            "tool.started",
+            toolCallId=_text(call_id or ""),
+            name=_text(name or ""),
+            args=_jsonable(args or {}),
+        )
+
+    def tool_complete(call_id: Any, name: Any, args: Any = None, result: Any = None) -> None:
+        text = None if result is None else _text(result)
+        sink.event(
+            "tool.completed",
+            toolCallId=_text(call_id or ""),
+            name=_text(name or ""),
+            result=None if text is None else text[:MAX_TOOL_RESULT_CHARS],
+            truncated=text is not None and len(text) > MAX_TOOL_RESULT_CHARS,
+        )
+
+    def tool_progress(
+        kind: Any = None, name: Any = None, preview: Any = None, args: Any = None, **_: Any
+    ) -> None:
+        if kind in (None, "tool.started", "tool.completed"):
+            return  # the start/complete callbacks carry these, with the call id
+        if kind == "_thinking":
+            sink.event("thinking", text=_text(name or ""))
+        elif kind == "reasoning.available":
+            sink.event("reasoning.available", text=_text(preview or ""))
+        else:
+            sink.event(
+                "tool.progress",
+                kind=_text(kind),
+                name=_text(name or ""),
+                preview=None if preview is None else _text(preview),
+            )
+
+    def reasoning(text: Any = None) -> None:
+        if text:
+            sink.event("reasoning.delta", text=_text(text))
+
+    def thinking(text: Any = None) -> None:
+        sink.event("thinking", text=_text(text or ""))
+
+    def status(kind: Any = None, message: Any = None, *_: Any) -> None:
+        sink.event("status", kind=_text(kind or ""), message=_text(message or ""))
+
+    def step(api_calls: Any = None, tools: Any = None) -> None:
+        sink.event(
+            "step",
+            apiCalls=api_calls if isinstance(api_calls, int) else None,
+            tools=_jsonable(tools or []),
+        )
+
+    return {
+        "stream_delta_callback": stream_delta,
+        "tool_start_callback": tool_start,
+        "tool_complete_callback": tool_complete,
+        "tool_progress_callback": tool_progress,
+        "reasoning_callback": reasoning,
+        "thinking_callback": thinking,
+        "status_callback": status,
+        "step_callback": step,
+    }
+
+
+class HermesAdapter:
+    def __init__(self, home: Path) -> None:
+        self.home = home
+        self._import_lock = threading.Lock()
+        self._db: Any = None
+
+    def preload(self) -> None:
+        try:
+            self._modules()
+        except AgentUnavailable:
+            pass  # reported when a run needs it
+
+    def _modules(self) -> Any:
+        with self._import_lock:
+            try:
+                import run_agent
+                from hermes_cli import config, runtime_provider  # noqa: F401
+                from hermes_state import SessionDB
+            except Exception as exc:  # ImportError, or a broken install
+                raise AgentUnavailable(
+                    f"cannot import hermes-agent: {type(exc).__name__}: {exc}"
+                ) from exc
+            if self._db is None:
+                self._db = SessionDB(db_path=self.home / "state.db")
+            return run_agent
+
+    def build(self, session: Session, sink: EventSink) -> Any:
+        run_agent = self._modules()
+        from hermes_cli.config import load_config
+        from hermes_cli.runtime_provider import resolve_runtime_provider
+
+        cfg = load_config() or {}
+        model_cfg = cfg.get("model")
+        default_model = model_cfg.get("default") if isinstance(model_cfg, dict) else model_cfg
+        model = session.model or str(default_model or "")
+        runtime = resolve_runtime_provider(requested=session.provider, target_model=model or None)
+        agent_cfg = cfg.get("agent") if isinstance(cfg.get("agent"), dict) else {}
+        system_prompt = session.instructions or str(agent_cfg.get("system_prompt") or "") or None
+        return run_agent.AIAgent(
+            model=model,
+            max_iterations=int(agent_cfg.get("max_turns") or cfg.get("max_turns") or 90),
+            provider=runtime.get("provider"),
+            base_url=runtime.get("base_url"),
+            api_key=runtime.get("api_key"),
+            api_mode=runtime.get("api_mode"),
+            acp_command=runtime.get("command"),
+            acp_args=runtime.get("args"),
+            credential_pool=runtime.get("credential_pool"),
+            quiet_mode=True,
+            verbose_logging=False,
+            platform="cli",
+            session_id=session.session_id,
+            session_db=self._db,
+            ephemeral_system_prompt=system_prompt,
+            **agent_callbacks(sink),
+        )
+
+    def model_of(self, agent: Any) -> str | None:
+        model = getattr(agent, "model", None)
+        return model if isinstance(model, str) and model else None
+
+    def run_turn(
+        self, agent: Any, session: Session, message: str, stop_requested: Callable[[], bool]
+    ) -> TurnOutcome:
+        from agent import runtime_cwd
+        from tools import approval, terminal_tool
+
+        if session.instructions is not None:
+            agent.ephemeral_system_prompt = session.instructions
+        os.environ["HERMES_EXEC_ASK"] = "1"  # approvals fail closed until a host answers
+        key_token = approval.set_current_session_key(session.session_id)
+        if session.workspace:
+            runtime_cwd.set_session_cwd(session.workspace)
+            terminal_tool.register_task_env_overrides(
+                session.session_id, {"cwd": session.workspace}
+            )
+        try:
+            agent.clear_interrupt()  # a stale interrupt would otherwise carry into this turn
+            if stop_requested():  # ...but not one meant for this run
+                agent.interrupt(None)
+            result = agent.run_conversation(
+                message,
+                conversation_history=list(session.history),
+                task_id=session.session_id,
+            )
+        finally:
+            approval.reset_current_session_key(key_token)
+            if session.workspace:
+                runtime_cwd.clear_session_cwd()
+        if not isinstance(result, dict):
+            return TurnOutcome(final_response=_text(result) if result is not None else None)
+        messages = result.get("messages")
+        final = result.get("final_response")
+        error = result.get("error")
+        return TurnOutcome(
+            final_response=final if isinstance(final, str) else None,
+            messages=messages if isinstance(messages, list) else list(session.history),
+            interrupted=bool(result.get("interrupted")),
+            error=_text(error) if error else None,
+            api_calls=result.get("api_calls") if isinstance(result.get("api_calls"), int) else None,
+        )
+
+    def interrupt(self, agent: Any, message: str | None) -> None:
+        agent.interrupt(message)
+
+    def close(self, agent: Any) -> None:
+        closer = getattr(agent, "close", None)
+        if callable(closer):
+            try:
+                closer()
+            except Exception:
+                pass

@@ -1,0 +1,61 @@
+"""``python -m hermes_stdio.worker``: one profile's worker process.
+
+Contract: takes stdio over first (fd 1 -> stderr, so hermes' prints never
+reach the wire), announces itself with ``worker/ready``, then warms
+hermes-agent up in the background and serves the supervisor until
+``worker/shutdown`` or EOF on stdin (the supervisor is gone), after which
+runs are interrupted (bounded) and the process exits.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import threading
+from pathlib import Path
+
+from ..protocol import PROTOCOL_VERSION, encode
+from ..protocol import types as t
+from ..transport import Peer, take_over_stdio
+from ..wire import DEFAULT_MAX_BODY_BYTES
+from .adapter import HermesAdapter
+from .service import WorkerService
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="hermes_stdio.worker")
+    parser.add_argument("--profile", required=True)
+    parser.add_argument("--worker-key", default=None)
+    parser.add_argument("--max-body-bytes", type=int, default=DEFAULT_MAX_BODY_BYTES)
+    parser.add_argument(
+        "--no-preload", action="store_true", help="import hermes-agent on first use"
+    )
+    args = parser.parse_args(argv)
+
+    read_fd, write_fd = take_over_stdio()
+    home = Path(os.environ.get("HERMES_HOME") or Path.home() / ".hermes")
+    service = WorkerService(args.profile, HermesAdapter(home))
+    peer = Peer(
+        "supervisor",
+        read_fd,
+        write_fd,
+        service,
+        max_body_bytes=args.max_body_bytes,
+        answer_invalid=True,
+    )
+    service.attach(peer)
+    peer.start()
+    ready = t.WorkerReadyNotification(PROTOCOL_VERSION, os.getpid(), args.profile, sys.executable)
+    peer.notify("worker/ready", encode(ready))
+    if not args.no_preload:
+        threading.Thread(target=service.adapter.preload, name="preload", daemon=True).start()
+    while not service.done.wait(3600):
+        pass
+    peer.writer.wait_idle(5.0)
+    sys.stderr.flush()
+    os._exit(0)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

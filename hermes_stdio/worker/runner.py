@@ -1,0 +1,77 @@
+"""One run, start to finish, on its own thread.
+
+Contract: ``execute_run`` builds the session's agent if needed, emits
+``run/started``, runs the turn and ends the run with ``run/completed``:
+``interrupted`` if an interrupt was requested, ``error`` (type
+``agent_unavailable`` or ``agent_error``) if the agent could not be built or
+the turn failed, else ``complete``. Callbacks that fire after the run ended
+are dropped by ``Run``.
+"""
+
+from __future__ import annotations
+
+import sys
+import traceback
+from typing import Any
+
+from ..protocol import types as t
+from .adapter import AgentAdapter, AgentUnavailable
+from .state import Run, Session
+
+
+class SessionSink:
+    """Routes an agent's callbacks to whatever run its session is running now."""
+
+    def __init__(self, session: Session) -> None:
+        self.session = session
+
+    def delta(self, text: str) -> None:
+        run = self.session.run
+        if run is not None:
+            run.delta(text)
+
+    def event(self, type_: str, **fields: Any) -> None:
+        run = self.session.run
+        if run is not None:
+            run.emit("run/event", {"event": {"type": type_, **fields}})
+
+
+def _error(kind: str, exc: BaseException) -> t.RunError:
+    print(f"worker: run failed ({kind}):", file=sys.stderr)
+    traceback.print_exception(exc, file=sys.stderr)
+    return t.RunError(
+        kind, f"{type(exc).__name__}: {exc}" if kind != "agent_unavailable" else str(exc)
+    )
+
+
+def execute_run(adapter: AgentAdapter, session: Session, run: Run, message: str) -> None:
+    if session.agent is None:
+        with session.build_lock:
+            if session.agent is None:
+                try:
+                    session.agent = adapter.build(session, SessionSink(session))
+                except AgentUnavailable as exc:
+                    run.complete("error", None, _error("agent_unavailable", exc))
+                    return
+                except Exception as exc:
+                    run.complete("error", None, _error("agent_error", exc))
+                    return
+    agent = session.agent
+    session.model = adapter.model_of(agent) or session.model
+    if run.interrupt_requested:
+        run.complete("interrupted", t.RunOutput(None, len(session.history), 0), None)
+        return
+    run.emit("run/started", {"profile": session.profile, "model": session.model})
+    try:
+        outcome = adapter.run_turn(agent, session, message, lambda: run.interrupt_requested)
+    except Exception as exc:
+        run.complete("error", None, _error("agent_error", exc))
+        return
+    session.history = outcome.messages
+    output = t.RunOutput(outcome.final_response, len(outcome.messages), outcome.api_calls)
+    if outcome.interrupted or run.interrupt_requested:
+        run.complete("interrupted", output, None)
+    elif outcome.error and not outcome.final_response:
+        run.complete("error", None, t.RunError("agent_error", outcome.error))
+    else:
+        run.complete("complete", output, None)

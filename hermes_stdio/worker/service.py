@@ -1,0 +1,229 @@
+"""The worker's request handlers: sessions and runs of one profile.
+
+Contract:
+- Requests are validated against the method table. ``run/start`` is answered
+  at once with ``{runId, sessionId}``; the agent is built and the turn runs on
+  the run's own thread afterwards. A session runs one run at a time
+  (``session_busy`` otherwise). Nothing here blocks the reader thread.
+- Every acknowledged run ends with exactly one ``run/completed``: the run
+  thread completes it in a ``finally``, and shutdown/EOF interrupts runs and
+  waits (bounded) for them.
+- ``worker/shutdown`` interrupts every run, waits for them (bounded), answers,
+  then lets the process exit. EOF on stdin does the same without answering.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+import time
+from typing import Any
+
+from ..protocol import HOST_METHODS, WORKER_METHODS, decode, encode
+from ..protocol import types as t
+from ..transport import Peer
+from ..wire import ErrorType, Notification, Request, RpcError, to_wire_error
+from .adapter import AgentAdapter
+from .runner import execute_run
+from .state import Run, RunTable, Session, new_id
+
+_METHODS = {**HOST_METHODS, **WORKER_METHODS}
+_ROUTED = {
+    "run/start",
+    "run/interrupt",
+    "run/result",
+    "session/status",
+    "session/list",
+    "session/destroy",
+    "worker/shutdown",
+}
+
+
+class WorkerService:
+    def __init__(self, profile: str, adapter: AgentAdapter, *, stop_timeout: float = 10.0) -> None:
+        self.profile = profile
+        self.adapter = adapter
+        self.stop_timeout = stop_timeout
+        self.sessions: dict[str, Session] = {}
+        self.runs = RunTable()
+        self._lock = threading.Lock()
+        self.peer: Peer | None = None
+        self.done = threading.Event()
+        self._threads: dict[str, threading.Thread] = {}
+
+    def attach(self, peer: Peer) -> None:
+        self.peer = peer
+
+    def _send(self, body: bytes) -> bool:
+        assert self.peer is not None
+        return self.peer.send_raw(body)
+
+    # --- PeerHandler -------------------------------------------------------
+
+    def on_request(self, peer: Peer, req: Request) -> None:
+        try:
+            method = _METHODS.get(req.method)
+            if method is None or req.method not in _ROUTED:
+                raise RpcError(ErrorType.METHOD_NOT_FOUND, f"unknown method {req.method!r}")
+            params = decode(method.params, req.params)
+            handler = getattr(self, "_h_" + req.method.replace("/", "_"))
+            result = handler(req, params)
+            if result is not _DEFERRED:
+                peer.respond(req.id, encode(result))
+        except Exception as exc:
+            peer.respond_error(req.id, to_wire_error(exc))
+
+    def on_notification(self, peer: Peer, note: Notification, body: bytes) -> None:
+        print(f"worker: ignoring notification {note.method!r}", file=sys.stderr)
+
+    def on_closed(self, peer: Peer, reason: str) -> None:
+        print(f"worker: supervisor connection closed ({reason}); stopping", file=sys.stderr)
+        self.stop_runs()
+        self.done.set()
+
+    # --- runs --------------------------------------------------------------
+
+    def _h_run_start(self, req: Request, p: t.RunStartParams) -> t.RunStartResult:
+        session_id = p.session_id or new_id("sess")
+        with self._lock:
+            session = self.sessions.get(session_id)
+            if session is None:
+                session = Session(session_id, self.profile, model=p.model, provider=p.provider)
+                self.sessions[session_id] = session
+            if session.run is not None:
+                raise RpcError(
+                    ErrorType.SESSION_BUSY,
+                    f"session {session_id!r} is running {session.run.run_id}",
+                    sessionId=session_id,
+                    runId=session.run.run_id,
+                )
+            run = Run(new_id("run"), session_id, self._send)
+            session.run = run
+            session.last_used_at = int(time.time() * 1000)
+            self.runs.add(run)
+        if p.instructions is not None:
+            session.instructions = p.instructions
+        if p.workspace is not None:
+            session.workspace = p.workspace
+        if p.source is not None:
+            session.source = p.source
+        if p.conversation_history is not None:
+            session.history = list(p.conversation_history)
+        assert self.peer is not None
+        # The ack goes out before the run thread can emit anything for this run.
+        self.peer.respond(req.id, encode(t.RunStartResult(run.run_id, session_id)))
+        thread = threading.Thread(
+            target=self._run_thread,
+            args=(session, run, p.message),
+            name=f"run-{run.run_id[-8:]}",
+            daemon=True,
+        )
+        self._threads[run.run_id] = thread
+        thread.start()
+        return _DEFERRED  # type: ignore[return-value]
+
+    def _run_thread(self, session: Session, run: Run, message: str) -> None:
+        try:
+            execute_run(self.adapter, session, run, message)
+        except BaseException as exc:  # the run must end even on a bug
+            wire = to_wire_error(exc)
+            run.complete("error", None, t.RunError("internal_error", str(wire.get("message"))))
+        finally:
+            if not run.done:
+                run.complete(
+                    "error", None, t.RunError("internal_error", "run ended without a result")
+                )
+            with self._lock:
+                if session.run is run:
+                    session.run = None
+                self._threads.pop(run.run_id, None)
+            self.runs.finished(run)
+
+    def _h_run_interrupt(self, req: Request, p: t.RunTarget) -> t.RunInterruptResult:
+        run = self._run(p.run_id)
+        if run.done:
+            return t.RunInterruptResult(False)
+        self._interrupt(run)
+        return t.RunInterruptResult(True)
+
+    def _interrupt(self, run: Run, message: str | None = None) -> None:
+        run.interrupt_requested = True
+        run.interrupt_message = message
+        session = self.sessions.get(run.session_id)
+        if session is not None and session.agent is not None:
+            self.adapter.interrupt(session.agent, message)
+
+    def _h_run_result(self, req: Request, p: t.RunTarget) -> t.RunResultResult:
+        return self._run(p.run_id).status()
+
+    def _run(self, run_id: str) -> Run:
+        run = self.runs.get(run_id)
+        if run is None:
+            raise RpcError(ErrorType.UNKNOWN_RUN, f"unknown run {run_id!r}", runId=run_id)
+        return run
+
+    # --- sessions ----------------------------------------------------------
+
+    def _h_session_status(self, req: Request, p: t.SessionStatusParams) -> t.SessionInfo:
+        session = self.sessions.get(p.session_id)
+        if session is None:
+            return t.SessionInfo(p.session_id, False, False, None, self.profile, None, None, None)
+        return session.info()
+
+    def _h_session_list(self, req: Request, p: t.SessionListParams) -> t.SessionListResult:
+        with self._lock:
+            sessions = list(self.sessions.values())
+        return t.SessionListResult([s.info() for s in sessions])
+
+    def _h_session_destroy(self, req: Request, p: t.SessionTarget) -> Any:
+        with self._lock:
+            session = self.sessions.pop(p.session_id, None)
+        if session is None:
+            return t.SessionDestroyResult(False)
+        run = session.run
+        if run is not None:
+            self._interrupt(run, "session destroyed")
+
+        def finish() -> None:
+            self._join(run)
+            self.adapter.close(session.agent)
+            assert self.peer is not None
+            self.peer.respond(req.id, encode(t.SessionDestroyResult(True)))
+
+        threading.Thread(target=finish, name="destroy", daemon=True).start()
+        return _DEFERRED
+
+    def _join(self, run: Run | None) -> None:
+        thread = self._threads.get(run.run_id) if run is not None else None
+        if thread is not None:
+            thread.join(self.stop_timeout)
+
+    # --- lifecycle ---------------------------------------------------------
+
+    def _h_worker_shutdown(self, req: Request, p: t.EmptyParams) -> Any:
+        def finish() -> None:
+            self.stop_runs()
+            assert self.peer is not None
+            self.peer.respond(req.id, None)
+            self.done.set()
+
+        threading.Thread(target=finish, name="shutdown", daemon=True).start()
+        return _DEFERRED
+
+    def stop_runs(self) -> None:
+        """Interrupt every run and wait for each to complete (bounded)."""
+        runs = self.runs.active()
+        for run in runs:
+            self._interrupt(run, "worker stopping")
+        deadline = time.monotonic() + self.stop_timeout
+        for run in runs:
+            thread = self._threads.get(run.run_id)
+            if thread is not None:
+                thread.join(max(0.0, deadline - time.monotonic()))
+            # A run stuck past the bound still gets its terminal notification.
+            run.complete("interrupted", None, None)
+        for session in list(self.sessions.values()):
+            self.adapter.close(session.agent)
+
+
+_DEFERRED = object()

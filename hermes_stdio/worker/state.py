@@ -1,0 +1,164 @@
+"""Sessions and runs held by a worker, and how a run's notifications are numbered.
+
+Contract:
+- ``Run.emit`` numbers every run-scoped notification 1, 2, 3 ... and writes
+  it while holding the run's lock, so the wire order is the seq order even
+  when callbacks arrive on several threads.
+- ``Run.complete`` sends the one ``run/completed``; afterwards every emit is
+  dropped (late stream deltas cannot follow the terminal notification).
+- ``RunTable`` keeps active runs, plus finished ones for ``ttl_s`` and at
+  most ``keep`` of them: records hold the outcome, never the streamed text.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+import uuid
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..protocol import encode
+from ..protocol import types as t
+from ..wire.jsonrpc import encode_notification
+
+Send = Callable[[bytes], bool]
+_json_str = json.JSONEncoder(ensure_ascii=False).encode
+
+
+def new_id(prefix: str) -> str:
+    return f"{prefix}_{uuid.uuid4().hex}"
+
+
+@dataclass(eq=False)
+class Session:
+    session_id: str
+    profile: str
+    model: str | None = None
+    provider: str | None = None
+    instructions: str | None = None
+    workspace: str | None = None
+    source: str | None = None
+    agent: Any = None
+    history: list[dict[str, Any]] = field(default_factory=list)
+    run: Run | None = None
+    last_used_at: int = field(default_factory=lambda: int(time.time() * 1000))
+    build_lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def info(self) -> t.SessionInfo:
+        run = self.run
+        return t.SessionInfo(
+            session_id=self.session_id,
+            loaded=True,
+            running=run is not None,
+            run_id=run.run_id if run is not None else None,
+            profile=self.profile,
+            model=self.model,
+            message_count=len(self.history),
+            last_used_at=self.last_used_at,
+        )
+
+
+class Run:
+    def __init__(self, run_id: str, session_id: str, send: Send) -> None:
+        self.run_id = run_id
+        self.session_id = session_id
+        self._send = send
+        self._lock = threading.Lock()
+        self._seq = 0
+        self.done = False
+        self.interrupt_requested = False
+        self.interrupt_message: str | None = None
+        self.final: t.RunResultResult | None = None
+        self.finished_at = 0.0
+        # Prebuilt prefix for the hot path: run/delta is encoded without a dict walk.
+        self._delta_head = (
+            '{"jsonrpc":"2.0","method":"run/delta","params":{"runId":%s,"sessionId":%s,"seq":'
+            % (_json_str(run_id), _json_str(session_id))
+        )
+
+    def emit(self, method: str, payload: dict[str, Any]) -> bool:
+        with self._lock:
+            if self.done:
+                return False
+            self._seq += 1
+            params = {
+                "runId": self.run_id,
+                "sessionId": self.session_id,
+                "seq": self._seq,
+                **payload,
+            }
+            return self._send(encode_notification(method, params))
+
+    def delta(self, text: str) -> bool:
+        with self._lock:
+            if self.done:
+                return False
+            self._seq += 1
+            body = f'{self._delta_head}{self._seq},"text":{_json_str(text)}}}}}'
+            return self._send(body.encode())
+
+    def complete(
+        self,
+        status: t.RunStatus,
+        result: t.RunOutput | None = None,
+        error: t.RunError | None = None,
+    ) -> bool:
+        with self._lock:
+            if self.done:
+                return False
+            self._seq += 1
+            note = t.RunCompletedNotification(
+                self.run_id, self.session_id, self._seq, status, result, error
+            )
+            self.final = t.RunResultResult(self.run_id, self.session_id, status, result, error)
+            self.done = True
+            self.finished_at = time.monotonic()
+            self._send(encode_notification("run/completed", encode(note)))
+            return True
+
+    def status(self) -> t.RunResultResult:
+        return self.final or t.RunResultResult(self.run_id, self.session_id, "running", None, None)
+
+
+class RunTable:
+    def __init__(self, keep: int = 256, ttl_s: float = 900.0) -> None:
+        self._lock = threading.Lock()
+        self._active: dict[str, Run] = {}
+        self._finished: OrderedDict[str, Run] = OrderedDict()
+        self.keep = keep
+        self.ttl_s = ttl_s
+
+    def add(self, run: Run) -> None:
+        with self._lock:
+            self._active[run.run_id] = run
+
+    def finished(self, run: Run) -> None:
+        with self._lock:
+            self._active.pop(run.run_id, None)
+            self._finished[run.run_id] = run
+            self._prune_locked()
+
+    def get(self, run_id: str) -> Run | None:
+        with self._lock:
+            self._prune_locked()
+            return self._active.get(run_id) or self._finished.get(run_id)
+
+    def active(self) -> list[Run]:
+        with self._lock:
+            return list(self._active.values())
+
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self._active) + len(self._finished)
+
+    def _prune_locked(self) -> None:
+        cutoff = time.monotonic() - self.ttl_s
+        while self._finished:
+            oldest = next(iter(self._finished.values()))
+            if len(self._finished) <= self.keep and oldest.finished_at >= cutoff:
+                break
+            self._finished.popitem(last=False)
