@@ -28,6 +28,11 @@ def _parser() -> argparse.ArgumentParser:
         )
         p.add_argument("--max-body-bytes", type=int, default=DEFAULT_MAX_BODY_BYTES)
         p.add_argument("--worker-ready-timeout", type=float, default=20.0)
+        p.add_argument(
+            "--synthetic-agent",
+            action="store_true",
+            help="benchmarks only: workers run a synthetic agent instead of hermes-agent",
+        )
     schema = sub.add_parser("schema", help="print the protocol JSON Schema")
     schema.add_argument("--write", action="store_true", help="rewrite the checked-in schema.json")
     bench = sub.add_parser("bench", help="run the benchmarks (see README)")

@@ -41,8 +41,10 @@ from ..transport import Peer
 from ..wire import ErrorType, Notification, Request, RequestId, Response, RpcError, to_wire_error
 from ..wire.jsonrpc import encode_notification
 from .profiles import check_name, profile_home
-from .routes import Routes
+from .routes import Routes, SlotKey
 from .workers import WorkerPool, WorkerSlot
+
+REQUEST_TIMEOUT_S = 60.0  # a worker answers every request at once; this bounds a wedged one
 
 
 class Supervisor:
@@ -83,11 +85,12 @@ class Supervisor:
 
     # --- replies -----------------------------------------------------------
 
-    def _reply(self, req_id: RequestId, result: Any = None, error: Any = None) -> None:
+    def _reply(self, req_id: RequestId, result: Any = None, error: Any = None) -> bool:
+        """Answer a host request once; False if it was already answered (cancelled)."""
         with self._lock:
             cancelled = self._inflight.pop(req_id, None)
-        if cancelled is None or cancelled:  # already answered (cancelled)
-            return
+        if cancelled is None or cancelled:
+            return False
         assert self.host is not None
         if error is not None:
             self.host.respond_error(
@@ -95,6 +98,7 @@ class Supervisor:
             )
         else:
             self.host.respond(req_id, result)
+        return True
 
     def _in_thread(self, req_id: RequestId, fn: Callable[[], Any]) -> None:
         def run() -> None:
@@ -214,7 +218,7 @@ class Supervisor:
         )
 
     def _h_worker_restart(self, req: Request, p: t.WorkerTarget) -> None:
-        slot = self._slot(p.profile, p.worker_key)
+        slot = self.pool.slot(*self._key(p.profile, p.worker_key))
 
         def run() -> t.WorkerRestartResult:
             self.pool.stop(slot)
@@ -226,33 +230,40 @@ class Supervisor:
 
     # --- routed methods ----------------------------------------------------
 
-    def _slot(self, profile: str | None, worker_key: str | None) -> WorkerSlot:
+    def _key(self, profile: str | None, worker_key: str | None) -> SlotKey:
+        """Validate a profile/workerKey target; unknown or escaping profiles fail here."""
         name = check_name(profile)
-        profile_home(self.home, name)  # unknown or escaping profiles fail here, before any spawn
+        profile_home(self.home, name)
         if worker_key is not None and (not worker_key or len(worker_key) > 128):
             raise RpcError(
                 ErrorType.INVALID_PARAMS,
                 "workerKey must be 1-128 characters",
                 field="params.workerKey",
             )
-        return self.pool.slot(name, worker_key)
+        return (name, worker_key)
 
-    def _session_slot(
-        self, session_id: str, profile: str | None, worker_key: str | None
-    ) -> WorkerSlot:
+    def _session_key(self, session_id: str, profile: str | None, worker_key: str | None) -> SlotKey:
         key = self.routes.session(session_id)
-        if key is not None:
-            slot = self.pool.existing(key)
-            if slot is not None:
-                wanted = check_name(profile) if profile is not None else slot.profile
-                if (wanted, worker_key if worker_key is not None else slot.worker_key) != key:
-                    raise RpcError(
-                        ErrorType.INVALID_PARAMS,
-                        f"session {session_id!r} belongs to profile {slot.label!r}",
-                        field="params.profile",
-                    )
-                return slot
-        return self._slot(profile, worker_key)
+        if key is None:
+            return self._key(profile, worker_key)
+        wanted = (
+            check_name(profile) if profile is not None else key[0],
+            worker_key if worker_key is not None else key[1],
+        )
+        if wanted != key:
+            raise RpcError(
+                ErrorType.INVALID_PARAMS,
+                f"session {session_id!r} belongs to profile {key[0]!r} (workerKey {key[1]!r})",
+                field="params.profile",
+            )
+        return key
+
+    def _running(self, key: SlotKey) -> WorkerSlot | None:
+        """The slot's worker if it is up; never creates or starts one."""
+        slot = self.pool.existing(key)
+        return (
+            slot if slot is not None and slot.state == "ready" and slot.peer is not None else None
+        )
 
     def _forward(
         self,
@@ -260,9 +271,9 @@ class Supervisor:
         slot: WorkerSlot,
         on_result: Callable[[Any], None] | None = None,
         *,
-        spawn: bool = True,
+        on_cancelled: Callable[[Any], None] | None = None,
     ) -> None:
-        """Send ``req`` to ``slot``'s worker and answer the host with its response."""
+        """Send ``req`` to ``slot``'s worker (starting it if needed) and relay the answer."""
 
         def handle(resp: Response) -> None:
             if resp.error is not None:
@@ -270,15 +281,14 @@ class Supervisor:
                 return
             if on_result is not None:
                 on_result(resp.result)
-            self._reply(req.id, resp.result)
+            if not self._reply(req.id, resp.result) and on_cancelled is not None:
+                on_cancelled(resp.result)
 
         peer = slot.peer
         if slot.state == "ready" and peer is not None:
             slot.last_used_at = int(time.time() * 1000)
-            peer.request(req.method, req.params, handle, timeout=60.0)
+            peer.request(req.method, req.params, handle, timeout=REQUEST_TIMEOUT_S)
             return
-        if not spawn:
-            raise RpcError(ErrorType.WORKER_UNAVAILABLE, f"no worker running for {slot.label!r}")
 
         def start_then_send() -> None:
             try:
@@ -286,67 +296,73 @@ class Supervisor:
             except Exception as exc:
                 self._reply(req.id, error=exc)
                 return
-            ready_peer.request(req.method, req.params, handle, timeout=60.0)
+            ready_peer.request(req.method, req.params, handle, timeout=REQUEST_TIMEOUT_S)
 
         self._executor.submit(start_then_send)
 
     def _h_run_start(self, req: Request, p: t.RunStartParams) -> None:
         if p.session_id is not None:
-            slot = self._session_slot(p.session_id, p.profile, p.worker_key)
+            key = self._session_key(p.session_id, p.profile, p.worker_key)
         else:
-            slot = self._slot(p.profile, p.worker_key)
+            key = self._key(p.profile, p.worker_key)
+        slot = self.pool.slot(*key)
 
         def record(result: Any) -> None:
             if isinstance(result, dict):
-                self.routes.add_run(
-                    str(result.get("runId")), str(result.get("sessionId")), slot.key
-                )
+                self.routes.add_run(str(result.get("runId")), str(result.get("sessionId")), key)
 
-        self._forward(req, slot, record)
+        def cancelled(result: Any) -> None:
+            # Cancelled after the worker accepted it: stop the run, which still ends
+            # with its one run/completed.
+            peer = slot.peer
+            if peer is not None and isinstance(result, dict):
+                params = {"runId": result.get("runId")}
+                peer.request("run/interrupt", params, lambda _r: None, timeout=REQUEST_TIMEOUT_S)
+
+        self._forward(req, slot, record, on_cancelled=cancelled)
 
     def _h_session_status(self, req: Request, p: t.SessionStatusParams) -> None:
-        slot = self._session_slot(p.session_id, p.profile, p.worker_key)
-        known = self.routes.session(p.session_id) == slot.key
+        key = self._session_key(p.session_id, p.profile, p.worker_key)
+        known = self.routes.session(p.session_id) == key
+        slot = self._running(key)
+        if p.if_loaded and slot is None:
+            info = t.SessionInfo(p.session_id, False, False, None, key[0], None, None, None)
+            self._reply(req.id, encode(info))
+            return
 
         def record(result: Any) -> None:
             if isinstance(result, dict) and result.get("loaded"):
-                self.routes.add_session(p.session_id, slot.key)
+                self.routes.add_session(p.session_id, key)
 
-        if p.if_loaded and not (slot.state == "ready" and slot.peer is not None):
-            info = t.SessionInfo(p.session_id, False, False, None, slot.profile, None, None, None)
-            self._reply(req.id, encode(info))
-            return
-        self._forward(req, slot, None if known else record)
+        self._forward(req, slot or self.pool.slot(*key), None if known else record)
 
     def _h_session_list(self, req: Request, p: t.SessionListParams) -> None:
-        slot = self._slot(p.profile, p.worker_key)
-        if not (slot.state == "ready" and slot.peer is not None):
+        slot = self._running(self._key(p.profile, p.worker_key))
+        if slot is None:
             self._reply(req.id, encode(t.SessionListResult([])))
             return
-        self._forward(req, slot, spawn=False)
+        self._forward(req, slot)
 
     def _h_session_destroy(self, req: Request, p: t.SessionTarget) -> None:
-        slot = self._session_slot(p.session_id, p.profile, p.worker_key)
-        if not (slot.state == "ready" and slot.peer is not None):
+        slot = self._running(self._session_key(p.session_id, p.profile, p.worker_key))
+        if slot is None:
             self._reply(req.id, encode(t.SessionDestroyResult(False)))
             return
-        self._forward(req, slot, lambda _r: self.routes.drop_session(p.session_id), spawn=False)
+        self._forward(req, slot, lambda _r: self.routes.drop_session(p.session_id))
 
     def _run_slot(self, run_id: str) -> tuple[WorkerSlot | None, dict[str, Any] | None]:
         route = self.routes.run(run_id)
         if route is None:
             raise RpcError(ErrorType.UNKNOWN_RUN, f"unknown run {run_id!r}", runId=run_id)
-        slot = self.pool.existing(route.slot)
-        if route.final is not None or slot is None or slot.peer is None:
-            return None, route.final
-        return slot, None
+        slot = self._running(route.slot)
+        return (None, route.final) if route.final is not None else (slot, None)
 
     def _h_run_interrupt(self, req: Request, p: t.RunTarget) -> None:
         slot, final = self._run_slot(p.run_id)
         if slot is None:
             self._reply(req.id, encode(t.RunInterruptResult(False)))
             return
-        self._forward(req, slot, spawn=False)
+        self._forward(req, slot)
 
     def _h_run_result(self, req: Request, p: t.RunTarget) -> None:
         slot, final = self._run_slot(p.run_id)
@@ -359,7 +375,7 @@ class Supervisor:
                 )
             self._reply(req.id, final)
             return
-        self._forward(req, slot, spawn=False)
+        self._forward(req, slot)
 
     # --- worker side -------------------------------------------------------
 

@@ -26,6 +26,8 @@ def profile_config(base_url: str, model: str = "test-model") -> dict[str, Any]:
         },
         "agent": {"environment_probe": False},
         "security": {"tirith_enabled": False, "allow_lazy_installs": False},
+        # "smart" approvals would ask the (scripted) model first and eat a scripted reply.
+        "approvals": {"mode": "manual"},
     }
 
 
@@ -44,7 +46,9 @@ def make_home(
     for name, env in (profiles or {}).items():
         path = home / "profiles" / name
         path.mkdir(parents=True, exist_ok=True)
-        (path / "config.yaml").write_text(yaml.safe_dump(profile_config(base_url)), encoding="utf-8")
+        (path / "config.yaml").write_text(
+            yaml.safe_dump(profile_config(base_url)), encoding="utf-8"
+        )
         (path / ".env").write_text("".join(f"{k}={v}\n" for k, v in env.items()))
     return home
 

@@ -58,6 +58,7 @@ class HostClient:
         self.received: list[tuple[float, Any]] = []
         self.raw_frames: list[bytes] = []
         self.stderr_lines: list[str] = []
+        self._stderr_cond = threading.Condition()
         self._reader = threading.Thread(target=self._read, daemon=True)
         self._reader.start()
         if self.proc.stderr is not None:
@@ -92,9 +93,24 @@ class HostClient:
         assert self.proc.stderr is not None
         for line in iter(self.proc.stderr.readline, b""):
             text = line.decode(errors="replace").rstrip("\n")
-            self.stderr_lines.append(text)
+            with self._stderr_cond:
+                self.stderr_lines.append(text)
+                self._stderr_cond.notify_all()
             if os.environ.get("HERMES_STDIO_TEST_STDERR"):
                 print(text, file=sys.stderr)
+
+    def wait_stderr(self, predicate: Callable[[str], bool], timeout: float = 10.0) -> str:
+        """First stderr line matching ``predicate`` (stderr and the wire are not ordered)."""
+        found: list[str] = []
+
+        def match() -> bool:
+            found[:] = [line for line in self.stderr_lines if predicate(line)][:1]
+            return bool(found)
+
+        with self._stderr_cond:
+            if not self._stderr_cond.wait_for(match, timeout):
+                raise TimeoutError(f"no matching stderr line in {timeout}s")
+        return found[0]
 
     def write_raw(self, data: bytes) -> None:
         assert self.proc.stdin is not None
@@ -153,7 +169,8 @@ class HostClient:
 
     def run_notifications(self, run_id: str) -> list[Notification]:
         return [
-            m for _, m in self.received
+            m
+            for _, m in self.received
             if isinstance(m, Notification) and m.params.get("runId") == run_id
         ]
 

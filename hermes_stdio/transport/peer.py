@@ -179,7 +179,7 @@ class Peer:
         return True
 
     def _dispatch(self, body: bytes) -> None:
-        msg = parse_message(body)
+        msg = parse_message(body)  # never raises
         try:
             if isinstance(msg, Response):
                 self._resolve(msg)

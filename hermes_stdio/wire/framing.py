@@ -31,8 +31,9 @@ _HEADER_END: Final = b"\r\n\r\n"
 _FRAME_START: Final = re.compile(rb"content-(?:length|type)\s*:", re.IGNORECASE)
 _LENGTH_VALUE: Final = re.compile(rb"^[0-9]{1,20}$")
 _CHARSET: Final = re.compile(rb"charset\s*=\s*\"?([A-Za-z0-9_-]+)", re.IGNORECASE)
-_HEADER_NAMES: Final = (b"content-length:", b"content-type:")
-_PREFIX_MAX: Final = len(b"content-length:")
+_FULL_NAMES: Final = (b"content-length", b"content-type")
+_NAME_PREFIXES: Final = frozenset(n[:i] for n in _FULL_NAMES for i in range(1, len(n) + 1))
+_TAIL_MAX: Final = 64  # a name plus any whitespace before its colon
 
 FrameErrorKind = Literal["junk", "bad_header", "too_large", "fatal"]
 
@@ -192,9 +193,9 @@ def _content_length(block: bytes) -> tuple[int | None, str]:
 
 def _partial_header_tail(buf: bytearray) -> int:
     """Length of the longest suffix of ``buf`` that could begin a header split across reads."""
-    tail = bytes(buf[-_PREFIX_MAX:]).lower()
-    for size in range(min(len(tail), _PREFIX_MAX), 0, -1):
-        piece = tail[-size:]
-        if any(name.startswith(piece) for name in _HEADER_NAMES):
-            return size
+    tail = bytes(buf[-_TAIL_MAX:]).lower()
+    for start in range(len(tail)):
+        piece = tail[start:]
+        if piece in _NAME_PREFIXES or piece.rstrip(b" \t") in _FULL_NAMES:
+            return len(piece)
     return 0

@@ -60,13 +60,19 @@ def _valid_id(value: Any) -> bool:
     return (isinstance(value, int) and not isinstance(value, bool)) or isinstance(value, str)
 
 
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
 def parse_message(body: bytes) -> Message:
     try:
-        obj = json.loads(body.decode("utf-8"))
+        obj = json.loads(body.decode("utf-8"), parse_constant=_reject_constant)
     except UnicodeDecodeError as exc:
         return Invalid(
             None, RpcError(ErrorType.PARSE_ERROR, f"body is not valid UTF-8: {exc.reason}")
         )
+    except RecursionError:
+        return Invalid(None, RpcError(ErrorType.PARSE_ERROR, "body is nested too deeply"))
     except ValueError as exc:
         return Invalid(None, RpcError(ErrorType.PARSE_ERROR, f"body is not valid JSON: {exc}"))
     return classify(obj)
@@ -123,16 +129,18 @@ def classify(obj: Any) -> Message:
 
 
 def encode_request(msg_id: RequestId, method: str, params: Any) -> bytes:
-    return _dumps({"jsonrpc": "2.0", "id": msg_id, "method": method, "params": params}).encode()
+    return _dumps({"jsonrpc": "2.0", "id": msg_id, "method": method, "params": params}).encode(
+        "utf-8", "replace"
+    )
 
 
 def encode_notification(method: str, params: Any) -> bytes:
-    return _dumps({"jsonrpc": "2.0", "method": method, "params": params}).encode()
+    return _dumps({"jsonrpc": "2.0", "method": method, "params": params}).encode("utf-8", "replace")
 
 
 def encode_result(msg_id: RequestId | None, result: Any) -> bytes:
-    return _dumps({"jsonrpc": "2.0", "id": msg_id, "result": result}).encode()
+    return _dumps({"jsonrpc": "2.0", "id": msg_id, "result": result}).encode("utf-8", "replace")
 
 
 def encode_error(msg_id: RequestId | None, error: JsonObject) -> bytes:
-    return _dumps({"jsonrpc": "2.0", "id": msg_id, "error": error}).encode()
+    return _dumps({"jsonrpc": "2.0", "id": msg_id, "error": error}).encode("utf-8", "replace")

@@ -36,6 +36,7 @@ class TurnOutcome:
     final_response: str | None
     messages: list[dict[str, Any]] = field(default_factory=list)
     interrupted: bool = False
+    failed: bool = False
     error: str | None = None
     api_calls: int | None = None
 
@@ -154,10 +155,14 @@ def agent_callbacks(sink: EventSink) -> dict[str, Callable[..., None]]:
 class HermesAdapter:
     def __init__(self, home: Path) -> None:
         self.home = home
+        # Dangerous commands wait for an approval; with no notify callback registered
+        # hermes refuses to run them, so nothing dangerous runs without the host.
+        os.environ["HERMES_EXEC_ASK"] = "1"
         self._import_lock = threading.Lock()
         self._db: Any = None
 
     def preload(self) -> None:
+        """Import hermes-agent ahead of the first run (call from a background thread)."""
         try:
             self._modules()
         except AgentUnavailable:
@@ -220,7 +225,6 @@ class HermesAdapter:
 
         if session.instructions is not None:
             agent.ephemeral_system_prompt = session.instructions
-        os.environ["HERMES_EXEC_ASK"] = "1"  # approvals fail closed until a host answers
         key_token = approval.set_current_session_key(session.session_id)
         if session.workspace:
             runtime_cwd.set_session_cwd(session.workspace)
@@ -244,11 +248,12 @@ class HermesAdapter:
             return TurnOutcome(final_response=_text(result) if result is not None else None)
         messages = result.get("messages")
         final = result.get("final_response")
-        error = result.get("error")
+        error = result.get("error") or result.get("failure_reason")
         return TurnOutcome(
             final_response=final if isinstance(final, str) else None,
             messages=messages if isinstance(messages, list) else list(session.history),
             interrupted=bool(result.get("interrupted")),
+            failed=bool(result.get("failed")),
             error=_text(error) if error else None,
             api_calls=result.get("api_calls") if isinstance(result.get("api_calls"), int) else None,
         )

@@ -19,7 +19,7 @@ from ..protocol import PROTOCOL_VERSION, encode
 from ..protocol import types as t
 from ..transport import Peer, take_over_stdio
 from ..wire import DEFAULT_MAX_BODY_BYTES
-from .adapter import HermesAdapter
+from .adapter import AgentAdapter, HermesAdapter
 from .service import WorkerService
 
 
@@ -31,11 +31,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--no-preload", action="store_true", help="import hermes-agent on first use"
     )
+    parser.add_argument(
+        "--synthetic-agent", action="store_true", help="benchmarks only: a scripted stand-in agent"
+    )
     args = parser.parse_args(argv)
 
     read_fd, write_fd = take_over_stdio()
     home = Path(os.environ.get("HERMES_HOME") or Path.home() / ".hermes")
-    service = WorkerService(args.profile, HermesAdapter(home))
+    adapter: AgentAdapter
+    if args.synthetic_agent:
+        from .synthetic import SyntheticAdapter
+
+        adapter = SyntheticAdapter()
+    else:
+        adapter = HermesAdapter(home)
+    service = WorkerService(args.profile, adapter)
     peer = Peer(
         "supervisor",
         read_fd,

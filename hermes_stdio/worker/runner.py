@@ -71,7 +71,7 @@ def execute_run(adapter: AgentAdapter, session: Session, run: Run, message: str)
     output = t.RunOutput(outcome.final_response, len(outcome.messages), outcome.api_calls)
     if outcome.interrupted or run.interrupt_requested:
         run.complete("interrupted", output, None)
-    elif outcome.error and not outcome.final_response:
-        run.complete("error", None, t.RunError("agent_error", outcome.error))
+    elif outcome.failed or (outcome.error and not outcome.final_response):
+        run.complete("error", None, t.RunError("agent_error", outcome.error or "the turn failed"))
     else:
         run.complete("complete", output, None)

@@ -50,6 +50,7 @@ class WorkerService:
         self.peer: Peer | None = None
         self.done = threading.Event()
         self._threads: dict[str, threading.Thread] = {}
+        self._stopped = False
 
     def attach(self, peer: Peer) -> None:
         self.peer = peer
@@ -98,6 +99,7 @@ class WorkerService:
                     runId=session.run.run_id,
                 )
             run = Run(new_id("run"), session_id, self._send)
+            run.on_complete = lambda: self._release(session, run)
             session.run = run
             session.last_used_at = int(time.time() * 1000)
             self.runs.add(run)
@@ -133,11 +135,13 @@ class WorkerService:
                 run.complete(
                     "error", None, t.RunError("internal_error", "run ended without a result")
                 )
-            with self._lock:
-                if session.run is run:
-                    session.run = None
-                self._threads.pop(run.run_id, None)
-            self.runs.finished(run)
+            self._threads.pop(run.run_id, None)
+
+    def _release(self, session: Session, run: Run) -> None:
+        with self._lock:
+            if session.run is run:
+                session.run = None
+        self.runs.finished(run)
 
     def _h_run_interrupt(self, req: Request, p: t.RunTarget) -> t.RunInterruptResult:
         run = self._run(p.run_id)
@@ -146,10 +150,12 @@ class WorkerService:
         self._interrupt(run)
         return t.RunInterruptResult(True)
 
-    def _interrupt(self, run: Run, message: str | None = None) -> None:
+    def _interrupt(
+        self, run: Run, message: str | None = None, session: Session | None = None
+    ) -> None:
         run.interrupt_requested = True
         run.interrupt_message = message
-        session = self.sessions.get(run.session_id)
+        session = session or self.sessions.get(run.session_id)
         if session is not None and session.agent is not None:
             self.adapter.interrupt(session.agent, message)
 
@@ -182,7 +188,7 @@ class WorkerService:
             return t.SessionDestroyResult(False)
         run = session.run
         if run is not None:
-            self._interrupt(run, "session destroyed")
+            self._interrupt(run, "session destroyed", session)
 
         def finish() -> None:
             self._join(run)
@@ -211,7 +217,11 @@ class WorkerService:
         return _DEFERRED
 
     def stop_runs(self) -> None:
-        """Interrupt every run and wait for each to complete (bounded)."""
+        """Interrupt every run and wait for each to complete (bounded); once per process."""
+        with self._lock:
+            if self._stopped:
+                return
+            self._stopped = True
         runs = self.runs.active()
         for run in runs:
             self._interrupt(run, "worker stopping")

@@ -74,6 +74,9 @@ class Run:
         self.interrupt_message: str | None = None
         self.final: t.RunResultResult | None = None
         self.finished_at = 0.0
+        # Called inside complete(), before run/completed is written: whatever it frees
+        # (the session) is free by the time the host hears the run ended.
+        self.on_complete: Callable[[], None] | None = None
         # Prebuilt prefix for the hot path: run/delta is encoded without a dict walk.
         self._delta_head = (
             '{"jsonrpc":"2.0","method":"run/delta","params":{"runId":%s,"sessionId":%s,"seq":'
@@ -99,7 +102,7 @@ class Run:
                 return False
             self._seq += 1
             body = f'{self._delta_head}{self._seq},"text":{_json_str(text)}}}}}'
-            return self._send(body.encode())
+            return self._send(body.encode("utf-8", "replace"))
 
     def complete(
         self,
@@ -117,6 +120,8 @@ class Run:
             self.final = t.RunResultResult(self.run_id, self.session_id, status, result, error)
             self.done = True
             self.finished_at = time.monotonic()
+            if self.on_complete is not None:
+                self.on_complete()
             self._send(encode_notification("run/completed", encode(note)))
             return True
 

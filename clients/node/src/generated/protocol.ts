@@ -1,0 +1,612 @@
+/* eslint-disable */
+// GENERATED FILE - DO NOT EDIT.
+// Source: hermes_stdio/protocol/schema.json (via `hermes-stdio schema`).
+// Regenerate with `npm run gen`; `npm run check-gen` fails when this file is stale.
+
+/** The protocol version this client was generated for (schema x-protocolVersion). */
+export const PROTOCOL_VERSION = 1 as const;
+/** The schema's $id. */
+export const SCHEMA_ID = 'https://hermes-stdio.invalid/protocol/v1.json' as const;
+
+// ---- Record types ($defs) ----
+
+export interface CancelParams {
+  /**
+   * The id of the request to cancel.
+   */
+  id: number | string;
+}
+
+export interface ClientInfo {
+  /**
+   * The host's name, for logs.
+   */
+  name: string;
+  /**
+   * The host's version.
+   */
+  version?: string | null;
+}
+
+/**
+ * No params: send {} or omit params.
+ */
+export type EmptyParams = Record<string, never>;
+
+export interface InitializeParams {
+  /**
+   * The protocol version the host speaks; this server speaks 1.
+   */
+  protocolVersion: number;
+  /**
+   * Who the host is.
+   */
+  clientInfo?: ClientInfo | null;
+  /**
+   * Host capabilities; reserved, send {}.
+   */
+  capabilities?: {
+    [k: string]: unknown;
+  } | null;
+  /**
+   * Reserved for server options; send {}.
+   */
+  options?: {
+    [k: string]: unknown;
+  } | null;
+}
+
+export interface InitializeResult {
+  /**
+   * The protocol version the server will speak.
+   */
+  protocolVersion: number;
+  /**
+   * Who the server is.
+   */
+  serverInfo: ServerInfo;
+  /**
+   * What the server offers.
+   */
+  capabilities: ServerCapabilities;
+}
+
+export interface RunCompletedNotification {
+  /**
+   * The run.
+   */
+  runId: string;
+  /**
+   * Its session.
+   */
+  sessionId: string;
+  /**
+   * Per-run sequence number; always the run's last.
+   */
+  seq: number;
+  /**
+   * How the run ended.
+   */
+  status: 'complete' | 'interrupted' | 'error';
+  /**
+   * The outcome, unless status is error.
+   */
+  result: RunOutput | null;
+  /**
+   * Why it failed, when status is error.
+   */
+  error: RunError | null;
+}
+
+export interface RunDeltaNotification {
+  /**
+   * The run.
+   */
+  runId: string;
+  /**
+   * Its session.
+   */
+  sessionId: string;
+  /**
+   * Per-run sequence number.
+   */
+  seq: number;
+  /**
+   * The next piece of assistant text.
+   */
+  text: string;
+}
+
+export interface RunError {
+  /**
+   * Stable snake_case error type, e.g. worker_crashed or agent_error.
+   */
+  type: string;
+  /**
+   * Human-readable detail.
+   */
+  message: string;
+}
+
+export interface RunEventNotification {
+  /**
+   * The run.
+   */
+  runId: string;
+  /**
+   * Its session.
+   */
+  sessionId: string;
+  /**
+   * Per-run sequence number.
+   */
+  seq: number;
+  /**
+   * The event: an object with a string type; see protocol.md.
+   */
+  event: {
+    [k: string]: unknown;
+  };
+}
+
+export interface RunInterruptResult {
+  /**
+   * False when the run had already finished.
+   */
+  interrupted: boolean;
+}
+
+export interface RunOutput {
+  /**
+   * The assistant's final text.
+   */
+  finalResponse: string | null;
+  /**
+   * Messages in the conversation after the run.
+   */
+  messageCount: number;
+  /**
+   * Model calls made during the run.
+   */
+  apiCalls: number | null;
+}
+
+export interface RunResultResult {
+  /**
+   * The run.
+   */
+  runId: string;
+  /**
+   * Its session.
+   */
+  sessionId: string;
+  /**
+   * Where it is.
+   */
+  status: 'running' | 'complete' | 'interrupted' | 'error';
+  /**
+   * Set once the run has finished without error.
+   */
+  result: RunOutput | null;
+  /**
+   * Set when status is error.
+   */
+  error: RunError | null;
+}
+
+export interface RunStartParams {
+  /**
+   * The user's message for this turn.
+   */
+  message: string;
+  /**
+   * Session to continue or create; a new id when absent.
+   */
+  sessionId?: string | null;
+  /**
+   * Hermes profile; default when absent.
+   */
+  profile?: string | null;
+  /**
+   * Run in a separate worker process of the profile.
+   */
+  workerKey?: string | null;
+  /**
+   * Extra system instructions for this session.
+   */
+  instructions?: string | null;
+  /**
+   * OpenAI-style messages to use as the history instead of the session's own.
+   */
+  conversationHistory?:
+    | {
+        [k: string]: unknown;
+      }[]
+    | null;
+  /**
+   * Model for a new session (profile default otherwise).
+   */
+  model?: string | null;
+  /**
+   * Provider for a new session (profile default otherwise).
+   */
+  provider?: string | null;
+  /**
+   * Working directory for the session's tools.
+   */
+  workspace?: string | null;
+  /**
+   * Where the message came from, stored with the session.
+   */
+  source?: string | null;
+}
+
+export interface RunStartResult {
+  /**
+   * The new run.
+   */
+  runId: string;
+  /**
+   * The session it runs in.
+   */
+  sessionId: string;
+}
+
+export interface RunStartedNotification {
+  /**
+   * The run.
+   */
+  runId: string;
+  /**
+   * Its session.
+   */
+  sessionId: string;
+  /**
+   * Per-run sequence number: 1, 2, 3 ... without gaps.
+   */
+  seq: number;
+  /**
+   * The profile it runs under.
+   */
+  profile: string;
+  /**
+   * The model the agent uses.
+   */
+  model: string | null;
+}
+
+export interface RunTarget {
+  /**
+   * The run.
+   */
+  runId: string;
+}
+
+export interface ServerCapabilities {
+  /**
+   * Every request and notification method the host may send.
+   */
+  methods: string[];
+  /**
+   * Every notification method the server may send.
+   */
+  notifications: string[];
+  /**
+   * The largest frame body the server accepts.
+   */
+  maxBodyBytes: number;
+}
+
+export interface ServerInfo {
+  /**
+   * Always hermes-stdio.
+   */
+  name: string;
+  /**
+   * The hermes-stdio package version.
+   */
+  version: string;
+}
+
+export interface SessionDestroyResult {
+  /**
+   * False when the session was not loaded.
+   */
+  destroyed: boolean;
+}
+
+export interface SessionInfo {
+  /**
+   * The session id.
+   */
+  sessionId: string;
+  /**
+   * Whether a worker holds the session in memory.
+   */
+  loaded: boolean;
+  /**
+   * Whether a run is in progress.
+   */
+  running: boolean;
+  /**
+   * The run in progress, if any.
+   */
+  runId: string | null;
+  /**
+   * The profile that owns the session.
+   */
+  profile: string | null;
+  /**
+   * The session's model, once its agent is built.
+   */
+  model: string | null;
+  /**
+   * Messages in the session's conversation so far.
+   */
+  messageCount: number | null;
+  /**
+   * When the session last started a run (ms since epoch).
+   */
+  lastUsedAt: number | null;
+}
+
+export interface SessionListParams {
+  /**
+   * Profile to list; default when absent.
+   */
+  profile?: string | null;
+  /**
+   * Worker isolation key.
+   */
+  workerKey?: string | null;
+}
+
+export interface SessionListResult {
+  /**
+   * Sessions loaded in that worker (never starts one).
+   */
+  sessions: SessionInfo[];
+}
+
+export interface SessionStatusParams {
+  /**
+   * The session to describe.
+   */
+  sessionId: string;
+  /**
+   * Profile to ask when the session is not routed yet.
+   */
+  profile?: string | null;
+  /**
+   * Worker isolation key.
+   */
+  workerKey?: string | null;
+  /**
+   * Only report a session already loaded: never start a worker for this.
+   */
+  ifLoaded?: boolean;
+}
+
+export interface SessionTarget {
+  /**
+   * The session.
+   */
+  sessionId: string;
+  /**
+   * Profile to ask when the session is not routed yet.
+   */
+  profile?: string | null;
+  /**
+   * Worker isolation key.
+   */
+  workerKey?: string | null;
+}
+
+export interface SupervisorStatusResult {
+  /**
+   * The supervisor's process id.
+   */
+  pid: number;
+  /**
+   * Milliseconds since the supervisor started.
+   */
+  uptimeMs: number;
+  /**
+   * The protocol version in use.
+   */
+  protocolVersion: number;
+  /**
+   * The Hermes home directory (the default profile).
+   */
+  hermesHome: string;
+  /**
+   * Every worker slot the supervisor knows.
+   */
+  workers: WorkerInfo[];
+}
+
+export interface WorkerExitedNotification {
+  /**
+   * The profile the worker served.
+   */
+  profile: string;
+  /**
+   * Its isolation key.
+   */
+  workerKey: string | null;
+  /**
+   * The process id that exited.
+   */
+  pid: number;
+  /**
+   * Exit status, or null when killed by a signal.
+   */
+  exitCode: number | null;
+  /**
+   * Signal name (e.g. SIGKILL) when killed by one.
+   */
+  signal: string | null;
+  /**
+   * True when the supervisor asked it to stop.
+   */
+  expected: boolean;
+}
+
+export interface WorkerInfo {
+  /**
+   * The Hermes profile the worker serves.
+   */
+  profile: string;
+  /**
+   * The isolation key; null for the profile's main worker.
+   */
+  workerKey: string | null;
+  /**
+   * OS process id; null when no process is running.
+   */
+  pid: number | null;
+  /**
+   * Lifecycle state.
+   */
+  state: 'starting' | 'ready' | 'stopping' | 'exited' | 'backoff';
+  /**
+   * Unexpected exits so far.
+   */
+  restarts: number;
+  /**
+   * When the current process started (ms since epoch).
+   */
+  startedAt: number | null;
+  /**
+   * When a request was last routed to it (ms since epoch).
+   */
+  lastUsedAt: number;
+  /**
+   * Sessions loaded in the worker, as routed by the supervisor.
+   */
+  sessions: number;
+  /**
+   * Runs in flight in the worker.
+   */
+  runningRuns: number;
+}
+
+export interface WorkerReadyNotification {
+  /**
+   * Worker protocol version; must equal the supervisor's.
+   */
+  protocolVersion: number;
+  /**
+   * Worker process id.
+   */
+  pid: number;
+  /**
+   * The profile it serves.
+   */
+  profile: string;
+  /**
+   * The Python executable running the worker.
+   */
+  python: string;
+}
+
+export interface WorkerRestartResult {
+  /**
+   * The worker after the restart.
+   */
+  worker: WorkerInfo;
+}
+
+export interface WorkerTarget {
+  /**
+   * Profile name; null or absent means default.
+   */
+  profile?: string | null;
+  /**
+   * Isolation key for a separate worker process.
+   */
+  workerKey?: string | null;
+}
+
+// ---- Inline method types (x-methods / x-notifications without a $ref) ----
+
+export type ShutdownResult = null;
+
+// ---- Method maps ----
+
+/** Requests the host sends to the server (x-methods, kind "request"). */
+export interface HostRequests {
+  /** Opens the session; must be the first request. */
+  'initialize': { params: InitializeParams; result: InitializeResult };
+  /** Ask a running run to stop; it ends with run/completed status interrupted. */
+  'run/interrupt': { params: RunTarget; result: RunInterruptResult };
+  /** A run's status and result; finished runs are kept for a bounded time and count. */
+  'run/result': { params: RunTarget; result: RunResultResult };
+  /** Start a turn; answered at once, then the run's notifications follow. */
+  'run/start': { params: RunStartParams; result: RunStartResult };
+  /** Interrupt any run and forget a loaded session (its history stays in the DB). */
+  'session/destroy': { params: SessionTarget; result: SessionDestroyResult };
+  /** Sessions loaded in a profile's worker; never starts a worker. */
+  'session/list': { params: SessionListParams; result: SessionListResult };
+  /** Describe a session; with ifLoaded it never starts a worker. */
+  'session/status': { params: SessionStatusParams; result: SessionInfo };
+  /** Stops every worker; then only exit is accepted. */
+  'shutdown': { params: EmptyParams; result: ShutdownResult };
+  /** Supervisor and worker health, without touching any worker. */
+  'supervisor/status': { params: EmptyParams; result: SupervisorStatusResult };
+  /** Stop a profile's worker (gracefully), clear its crash back-off and start it again. */
+  'worker/restart': { params: WorkerTarget; result: WorkerRestartResult };
+}
+
+/** Notifications the host sends to the server (x-methods, kind "notification"); values are params. */
+export interface HostNotifications {
+  /** Cancel a pending request; it is answered with request_cancelled. */
+  '$/cancelRequest': CancelParams;
+  /** Exit now: code 0 after shutdown, 1 otherwise. */
+  'exit': EmptyParams;
+  /** The host got the initialize result. */
+  'initialized': EmptyParams;
+}
+
+/** Notifications the server sends to the host (x-notifications); values are params. */
+export interface ServerNotifications {
+  /** The run ended; exactly one per started run, always its last. */
+  'run/completed': RunCompletedNotification;
+  /** Assistant text, streamed as the model produces it. */
+  'run/delta': RunDeltaNotification;
+  /** Tool, status, reasoning and other agent activity. */
+  'run/event': RunEventNotification;
+  /** The run's agent is ready and the turn begins. */
+  'run/started': RunStartedNotification;
+  /** A worker process exited. */
+  'worker/exited': WorkerExitedNotification;
+}
+
+export type HostRequestMethod = keyof HostRequests;
+export type HostNotificationMethod = keyof HostNotifications;
+export type ServerNotificationMethod = keyof ServerNotifications;
+
+export const HOST_REQUEST_METHODS: readonly HostRequestMethod[] = [
+  'initialize',
+  'run/interrupt',
+  'run/result',
+  'run/start',
+  'session/destroy',
+  'session/list',
+  'session/status',
+  'shutdown',
+  'supervisor/status',
+  'worker/restart',
+];
+export const HOST_NOTIFICATION_METHODS: readonly HostNotificationMethod[] = [
+  '$/cancelRequest',
+  'exit',
+  'initialized',
+];
+export const SERVER_NOTIFICATION_METHODS: readonly ServerNotificationMethod[] = [
+  'run/completed',
+  'run/delta',
+  'run/event',
+  'run/started',
+  'worker/exited',
+];

@@ -1,0 +1,135 @@
+// (2) End to end against the REAL supervisor ($HERMES_STDIO_BIN, else the repo's .venv).
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+
+import { HermesStdioClient, HermesStdioError, PROTOCOL_VERSION } from '../dist/index.js';
+import { hermesBin, hermesPython, offlineEnv, run, startScriptedLLM } from './support/helpers.mjs';
+
+const haveBin = existsSync(hermesBin);
+if (!haveBin) console.warn(`# ${hermesBin} not found: set HERMES_STDIO_BIN`);
+
+describe('hermes-stdio supervisor', { skip: !haveBin && `no ${hermesBin}`, timeout: 60_000 }, () => {
+  let root;
+  before(async () => {
+    root = await mkdtemp(path.join(tmpdir(), 'hermes-node-e2e-'));
+  });
+  after(async () => {
+    await rm(root, { recursive: true, force: true });
+  });
+
+  test('initialize, supervisor/status, invalid params, shutdown → exit 0', async () => {
+    const home = path.join(root, 'empty-home');
+    const client = await HermesStdioClient.spawn({ command: hermesBin, env: offlineEnv(home) });
+    try {
+      const init = await client.initialize({ name: 'node-test', version: '0.0.0' });
+      assert.equal(init.protocolVersion, PROTOCOL_VERSION);
+      assert.equal(init.serverInfo.name, 'hermes-stdio');
+      assert.ok(init.capabilities.methods.includes('supervisor/status'));
+
+      const status = await client.request('supervisor/status');
+      assert.equal(status.pid, client.process.pid);
+      assert.equal(status.protocolVersion, PROTOCOL_VERSION);
+      assert.equal(status.hermesHome, home);
+      assert.ok(Array.isArray(status.workers));
+
+      await assert.rejects(client.requestUntyped('session/status', { sessionId: 42 }), (err) => {
+        assert.ok(err instanceof HermesStdioError, `not a HermesStdioError: ${err}`);
+        assert.equal(err.code, -32602);
+        assert.equal(err.data.type, 'invalid_params');
+        assert.equal(err.method, 'session/status');
+        return true;
+      });
+      await assert.rejects(client.requestUntyped('no/such', {}), { code: -32601, data: { type: 'method_not_found', method: 'no/such' } });
+
+      // The connection is still fine after errors.
+      assert.equal((await client.request('supervisor/status')).pid, client.process.pid);
+
+      const exit = await client.shutdown({ timeoutMs: 15_000 });
+      assert.deepEqual(exit, { code: 0, signal: null });
+      assert.equal(client.isClosed, true);
+      await assert.rejects(client.request('supervisor/status'), { data: { type: 'connection_closed' } });
+    } finally {
+      await client.dispose();
+    }
+  });
+
+  test('spawning a missing command fails with spawn_failed', async () => {
+    await assert.rejects(HermesStdioClient.spawn({ command: path.join(root, 'does-not-exist') }), {
+      name: 'HermesStdioError',
+      data: { type: 'spawn_failed' },
+    });
+  });
+
+  test('a process that dies rejects pending requests with connection_closed', async () => {
+    const client = await HermesStdioClient.spawn({ command: hermesBin, env: offlineEnv(path.join(root, 'h2')) });
+    await client.initialize({ name: 'node-test' });
+    client.kill('SIGKILL');
+    await assert.rejects(client.request('supervisor/status'), { data: { type: 'connection_closed' } });
+    await client.dispose();
+  });
+
+  const python = hermesPython();
+  test('a streamed run against the scripted LLM', { skip: !python && 'no python for the scripted LLM', timeout: 120_000 }, async () => {
+    const reply = 'Hello from the scripted model';
+    const llm = await startScriptedLLM(python, reply);
+    let client;
+    try {
+      const made = await run(python, [
+        '-c',
+        'import sys, pathlib; from hermes_stdio.testing.home import make_home; print(make_home(pathlib.Path(sys.argv[1]), sys.argv[2]))',
+        path.join(root, 'run'),
+        `http://127.0.0.1:${llm.port}/v1`,
+      ]);
+      assert.equal(made.code, 0, made.stderr);
+      const home = made.stdout.trim();
+      client = await HermesStdioClient.spawn({ command: hermesBin, env: offlineEnv(home) });
+      await client.initialize({ name: 'node-test' });
+
+      const seen = [];
+      const sub = client.onNotification('run/completed', (n) => seen.push(n.runId));
+      const deltas = [];
+      const run1 = await client.runToCompletion(
+        { message: 'Say hello', source: 'node-test' },
+        { onDelta: (d) => deltas.push(d.text), timeoutMs: 90_000 },
+      );
+      sub.dispose();
+      assert.equal(run1.completed.status, 'complete', `${JSON.stringify(run1.completed)}\nstderr:\n${client.stderrTail}`);
+      assert.equal(run1.text, reply);
+      assert.deepEqual(deltas.join(''), reply);
+      assert.equal(run1.started?.runId, run1.runId);
+      assert.equal(run1.completed.result?.finalResponse, reply);
+      assert.deepEqual(seen, [run1.runId]);
+      const seqs = [run1.started.seq, ...run1.deltas.map((d) => d.seq), ...run1.events.map((e) => e.seq), run1.completed.seq].sort((a, b) => a - b);
+      assert.deepEqual(seqs, seqs.map((_, i) => i + 1), 'seq is 1..n without gaps');
+
+      const res = await client.request('run/result', { runId: run1.runId });
+      assert.equal(res.status, 'complete');
+
+      // A second turn in the same session, via startRun + collectRun-style ids.
+      const ids = await client.startRun({ message: 'Again', sessionId: run1.sessionId });
+      assert.equal(ids.sessionId, run1.sessionId);
+      assert.deepEqual(Object.keys(ids).sort(), ['runId', 'sessionId']);
+      const res2 = await poll(() => client.request('run/result', { runId: ids.runId }), (r) => r.status !== 'running');
+      assert.equal(res2.status, 'complete', `${JSON.stringify(res2)}\nstderr:\n${client.stderrTail}`);
+
+      assert.deepEqual(await client.shutdown({ timeoutMs: 30_000 }), { code: 0, signal: null });
+    } finally {
+      await client?.dispose();
+      await llm.stop();
+    }
+  });
+});
+
+async function poll(fn, done, timeoutMs = 60_000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn();
+    if (done(v)) return v;
+    if (Date.now() > deadline) throw new Error(`poll timed out; last value ${JSON.stringify(v)}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}

@@ -1,0 +1,83 @@
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const pkgRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+export const repoRoot = path.resolve(pkgRoot, '../..');
+export const schemaPath =
+  process.env.HERMES_STDIO_SCHEMA || path.join(repoRoot, 'hermes_stdio/protocol/schema.json');
+
+/** The real supervisor: $HERMES_STDIO_BIN, else the repo's virtualenv. */
+export const hermesBin = process.env.HERMES_STDIO_BIN || path.join(repoRoot, '.venv/bin/hermes-stdio');
+
+/** A Python with hermes_stdio importable (for the scripted LLM): $HERMES_STDIO_PYTHON, else next to the binary. */
+export function hermesPython() {
+  if (process.env.HERMES_STDIO_PYTHON) return process.env.HERMES_STDIO_PYTHON;
+  const sibling = path.join(path.dirname(hermesBin), 'python');
+  return existsSync(sibling) ? sibling : null;
+}
+
+/** Environment for the supervisor, like hermes_stdio.testing.home.offline_env(). */
+export function offlineEnv(home) {
+  const env = {};
+  for (const [k, v] of Object.entries(process.env)) {
+    if (!k.startsWith('HERMES_') && !k.startsWith('TERMINAL_')) env[k] = v;
+  }
+  return { ...env, HERMES_HOME: home, TIRITH_ENABLED: '0', HERMES_DISABLE_LAZY_INSTALLS: '1', NO_PROXY: '*' };
+}
+
+/** Run a command to completion; resolves {code, stdout, stderr}. */
+export function run(cmd, args, opts = {}) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], ...opts });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d) => (stderr += d));
+    child.once('error', reject);
+    child.once('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/**
+ * Start `python -m hermes_stdio.testing.llm_server --port 0`; resolves {port, stop()} once it
+ * has printed its port.
+ */
+export function startScriptedLLM(python, text) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(python, ['-m', 'hermes_stdio.testing.llm_server', '--port', '0', '--text', text], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    let err = '';
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`scripted LLM did not print its port in time; stderr: ${err}`));
+    }, 15_000);
+    child.stderr.setEncoding('utf8').on('data', (d) => (err += d));
+    child.stdout.setEncoding('utf8').on('data', (d) => {
+      out += d;
+      const m = /^(\d+)\s*$/m.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        const exited = new Promise((r) => child.once('exit', r));
+        resolve({
+          port: Number(m[1]),
+          stop: async () => {
+            if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+            await exited;
+          },
+        });
+      }
+    });
+    child.once('error', (e) => {
+      clearTimeout(timer);
+      reject(e);
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`scripted LLM exited early (code ${code}); stderr: ${err}`));
+    });
+  });
+}

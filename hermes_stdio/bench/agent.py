@@ -1,0 +1,272 @@
+"""Real-agent measurements: hermes-stdio, the agent in-process, and tui_gateway.
+
+Contract:
+- Every peer runs the same hermes-agent against the same ``ScriptedLLM``.
+  Latency = the LLM's flush of token chunk i (``on_chunk_sent``) -> the
+  host's receipt of the delta carrying it (in-process: the agent callback).
+  Throughput = chunks received / (last receipt - first chunk sent).
+- ``real_supervisor(ctx)`` returns a live ``Live`` (client + result dict)
+  after cold start, warm starts, latency, throughput and memory over
+  ``Config.short_runs`` short runs; the caller measures idle and closes it.
+- ``tui_gateway(ctx)`` likewise for ``python -m tui_gateway.entry`` (fresh
+  session per turn: its busy-input policy would otherwise queue the next
+  prompt as an interruption); ``in_process(ctx)`` runs and closes its child.
+- A failing peer raises; the caller records the error and goes on.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from .client import FramedClient, LineClient, RpcFailed, Stream
+from .common import Ctx
+from .stats import rss_mb, summary
+
+
+@dataclass
+class Live:
+    client: FramedClient | LineClient
+    result: dict[str, Any]
+    pids: list[int] = field(default_factory=list)
+
+
+def _token_latency(ctx: Ctx, received: dict[int, int]) -> dict[str, Any]:
+    sent = ctx.sent()
+    samples = [received[i] - t for i, t in sent.items() if i in received]
+    return {**summary(samples), "lost": len(sent) - len(samples)}
+
+
+def _token_rate(ctx: Ctx, received: dict[int, int], expected: int) -> dict[str, Any]:
+    sent = ctx.sent()
+    if not received or not sent:
+        return {"deltas": len(received), "lost": expected - len(received)}
+    span = (max(received.values()) - min(sent.values())) / 1e9
+    return {
+        "deltas": len(received),
+        "lost": expected - len(received),
+        "deltas_per_s": round(len(received) / span) if span > 0 else None,
+        "seconds": round(span, 3),
+    }
+
+
+# --- hermes-stdio ------------------------------------------------------------
+
+
+class _Runner:
+    def __init__(self, ctx: Ctx, client: FramedClient) -> None:
+        self.ctx, self.client = ctx, client
+        self.busy_retries = 0
+
+    def run(self, sid: str, mode: str = "tokens", message: str = "hi") -> tuple[Stream, int]:
+        """One turn in session ``sid``; returns the stream and the run/start send time."""
+        timeout = self.ctx.config.timeout
+        stream = self.client.watch(sid, Stream(mode))
+        params = {"message": message, "sessionId": sid, "conversationHistory": []}
+        for attempt in range(3):
+            t0 = time.monotonic_ns()
+            try:
+                self.client.request("run/start", params, timeout)
+                break
+            except RpcFailed as exc:
+                # A host that starts the next turn right after run/completed can race
+                # the worker releasing the session; counted, then retried at once.
+                if "session_busy" not in str(exc) or attempt == 2:
+                    raise
+                self.busy_retries += 1
+        stream.wait_done(timeout)
+        return stream, t0
+
+
+def real_supervisor(ctx: Ctx) -> Live:
+    cfg = ctx.config
+    ctx.reply_ok()
+    client = ctx.supervisor("supervisor-real", synthetic=False)
+    res: dict[str, Any] = {}
+    live = Live(client, res, [client.pid])
+    client.request("initialize", {"protocolVersion": 1, "clientInfo": {"name": "bench"}})
+    res["initialize_ms"] = round((time.monotonic_ns() - client.spawned_ns) / 1e6, 2)
+    client.notify("initialized", {})
+    mem: dict[str, Any] = {"supervisor_start_mb": rss_mb(client.pid)}
+    runner = _Runner(ctx, client)
+
+    cold, t0 = runner.run("real-cold", "count")
+    res["cold_first_delta_ms"] = round((cold.first_ns - t0) / 1e6, 1)
+    workers = client.request("supervisor/status", {}, cfg.timeout)["workers"]
+    worker_pid = int(workers[0]["pid"])
+    live.pids.append(worker_pid)
+    warm, t0 = runner.run("real-warm-worker", "count")
+    res["warm_worker_first_delta_ms"] = round((warm.first_ns - t0) / 1e6, 1)
+    again, t0 = runner.run("real-warm-worker", "count")
+    res["warm_session_first_delta_ms"] = round((again.first_ns - t0) / 1e6, 1)
+    # A second profile: a cold worker while another is warm (hermes not pre-imported).
+    other, t0 = ctx_run_profile(runner, "real-cold-bench2")
+    res["cold_second_profile_first_delta_ms"] = round((other.first_ns - t0) / 1e6, 1)
+    workers = client.request("supervisor/status", {}, cfg.timeout)["workers"]
+    live.pids.extend(int(w["pid"]) for w in workers if w.get("pid") and w["pid"] != worker_pid)
+    mem["worker_after_1_run_mb"] = rss_mb(worker_pid)
+    mem["supervisor_after_1_run_mb"] = rss_mb(client.pid)
+
+    ctx.arm_chunks(cfg.real_latency_chunks, cfg.real_chunk_delay_ms)
+    lat, _ = runner.run("real-lat")
+    res["latency"] = _token_latency(ctx, lat.token_ns)
+    ctx.arm_chunks(cfg.real_tp_chunks, 0)
+    tp, _ = runner.run("real-tp")
+    res["throughput"] = _token_rate(ctx, tp.token_ns, cfg.real_tp_chunks)
+    res["throughput"]["wire_bytes_per_delta"] = round(tp.wire_bytes / max(1, tp.frames), 1)
+
+    ctx.reply_ok()
+    series: list[tuple[int, float | None, float | None]] = []
+    step = max(1, cfg.short_runs // 10)
+    for i in range(1, cfg.short_runs + 1):
+        runner.run(f"real-short-{i % 2}", "count")
+        if i % step == 0 or i == cfg.short_runs:
+            series.append((i, rss_mb(worker_pid), rss_mb(client.pid)))
+    mem["short_runs"] = cfg.short_runs
+    mem["worker_after_n_mb"] = series[-1][1]
+    mem["supervisor_after_n_mb"] = series[-1][2]
+    w1, wn = mem["worker_after_1_run_mb"], mem["worker_after_n_mb"]
+    first_sample = series[0][1]
+    mem["worker_growth_mb"] = round(wn - w1, 2) if wn is not None and w1 is not None else None
+    mem["worker_growth_after_first_10pct_mb"] = (
+        round(wn - first_sample, 2) if wn is not None and first_sample is not None else None
+    )
+    mem["series"] = series
+    mem["worker_start_mb_note"] = "worker RSS at ready is racy (hermes preloads in background)"
+    res["memory"] = mem
+    res["session_busy_retries"] = runner.busy_retries
+    return live
+
+
+def ctx_run_profile(runner: _Runner, sid: str) -> tuple[Stream, int]:
+    timeout = runner.ctx.config.timeout
+    stream = runner.client.watch(sid, Stream("count"))
+    t0 = time.monotonic_ns()
+    runner.client.request(
+        "run/start", {"message": "hi", "sessionId": sid, "profile": "bench2"}, timeout
+    )
+    stream.wait_done(timeout)
+    return stream, t0
+
+
+# --- in-process --------------------------------------------------------------
+
+
+def in_process(ctx: Ctx) -> dict[str, Any]:
+    cfg = ctx.config
+    ctx.reply_ok()
+    log = ctx.log("in-process").open("ab")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "hermes_stdio.bench.inproc"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=log,
+        env=ctx.env,
+        start_new_session=True,
+    )
+    lines: queue.Queue[bytes] = queue.Queue()
+    assert proc.stdout is not None and proc.stdin is not None
+    stdout, stdin = proc.stdout, proc.stdin
+
+    def read() -> None:
+        for line in iter(stdout.readline, b""):
+            lines.put(line)
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+
+    def answer() -> dict[str, Any]:
+        try:
+            data: dict[str, Any] = json.loads(lines.get(timeout=cfg.timeout))
+        except queue.Empty:
+            raise TimeoutError("in-process agent did not answer") from None
+        return data
+
+    def turn() -> dict[int, int]:
+        stdin.write(json.dumps({"message": "hi"}).encode() + b"\n")
+        stdin.flush()
+        reply = answer()
+        if reply.get("error"):
+            raise RuntimeError(f"in-process turn failed: {reply['error']}")
+        received: dict[int, int] = {}
+        for t_ns, text in reply["deltas"]:
+            for part in text.split(";"):
+                if part.startswith("t") and part[1:].isdigit():
+                    received.setdefault(int(part[1:]), t_ns)
+        return received
+
+    try:
+        answer()  # ready
+        turn()  # warm-up
+        ctx.arm_chunks(cfg.real_latency_chunks, cfg.real_chunk_delay_ms)
+        lat = _token_latency(ctx, turn())
+        ctx.arm_chunks(cfg.real_tp_chunks, 0)
+        tp = _token_rate(ctx, turn(), cfg.real_tp_chunks)
+        return {"latency": lat, "throughput": tp, "rss_mb": rss_mb(proc.pid)}
+    finally:
+        ctx.reply_ok()
+        stdin.close()
+        try:
+            proc.wait(20)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, 9)
+            proc.wait(5)
+        log.close()
+
+
+# --- tui_gateway -------------------------------------------------------------
+
+
+def _tui_turn(ctx: Ctx, client: LineClient, mode: str = "tokens") -> tuple[Stream, int, str]:
+    timeout = ctx.config.timeout
+    created = client.request("session.create", {"cols": 80}, timeout)
+    sid = str(created["session_id"])
+    stream = client.watch(sid, Stream(mode))
+    t0 = time.monotonic_ns()
+    client.request("prompt.submit", {"session_id": sid, "text": "hi"}, timeout)
+    stream.wait_done(timeout)
+    if stream.completion is not None and stream.completion.get("type") == "error":
+        raise RuntimeError(f"tui_gateway turn failed: {stream.completion}")
+    return stream, t0, sid
+
+
+def tui_gateway(ctx: Ctx) -> Live:
+    cfg = ctx.config
+    ctx.reply_ok()
+    client = LineClient(
+        [sys.executable, "-m", "tui_gateway.entry"], ctx.env, ctx.log("tui-gateway")
+    )
+    client.keep_events = lambda m: (m.get("params") or {}).get("type") == "gateway.ready"
+    res: dict[str, Any] = {}
+    live = Live(client, res, [client.pid])
+    ready = client.wait_event(lambda _m: True, cfg.timeout)
+    res["ready_ms"] = round((ready - client.spawned_ns) / 1e6, 1)
+    res["rss_start_mb"] = rss_mb(client.pid)
+    cold, t0, sid = _tui_turn(ctx, client, "count")
+    res["cold_first_delta_ms"] = round((cold.first_ns - t0) / 1e6, 1)
+    warm, t0, _ = _tui_turn(ctx, client, "count")
+    res["warm_first_delta_ms"] = round((warm.first_ns - t0) / 1e6, 1)
+    samples: list[int] = []
+    for i in range(50 + cfg.rtt_calls):
+        t1 = time.monotonic_ns()
+        client.request("terminal.resize", {"session_id": sid, "cols": 80}, cfg.timeout)
+        if i >= 50:
+            samples.append(time.monotonic_ns() - t1)
+    res["rtt_terminal_resize"] = summary(samples)
+    ctx.arm_chunks(cfg.real_latency_chunks, cfg.real_chunk_delay_ms)
+    lat, _, _ = _tui_turn(ctx, client)
+    res["latency"] = _token_latency(ctx, lat.token_ns)
+    ctx.arm_chunks(cfg.real_tp_chunks, 0)
+    tp, _, _ = _tui_turn(ctx, client)
+    res["throughput"] = _token_rate(ctx, tp.token_ns, cfg.real_tp_chunks)
+    res["throughput"]["wire_bytes_per_delta"] = round(tp.wire_bytes / max(1, tp.frames), 1)
+    ctx.reply_ok()
+    res["rss_after_runs_mb"] = rss_mb(client.pid)
+    return live

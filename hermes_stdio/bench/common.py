@@ -1,0 +1,209 @@
+"""Shared benchmark setup: sizes, the temp Hermes home, and run helpers.
+
+Contract:
+- ``Config.quick()`` / ``Config.full()`` are the two sizes; every count used
+  by a measurement comes from the ``Config``.
+- ``Ctx`` owns the temporary Hermes home (two profiles: ``default`` and
+  ``bench2``), the offline environment, the one scripted LLM (its own
+  process, ``llm_proc``, on 127.0.0.1) and the log directory.
+  ``Ctx.arm_chunks()`` scripts the next replies and resets the record of
+  when each token chunk was flushed; ``Ctx.sent()`` fetches that record.
+- ``run_framed`` starts one stream on a framed client (``run/start`` on the
+  supervisor, ``stream`` on the raw-pipe process) and waits for its
+  completion; ``rate`` turns a finished stream into throughput numbers.
+  All waits are bounded by ``Config.timeout``.
+"""
+
+from __future__ import annotations
+
+import json
+import queue
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..testing.home import make_home, offline_env
+from .client import FramedClient, Stream
+
+PROFILE2 = "bench2"
+
+
+@dataclass
+class Config:
+    rtt_calls: int = 2000
+    latency_count: int = 1000  # deltas per session in latency runs
+    latency_interval_ms: int = 5
+    sessions: int = 16
+    tp_small: int = 50000
+    tp_large: int = 5000
+    real_latency_chunks: int = 1000
+    real_chunk_delay_ms: float = 2.0
+    real_tp_chunks: int = 5000
+    short_runs: int = 1000
+    idle_seconds: float = 30.0
+    timeout: float = 120.0
+    quick: bool = False
+
+    @classmethod
+    def full(cls) -> Config:
+        return cls()
+
+    @classmethod
+    def quick_(cls) -> Config:
+        return cls(
+            rtt_calls=1000,
+            latency_count=200,
+            tp_small=10000,
+            tp_large=1000,
+            real_latency_chunks=200,
+            real_tp_chunks=1000,
+            short_runs=100,
+            idle_seconds=5.0,
+            quick=True,
+        )
+
+    @classmethod
+    def tiny(cls) -> Config:
+        """For the smoke test: every measurement runs, with minimal counts."""
+        return cls(
+            rtt_calls=20,
+            latency_count=10,
+            latency_interval_ms=1,
+            sessions=4,
+            tp_small=200,
+            tp_large=20,
+            real_latency_chunks=10,
+            real_chunk_delay_ms=1.0,
+            real_tp_chunks=50,
+            short_runs=3,
+            idle_seconds=0.5,
+            timeout=60.0,
+            quick=True,
+        )
+
+
+class Ctx:
+    def __init__(self, root: Path, config: Config) -> None:
+        self.root = root
+        self.config = config
+        self.logs = root / "logs"
+        self.logs.mkdir(parents=True, exist_ok=True)
+        self._llm_log = self.log("scripted-llm").open("ab")
+        self._llm = subprocess.Popen(
+            [sys.executable, "-m", "hermes_stdio.bench.llm_proc"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self._llm_log,
+            start_new_session=True,
+        )
+        self._answers: queue.Queue[bytes] = queue.Queue()
+        threading.Thread(target=self._read_llm, name="llm-reader", daemon=True).start()
+        self.base_url = str(self._llm_answer()["base_url"])
+        self.home = make_home(root, self.base_url, profiles={PROFILE2: {}})
+        self.env = offline_env(self.home, {"PYTHONUNBUFFERED": "1"})
+
+    def _read_llm(self) -> None:
+        assert self._llm.stdout is not None
+        for line in iter(self._llm.stdout.readline, b""):
+            self._answers.put(line)
+
+    def _llm_answer(self) -> dict[str, Any]:
+        try:
+            answer: dict[str, Any] = json.loads(self._answers.get(timeout=30))
+        except queue.Empty:
+            raise TimeoutError("scripted LLM process did not answer") from None
+        return answer
+
+    def _llm_cmd(self, **cmd: Any) -> dict[str, Any]:
+        assert self._llm.stdin is not None
+        self._llm.stdin.write(json.dumps(cmd).encode() + b"\n")
+        self._llm.stdin.flush()
+        return self._llm_answer()
+
+    def arm_chunks(self, count: int, delay_ms: float) -> None:
+        """Every following LLM call streams ``count`` token chunks ``delay_ms`` apart."""
+        self._llm_cmd(cmd="arm", count=count, delay_ms=delay_ms)
+
+    def reply_ok(self) -> None:
+        self._llm_cmd(cmd="ok")
+
+    def sent(self) -> dict[int, int]:
+        """When the LLM flushed each token chunk since the last ``arm_chunks``."""
+        return {int(k): int(v) for k, v in self._llm_cmd(cmd="sent")["sent"].items()}
+
+    def log(self, name: str) -> Path:
+        return self.logs / f"{name}.log"
+
+    def supervisor(self, name: str, synthetic: bool) -> FramedClient:
+        argv = [sys.executable, "-m", "hermes_stdio", "--hermes-home", str(self.home)]
+        if synthetic:
+            # The wrapper passes --synthetic-agent to every worker even if the
+            # supervisor does not forward its own flag to workers.
+            wrapper = self.root / "synthetic-python"
+            wrapper.write_text(f'#!/bin/sh\nexec {sys.executable} "$@" --synthetic-agent\n')
+            wrapper.chmod(0o755)
+            argv += ["--synthetic-agent", "--agent-python", str(wrapper)]
+        return FramedClient(argv, self.env, self.log(name))
+
+    def close(self) -> None:
+        if self._llm.stdin is not None:
+            self._llm.stdin.close()
+        try:
+            self._llm.wait(10)
+        except subprocess.TimeoutExpired:
+            self._llm.kill()
+            self._llm.wait(5)
+        self._llm_log.close()
+
+
+def bench_message(count: int, size: int, interval_ms: int) -> str:
+    return f"bench count={count} size={size} interval_ms={interval_ms}"
+
+
+def start_params(
+    client_kind: str, session_id: str, count: int, size: int, interval_ms: int, profile: str | None
+) -> tuple[str, dict[str, Any]]:
+    if client_kind == "pipe":
+        params = {"sessionId": session_id, "count": count, "size": size}
+        return "stream", {**params, "interval_ms": interval_ms}
+    params = {"message": bench_message(count, size, interval_ms), "sessionId": session_id}
+    if profile is not None:
+        params["profile"] = profile
+    return "run/start", params
+
+
+def run_framed(
+    client: FramedClient,
+    kind: str,
+    session_id: str,
+    count: int,
+    size: int,
+    interval_ms: int,
+    timeout: float,
+    profile: str | None = None,
+) -> tuple[Stream, int]:
+    """One synthetic stream, waited for; returns the stream and its send time."""
+    stream = client.watch(session_id, Stream("stamp", size))
+    method, params = start_params(kind, session_id, count, size, interval_ms, profile)
+    t0 = time.monotonic_ns()
+    client.request(method, params, timeout)
+    stream.wait_done(timeout)
+    return stream, t0
+
+
+def rate(stream: Stream, expected: int) -> dict[str, Any]:
+    span = (stream.last_ns - stream.first_ns) / 1e9
+    units = stream.units
+    return {
+        "deltas": units,
+        "lost": expected - units,
+        "frames": stream.frames,
+        "deltas_per_s": round((units - 1) / span) if span > 0 else None,
+        "mb_per_s": round(stream.text_bytes / span / 1e6, 2) if span > 0 else None,
+        "wire_bytes_per_delta": round(stream.wire_bytes / units, 1) if units else None,
+        "seconds": round(span, 3),
+    }

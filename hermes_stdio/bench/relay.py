@@ -1,0 +1,135 @@
+"""Wire measurements: the raw-pipe floor and the supervisor with synthetic workers.
+
+Contract:
+- ``raw_pipe(ctx)`` spawns ``echo.py`` and measures request round trips,
+  single-stream event latency and small/large throughput over a bare pipe.
+- ``synthetic(ctx)`` spawns ``hermes-stdio --synthetic-agent`` and measures,
+  with the same host code: ``supervisor/status`` and worker-routed
+  ``session/status`` round trips, event latency (stamp in the worker's agent
+  callback -> host receipt) for 1 session and for ``Config.sessions``
+  concurrent sessions split over two profiles, and throughput for 20 B and
+  4 KiB deltas. Both return plain JSON-able dicts; processes are always
+  closed. Round trips are sequential (one request in flight), after a
+  warm-up of 50 calls that is not counted.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from .client import FramedClient, Stream
+from .common import PROFILE2, Ctx, rate, run_framed, start_params
+from .stats import summary
+
+ECHO = str(Path(__file__).with_name("echo.py"))
+WARMUP = 50
+LARGE = 4096
+
+
+def _rtt(client: FramedClient, method: str, params: Any, calls: int, timeout: float) -> list[int]:
+    samples: list[int] = []
+    now = time.monotonic_ns
+    for i in range(WARMUP + calls):
+        t0 = now()
+        client.request(method, params, timeout)
+        if i >= WARMUP:
+            samples.append(now() - t0)
+    return samples
+
+
+def _throughput(ctx: Ctx, client: FramedClient, kind: str, tag: str) -> dict[str, Any]:
+    cfg = ctx.config
+    out: dict[str, Any] = {}
+    for label, count, size in (
+        ("small_20B", cfg.tp_small, 20),
+        ("large_4KiB", cfg.tp_large, LARGE),
+    ):
+        stream, _t0 = run_framed(client, kind, f"{tag}-tp-{label}", count, size, 0, cfg.timeout)
+        out[label] = rate(stream, count)
+    return out
+
+
+def raw_pipe(ctx: Ctx) -> dict[str, Any]:
+    cfg = ctx.config
+    client = FramedClient([sys.executable, ECHO], ctx.env, ctx.log("raw-pipe"))
+    try:
+        rtt = _rtt(client, "echo", {}, cfg.rtt_calls, cfg.timeout)
+        lat, _ = run_framed(
+            client, "pipe", "pipe-lat", cfg.latency_count, 20, cfg.latency_interval_ms, cfg.timeout
+        )
+        return {
+            "rtt_echo": summary(rtt),
+            "latency_1": {**summary(lat.latencies_ns), "lost": cfg.latency_count - lat.units},
+            "throughput": _throughput(ctx, client, "pipe", "pipe"),
+        }
+    finally:
+        client.close()
+
+
+def _concurrent(ctx: Ctx, client: FramedClient, sessions: int) -> dict[str, Any]:
+    cfg = ctx.config
+    streams: list[Stream] = []
+    pendings = []
+    for i in range(sessions):
+        sid = f"syn-lat{sessions}-{i}"
+        profile = PROFILE2 if i % 2 else None
+        stream = client.watch(sid, Stream("stamp", 20))
+        method, params = start_params(
+            "supervisor", sid, cfg.latency_count, 20, cfg.latency_interval_ms, profile
+        )
+        pendings.append(client.send(method, params))
+        streams.append(stream)
+    for pending in pendings:
+        if not pending.event.wait(cfg.timeout):
+            raise TimeoutError("run/start not answered")
+        assert pending.msg is not None and pending.msg.get("error") is None, pending.msg
+    for stream in streams:
+        stream.wait_done(cfg.timeout)
+    samples = [v for s in streams for v in s.latencies_ns]
+    expected = sessions * cfg.latency_count
+    statuses = sorted({str((s.completion or {}).get("status")) for s in streams})
+    return {**summary(samples), "lost": expected - len(samples), "statuses": statuses}
+
+
+def synthetic(ctx: Ctx) -> dict[str, Any]:
+    cfg = ctx.config
+    client = ctx.supervisor("supervisor-synthetic", synthetic=True)
+    try:
+        client.request("initialize", {"protocolVersion": 1, "clientInfo": {"name": "bench"}})
+        init_ms = (time.monotonic_ns() - client.spawned_ns) / 1e6
+        client.notify("initialized", {})
+        # Warm both profiles' workers (and create the session session/status asks about).
+        for profile in (None, PROFILE2):
+            warm, _ = run_framed(
+                client, "supervisor", f"syn-warm-{profile}", 10, 20, 0, cfg.timeout, profile
+            )
+            if warm.units != 10:
+                raise RuntimeError(f"workers are not running the synthetic agent: {warm.units}/10")
+        rtt_sup = _rtt(client, "supervisor/status", {}, cfg.rtt_calls, cfg.timeout)
+        rtt_sess = _rtt(
+            client, "session/status", {"sessionId": "syn-warm-None"}, cfg.rtt_calls, cfg.timeout
+        )
+        lat1, _ = run_framed(
+            client,
+            "supervisor",
+            "syn-lat1",
+            cfg.latency_count,
+            20,
+            cfg.latency_interval_ms,
+            cfg.timeout,
+        )
+        status = client.request("supervisor/status", {}, cfg.timeout)
+        return {
+            "initialize_ms": round(init_ms, 2),
+            "rtt_supervisor_status": summary(rtt_sup),
+            "rtt_session_status": summary(rtt_sess),
+            "latency_1": {**summary(lat1.latencies_ns), "lost": cfg.latency_count - lat1.units},
+            f"latency_{cfg.sessions}": _concurrent(ctx, client, cfg.sessions),
+            "throughput": _throughput(ctx, client, "supervisor", "syn"),
+            "workers": len(status.get("workers", [])),
+        }
+    finally:
+        client.close()

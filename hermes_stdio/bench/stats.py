@@ -1,0 +1,85 @@
+"""Summaries of samples and readings of /proc.
+
+Contract:
+- ``summary(ns_samples)`` gives ``{n, p50, p99, max, mean}`` in milliseconds
+  (nearest-rank percentiles); an empty sample gives ``{"n": 0}``.
+- ``rss_mb(pid)`` is VmRSS in MiB (None once the process is gone);
+  ``cpu_seconds(pid)`` is utime+stime of the whole process from
+  ``/proc/<pid>/stat``; ``ctx_switches(pid)`` sums voluntary and involuntary
+  context switches over every thread in ``/proc/<pid>/task`` (a thread that
+  exits in between is not counted, so deltas are a lower bound).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+_TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def percentile(sorted_values: Sequence[float], q: float) -> float:
+    if not sorted_values:
+        return float("nan")
+    rank = max(1, min(len(sorted_values), int(-(-q * len(sorted_values) // 1))))
+    return float(sorted_values[rank - 1])
+
+
+def summary(ns_samples: Iterable[int]) -> dict[str, Any]:
+    values = sorted(v / 1e6 for v in ns_samples)
+    if not values:
+        return {"n": 0}
+    return {
+        "n": len(values),
+        "p50": round(percentile(values, 0.50), 4),
+        "p99": round(percentile(values, 0.99), 4),
+        "max": round(values[-1], 4),
+        "mean": round(sum(values) / len(values), 4),
+    }
+
+
+def rss_mb(pid: int) -> float | None:
+    try:
+        with open(f"/proc/{pid}/status", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return round(int(line.split()[1]) / 1024, 2)
+    except OSError:
+        return None
+    return None
+
+
+def cpu_seconds(pid: int) -> float | None:
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii") as f:
+            stat = f.read()
+    except OSError:
+        return None
+    fields = stat[stat.rindex(")") + 2 :].split()
+    return (int(fields[11]) + int(fields[12])) / _TICKS  # utime, stime
+
+
+def ctx_switches(pid: int) -> dict[str, int] | None:
+    try:
+        tids = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return None
+    voluntary = involuntary = 0
+    for tid in tids:
+        try:
+            with open(f"/proc/{pid}/task/{tid}/status", encoding="ascii") as f:
+                for line in f:
+                    if line.startswith("voluntary_ctxt_switches:"):
+                        voluntary += int(line.split()[1])
+                    elif line.startswith("nonvoluntary_ctxt_switches:"):
+                        involuntary += int(line.split()[1])
+        except OSError:
+            continue
+    return {"voluntary": voluntary, "involuntary": involuntary, "threads": len(tids)}
+
+
+def ratio(a: float | None, b: float | None) -> float | None:
+    if a is None or b is None or b == 0 or a != a or b != b:
+        return None
+    return round(a / b, 3)

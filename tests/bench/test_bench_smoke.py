@@ -1,0 +1,68 @@
+"""Smoke test of ``hermes-stdio bench``: tiny sizes, JSON shape only.
+
+No timing assertions: goals are measured by the bench, never by tests.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from hermes_stdio.worker.synthetic import STAMP_BYTES, format_stamp, parse_params, parse_stamps
+
+pytestmark = pytest.mark.bench_smoke
+
+
+def test_stamps_round_trip_and_coalesce() -> None:
+    one, two = format_stamp(123, 32), format_stamp(456, 32)
+    assert len(one) == 32 and len(format_stamp(7, 5)) == STAMP_BYTES
+    assert parse_stamps(one + two, 32) == [123, 456]
+    assert parse_params("bench count=3 size=64 interval_ms=2") == {
+        "count": 3,
+        "size": 64,
+        "interval_ms": 2,
+    }
+    assert parse_params("hello") is None
+
+
+def test_bench_command_writes_json(tmp_path: Path) -> None:
+    out = tmp_path / "bench.json"
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "hermes_stdio",
+            "bench",
+            "--",  # until cli.py passes options after `bench` through
+            "--tiny",
+            "--only",
+            "raw_pipe,synthetic,idle",
+            "--idle-seconds",
+            "0.2",
+            "--out",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    assert "targets (issue 3)" in proc.stdout
+    data = json.loads(out.read_text())
+    assert data["errors"] == {}
+    for key in ("config", "machine", "raw_pipe", "synthetic", "idle", "targets"):
+        assert key in data
+    assert set(data["raw_pipe"]) >= {"rtt_echo", "latency_1", "throughput"}
+    syn = data["synthetic"]
+    sessions = data["config"]["sessions"]
+    for key in ("rtt_supervisor_status", "rtt_session_status", "latency_1", f"latency_{sessions}"):
+        assert set(syn[key]) >= {"n", "p50", "p99", "max"}, key
+    for size in ("small_20B", "large_4KiB"):
+        assert set(syn["throughput"][size]) >= {"deltas_per_s", "mb_per_s", "lost"}
+        assert syn["throughput"][size]["lost"] == 0
+    assert syn[f"latency_{sessions}"]["lost"] == 0
+    assert {"cpu_s", "seconds", "processes"} <= set(data["idle"])

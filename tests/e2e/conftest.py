@@ -1,0 +1,103 @@
+"""End-to-end fixtures: the real ``hermes-stdio`` binary, real workers, real hermes-agent,
+and the project's scripted LLM on 127.0.0.1.
+
+Every host started through ``start_host`` is checked at teardown: each notification it
+received must be a documented server notification whose params decode against the
+declared type, and the wire must have stayed well-framed.
+"""
+
+from __future__ import annotations
+
+import os
+import select
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from hermes_stdio.protocol import SERVER_NOTIFICATIONS, decode
+from hermes_stdio.testing.home import make_home, offline_env
+from hermes_stdio.testing.host import HostClient
+from hermes_stdio.testing.llm_server import ScriptedLLM
+from hermes_stdio.wire import Invalid, Notification
+
+BINARY = str(Path(sys.executable).with_name("hermes-stdio"))
+WORK_SECRET = "work-secret-value"
+DEFAULT_SECRET = "default-secret-value"
+
+
+@pytest.fixture(scope="session")
+def llm_server() -> Iterator[ScriptedLLM]:
+    with ScriptedLLM() as llm:
+        yield llm
+
+
+@pytest.fixture
+def llm(llm_server: ScriptedLLM) -> Iterator[ScriptedLLM]:
+    llm_server.clear()
+    yield llm_server
+    llm_server.clear()
+
+
+@pytest.fixture
+def home(tmp_path: Path, llm_server: ScriptedLLM) -> Path:
+    return make_home(
+        tmp_path,
+        llm_server.base_url,
+        profiles={"work": {"WORK_SECRET": WORK_SECRET}, "play": {}},
+        default_env={"DEFAULT_SECRET": DEFAULT_SECRET},
+    )
+
+
+def assert_wire_clean(host: HostClient) -> None:
+    assert not [line for line in host.stderr_lines if line.startswith("CLIENT FRAMING ERROR")]
+    for _, msg in host.received:
+        assert not isinstance(msg, Invalid), msg
+        if isinstance(msg, Notification):
+            spec = SERVER_NOTIFICATIONS.get(msg.method)
+            assert spec is not None, f"undocumented notification {msg.method}"
+            decode(spec.params, msg.params)
+
+
+StartHost = Callable[..., HostClient]
+
+
+@pytest.fixture
+def start_host(home: Path) -> Iterator[StartHost]:
+    hosts: list[HostClient] = []
+
+    def start(*args: str, env: dict[str, str] | None = None) -> HostClient:
+        host = HostClient(list(args), offline_env(home, env), command=[BINARY])
+        hosts.append(host)
+        return host
+
+    yield start
+    for host in hosts:
+        host.close()
+        assert_wire_clean(host)
+
+
+@pytest.fixture
+def host(start_host: StartHost) -> HostClient:
+    h = start_host()
+    h.initialize()
+    return h
+
+
+def wait_gone(pid: int, timeout: float) -> bool:
+    """True once ``pid`` has exited (bounded; uses a pidfd, no polling)."""
+    try:
+        fd = os.pidfd_open(pid)
+    except ProcessLookupError:
+        return True
+    try:
+        ready, _, _ = select.select([fd], [], [], timeout)
+        return bool(ready)
+    finally:
+        os.close(fd)
+
+
+def worker_pids(host: HostClient) -> dict[tuple[str, str | None], int]:
+    status = host.request("supervisor/status")
+    return {(w["profile"], w["workerKey"]): w["pid"] for w in status["workers"] if w["pid"]}

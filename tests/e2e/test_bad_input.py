@@ -1,0 +1,135 @@
+"""Bad input through the real binary: a clear JSON-RPC error, and the server keeps serving."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from hermes_stdio.testing.host import HostClient
+from hermes_stdio.testing.llm_server import Reply, ScriptedLLM
+from hermes_stdio.wire import ErrorType, RpcError
+
+from .conftest import StartHost
+
+
+def still_serving(host: HostClient) -> None:
+    assert host.request("supervisor/status")["pid"] == host.proc.pid
+
+
+def error_of(host: HostClient, msg_id: object) -> dict[str, object]:
+    resp = host.response(msg_id)
+    assert resp.error is not None, resp
+    return resp.error
+
+
+def test_invalid_json_gets_a_parse_error_with_a_null_id(host: HostClient) -> None:
+    host.send_body(b'{"jsonrpc": "2.0", "id": 1, "method": ')
+    err = error_of(host, None)
+    assert err["code"] == ErrorType.PARSE_ERROR.code
+    assert err["data"] == {"type": "parse_error"}
+    still_serving(host)
+
+
+def test_a_body_that_is_not_utf8_gets_a_parse_error(host: HostClient) -> None:
+    host.send_body(b'{"jsonrpc":"2.0","id":1,"method":"x\xff\xfe"}')
+    assert error_of(host, None)["code"] == ErrorType.PARSE_ERROR.code
+    still_serving(host)
+
+
+def test_a_batch_is_refused_as_an_invalid_request(host: HostClient) -> None:
+    host.send_body(b'[{"jsonrpc":"2.0","id":1,"method":"supervisor/status"}]')
+    err = error_of(host, None)
+    assert err["code"] == ErrorType.INVALID_REQUEST.code
+    assert "batch" in str(err["message"])
+    still_serving(host)
+
+
+def test_an_envelope_without_jsonrpc_2_is_an_invalid_request_answered_by_id(
+    host: HostClient,
+) -> None:
+    host.send_body(b'{"id":"abc","method":"supervisor/status"}')
+    assert error_of(host, "abc")["code"] == ErrorType.INVALID_REQUEST.code
+    still_serving(host)
+
+
+def test_an_unknown_method_gets_method_not_found(host: HostClient) -> None:
+    with pytest.raises(RpcError) as err:
+        host.request("no/such", {})
+    assert err.value.kind is ErrorType.METHOD_NOT_FOUND
+    still_serving(host)
+
+
+@pytest.mark.parametrize(
+    ("params", "field"),
+    [
+        ({}, "params.message"),
+        ({"message": 5}, "params.message"),
+        ({"message": "x", "sesionId": "typo"}, "params.sesionId"),
+        (
+            {"message": "x", "conversationHistory": [{"role": "user"}, 3]},
+            "params.conversationHistory[1]",
+        ),
+    ],
+)
+def test_invalid_params_are_refused_naming_the_field(
+    host: HostClient, params: dict[str, object], field: str
+) -> None:
+    with pytest.raises(RpcError) as err:
+        host.request("run/start", params)
+    assert err.value.kind is ErrorType.INVALID_PARAMS
+    assert err.value.data["field"] == field
+    still_serving(host)
+
+
+def test_params_that_are_not_an_object_are_invalid_params(host: HostClient) -> None:
+    host.send_body(b'{"jsonrpc":"2.0","id":7,"method":"run/start","params":["hi"]}')
+    assert error_of(host, 7)["code"] == ErrorType.INVALID_PARAMS.code
+    still_serving(host)
+
+
+def test_junk_between_frames_is_skipped_and_the_next_frame_is_served(host: HostClient) -> None:
+    host.write_raw(b"garbage\r\nmore garbage\n")
+    still_serving(host)
+    host.write_raw(b"Content-Length: abc\r\n\r\n")
+    still_serving(host)
+    host.wait_stderr(lambda line: "framing" in line)
+
+
+def test_a_frame_over_the_body_limit_gets_message_too_large_and_is_skipped(
+    start_host: StartHost,
+) -> None:
+    host = start_host("--max-body-bytes", "4096")
+    host.initialize()
+    big = json.dumps(
+        {"jsonrpc": "2.0", "id": 99, "method": "run/start", "params": {"message": "x" * 8000}}
+    )
+    host.send_body(big.encode())
+    err = error_of(host, None)
+    assert err["code"] == ErrorType.MESSAGE_TOO_LARGE.code
+    assert err["data"] == {"type": "message_too_large"}
+    still_serving(host)
+
+
+def test_a_second_request_reusing_a_pending_id_is_refused_and_the_first_still_answered(
+    host: HostClient, llm: ScriptedLLM
+) -> None:
+    llm.enqueue(Reply.text(["ok"]))
+    # run/start on a cold worker stays pending while the worker process starts.
+    host.send_request("run/start", {"message": "hi"}, msg_id="dup")
+    host.send_request("supervisor/status", {}, msg_id="dup")
+    refused = error_of(host, None)
+    assert refused["code"] == ErrorType.INVALID_REQUEST.code
+    first = host.response("dup")
+    assert first.error is None and first.result["runId"]
+    host.wait_run_completed(first.result["runId"])
+
+
+def test_repeated_garbage_makes_the_supervisor_give_up_with_a_clear_reason(
+    start_host: StartHost,
+) -> None:
+    host = start_host()
+    host.initialize()
+    host.write_raw(b"Content-Length: x\r\n\r\n" * 40)
+    assert host.proc.wait(15) == 1
+    host.wait_stderr(lambda line: "too much invalid input" in line)

@@ -1,0 +1,198 @@
+"""Runs with the real hermes-agent against the scripted LLM, through the real binary."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from hermes_stdio.testing.host import HostClient
+from hermes_stdio.testing.llm_server import Reply, ScriptedLLM
+from hermes_stdio.wire import ErrorType, RpcError
+
+
+def run_to_end(host: HostClient, params: dict[str, Any]) -> tuple[dict[str, Any], list[Any]]:
+    run = host.request("run/start", params)
+    host.wait_run_completed(run["runId"])
+    return run, host.run_notifications(run["runId"])
+
+
+def test_a_streaming_run_sends_deltas_in_order_then_exactly_one_completed(
+    host: HostClient, llm: ScriptedLLM
+) -> None:
+    llm.enqueue(Reply.text(["Hel", "lo, ", "wor", "ld", "!"]))
+    run, notes = run_to_end(host, {"message": "say hello"})
+    assert run["runId"] and run["sessionId"]
+    assert [n.params["seq"] for n in notes] == list(range(1, len(notes) + 1))
+    assert all(n.params["sessionId"] == run["sessionId"] for n in notes)
+    methods = [n.method for n in notes]
+    assert methods[0] == "run/started" and methods[-1] == "run/completed"
+    assert methods.count("run/completed") == 1
+    assert [n.params["text"] for n in notes if n.method == "run/delta"] == [
+        "Hel",
+        "lo, ",
+        "wor",
+        "ld",
+        "!",
+    ]
+    done = notes[-1].params
+    assert done["status"] == "complete" and done["error"] is None
+    assert done["result"]["finalResponse"] == "Hello, world!"
+    assert notes[0].params["model"] == "test-model" and notes[0].params["profile"] == "default"
+
+
+def test_run_result_returns_a_finished_runs_outcome_and_refuses_unknown_runs(
+    host: HostClient, llm: ScriptedLLM
+) -> None:
+    llm.enqueue(Reply.text(["done"]))
+    run, notes = run_to_end(host, {"message": "hi"})
+    result = host.request("run/result", {"runId": run["runId"]})
+    assert result == {
+        "runId": run["runId"],
+        "sessionId": run["sessionId"],
+        "status": "complete",
+        "result": notes[-1].params["result"],
+        "error": None,
+    }
+    with pytest.raises(RpcError) as err:
+        host.request("run/result", {"runId": "run_nope"})
+    assert err.value.kind is ErrorType.UNKNOWN_RUN
+
+
+def test_a_second_run_on_a_busy_session_is_refused_with_session_busy(
+    host: HostClient, llm: ScriptedLLM
+) -> None:
+    llm.enqueue(Reply.text(["a", "b", "c", "d"], delay=0.3))
+    run = host.request("run/start", {"message": "slow"})
+    with pytest.raises(RpcError) as err:
+        host.request("run/start", {"message": "again", "sessionId": run["sessionId"]})
+    assert err.value.kind is ErrorType.SESSION_BUSY
+    assert err.value.data["runId"] == run["runId"]
+    assert host.wait_run_completed(run["runId"]).params["status"] == "complete"
+
+
+def test_interrupting_a_streaming_run_ends_it_as_interrupted(
+    host: HostClient, llm: ScriptedLLM
+) -> None:
+    llm.enqueue(Reply.text([f"w{i} " for i in range(50)], delay=0.2))
+    run = host.request("run/start", {"message": "long"})
+    host.wait_for(lambda n: n.method == "run/delta" and n.params["runId"] == run["runId"])
+    assert host.request("run/interrupt", {"runId": run["runId"]}) == {"interrupted": True}
+    done = host.wait_run_completed(run["runId"], timeout=20)
+    assert done.params["status"] == "interrupted"
+    assert host.request("run/interrupt", {"runId": run["runId"]}) == {"interrupted": False}
+    # The session is free again and a fresh turn is not hit by the old interrupt.
+    llm.clear()
+    llm.enqueue(Reply.text(["fresh"]))
+    _, notes = run_to_end(host, {"message": "again", "sessionId": run["sessionId"]})
+    assert notes[-1].params["status"] == "complete"
+    assert notes[-1].params["result"]["finalResponse"] == "fresh"
+
+
+def test_a_session_carries_its_history_into_the_next_turn(
+    host: HostClient, llm: ScriptedLLM
+) -> None:
+    llm.enqueue(Reply.text(["first answer"]))
+    run, _ = run_to_end(host, {"message": "first question"})
+    llm.enqueue(Reply.text(["second answer"]))
+    before = len(llm.requests)
+    run_to_end(host, {"message": "second question", "sessionId": run["sessionId"]})
+    sent = [r for r in llm.requests[before:] if "first question" in str(r.get("messages"))]
+    assert sent, "the second turn did not send the first turn's history"
+    contents = [m.get("content") for m in sent[0]["messages"]]
+    assert "first answer" in str(contents) and "second question" in str(contents)
+
+
+def test_instructions_and_conversation_history_reach_the_model(
+    host: HostClient, llm: ScriptedLLM
+) -> None:
+    llm.enqueue(Reply.text(["ok"]))
+    history = [
+        {"role": "user", "content": "remember the word pelican"},
+        {"role": "assistant", "content": "noted"},
+    ]
+    before = len(llm.requests)
+    run_to_end(
+        host,
+        {
+            "message": "what word?",
+            "instructions": "Always answer in French.",
+            "conversationHistory": history,
+        },
+    )
+    body = next(r for r in llm.requests[before:] if "what word?" in str(r.get("messages")))
+    text = str(body["messages"])
+    assert "Always answer in French." in text and "pelican" in text
+
+
+def test_session_status_list_and_destroy_describe_loaded_sessions(
+    host: HostClient, llm: ScriptedLLM
+) -> None:
+    llm.enqueue(Reply.text(["ok"]))
+    run, _ = run_to_end(host, {"message": "hi"})
+    status = host.request("session/status", {"sessionId": run["sessionId"]})
+    assert status["loaded"] is True and status["running"] is False
+    assert status["model"] == "test-model" and status["messageCount"] == 2
+    listed = host.request("session/list", {})
+    assert [s["sessionId"] for s in listed["sessions"]] == [run["sessionId"]]
+    assert host.request("session/destroy", {"sessionId": run["sessionId"]}) == {"destroyed": True}
+    assert host.request("session/status", {"sessionId": run["sessionId"]})["loaded"] is False
+    assert host.request("session/destroy", {"sessionId": run["sessionId"]}) == {"destroyed": False}
+
+
+def test_cancelling_a_pending_run_start_answers_request_cancelled_and_the_run_still_ends_once(
+    host: HostClient, llm: ScriptedLLM
+) -> None:
+    llm.enqueue(Reply.text(["x"] * 20, delay=0.2))
+    msg_id = host.send_request("run/start", {"message": "cancel me"})  # cold worker: pending
+    host.notify("$/cancelRequest", {"id": msg_id})
+    resp = host.response(msg_id)
+    assert resp.error is not None and resp.error["code"] == ErrorType.REQUEST_CANCELLED.code
+    done = host.wait_for(lambda n: n.method == "run/completed", timeout=60)
+    assert done.params["status"] in ("interrupted", "complete")
+    assert len(host.run_notifications(done.params["runId"])) == done.params["seq"]
+
+
+def test_what_hermes_prints_to_stdout_reaches_stderr_and_never_the_wire(
+    host: HostClient, llm: ScriptedLLM
+) -> None:
+    llm.enqueue(Reply.error(400, "scripted failure"))
+    run, notes = run_to_end(host, {"message": "fail please"})
+    done = notes[-1].params
+    assert done["status"] == "error" and done["error"]["type"] == "agent_error"
+    assert "scripted failure" in done["error"]["message"]
+    # hermes print()s this block to stdout; the worker's fd 1 is its stderr.
+    host.wait_stderr(lambda line: line.startswith("[worker:default]") and "API call failed" in line)
+    assert host.request("supervisor/status")["pid"] == host.proc.pid
+
+
+def test_the_session_and_its_messages_are_stored_in_the_profiles_sqlite_db(
+    host: HostClient, llm: ScriptedLLM, home: Path
+) -> None:
+    llm.enqueue(Reply.text(["stored answer"]))
+    run, _ = run_to_end(host, {"message": "store this"})
+    with sqlite3.connect(home / "state.db") as db:
+        rows = db.execute(
+            "SELECT role, content FROM messages WHERE session_id = ? ORDER BY id",
+            (run["sessionId"],),
+        ).fetchall()
+    assert ("user", "store this") in rows
+    assert ("assistant", "stored answer") in rows
+
+
+def test_tools_run_in_the_sessions_workspace_and_report_tool_events(
+    host: HostClient, llm: ScriptedLLM, tmp_path: Path
+) -> None:
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    llm.enqueue(Reply.tool_call("terminal", {"command": "pwd"}), Reply.text(["done"]))
+    run, notes = run_to_end(host, {"message": "where?", "workspace": str(workspace)})
+    events = [n.params["event"] for n in notes if n.method == "run/event"]
+    started = [e for e in events if e["type"] == "tool.started"]
+    completed = [e for e in events if e["type"] == "tool.completed"]
+    assert started and started[0]["name"] == "terminal" and started[0]["args"]["command"] == "pwd"
+    assert completed and completed[0]["toolCallId"] == started[0]["toolCallId"]
+    assert str(workspace) in completed[0]["result"]
+    assert notes[-1].params["status"] == "complete"

@@ -1,0 +1,170 @@
+"""Profiles and worker processes through the real binary: isolation, crashes, routing."""
+
+from __future__ import annotations
+
+import os
+import signal
+from pathlib import Path
+
+import pytest
+
+from hermes_stdio.testing.host import HostClient
+from hermes_stdio.testing.llm_server import Reply, ScriptedLLM
+from hermes_stdio.wire import ErrorType, RpcError
+
+from .conftest import DEFAULT_SECRET, WORK_SECRET, StartHost, worker_pids
+
+
+def echo_env_run(host: HostClient, llm: ScriptedLLM, profile: str) -> str:
+    command = 'echo "W=${WORK_SECRET:-unset} D=${DEFAULT_SECRET:-unset}"'
+    llm.enqueue(Reply.tool_call("terminal", {"command": command}), Reply.text(["ok"]))
+    run = host.request("run/start", {"message": "env?", "profile": profile})
+    host.wait_run_completed(run["runId"])
+    events = [
+        n.params["event"] for n in host.run_notifications(run["runId"]) if n.method == "run/event"
+    ]
+    return next(e["result"] for e in events if e["type"] == "tool.completed")
+
+
+def test_two_profiles_run_in_two_worker_processes_that_never_see_each_others_secrets(
+    start_host: StartHost, llm: ScriptedLLM
+) -> None:
+    # The host's own environment carries the default profile's secret too.
+    host = start_host(env={"DEFAULT_SECRET": DEFAULT_SECRET})
+    host.initialize()
+    work_out = echo_env_run(host, llm, "work")
+    default_out = echo_env_run(host, llm, "default")
+    assert f"W={WORK_SECRET}" in work_out and "D=unset" in work_out
+    assert f"D={DEFAULT_SECRET}" in default_out and "W=unset" in default_out
+    pids = worker_pids(host)
+    assert pids[("work", None)] != pids[("default", None)]
+    assert os.getpgid(pids[("work", None)]) == pids[("work", None)]  # own process group
+
+
+def test_a_worker_key_isolates_a_session_in_its_own_process(
+    host: HostClient, llm: ScriptedLLM
+) -> None:
+    llm.enqueue(Reply.text(["a"]), Reply.text(["b"]))
+    a = host.request("run/start", {"message": "a"})
+    host.wait_run_completed(a["runId"])
+    b = host.request("run/start", {"message": "b", "workerKey": "compression"})
+    host.wait_run_completed(b["runId"])
+    pids = worker_pids(host)
+    assert pids[("default", "compression")] != pids[("default", None)]
+    # The session is routed to the process that holds it.
+    status = host.request("session/status", {"sessionId": b["sessionId"]})
+    assert status["loaded"] is True
+
+
+def test_killing_a_worker_mid_run_completes_the_run_with_worker_crashed_and_the_next_run_works(
+    host: HostClient, llm: ScriptedLLM
+) -> None:
+    llm.enqueue(Reply.text([f"t{i} " for i in range(100)], delay=0.1))
+    run = host.request("run/start", {"message": "long"})
+    host.wait_for(lambda n: n.method == "run/delta" and n.params["runId"] == run["runId"])
+    pid = worker_pids(host)[("default", None)]
+    os.kill(pid, signal.SIGKILL)
+    done = host.wait_run_completed(run["runId"], timeout=20)
+    assert done.params["status"] == "error"
+    assert done.params["error"]["type"] == "worker_crashed"
+    notes = host.run_notifications(run["runId"])
+    assert [n.params["seq"] for n in notes] == list(range(1, len(notes) + 1))
+    assert [n.method for n in notes].count("run/completed") == 1
+    exited = host.wait_for(lambda n: n.method == "worker/exited")
+    assert exited.params == {
+        "profile": "default",
+        "workerKey": None,
+        "pid": pid,
+        "exitCode": None,
+        "signal": "SIGKILL",
+        "expected": False,
+    }
+    result = host.request("run/result", {"runId": run["runId"]})
+    assert result["status"] == "error" and result["error"]["type"] == "worker_crashed"
+    # The session died with its worker; the next request gets a fresh worker.
+    assert (
+        host.request("session/status", {"sessionId": run["sessionId"], "ifLoaded": True})["loaded"]
+        is False
+    )
+    llm.clear()
+    llm.enqueue(Reply.text(["back"]))
+    again = host.request("run/start", {"message": "again"})
+    assert host.wait_run_completed(again["runId"]).params["status"] == "complete"
+    status = host.request("supervisor/status")
+    (worker,) = [w for w in status["workers"] if w["profile"] == "default"]
+    assert worker["pid"] != pid and worker["restarts"] == 1 and worker["state"] == "ready"
+
+
+def test_a_crash_looping_worker_backs_off_until_worker_restart(
+    start_host: StartHost, llm: ScriptedLLM
+) -> None:
+    host = start_host()
+    host.initialize()
+    for _ in range(5):
+        llm.enqueue(Reply.text(["x"] * 30, delay=0.1))
+        run = host.request("run/start", {"message": "crash", "profile": "play"})
+        host.wait_for(lambda n, r=run: n.method == "run/delta" and n.params["runId"] == r["runId"])
+        os.kill(worker_pids(host)[("play", None)], signal.SIGKILL)
+        host.wait_run_completed(run["runId"], timeout=20)
+        host.wait_for(lambda n: n.method == "worker/exited")
+        llm.clear()
+    with pytest.raises(RpcError) as err:
+        host.request("run/start", {"message": "again", "profile": "play"})
+    assert err.value.kind is ErrorType.WORKER_UNAVAILABLE
+    (worker,) = [w for w in host.request("supervisor/status")["workers"] if w["profile"] == "play"]
+    assert worker["state"] == "backoff" and worker["restarts"] == 5
+    restarted = host.request("worker/restart", {"profile": "play"})
+    assert restarted["worker"]["state"] == "ready" and restarted["worker"]["pid"]
+    llm.enqueue(Reply.text(["fine"]))
+    run = host.request("run/start", {"message": "again", "profile": "play"})
+    assert host.wait_run_completed(run["runId"]).params["status"] == "complete"
+
+
+def test_session_status_if_loaded_never_starts_a_worker_or_records_a_route(
+    host: HostClient,
+) -> None:
+    status = host.request(
+        "session/status", {"sessionId": "sess_unknown", "profile": "work", "ifLoaded": True}
+    )
+    assert status["loaded"] is False and status["running"] is False
+    assert host.request("supervisor/status")["workers"] == []
+    assert host.request("session/list", {"profile": "work"}) == {"sessions": []}
+    assert host.request("supervisor/status")["workers"] == []
+
+
+@pytest.mark.parametrize(
+    "name", ["../etc", "a/b", "", "UPPER", "x" * 65, "-dash", "a\x00b", ".hidden"]
+)
+def test_profile_names_that_could_escape_the_home_are_refused(host: HostClient, name: str) -> None:
+    with pytest.raises(RpcError) as err:
+        host.request("run/start", {"message": "hi", "profile": name})
+    assert err.value.kind is ErrorType.INVALID_PROFILE
+    assert host.request("supervisor/status")["workers"] == []
+
+
+def test_a_profile_symlinked_outside_the_home_is_refused(
+    host: HostClient, home: Path, tmp_path: Path
+) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (home / "profiles" / "sneaky").symlink_to(outside)
+    with pytest.raises(RpcError) as err:
+        host.request("run/start", {"message": "hi", "profile": "sneaky"})
+    assert err.value.kind is ErrorType.INVALID_PROFILE
+
+
+def test_a_missing_profile_is_unknown_profile(host: HostClient) -> None:
+    with pytest.raises(RpcError) as err:
+        host.request("run/start", {"message": "hi", "profile": "nobody"})
+    assert err.value.kind is ErrorType.UNKNOWN_PROFILE
+
+
+def test_a_session_cannot_be_moved_to_another_profile(host: HostClient, llm: ScriptedLLM) -> None:
+    llm.enqueue(Reply.text(["ok"]))
+    run = host.request("run/start", {"message": "hi", "profile": "work"})
+    host.wait_run_completed(run["runId"])
+    with pytest.raises(RpcError) as err:
+        host.request(
+            "run/start", {"message": "hi", "sessionId": run["sessionId"], "profile": "play"}
+        )
+    assert err.value.kind is ErrorType.INVALID_PARAMS

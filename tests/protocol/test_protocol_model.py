@@ -1,0 +1,225 @@
+"""protocol.model: decode/encode between frozen records and camelCase wire JSON."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import pytest
+
+from hermes_stdio.protocol import camel, decode, encode
+from hermes_stdio.protocol import types as t
+from hermes_stdio.wire import ErrorType, RpcError
+
+
+def decode_error(tp: type, value: Any) -> RpcError:
+    with pytest.raises(RpcError) as info:
+        decode(tp, value)
+    err = info.value
+    assert err.kind is ErrorType.INVALID_PARAMS
+    assert err.to_wire()["code"] == ErrorType.INVALID_PARAMS.code
+    assert err.to_wire()["data"]["type"] == ErrorType.INVALID_PARAMS.type
+    return err
+
+
+def field_of(err: RpcError) -> str:
+    field = err.data["field"]
+    assert field in err.message  # the message names the same path
+    return field
+
+
+@dataclass(frozen=True, slots=True)
+class Inner:
+    flag: bool
+    count: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Sample:
+    some_name: str
+    kind: Literal["a", "b"]
+    number: float
+    maybe: int | None = None
+    inner: Inner | None = None
+    items: list[Inner] | None = None
+    table: dict[str, int] | None = None
+    either: int | str | None = None
+    blob: Any = None
+
+
+def test_camel_maps_snake_case_to_camel_case():
+    assert camel("session_id") == "sessionId"
+    assert camel("conversation_history") == "conversationHistory"
+    assert camel("max_body_bytes") == "maxBodyBytes"
+    assert camel("id") == "id"
+
+
+def test_decode_maps_camel_case_wire_names_to_fields():
+    p = decode(t.RunStartParams, {"message": "hi", "sessionId": "s1", "workerKey": "k"})
+    assert p == t.RunStartParams(message="hi", session_id="s1", worker_key="k")
+
+
+def test_snake_case_names_are_unknown_on_the_wire():
+    err = decode_error(t.RunStartParams, {"message": "hi", "session_id": "s1"})
+    assert field_of(err) == "params.session_id"
+
+
+def test_an_unknown_field_is_rejected_naming_its_path():
+    assert field_of(decode_error(t.RunTarget, {"runId": "r", "bogus": 1})) == "params.bogus"
+
+
+def test_an_unknown_nested_field_is_rejected_naming_its_full_path():
+    value = {"protocolVersion": 1, "clientInfo": {"name": "x", "extra": True}}
+    assert field_of(decode_error(t.InitializeParams, value)) == "params.clientInfo.extra"
+
+
+def test_a_missing_required_field_is_rejected_naming_it():
+    assert field_of(decode_error(t.RunStartParams, {"sessionId": "s"})) == "params.message"
+
+
+def test_a_nullable_field_without_a_default_is_still_required():
+    value = {
+        "profile": "p",
+        "pid": None,
+        "state": "ready",
+        "restarts": 0,
+        "startedAt": None,
+        "lastUsedAt": 1,
+        "sessions": 0,
+        "runningRuns": 0,
+    }
+    assert field_of(decode_error(t.WorkerInfo, value)) == "params.workerKey"
+    assert decode(t.WorkerInfo, {**value, "workerKey": None}).worker_key is None
+
+
+def test_a_wrong_nested_type_names_the_list_index():
+    value = {"message": "m", "conversationHistory": [{"role": "user"}, "not an object"]}
+    err = decode_error(t.RunStartParams, value)
+    assert field_of(err) == "params.conversationHistory[1]"
+
+
+def test_a_wrong_type_inside_a_list_of_records_names_the_index_and_field():
+    err = decode_error(Sample, {"someName": "x", "kind": "a", "number": 1, "items": [{"flag": 1}]})
+    assert field_of(err) == "params.items[0].flag"
+
+
+def test_a_wrong_type_inside_a_dict_names_the_key():
+    err = decode_error(Sample, {"someName": "x", "kind": "a", "number": 1, "table": {"k": "v"}})
+    assert field_of(err) == "params.table.k"
+
+
+def test_params_that_are_not_an_object_are_rejected_at_the_root():
+    assert field_of(decode_error(t.RunTarget, ["runId"])) == "params"
+
+
+def test_a_literal_accepts_only_its_values():
+    base = {"someName": "x", "number": 1}
+    assert decode(Sample, {**base, "kind": "b"}).kind == "b"
+    assert field_of(decode_error(Sample, {**base, "kind": "c"})) == "params.kind"
+    assert field_of(decode_error(Sample, {**base, "kind": None})) == "params.kind"
+
+
+def test_a_literal_of_integers_does_not_accept_booleans():
+    @dataclass(frozen=True, slots=True)
+    class Version:
+        v: Literal[1, 0]
+
+    assert decode(Version, {"v": 1}).v == 1
+    assert field_of(decode_error(Version, {"v": True})) == "params.v"
+    assert field_of(decode_error(Version, {"v": False})) == "params.v"
+
+
+def test_an_int_field_rejects_booleans_and_floats():
+    assert decode(t.InitializeParams, {"protocolVersion": 1}).protocol_version == 1
+    for bad in (True, False, 1.0, 1.5, "1", None):
+        err = decode_error(t.InitializeParams, {"protocolVersion": bad})
+        assert field_of(err) == "params.protocolVersion", bad
+
+
+def test_a_bool_field_rejects_integers():
+    assert decode(t.SessionStatusParams, {"sessionId": "s", "ifLoaded": True}).if_loaded is True
+    for bad in (1, 0, "true", None):
+        err = decode_error(t.SessionStatusParams, {"sessionId": "s", "ifLoaded": bad})
+        assert field_of(err) == "params.ifLoaded", bad
+
+
+def test_a_float_field_accepts_integers_as_floats_but_not_booleans():
+    value = decode(Sample, {"someName": "x", "kind": "a", "number": 3})
+    assert value.number == 3.0
+    assert isinstance(value.number, float)
+    err = decode_error(Sample, {"someName": "x", "kind": "a", "number": True})
+    assert field_of(err) == "params.number"
+
+
+def test_an_optional_field_accepts_null_and_its_type_but_nothing_else():
+    base = {"message": "m"}
+    assert decode(t.RunStartParams, {**base, "sessionId": None}).session_id is None
+    assert decode(t.RunStartParams, {**base, "sessionId": "s"}).session_id == "s"
+    assert field_of(decode_error(t.RunStartParams, {**base, "sessionId": 5})) == "params.sessionId"
+
+
+def test_absent_optional_fields_take_their_defaults():
+    p = decode(t.SessionStatusParams, {"sessionId": "s"})
+    assert p == t.SessionStatusParams("s", None, None, False)
+
+
+def test_a_union_of_int_and_str_accepts_both_and_rejects_others():
+    assert decode(t.CancelParams, {"id": 3}).id == 3
+    assert decode(t.CancelParams, {"id": "x"}).id == "x"
+    for bad in (True, 1.5, None, [1], {}):
+        assert field_of(decode_error(t.CancelParams, {"id": bad})) == "params.id", bad
+
+
+def test_any_accepts_any_json_value():
+    for blob in (None, 1, "s", [1, {"a": None}], {"x": [True]}):
+        assert (
+            decode(Sample, {"someName": "x", "kind": "a", "number": 0, "blob": blob}).blob == blob
+        )
+
+
+def test_empty_params_accept_an_empty_object_and_reject_fields():
+    assert decode(t.EmptyParams, {}) == t.EmptyParams()
+    assert field_of(decode_error(t.EmptyParams, {"x": 1})) == "params.x"
+
+
+def test_a_custom_root_path_prefixes_field_names():
+    with pytest.raises(RpcError) as info:
+        decode(t.RunTarget, {}, "result")
+    assert info.value.data["field"] == "result.runId"
+
+
+def test_encode_writes_every_field_in_camel_case_with_none_as_null():
+    info = t.SessionInfo("s1", True, False, None, "default", None, 2, 123)
+    assert encode(info) == {
+        "sessionId": "s1",
+        "loaded": True,
+        "running": False,
+        "runId": None,
+        "profile": "default",
+        "model": None,
+        "messageCount": 2,
+        "lastUsedAt": 123,
+    }
+
+
+def test_encode_recurses_through_lists_and_dicts_of_records():
+    result = t.RunResultResult("r", "s", "complete", t.RunOutput("done", 2, 1), None)
+    assert encode({"list": [result], "tuple": (1, 2)}) == {
+        "list": [
+            {
+                "runId": "r",
+                "sessionId": "s",
+                "status": "complete",
+                "result": {"finalResponse": "done", "messageCount": 2, "apiCalls": 1},
+                "error": None,
+            }
+        ],
+        "tuple": [1, 2],
+    }
+
+
+def test_decode_of_an_encoded_record_gives_back_an_equal_record():
+    params = t.InitializeParams(1, t.ClientInfo("editor", "2.0"), {}, {"x": 1})
+    assert decode(t.InitializeParams, encode(params)) == params
+    note = t.RunCompletedNotification("r", "s", 4, "error", None, t.RunError("agent_error", "x"))
+    assert decode(t.RunCompletedNotification, encode(note)) == note

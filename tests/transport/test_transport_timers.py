@@ -1,0 +1,78 @@
+"""Timers: call_later runs callbacks in deadline order on one thread; cancel prevents them."""
+
+from __future__ import annotations
+
+import queue
+import threading
+
+from hermes_stdio.transport import TIMERS, TimerHandle
+from hermes_stdio.transport.timers import Timers
+
+WAIT = 10.0
+
+
+def test_a_scheduled_callback_runs_on_the_timer_thread():
+    timers = Timers()
+    ran: queue.Queue[str] = queue.Queue()
+    handle = timers.call_later(0.01, lambda: ran.put(threading.current_thread().name))
+    assert isinstance(handle, TimerHandle)
+    assert ran.get(timeout=WAIT) == "timers"
+
+
+def test_callbacks_run_in_deadline_order_not_scheduling_order():
+    timers = Timers()
+    order: queue.Queue[int] = queue.Queue()
+    for delay, tag in [(0.15, 3), (0.05, 1), (0.1, 2), (0.0, 0)]:
+        timers.call_later(delay, lambda tag=tag: order.put(tag))
+    assert [order.get(timeout=WAIT) for _ in range(4)] == [0, 1, 2, 3]
+
+
+def test_a_cancelled_callback_never_runs():
+    timers = Timers()
+    fired: list[str] = []
+    later = threading.Event()
+    handle = timers.call_later(0.02, lambda: fired.append("cancelled one"))
+    timers.call_later(0.05, later.set)
+    handle.cancel()
+    assert handle.cancelled
+    assert later.wait(WAIT)  # deadlines run in order: the cancelled one's time has passed
+    assert fired == []
+
+
+def test_an_earlier_timer_scheduled_while_waiting_on_a_later_one_runs_first():
+    timers = Timers()
+    order: queue.Queue[str] = queue.Queue()
+    timers.call_later(0.3, lambda: order.put("late"))
+    timers.call_later(0.01, lambda: order.put("early"))
+    assert order.get(timeout=WAIT) == "early"
+    assert order.get(timeout=WAIT) == "late"
+
+
+def test_a_raising_callback_does_not_stop_the_timer_thread(capfd):
+    timers = Timers()
+    done = threading.Event()
+
+    def boom() -> None:
+        raise RuntimeError("timer boom")
+
+    timers.call_later(0.0, boom)
+    timers.call_later(0.01, done.set)
+    assert done.wait(WAIT)
+    assert "timer boom" in capfd.readouterr().err
+
+
+def test_the_timer_thread_is_started_lazily_and_only_once():
+    timers = Timers()
+    assert timers._thread is None
+    done = threading.Event()
+    timers.call_later(0.0, lambda: None)
+    first = timers._thread
+    timers.call_later(0.0, done.set)
+    assert done.wait(WAIT)
+    assert timers._thread is first is not None
+
+
+def test_the_process_wide_timers_run_callbacks():
+    done = threading.Event()
+    TIMERS.call_later(0.0, done.set)
+    assert done.wait(WAIT)

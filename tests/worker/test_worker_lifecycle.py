@@ -1,0 +1,216 @@
+"""WorkerService sessions, shutdown and EOF; and the service over a real Peer on pipes."""
+
+from __future__ import annotations
+
+import os
+import queue
+import threading
+
+from hermes_stdio.transport import Peer
+from hermes_stdio.wire import Notification, Request, Response
+from hermes_stdio.worker.adapter import TurnOutcome
+from hermes_stdio.worker.service import WorkerService
+
+WAIT = 10.0
+
+
+def stuck_turn(release: threading.Event, entered: threading.Event):
+    """A turn that ignores interrupts until the test releases it."""
+
+    def turn(agent, session, message, stop):
+        entered.set()
+        release.wait(WAIT)
+        agent.sink.delta("after the bound")
+        return TurnOutcome("late", [])
+
+    return turn
+
+
+def completions(harness, run_id: str) -> list[dict]:
+    return [m for m in harness.run_messages(run_id) if m["method"] == "run/completed"]
+
+
+# --- sessions ------------------------------------------------------------------
+
+
+def test_status_of_an_unknown_session_says_not_loaded(harness):
+    answer = harness.call("session/status", {"sessionId": "s_x"})
+    assert answer["result"] == {
+        "sessionId": "s_x",
+        "loaded": False,
+        "running": False,
+        "runId": None,
+        "profile": "default",
+        "model": None,
+        "messageCount": None,
+        "lastUsedAt": None,
+    }
+
+
+def test_status_of_a_session_reports_its_run_model_and_history(harness):
+    entered = harness.block()
+    ack = harness.start("hi", sessionId="s1")
+    assert entered.wait(WAIT)
+    busy = harness.call("session/status", {"sessionId": "s1"})["result"]
+    assert busy["loaded"] and busy["running"]
+    assert busy["runId"] == ack["runId"]
+    assert busy["model"] == "fake-model"
+    harness.adapter.wake.set()
+    harness.wait_completed(ack["runId"])
+    harness.wait_idle(ack["runId"])
+    idle = harness.call("session/status", {"sessionId": "s1"})["result"]
+    assert (idle["running"], idle["runId"], idle["messageCount"]) == (False, None, 0)
+    assert isinstance(idle["lastUsedAt"], int)
+
+
+def test_session_list_shows_every_loaded_session(harness):
+    for sid in ("a", "b"):
+        ack = harness.start(sessionId=sid)
+        harness.wait_completed(ack["runId"])
+        harness.wait_idle(ack["runId"])
+    listed = harness.call("session/list", {})["result"]["sessions"]
+    assert sorted(s["sessionId"] for s in listed) == ["a", "b"]
+    assert all(s["loaded"] for s in listed)
+
+
+def test_destroying_an_unknown_session_reports_false(harness):
+    assert harness.call("session/destroy", {"sessionId": "nope"})["result"] == {"destroyed": False}
+
+
+def test_destroying_an_idle_session_closes_its_agent_and_forgets_it(harness):
+    ack = harness.start(sessionId="s1")
+    harness.wait_completed(ack["runId"])
+    harness.wait_idle(ack["runId"])
+    assert harness.call("session/destroy", {"sessionId": "s1"})["result"] == {"destroyed": True}
+    assert harness.adapter.closed == [harness.adapter.agents[0]]
+    assert harness.call("session/status", {"sessionId": "s1"})["result"]["loaded"] is False
+
+
+def test_destroying_a_session_interrupts_its_running_agent(harness):
+    harness.service.stop_timeout = 0.5  # bound the wait when the interrupt is lost
+    entered = harness.block()
+    ack = harness.start(sessionId="s1")
+    assert entered.wait(WAIT)
+    answer = harness.call("session/destroy", {"sessionId": "s1"})
+    assert answer["result"] == {"destroyed": True}
+    assert [m for _, m in harness.adapter.interrupts] == ["session destroyed"]
+    assert harness.wait_completed(ack["runId"])["status"] == "interrupted"
+
+
+# --- shutdown and EOF ------------------------------------------------------------
+
+
+def test_worker_shutdown_interrupts_runs_then_answers_and_signals_done(harness):
+    entered = harness.block()
+    harness.start()
+    assert entered.wait(WAIT)
+    answer = harness.call("worker/shutdown", {})
+    assert answer == {"id": answer["id"], "result": None}
+    assert harness.service.done.wait(WAIT)
+    log = harness.peer.snapshot()
+    done_at = next(i for i, m in enumerate(log) if m.get("method") == "run/completed")
+    assert done_at < log.index(answer)
+    assert log[done_at]["params"]["status"] == "interrupted"
+    assert [m for _, m in harness.adapter.interrupts] == ["worker stopping"]
+    assert harness.adapter.closed == harness.adapter.agents
+
+
+def test_stop_runs_completes_a_stuck_run_within_the_bound_exactly_once(harness):
+    release, entered = threading.Event(), threading.Event()
+    harness.adapter.turn = stuck_turn(release, entered)
+    harness.service.stop_timeout = 0.2
+    ack = harness.start()
+    try:
+        assert entered.wait(WAIT)
+        harness.service.stop_runs()  # returns after ~stop_timeout although the run is stuck
+        assert [c["params"]["status"] for c in completions(harness, ack["runId"])] == [
+            "interrupted"
+        ]
+    finally:
+        release.set()
+    harness.wait_idle(ack["runId"])
+    assert len(completions(harness, ack["runId"])) == 1
+    assert "after the bound" not in str(harness.peer.snapshot())
+    assert harness.call("run/result", {"runId": ack["runId"]})["result"]["status"] == "interrupted"
+
+
+def test_the_supervisor_closing_the_connection_stops_runs_and_signals_done(harness):
+    entered = harness.block()
+    ack = harness.start()
+    assert entered.wait(WAIT)
+    harness.service.on_closed(harness.peer, "end of input")
+    assert harness.service.done.is_set()
+    assert completions(harness, ack["runId"])[0]["params"]["status"] == "interrupted"
+
+
+def test_notifications_to_the_worker_are_ignored(harness, capfd):
+    harness.service.on_notification(harness.peer, Notification("whatever", {}), b"{}")
+    assert harness.peer.snapshot() == []
+    assert "whatever" in capfd.readouterr().err
+
+
+# --- over a real Peer ------------------------------------------------------------------
+
+
+class Client:
+    """The supervisor side: a Peer whose handler queues everything in wire order."""
+
+    def __init__(self) -> None:
+        self.inbox: queue.Queue[object] = queue.Queue()
+        self.closed = threading.Event()
+
+    def on_request(self, peer: Peer, request: Request) -> None:
+        self.inbox.put(request)
+
+    def on_notification(self, peer: Peer, note: Notification, body: bytes) -> None:
+        self.inbox.put(note)
+
+    def on_closed(self, peer: Peer, reason: str) -> None:
+        self.closed.set()
+
+
+def test_a_run_over_real_pipes_acks_first_then_streams_then_shuts_down(harness):
+    to_worker_r, to_worker_w = os.pipe()
+    to_client_r, to_client_w = os.pipe()
+    service = WorkerService("default", harness.adapter, stop_timeout=WAIT)
+    worker = Peer("supervisor", to_worker_r, to_client_w, service, max_body_bytes=1 << 20)
+    service.attach(worker)
+    client_handler = Client()
+    client = Peer("worker", to_client_r, to_worker_w, client_handler, max_body_bytes=1 << 20)
+    worker.start()
+    client.start()
+    try:
+        client.request("run/start", {"message": "hi", "sessionId": "s1"}, client_handler.inbox.put)
+        ack = client_handler.inbox.get(timeout=WAIT)
+        assert isinstance(ack, Response) and ack.error is None
+        assert ack.result["sessionId"] == "s1"
+        run_id = ack.result["runId"]
+        notes = []
+        while not notes or notes[-1].method != "run/completed":
+            note = client_handler.inbox.get(timeout=WAIT)
+            assert isinstance(note, Notification)
+            notes.append(note)
+        assert [n.method for n in notes] == [
+            "run/started",
+            "run/delta",
+            "run/event",
+            "run/delta",
+            "run/completed",
+        ]
+        assert [n.params["seq"] for n in notes] == [1, 2, 3, 4, 5]
+        assert all(n.params["runId"] == run_id for n in notes)
+        assert notes[1].params == {"runId": run_id, "sessionId": "s1", "seq": 2, "text": "Hel"}
+
+        client.request("worker/shutdown", {}, client_handler.inbox.put, timeout=WAIT)
+        bye = client_handler.inbox.get(timeout=WAIT)
+        assert isinstance(bye, Response) and bye.error is None and bye.result is None
+        assert service.done.wait(WAIT)
+    finally:
+        os.close(to_worker_w)  # EOF for the worker's reader
+        worker.join(WAIT)
+        worker.close_write()
+        os.close(to_client_w)  # EOF for the client's reader
+        assert client_handler.closed.wait(WAIT)
+        client.join(WAIT)
+        os.close(to_worker_r)
+        os.close(to_client_r)

@@ -1,0 +1,299 @@
+"""WorkerService with a fake agent adapter and a recording fake peer."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from hermes_stdio.wire import ErrorType
+from hermes_stdio.worker.adapter import AgentUnavailable, TurnOutcome
+
+WAIT = 10.0
+
+
+def error_of(answer: dict) -> ErrorType:
+    kind = next(e for e in ErrorType if e.code == answer["error"]["code"])
+    assert answer["error"]["data"]["type"] == kind.type
+    return kind
+
+
+def seqs(messages: list[dict]) -> list[int]:
+    return [m["params"]["seq"] for m in messages]
+
+
+# --- run/start ---------------------------------------------------------------
+
+
+def test_run_start_is_acknowledged_with_run_and_session_ids_before_any_run_notification(harness):
+    ack = harness.start("hi", sessionId="sess_a")
+    assert ack["sessionId"] == "sess_a"
+    assert ack["runId"].startswith("run_")
+    harness.wait_completed(ack["runId"])
+    log = harness.peer.snapshot()
+    ack_at = next(i for i, m in enumerate(log) if m.get("result") == ack)
+    first_note = next(i for i, m in enumerate(log) if "method" in m)
+    assert ack_at < first_note
+
+
+def test_run_start_without_a_session_id_creates_a_new_session(harness):
+    a, b = harness.start(), harness.start()
+    assert a["sessionId"].startswith("sess_")
+    assert a["sessionId"] != b["sessionId"]
+
+
+def test_a_run_streams_started_deltas_events_and_one_completed_with_gapless_seq(harness):
+    ack = harness.start("hi")
+    done = harness.wait_completed(ack["runId"])
+    msgs = harness.run_messages(ack["runId"])
+    assert [m["method"] for m in msgs] == [
+        "run/started",
+        "run/delta",
+        "run/event",
+        "run/delta",
+        "run/completed",
+    ]
+    assert seqs(msgs) == [1, 2, 3, 4, 5]
+    assert msgs[0]["params"] == {
+        "runId": ack["runId"],
+        "sessionId": ack["sessionId"],
+        "seq": 1,
+        "profile": "default",
+        "model": "fake-model",
+    }
+    assert [m["params"]["text"] for m in msgs if m["method"] == "run/delta"] == ["Hel", "lo"]
+    assert msgs[2]["params"]["event"] == {"type": "status", "kind": "thinking", "message": ""}
+    assert done["status"] == "complete"
+    assert done["result"] == {"finalResponse": "Hello", "messageCount": 2, "apiCalls": 1}
+    assert done["error"] is None
+
+
+def test_seq_stays_gapless_when_the_agent_streams_from_many_threads(harness):
+    def turn(agent, session, message, stop):
+        def burst(n):
+            for i in range(100):
+                agent.sink.delta(f"{n}.{i}")
+                agent.sink.event("step", n=n)
+
+        threads = [threading.Thread(target=burst, args=(n,)) for n in range(6)]
+        for th in threads:
+            th.start()
+        for th in threads:
+            th.join(WAIT)
+        return TurnOutcome("ok", [])
+
+    harness.adapter.turn = turn
+    ack = harness.start()
+    harness.wait_completed(ack["runId"])
+    msgs = harness.run_messages(ack["runId"])
+    assert seqs(msgs) == list(range(1, 1 + 1 + 6 * 200 + 1))
+    assert msgs[-1]["method"] == "run/completed"
+
+
+def test_the_agent_is_built_once_per_session_and_history_carries_over(harness):
+    first = harness.start("one")
+    harness.wait_completed(first["runId"])
+    harness.wait_idle(first["runId"])
+    second = harness.start("two", sessionId=first["sessionId"])
+    done = harness.wait_completed(second["runId"])
+    assert len(harness.adapter.agents) == 1
+    assert done["result"]["messageCount"] == 4
+
+
+def test_conversation_history_replaces_the_session_history(harness):
+    history = [{"role": "user", "content": "a"}, {"role": "assistant", "content": "b"}]
+    ack = harness.start("c", conversationHistory=history)
+    assert harness.wait_completed(ack["runId"])["result"]["messageCount"] == 4
+
+
+# --- exactly one run/completed ------------------------------------------------
+
+
+def test_an_agent_that_raises_ends_the_run_with_one_agent_error(harness):
+    def turn(agent, session, message, stop):
+        agent.sink.delta("before")
+        raise RuntimeError("model exploded")
+
+    harness.adapter.turn = turn
+    ack = harness.start()
+    done = harness.wait_completed(ack["runId"])
+    harness.wait_idle(ack["runId"])
+    assert done["status"] == "error"
+    assert done["error"]["type"] == ErrorType.AGENT_ERROR.type
+    assert done["result"] is None
+    msgs = harness.run_messages(ack["runId"])
+    assert [m["method"] for m in msgs].count("run/completed") == 1
+    assert seqs(msgs) == [1, 2, 3]
+
+
+def test_an_agent_reporting_an_error_without_a_response_ends_with_agent_error(harness):
+    harness.adapter.turn = lambda agent, session, message, stop: TurnOutcome(
+        None, [], error="rate limited"
+    )
+    ack = harness.start()
+    done = harness.wait_completed(ack["runId"])
+    assert done["status"] == "error"
+    assert done["error"] == {"type": ErrorType.AGENT_ERROR.type, "message": "rate limited"}
+
+
+def test_a_missing_agent_ends_the_run_with_one_agent_unavailable_error(harness):
+    harness.adapter.build_error = AgentUnavailable("cannot import hermes-agent")
+    ack = harness.start()
+    done = harness.wait_completed(ack["runId"])
+    harness.wait_idle(ack["runId"])
+    assert done["status"] == "error"
+    assert done["error"]["type"] == ErrorType.AGENT_UNAVAILABLE.type
+    msgs = harness.run_messages(ack["runId"])
+    assert [m["method"] for m in msgs] == ["run/completed"]
+    assert seqs(msgs) == [1]
+
+
+def test_a_build_failure_ends_the_run_with_agent_error_and_the_next_run_retries(harness):
+    harness.adapter.build_error = ValueError("bad config")
+    ack = harness.start()
+    assert harness.wait_completed(ack["runId"])["error"]["type"] == ErrorType.AGENT_ERROR.type
+    harness.wait_idle(ack["runId"])
+    harness.adapter.build_error = None
+    again = harness.start(sessionId=ack["sessionId"])
+    assert harness.wait_completed(again["runId"])["status"] == "complete"
+
+
+def test_an_interrupted_run_ends_with_one_interrupted_completion(harness):
+    entered = harness.block()
+    ack = harness.start()
+    assert entered.wait(WAIT)
+    answer = harness.call("run/interrupt", {"runId": ack["runId"]})
+    assert answer["result"] == {"interrupted": True}
+    done = harness.wait_completed(ack["runId"])
+    harness.wait_idle(ack["runId"])
+    assert done["status"] == "interrupted"
+    assert done["result"]["finalResponse"] == "partial"
+    msgs = harness.run_messages(ack["runId"])
+    assert [m["method"] for m in msgs].count("run/completed") == 1
+    assert msgs[-1]["method"] == "run/completed"
+    assert harness.call("run/interrupt", {"runId": ack["runId"]})["result"] == {
+        "interrupted": False
+    }
+
+
+def test_an_interrupt_before_the_agent_is_built_completes_interrupted_without_starting(harness):
+    building, release = threading.Event(), threading.Event()
+    original_build = harness.adapter.build
+
+    def slow_build(session, sink):
+        building.set()
+        release.wait(WAIT)
+        return original_build(session, sink)
+
+    harness.adapter.build = slow_build
+    ack = harness.start()
+    assert building.wait(WAIT)
+    assert harness.call("run/interrupt", {"runId": ack["runId"]})["result"]["interrupted"]
+    release.set()
+    done = harness.wait_completed(ack["runId"])
+    assert done["status"] == "interrupted"
+    assert [m["method"] for m in harness.run_messages(ack["runId"])] == ["run/completed"]
+
+
+def test_late_deltas_after_completion_are_dropped(harness):
+    late_go, late_done = threading.Event(), threading.Event()
+    captured = {}
+
+    def turn(agent, session, message, stop):
+        captured["run"] = session.run
+
+        def late():
+            late_go.wait(WAIT)
+            captured["run"].delta("too late")
+            agent.sink.delta("also too late")
+            late_done.set()
+
+        threading.Thread(target=late, daemon=True).start()
+        agent.sink.delta("in time")
+        return TurnOutcome("in time", [])
+
+    harness.adapter.turn = turn
+    ack = harness.start()
+    harness.wait_completed(ack["runId"])
+    late_go.set()
+    assert late_done.wait(WAIT)
+    msgs = harness.run_messages(ack["runId"])
+    assert [m["method"] for m in msgs] == ["run/started", "run/delta", "run/completed"]
+    assert "too late" not in str(harness.peer.snapshot())
+
+
+# --- errors --------------------------------------------------------------------
+
+
+def test_a_second_run_start_on_a_busy_session_is_session_busy(harness):
+    entered = harness.block()
+    ack = harness.start(sessionId="s1")
+    assert entered.wait(WAIT)
+    answer = harness.call("run/start", {"message": "again", "sessionId": "s1"})
+    assert error_of(answer) is ErrorType.SESSION_BUSY
+    assert answer["error"]["data"]["sessionId"] == "s1"
+    assert answer["error"]["data"]["runId"] == ack["runId"]
+    harness.adapter.wake.set()
+    harness.wait_completed(ack["runId"])
+    harness.wait_idle(ack["runId"])
+    assert "result" in harness.call("run/start", {"message": "now", "sessionId": "s1"})
+
+
+def test_run_result_for_an_unknown_run_is_unknown_run(harness):
+    answer = harness.call("run/result", {"runId": "run_nope"})
+    assert error_of(answer) is ErrorType.UNKNOWN_RUN
+    assert answer["error"]["data"]["runId"] == "run_nope"
+    assert error_of(harness.call("run/interrupt", {"runId": "run_nope"})) is ErrorType.UNKNOWN_RUN
+
+
+def test_run_result_reports_running_then_the_outcome(harness):
+    entered = harness.block()
+    ack = harness.start()
+    assert entered.wait(WAIT)
+    running = harness.call("run/result", {"runId": ack["runId"]})["result"]
+    assert running == {
+        "runId": ack["runId"],
+        "sessionId": ack["sessionId"],
+        "status": "running",
+        "result": None,
+        "error": None,
+    }
+    harness.adapter.wake.set()
+    harness.wait_completed(ack["runId"])
+    harness.wait_idle(ack["runId"])
+    final = harness.call("run/result", {"runId": ack["runId"]})["result"]
+    assert final["status"] == "complete"
+    assert final["result"]["finalResponse"] == "partial"
+
+
+def test_finished_runs_are_pruned_by_the_run_table(harness):
+    harness.service.runs.keep = 1
+    first = harness.start()
+    harness.wait_completed(first["runId"])
+    harness.wait_idle(first["runId"])
+    second = harness.start()
+    harness.wait_completed(second["runId"])
+    harness.wait_idle(second["runId"])
+    assert error_of(harness.call("run/result", {"runId": first["runId"]})) is ErrorType.UNKNOWN_RUN
+    assert harness.call("run/result", {"runId": second["runId"]})["result"]["status"] == "complete"
+
+
+@pytest.mark.parametrize("method", ["nope/nothing", "initialize", "supervisor/status"])
+def test_a_method_the_worker_does_not_serve_is_method_not_found(harness, method):
+    assert error_of(harness.call(method, {})) is ErrorType.METHOD_NOT_FOUND
+
+
+@pytest.mark.parametrize(
+    ("params", "field"),
+    [
+        ({}, "params.message"),
+        ({"message": 5}, "params.message"),
+        ({"message": "m", "bogus": 1}, "params.bogus"),
+        ({"message": "m", "conversationHistory": [{}, 1]}, "params.conversationHistory[1]"),
+    ],
+)
+def test_bad_run_start_params_are_invalid_params_naming_the_field(harness, params, field):
+    answer = harness.call("run/start", params)
+    assert error_of(answer) is ErrorType.INVALID_PARAMS
+    assert answer["error"]["data"]["field"] == field
+    assert harness.service.sessions == {}
