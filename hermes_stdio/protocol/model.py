@@ -98,7 +98,7 @@ def decode(tp: type[T], value: Any, path: str = "params") -> T:
 def _decode(tp: Any, value: Any, path: str) -> Any:
     if tp is Any:
         return value
-    if dataclasses.is_dataclass(tp):
+    if isinstance(tp, type) and dataclasses.is_dataclass(tp):
         if not isinstance(value, dict):
             raise _fail(path, f"expected an object, got {_json_type(value)}")
         known = fields_of(tp)
@@ -106,7 +106,7 @@ def _decode(tp: Any, value: Any, path: str) -> Any:
         for key in value:
             if key not in wire_names:
                 raise _fail(f"{path}.{key}", "unknown field")
-        kwargs = {}
+        kwargs: dict[str, Any] = {}
         for f in known:
             if f.wire in value:
                 kwargs[f.name] = _decode(f.tp, value[f.wire], f"{path}.{f.wire}")
@@ -116,8 +116,8 @@ def _decode(tp: Any, value: Any, path: str) -> Any:
     origin = typing.get_origin(tp)
     if origin is typing.Literal:
         if value not in typing.get_args(tp) or isinstance(value, bool):
-            options = ", ".join(repr(a) for a in typing.get_args(tp))
-            raise _fail(path, f"expected one of {options}, got {value!r}")
+            allowed = ", ".join(repr(a) for a in typing.get_args(tp))
+            raise _fail(path, f"expected one of {allowed}, got {value!r}")
         return value
     if origin in (typing.Union, types.UnionType):
         options = typing.get_args(tp)
@@ -182,7 +182,7 @@ def schema_of(tp: Any, defs: dict[str, Any]) -> dict[str, Any]:
     """JSON Schema (2020-12) for ``tp``; records go to ``defs`` and are referenced."""
     if tp is Any:
         return {}
-    if dataclasses.is_dataclass(tp):
+    if isinstance(tp, type) and dataclasses.is_dataclass(tp):
         name = tp.__name__
         if name not in defs:
             defs[name] = {}  # placeholder against recursion

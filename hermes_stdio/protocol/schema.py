@@ -57,7 +57,7 @@ def build_schema() -> dict[str, Any]:
     }
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
-        "$id": "https://hermes-stdio.invalid/protocol/v%d.json" % PROTOCOL_VERSION,
+        "$id": f"https://hermes-stdio.invalid/protocol/v{PROTOCOL_VERSION}.json",
         "title": "hermes-stdio protocol",
         "description": "Types of the hermes-stdio JSON-RPC protocol; see protocol.md.",
         "x-protocolVersion": PROTOCOL_VERSION,

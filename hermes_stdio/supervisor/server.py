@@ -129,7 +129,7 @@ class Supervisor:
                 raise RpcError(ErrorType.SERVER_NOT_INITIALIZED, f"{req.method} before initialize")
             if self.state == "shut_down":
                 raise RpcError(ErrorType.SHUTTING_DOWN, f"{req.method} after shutdown; send exit")
-            params = decode(method.params, req.params)
+            params: Any = decode(method.params, req.params)
             getattr(self, "_h_" + req.method.replace("/", "_"))(req, params)
         except Exception as exc:
             self._reply(req.id, error=exc)
@@ -140,7 +140,7 @@ class Supervisor:
             print(f"hermes-stdio: ignoring unknown notification {note.method!r}", file=sys.stderr)
             return
         try:
-            params = decode(method.params, note.params)
+            params: Any = decode(method.params, note.params)
         except RpcError as exc:
             print(f"hermes-stdio: ignoring {note.method}: {exc.message}", file=sys.stderr)
             return
@@ -358,7 +358,7 @@ class Supervisor:
         return (None, route.final) if route.final is not None else (slot, None)
 
     def _h_run_interrupt(self, req: Request, p: t.RunTarget) -> None:
-        slot, final = self._run_slot(p.run_id)
+        slot, _final = self._run_slot(p.run_id)
         if slot is None:
             self._reply(req.id, encode(t.RunInterruptResult(False)))
             return

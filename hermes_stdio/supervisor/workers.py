@@ -196,7 +196,8 @@ class WorkerPool:
             if ready.protocol_version != PROTOCOL_VERSION:
                 slot.start_error = RpcError(
                     ErrorType.WORKER_UNAVAILABLE,
-                    f"worker speaks protocol {ready.protocol_version}, supervisor {PROTOCOL_VERSION}",
+                    f"worker speaks protocol {ready.protocol_version}, "
+                    f"supervisor {PROTOCOL_VERSION}",
                 )
         except RpcError as exc:
             slot.start_error = RpcError(

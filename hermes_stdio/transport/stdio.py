@@ -9,6 +9,7 @@ Never write the wire through ``sys.stdout``.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 
@@ -21,8 +22,6 @@ def take_over_stdio() -> tuple[int, int]:
     os.close(devnull)
     os.dup2(2, 1)
     # sys.stdout still writes to fd 1 (now stderr); make it line-buffered so logs interleave sanely.
-    try:
+    with contextlib.suppress(AttributeError, ValueError):
         sys.stdout.reconfigure(line_buffering=True)  # type: ignore[union-attr]
-    except (AttributeError, ValueError):
-        pass
     return read_fd, write_fd

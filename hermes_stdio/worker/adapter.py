@@ -15,6 +15,7 @@ Contract:
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
 from collections.abc import Callable
@@ -163,10 +164,8 @@ class HermesAdapter:
 
     def preload(self) -> None:
         """Import hermes-agent ahead of the first run (call from a background thread)."""
-        try:
+        with contextlib.suppress(AgentUnavailable):  # reported when a run needs it
             self._modules()
-        except AgentUnavailable:
-            pass  # reported when a run needs it
 
     def _modules(self) -> Any:
         with self._import_lock:
@@ -192,7 +191,7 @@ class HermesAdapter:
         default_model = model_cfg.get("default") if isinstance(model_cfg, dict) else model_cfg
         model = session.model or str(default_model or "")
         runtime = resolve_runtime_provider(requested=session.provider, target_model=model or None)
-        agent_cfg = cfg.get("agent") if isinstance(cfg.get("agent"), dict) else {}
+        agent_cfg: dict[str, Any] = cfg["agent"] if isinstance(cfg.get("agent"), dict) else {}
         system_prompt = session.instructions or str(agent_cfg.get("system_prompt") or "") or None
         return run_agent.AIAgent(
             model=model,
@@ -264,7 +263,5 @@ class HermesAdapter:
     def close(self, agent: Any) -> None:
         closer = getattr(agent, "close", None)
         if callable(closer):
-            try:
+            with contextlib.suppress(Exception):
                 closer()
-            except Exception:
-                pass

@@ -66,7 +66,7 @@ class WorkerService:
             method = _METHODS.get(req.method)
             if method is None or req.method not in _ROUTED:
                 raise RpcError(ErrorType.METHOD_NOT_FOUND, f"unknown method {req.method!r}")
-            params = decode(method.params, req.params)
+            params: Any = decode(method.params, req.params)
             handler = getattr(self, "_h_" + req.method.replace("/", "_"))
             result = handler(req, params)
             if result is not _DEFERRED:

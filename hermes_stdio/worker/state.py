@@ -79,8 +79,8 @@ class Run:
         self.on_complete: Callable[[], None] | None = None
         # Prebuilt prefix for the hot path: run/delta is encoded without a dict walk.
         self._delta_head = (
-            '{"jsonrpc":"2.0","method":"run/delta","params":{"runId":%s,"sessionId":%s,"seq":'
-            % (_json_str(run_id), _json_str(session_id))
+            '{"jsonrpc":"2.0","method":"run/delta","params":'
+            f'{{"runId":{_json_str(run_id)},"sessionId":{_json_str(session_id)},"seq":'
         )
 
     def emit(self, method: str, payload: dict[str, Any]) -> bool:

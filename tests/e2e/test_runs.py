@@ -159,7 +159,7 @@ def test_what_hermes_prints_to_stdout_reaches_stderr_and_never_the_wire(
     host: HostClient, llm: ScriptedLLM
 ) -> None:
     llm.enqueue(Reply.error(400, "scripted failure"))
-    run, notes = run_to_end(host, {"message": "fail please"})
+    _run, notes = run_to_end(host, {"message": "fail please"})
     done = notes[-1].params
     assert done["status"] == "error" and done["error"]["type"] == "agent_error"
     assert "scripted failure" in done["error"]["message"]
@@ -188,7 +188,7 @@ def test_tools_run_in_the_sessions_workspace_and_report_tool_events(
     workspace = tmp_path / "ws"
     workspace.mkdir()
     llm.enqueue(Reply.tool_call("terminal", {"command": "pwd"}), Reply.text(["done"]))
-    run, notes = run_to_end(host, {"message": "where?", "workspace": str(workspace)})
+    _run, notes = run_to_end(host, {"message": "where?", "workspace": str(workspace)})
     events = [n.params["event"] for n in notes if n.method == "run/event"]
     started = [e for e in events if e["type"] == "tool.started"]
     completed = [e for e in events if e["type"] == "tool.completed"]
