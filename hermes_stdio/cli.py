@@ -2,7 +2,8 @@
 
 ``hermes-stdio`` (or ``hermes-stdio serve``) runs the supervisor on stdio.
 ``hermes-stdio schema`` prints the protocol's JSON Schema (``--write``
-refreshes the checked-in copy). ``hermes-stdio bench`` runs the benchmarks.
+refreshes the checked-in copy). ``hermes-stdio demo`` runs one offline host
+session. ``hermes-stdio bench`` runs the benchmarks.
 """
 
 from __future__ import annotations
@@ -35,6 +36,8 @@ def _parser() -> argparse.ArgumentParser:
         )
     schema = sub.add_parser("schema", help="print the protocol JSON Schema")
     schema.add_argument("--write", action="store_true", help="rewrite the checked-in schema.json")
+    demo = sub.add_parser("demo", help="one offline host session against a scripted model")
+    demo.add_argument("rest", nargs=argparse.REMAINDER)
     bench = sub.add_parser("bench", help="run the benchmarks (see README)")
     bench.add_argument("rest", nargs=argparse.REMAINDER)
     return parser
@@ -51,6 +54,10 @@ def main(argv: list[str] | None = None) -> int:
         else:
             sys.stdout.write(text)
         return 0
+    if args.command == "demo":
+        from .demo import main as demo_main
+
+        return demo_main(args.rest)
     if args.command == "bench":
         from .bench import main as bench_main
 

@@ -16,6 +16,21 @@ PROTOCOL_VERSION = 1
 
 JsonObject = dict[str, Any]
 RunStatus = Literal["complete", "interrupted", "error"]
+RunErrorKind = Literal[
+    "agent_unavailable", "agent_error", "worker_crashed", "worker_stopped", "internal_error"
+]
+
+
+class RunErrorType:
+    """The ``RunError.type`` values (see protocol.md, run/completed)."""
+
+    AGENT_UNAVAILABLE: RunErrorKind = "agent_unavailable"
+    AGENT_ERROR: RunErrorKind = "agent_error"
+    WORKER_CRASHED: RunErrorKind = "worker_crashed"
+    WORKER_STOPPED: RunErrorKind = "worker_stopped"
+    INTERNAL_ERROR: RunErrorKind = "internal_error"
+
+
 WorkerState = Literal["starting", "ready", "stopping", "exited", "backoff"]
 
 
@@ -199,7 +214,7 @@ class RunInterruptResult:
 
 @dataclass(frozen=True, slots=True)
 class RunError:
-    type: str = doc_field("Stable snake_case error type, e.g. worker_crashed or agent_error.")
+    type: RunErrorKind = doc_field("Why the run failed; a stable snake_case string.")
     message: str = doc_field("Human-readable detail.")
 
 

@@ -4,8 +4,8 @@ Contract: ``find_agent_python`` picks, in order: ``--agent-python``,
 ``$HERMES_AGENT_PYTHON``, a venv inside ``$HERMES_AGENT_ROOT``, the Python
 named by the shebang of the ``hermes`` executable on PATH, and finally the
 supervisor's own interpreter (where the ``agent`` extra installs hermes-agent).
-``worker_command`` builds argv and the ``PYTHONPATH`` that puts this package
-on a foreign interpreter's path.
+``worker_command`` builds the argv, putting this package on a foreign
+interpreter's path.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ def _venv_python(root: Path) -> str | None:
     return None
 
 
-def _shebang_python(executable: str) -> str | None:
+def _shebang_python(executable: str, path: str | None) -> str | None:
     try:
         with open(executable, "rb") as f:
             first = f.readline(512)
@@ -40,7 +40,7 @@ def _shebang_python(executable: str) -> str | None:
     if not parts:
         return None
     if parts[0].endswith("/env") and len(parts) > 1:
-        return shutil.which(parts[1])
+        return shutil.which(parts[1], path=path)
     return parts[0] if "python" in Path(parts[0]).name else None
 
 
@@ -55,16 +55,21 @@ def find_agent_python(cli_value: str | None, environ: dict[str, str]) -> str:
     hermes = shutil.which("hermes", path=environ.get("PATH"))
     if (
         hermes
-        and (found := _shebang_python(hermes))
+        and (found := _shebang_python(hermes, environ.get("PATH")))
         and Path(found).resolve() != Path(sys.executable).resolve()
     ):
         return found
     return sys.executable
 
 
-def worker_command(python: str, profile: str, extra: list[str]) -> tuple[list[str], dict[str, str]]:
-    argv = [python, "-m", "hermes_stdio.worker", "--profile", profile, *extra]
-    env_add = {}
-    if Path(python).resolve() != Path(sys.executable).resolve():
-        env_add["PYTHONPATH"] = PACKAGE_PARENT
-    return argv, env_add
+def worker_command(python: str, profile: str, extra: list[str]) -> list[str]:
+    """argv for a worker. A foreign interpreter gets this package appended to its path,
+    after its own entries, so its own hermes-agent and dependencies still win."""
+    args = ["--profile", profile, *extra]
+    if os.path.abspath(python) == os.path.abspath(sys.executable):
+        return [python, "-m", "hermes_stdio.worker", *args]
+    boot = (
+        "import sys; sys.path.append(sys.argv.pop(1)); "
+        "from hermes_stdio.worker.main import main; sys.exit(main())"
+    )
+    return [python, "-c", boot, PACKAGE_PARENT, *args]

@@ -26,7 +26,7 @@ import yaml
 from ..wire import ErrorType, RpcError
 
 DEFAULT_PROFILE = "default"
-_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
+_NAME = re.compile(r"[a-z0-9][a-z0-9_-]{0,63}")  # always fullmatch: "$" allows a trailing \n
 _DOTENV_KEY = re.compile(r"^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=")
 # Set by hermes-agent per process; never inherited from the supervisor's environment.
 _PROCESS_STATE_PREFIXES = ("HERMES_SESSION_", "TERMINAL_", "HERMES_STDIO_")
@@ -40,7 +40,7 @@ def resolve_home(cli_value: str | None, environ: dict[str, str]) -> Path:
 def check_name(name: str | None) -> str:
     if name is None or name == DEFAULT_PROFILE:
         return DEFAULT_PROFILE
-    if not isinstance(name, str) or not _NAME.match(name):
+    if not isinstance(name, str) or not _NAME.fullmatch(name):
         raise RpcError(
             ErrorType.INVALID_PROFILE,
             f"invalid profile name {str(name)[:80]!r}: use 1-64 of a-z, 0-9, _ and -",
@@ -70,7 +70,8 @@ def all_profile_homes(home: Path) -> dict[str, Path]:
     root = home / "profiles"
     if root.is_dir():
         for entry in sorted(root.iterdir()):
-            if _NAME.match(entry.name) and entry.is_dir():
+            # profiles/default would shadow the real default home (and its secrets).
+            if entry.name != DEFAULT_PROFILE and _NAME.fullmatch(entry.name) and entry.is_dir():
                 homes[entry.name] = entry
     return homes
 

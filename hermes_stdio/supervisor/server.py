@@ -398,7 +398,7 @@ class Supervisor:
     def _worker_exited(self, slot: WorkerSlot, note: t.WorkerExitedNotification) -> None:
         assert self.host is not None
         why = "was stopped" if note.expected else f"exited ({note.signal or note.exit_code})"
-        kind = "worker_stopped" if note.expected else "worker_crashed"
+        kind = t.RunErrorType.WORKER_STOPPED if note.expected else t.RunErrorType.WORKER_CRASHED
         for route in self.routes.drop_slot(slot.key):
             error = t.RunError(kind, f"worker for profile {slot.label!r} {why} during the run")
             done = t.RunCompletedNotification(

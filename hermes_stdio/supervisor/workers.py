@@ -150,8 +150,8 @@ class WorkerPool:
 
     def _start(self, slot: WorkerSlot) -> Peer:
         extra = [*self.worker_args, *(["--worker-key", slot.worker_key] if slot.worker_key else [])]
-        argv, env_add = worker_command(self.agent_python, slot.profile, extra)
-        env = {**worker_env(self.home, slot.profile, self.base_env), **env_add}
+        argv = worker_command(self.agent_python, slot.profile, extra)
+        env = worker_env(self.home, slot.profile, self.base_env)
         if slot.worker_key:
             env["HERMES_STDIO_WORKER_KEY"] = slot.worker_key
         slot.ready.clear()

@@ -44,18 +44,11 @@ class ErrorType(Enum):
     UNSUPPORTED_PROTOCOL = (-32004, "unsupported_protocol", "No common protocol version.")
     INVALID_PROFILE = (-32010, "invalid_profile", "The profile name is not allowed.")
     UNKNOWN_PROFILE = (-32011, "unknown_profile", "No such profile under the Hermes home.")
-    UNKNOWN_SESSION = (-32012, "unknown_session", "No such session.")
     UNKNOWN_RUN = (-32013, "unknown_run", "No such run, or its result has expired.")
     SESSION_BUSY = (-32014, "session_busy", "The session already has a run in progress.")
     WORKER_CRASHED = (-32020, "worker_crashed", "The worker process died while handling this.")
     WORKER_UNAVAILABLE = (-32021, "worker_unavailable", "The worker cannot be started right now.")
     WORKER_TIMEOUT = (-32022, "worker_timeout", "The worker did not answer in time.")
-    AGENT_UNAVAILABLE = (
-        -32030,
-        "agent_unavailable",
-        "hermes-agent cannot be imported by the worker.",
-    )
-    AGENT_ERROR = (-32031, "agent_error", "hermes-agent failed while handling this.")
 
     def __init__(self, code: int, type_: str, summary: str) -> None:
         self.code = code

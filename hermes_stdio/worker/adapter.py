@@ -220,11 +220,22 @@ class HermesAdapter:
         self, agent: Any, session: Session, message: str, stop_requested: Callable[[], bool]
     ) -> TurnOutcome:
         from agent import runtime_cwd
+        from gateway import session_context
         from tools import approval, terminal_tool
 
         if session.instructions is not None:
             agent.ephemeral_system_prompt = session.instructions
         key_token = approval.set_current_session_key(session.session_id)
+        # Per-thread session context: the source recorded with the session, and the
+        # session's identity for anything hermes scopes by it.
+        context_tokens = session_context.set_session_vars(
+            platform="cli",
+            source=session.source or "",
+            session_id=session.session_id,
+            session_key=session.session_id,
+            profile=session.profile,
+            cwd=session.workspace or "",
+        )
         if session.workspace:
             runtime_cwd.set_session_cwd(session.workspace)
             terminal_tool.register_task_env_overrides(
@@ -240,6 +251,7 @@ class HermesAdapter:
                 task_id=session.session_id,
             )
         finally:
+            session_context.clear_session_vars(context_tokens)
             approval.reset_current_session_key(key_token)
             if session.workspace:
                 runtime_cwd.clear_session_cwd()

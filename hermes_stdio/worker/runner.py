@@ -36,11 +36,12 @@ class SessionSink:
             run.emit("run/event", {"event": {"type": type_, **fields}})
 
 
-def _error(kind: str, exc: BaseException) -> t.RunError:
+def _error(kind: t.RunErrorKind, exc: BaseException) -> t.RunError:
     print(f"worker: run failed ({kind}):", file=sys.stderr)
     traceback.print_exception(exc, file=sys.stderr)
     return t.RunError(
-        kind, f"{type(exc).__name__}: {exc}" if kind != "agent_unavailable" else str(exc)
+        kind,
+        f"{type(exc).__name__}: {exc}" if kind != t.RunErrorType.AGENT_UNAVAILABLE else str(exc),
     )
 
 
@@ -51,10 +52,10 @@ def execute_run(adapter: AgentAdapter, session: Session, run: Run, message: str)
                 try:
                     session.agent = adapter.build(session, SessionSink(session))
                 except AgentUnavailable as exc:
-                    run.complete("error", None, _error("agent_unavailable", exc))
+                    run.complete("error", None, _error(t.RunErrorType.AGENT_UNAVAILABLE, exc))
                     return
                 except Exception as exc:
-                    run.complete("error", None, _error("agent_error", exc))
+                    run.complete("error", None, _error(t.RunErrorType.AGENT_ERROR, exc))
                     return
     agent = session.agent
     session.model = adapter.model_of(agent) or session.model
@@ -65,13 +66,17 @@ def execute_run(adapter: AgentAdapter, session: Session, run: Run, message: str)
     try:
         outcome = adapter.run_turn(agent, session, message, lambda: run.interrupt_requested)
     except Exception as exc:
-        run.complete("error", None, _error("agent_error", exc))
+        run.complete("error", None, _error(t.RunErrorType.AGENT_ERROR, exc))
         return
     session.history = outcome.messages
     output = t.RunOutput(outcome.final_response, len(outcome.messages), outcome.api_calls)
     if outcome.interrupted or run.interrupt_requested:
         run.complete("interrupted", output, None)
     elif outcome.failed or (outcome.error and not outcome.final_response):
-        run.complete("error", None, t.RunError("agent_error", outcome.error or "the turn failed"))
+        run.complete(
+            "error",
+            None,
+            t.RunError(t.RunErrorType.AGENT_ERROR, outcome.error or "the turn failed"),
+        )
     else:
         run.complete("complete", output, None)

@@ -129,11 +129,15 @@ class WorkerService:
             execute_run(self.adapter, session, run, message)
         except BaseException as exc:  # the run must end even on a bug
             wire = to_wire_error(exc)
-            run.complete("error", None, t.RunError("internal_error", str(wire.get("message"))))
+            run.complete(
+                "error", None, t.RunError(t.RunErrorType.INTERNAL_ERROR, str(wire.get("message")))
+            )
         finally:
             if not run.done:
                 run.complete(
-                    "error", None, t.RunError("internal_error", "run ended without a result")
+                    "error",
+                    None,
+                    t.RunError(t.RunErrorType.INTERNAL_ERROR, "run ended without a result"),
                 )
             self._threads.pop(run.run_id, None)
 

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from hermes_stdio.protocol.types import RunErrorType
 from hermes_stdio.testing.host import HostClient
 from hermes_stdio.testing.llm_server import Reply, ScriptedLLM
 from hermes_stdio.wire import ErrorType, RpcError
@@ -161,7 +162,7 @@ def test_what_hermes_prints_to_stdout_reaches_stderr_and_never_the_wire(
     llm.enqueue(Reply.error(400, "scripted failure"))
     _run, notes = run_to_end(host, {"message": "fail please"})
     done = notes[-1].params
-    assert done["status"] == "error" and done["error"]["type"] == "agent_error"
+    assert done["status"] == "error" and done["error"]["type"] == RunErrorType.AGENT_ERROR
     assert "scripted failure" in done["error"]["message"]
     # hermes print()s this block to stdout; the worker's fd 1 is its stderr.
     host.wait_stderr(lambda line: line.startswith("[worker:default]") and "API call failed" in line)
@@ -196,3 +197,15 @@ def test_tools_run_in_the_sessions_workspace_and_report_tool_events(
     assert completed and completed[0]["toolCallId"] == started[0]["toolCallId"]
     assert str(workspace) in completed[0]["result"]
     assert notes[-1].params["status"] == "complete"
+
+
+def test_the_source_of_a_new_session_is_recorded_in_the_db(
+    host: HostClient, llm: ScriptedLLM, home: Path
+) -> None:
+    llm.enqueue(Reply.text(["ok"]))
+    run, _ = run_to_end(host, {"message": "hi", "source": "vscode"})
+    with sqlite3.connect(home / "state.db") as db:
+        (source,) = db.execute(
+            "SELECT source FROM sessions WHERE id = ?", (run["sessionId"],)
+        ).fetchone()
+    assert source == "vscode"

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import os
 import signal
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
+from hermes_stdio.protocol.types import RunErrorType
 from hermes_stdio.testing.host import HostClient
 from hermes_stdio.testing.llm_server import Reply, ScriptedLLM
 from hermes_stdio.wire import ErrorType, RpcError
@@ -66,7 +69,7 @@ def test_killing_a_worker_mid_run_completes_the_run_with_worker_crashed_and_the_
     os.kill(pid, signal.SIGKILL)
     done = host.wait_run_completed(run["runId"], timeout=20)
     assert done.params["status"] == "error"
-    assert done.params["error"]["type"] == "worker_crashed"
+    assert done.params["error"]["type"] == RunErrorType.WORKER_CRASHED
     notes = host.run_notifications(run["runId"])
     assert [n.params["seq"] for n in notes] == list(range(1, len(notes) + 1))
     assert [n.method for n in notes].count("run/completed") == 1
@@ -80,7 +83,7 @@ def test_killing_a_worker_mid_run_completes_the_run_with_worker_crashed_and_the_
         "expected": False,
     }
     result = host.request("run/result", {"runId": run["runId"]})
-    assert result["status"] == "error" and result["error"]["type"] == "worker_crashed"
+    assert result["status"] == "error" and result["error"]["type"] == RunErrorType.WORKER_CRASHED
     # The session died with its worker; the next request gets a fresh worker.
     assert (
         host.request("session/status", {"sessionId": run["sessionId"], "ifLoaded": True})["loaded"]
@@ -168,3 +171,29 @@ def test_a_session_cannot_be_moved_to_another_profile(host: HostClient, llm: Scr
             "run/start", {"message": "hi", "sessionId": run["sessionId"], "profile": "play"}
         )
     assert err.value.kind is ErrorType.INVALID_PARAMS
+
+
+def _python_without_hermes() -> str:
+    base = getattr(sys, "_base_executable", sys.executable)
+    probe = subprocess.run([base, "-c", "import run_agent"], capture_output=True, timeout=60)
+    if os.path.abspath(base) == os.path.abspath(sys.executable) or probe.returncode == 0:
+        pytest.skip("no interpreter without hermes-agent on this machine")
+    return base
+
+
+@pytest.mark.parametrize("how", ["flag", "env"])
+def test_a_worker_runs_under_another_python_and_reports_a_missing_agent_as_agent_unavailable(
+    start_host: StartHost, how: str
+) -> None:
+    python = _python_without_hermes()
+    if how == "flag":
+        host = start_host("--agent-python", python)
+    else:
+        host = start_host(env={"HERMES_AGENT_PYTHON": python})
+    host.initialize()
+    run = host.request("run/start", {"message": "hi"})
+    done = host.wait_run_completed(run["runId"])
+    assert done.params["status"] == "error"
+    assert done.params["error"]["type"] == RunErrorType.AGENT_UNAVAILABLE
+    assert [n.method for n in host.run_notifications(run["runId"])] == ["run/completed"]
+    assert worker_pids(host)[("default", None)]

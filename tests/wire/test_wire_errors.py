@@ -79,7 +79,7 @@ def test_an_unknown_error_from_the_wire_becomes_internal_error():
 
 
 def test_to_wire_error_passes_rpc_errors_through():
-    err = RpcError(ErrorType.UNKNOWN_SESSION, "nope", sessionId="s")
+    err = RpcError(ErrorType.UNKNOWN_RUN, "nope", sessionId="s")
     assert to_wire_error(err) == err.to_wire()
 
 

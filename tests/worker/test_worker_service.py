@@ -6,6 +6,7 @@ import threading
 
 import pytest
 
+from hermes_stdio.protocol.types import RunErrorType
 from hermes_stdio.wire import ErrorType
 from hermes_stdio.worker.adapter import AgentUnavailable, TurnOutcome
 
@@ -119,7 +120,7 @@ def test_an_agent_that_raises_ends_the_run_with_one_agent_error(harness):
     done = harness.wait_completed(ack["runId"])
     harness.wait_idle(ack["runId"])
     assert done["status"] == "error"
-    assert done["error"]["type"] == ErrorType.AGENT_ERROR.type
+    assert done["error"]["type"] == RunErrorType.AGENT_ERROR
     assert done["result"] is None
     msgs = harness.run_messages(ack["runId"])
     assert [m["method"] for m in msgs].count("run/completed") == 1
@@ -133,7 +134,7 @@ def test_an_agent_reporting_an_error_without_a_response_ends_with_agent_error(ha
     ack = harness.start()
     done = harness.wait_completed(ack["runId"])
     assert done["status"] == "error"
-    assert done["error"] == {"type": ErrorType.AGENT_ERROR.type, "message": "rate limited"}
+    assert done["error"] == {"type": RunErrorType.AGENT_ERROR, "message": "rate limited"}
 
 
 def test_a_missing_agent_ends_the_run_with_one_agent_unavailable_error(harness):
@@ -142,7 +143,7 @@ def test_a_missing_agent_ends_the_run_with_one_agent_unavailable_error(harness):
     done = harness.wait_completed(ack["runId"])
     harness.wait_idle(ack["runId"])
     assert done["status"] == "error"
-    assert done["error"]["type"] == ErrorType.AGENT_UNAVAILABLE.type
+    assert done["error"]["type"] == RunErrorType.AGENT_UNAVAILABLE
     msgs = harness.run_messages(ack["runId"])
     assert [m["method"] for m in msgs] == ["run/completed"]
     assert seqs(msgs) == [1]
@@ -151,7 +152,7 @@ def test_a_missing_agent_ends_the_run_with_one_agent_unavailable_error(harness):
 def test_a_build_failure_ends_the_run_with_agent_error_and_the_next_run_retries(harness):
     harness.adapter.build_error = ValueError("bad config")
     ack = harness.start()
-    assert harness.wait_completed(ack["runId"])["error"]["type"] == ErrorType.AGENT_ERROR.type
+    assert harness.wait_completed(ack["runId"])["error"]["type"] == RunErrorType.AGENT_ERROR
     harness.wait_idle(ack["runId"])
     harness.adapter.build_error = None
     again = harness.start(sessionId=ack["sessionId"])

@@ -108,6 +108,9 @@ export class HermesStdioClient {
   private stderrBytes = 0;
   private exitInfo: ProcessExit | undefined;
   private closed = false;
+  private resolveClosed!: () => void;
+  /** Resolves once the connection is closed (stdout drained or the process gone). */
+  readonly whenClosed: Promise<void> = new Promise<void>((resolve) => (this.resolveClosed = resolve));
 
   private constructor(child: ChildProcess, opts: SpawnOptions) {
     this.process = child;
@@ -406,10 +409,13 @@ export class HermesStdioClient {
     }
     const remaining = Math.max(0, deadline - Date.now());
     const exit = await withTimeout(this.exited, remaining, () => undefined).catch(() => undefined);
-    this.connection.dispose();
-    if (exit) return exit;
+    if (exit) {
+      await this.whenClosed; // at most ~1 s after exit
+      return exit;
+    }
     this.kill('SIGKILL');
     await this.exited;
+    await this.whenClosed;
     throw HermesStdioError.client('shutdown_timeout', `process did not exit within ${timeoutMs} ms; killed`, 'exit');
   }
 
@@ -422,7 +428,7 @@ export class HermesStdioClient {
   async dispose(): Promise<void> {
     this.kill('SIGKILL');
     await this.exited;
-    this.connection.dispose();
+    await this.whenClosed;
   }
 
   private readonly closeListeners = new Set<() => void>();
@@ -439,6 +445,7 @@ export class HermesStdioClient {
   private markClosed(): void {
     if (this.closed) return;
     this.closed = true;
+    this.resolveClosed();
     // Rejects pending requests with PendingResponseRejected (-32097).
     queueMicrotask(() => this.connection.dispose());
     for (const l of [...this.closeListeners]) l();

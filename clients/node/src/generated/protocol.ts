@@ -119,9 +119,10 @@ export interface RunDeltaNotification {
 
 export interface RunError {
   /**
-   * Stable snake_case error type, e.g. worker_crashed or agent_error.
+   * Why the run failed; a stable snake_case string.
    */
-  type: string;
+  type:
+    'agent_unavailable' | 'agent_error' | 'worker_crashed' | 'worker_stopped' | 'internal_error';
   /**
    * Human-readable detail.
    */

@@ -1,0 +1,259 @@
+"""Profiles: name rules, profile homes, home resolution and a worker's environment."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from hermes_stdio.supervisor.profiles import (
+    DEFAULT_PROFILE,
+    check_name,
+    dotenv_keys,
+    profile_home,
+    resolve_home,
+    worker_env,
+)
+from hermes_stdio.wire import ErrorType, RpcError
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Path:
+    root = tmp_path / "home"
+    (root / "profiles" / "work").mkdir(parents=True)
+    (root / "profiles" / "play").mkdir(parents=True)
+    return root.resolve()
+
+
+def write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+
+
+# --- check_name ------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", [None, "default"])
+def test_check_name_maps_none_and_default_to_the_default_profile(name: str | None) -> None:
+    assert check_name(name) == DEFAULT_PROFILE
+
+
+@pytest.mark.parametrize("name", ["work", "a", "0", "my-profile_2", "a" * 64, "9lives"])
+def test_check_name_returns_valid_names_unchanged(name: str) -> None:
+    assert check_name(name) == name
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["../x", "a/b", "", "UPPER", "a" * 65, "-x", ".x", "_x", "a\x00b", "a b", " a", "a\tb"],
+)
+def test_check_name_rejects_names_outside_the_hermes_rule_as_invalid_profile(name: str) -> None:
+    with pytest.raises(RpcError) as err:
+        check_name(name)
+    assert err.value.kind is ErrorType.INVALID_PROFILE
+
+
+def test_check_name_rejects_a_name_with_a_trailing_newline() -> None:
+    with pytest.raises(RpcError) as err:
+        check_name("abc\n")
+    assert err.value.kind is ErrorType.INVALID_PROFILE
+
+
+# --- profile_home ----------------------------------------------------------
+
+
+def test_profile_home_of_default_is_the_hermes_home_itself(home: Path) -> None:
+    assert profile_home(home, "default") == home
+
+
+def test_profile_home_of_a_named_profile_is_under_profiles(home: Path) -> None:
+    assert profile_home(home, "work") == home / "profiles" / "work"
+
+
+def test_profile_home_of_a_missing_profile_raises_unknown_profile(home: Path) -> None:
+    with pytest.raises(RpcError) as err:
+        profile_home(home, "nope")
+    assert err.value.kind is ErrorType.UNKNOWN_PROFILE
+
+
+def test_profile_home_of_a_plain_file_in_profiles_raises_unknown_profile(home: Path) -> None:
+    write(home / "profiles" / "file", "not a dir")
+    with pytest.raises(RpcError) as err:
+        profile_home(home, "file")
+    assert err.value.kind is ErrorType.UNKNOWN_PROFILE
+
+
+def test_profile_home_refuses_a_symlink_that_points_outside_profiles(
+    home: Path, tmp_path: Path
+) -> None:
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    (home / "profiles" / "escape").symlink_to(outside, target_is_directory=True)
+    with pytest.raises(RpcError) as err:
+        profile_home(home, "escape")
+    assert err.value.kind is ErrorType.INVALID_PROFILE
+
+
+def test_profile_home_rejects_an_invalid_name_before_touching_the_disk(home: Path) -> None:
+    with pytest.raises(RpcError) as err:
+        profile_home(home, "../profiles/work")
+    assert err.value.kind is ErrorType.INVALID_PROFILE
+
+
+# --- resolve_home ----------------------------------------------------------
+
+
+def test_resolve_home_prefers_the_cli_value_over_hermes_home(tmp_path: Path) -> None:
+    cli, env_home = tmp_path / "cli", tmp_path / "env"
+    got = resolve_home(str(cli), {"HERMES_HOME": str(env_home)})
+    assert got == cli.resolve()
+
+
+def test_resolve_home_uses_hermes_home_when_no_cli_value(tmp_path: Path) -> None:
+    env_home = tmp_path / "env"
+    assert resolve_home(None, {"HERMES_HOME": str(env_home)}) == env_home.resolve()
+
+
+def test_resolve_home_falls_back_to_dot_hermes_in_the_user_home(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path))
+    assert resolve_home(None, {}) == (tmp_path / ".hermes").resolve()
+
+
+def test_resolve_home_ignores_an_empty_hermes_home(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path))
+    assert resolve_home(None, {"HERMES_HOME": ""}) == (tmp_path / ".hermes").resolve()
+
+
+# --- dotenv_keys -----------------------------------------------------------
+
+
+def test_dotenv_keys_reads_plain_and_exported_keys_and_skips_comments_and_blanks(
+    tmp_path: Path,
+) -> None:
+    env = tmp_path / ".env"
+    write(
+        env,
+        "# a comment\n\nPLAIN=1\nexport EXPORTED=2\n  SPACED = 3\n#COMMENTED=4\n"
+        "   \nnot a line\nQUOTED='x=y'\n",
+    )
+    assert dotenv_keys(env) == {"PLAIN", "EXPORTED", "SPACED", "QUOTED"}
+
+
+def test_dotenv_keys_of_a_missing_file_is_empty(tmp_path: Path) -> None:
+    assert dotenv_keys(tmp_path / "absent.env") == set()
+
+
+# --- worker_env ------------------------------------------------------------
+
+
+def test_worker_env_of_a_named_profile_drops_keys_of_other_profiles_and_the_default(
+    home: Path,
+) -> None:
+    write(home / ".env", "DEFAULT_SECRET=d\n")
+    write(home / "profiles" / "play" / ".env", "export PLAY_SECRET=p\n")
+    base = {"DEFAULT_SECRET": "d", "PLAY_SECRET": "p", "PATH": "/bin"}
+    env = worker_env(home, "work", base)
+    assert "DEFAULT_SECRET" not in env
+    assert "PLAY_SECRET" not in env
+    assert env["PATH"] == "/bin"
+
+
+def test_worker_env_of_the_default_profile_drops_keys_of_named_profiles(home: Path) -> None:
+    write(home / ".env", "DEFAULT_SECRET=d\n")
+    write(home / "profiles" / "work" / ".env", "WORK_SECRET=w\n")
+    env = worker_env(home, "default", {"DEFAULT_SECRET": "d", "WORK_SECRET": "w"})
+    assert "WORK_SECRET" not in env
+    assert env["DEFAULT_SECRET"] == "d"
+
+
+def test_worker_env_keeps_a_key_its_own_env_defines_even_if_another_profile_does(
+    home: Path,
+) -> None:
+    write(home / "profiles" / "work" / ".env", "SHARED=w\n")
+    write(home / "profiles" / "play" / ".env", "SHARED=p\n")
+    env = worker_env(home, "work", {"SHARED": "inherited"})
+    assert env["SHARED"] == "inherited"
+
+
+def test_worker_env_does_not_mutate_the_base_environment(home: Path) -> None:
+    write(home / ".env", "DEFAULT_SECRET=d\n")
+    base = {"DEFAULT_SECRET": "d"}
+    worker_env(home, "work", base)
+    assert base == {"DEFAULT_SECRET": "d"}
+
+
+def test_worker_env_drops_inherited_per_process_hermes_state(home: Path) -> None:
+    base = {
+        "HERMES_SESSION_ID": "s",
+        "TERMINAL_CWD": "/x",
+        "HERMES_STDIO_WORKER_KEY": "k",
+        "HERMES_STDIO_PROFILE": "other",
+        "KEEP_ME": "1",
+    }
+    env = worker_env(home, "work", base)
+    assert "HERMES_SESSION_ID" not in env
+    assert "TERMINAL_CWD" not in env
+    assert "HERMES_STDIO_WORKER_KEY" not in env
+    assert env["KEEP_ME"] == "1"
+
+
+def test_worker_env_sets_hermes_home_and_the_profile_name(home: Path) -> None:
+    env = worker_env(home, "work", {"HERMES_HOME": "/somewhere/else"})
+    assert env["HERMES_HOME"] == str(home / "profiles" / "work")
+    assert env["HERMES_STDIO_PROFILE"] == "work"
+    default = worker_env(home, "default", {})
+    assert default["HERMES_HOME"] == str(home)
+    assert default["HERMES_STDIO_PROFILE"] == "default"
+
+
+def test_worker_env_of_a_missing_profile_raises_unknown_profile(home: Path) -> None:
+    with pytest.raises(RpcError) as err:
+        worker_env(home, "ghost", {})
+    assert err.value.kind is ErrorType.UNKNOWN_PROFILE
+
+
+@pytest.mark.parametrize(
+    "config",
+    [
+        None,
+        "security:\n  allow_lazy_installs: false\n",
+        "security:\n  allow_lazy_installs: 'true'\n",
+    ],
+)
+def test_worker_env_disables_lazy_installs_unless_config_allows_them(
+    home: Path, config: str | None
+) -> None:
+    if config is not None:
+        write(home / "profiles" / "work" / "config.yaml", config)
+    env = worker_env(home, "work", {})
+    assert env["HERMES_DISABLE_LAZY_INSTALLS"] == "1"
+
+
+def test_worker_env_disables_lazy_installs_when_config_is_not_valid_yaml(home: Path) -> None:
+    write(home / "profiles" / "work" / "config.yaml", "security: [unclosed\n")
+    assert worker_env(home, "work", {})["HERMES_DISABLE_LAZY_INSTALLS"] == "1"
+
+
+def test_worker_env_leaves_lazy_installs_alone_when_config_allows_them(home: Path) -> None:
+    write(home / "profiles" / "work" / "config.yaml", "security:\n  allow_lazy_installs: true\n")
+    assert "HERMES_DISABLE_LAZY_INSTALLS" not in worker_env(home, "work", {})
+    inherited = worker_env(home, "work", {"HERMES_DISABLE_LAZY_INSTALLS": "0"})
+    assert inherited["HERMES_DISABLE_LAZY_INSTALLS"] == "0"
+
+
+def test_worker_env_reads_the_lazy_install_setting_from_its_own_profile_only(home: Path) -> None:
+    write(home / "config.yaml", "security:\n  allow_lazy_installs: true\n")
+    assert worker_env(home, "work", {})["HERMES_DISABLE_LAZY_INSTALLS"] == "1"
+    assert "HERMES_DISABLE_LAZY_INSTALLS" not in worker_env(home, "default", {})
+
+
+def test_worker_env_drops_default_home_keys_even_if_a_profiles_default_dir_exists(
+    home: Path,
+) -> None:
+    write(home / ".env", "DEFAULT_SECRET=d\n")
+    (home / "profiles" / "default").mkdir()
+    assert "DEFAULT_SECRET" not in worker_env(home, "work", {"DEFAULT_SECRET": "d"})

@@ -1,0 +1,172 @@
+"""Routes: which worker holds a session, which worker runs a run."""
+
+from __future__ import annotations
+
+import threading
+
+from hermes_stdio.supervisor.routes import Routes, SlotKey
+
+A: SlotKey = ("default", None)
+B: SlotKey = ("work", None)
+A_KEYED: SlotKey = ("default", "k1")
+
+
+def test_an_added_session_routes_to_its_slot() -> None:
+    routes = Routes()
+    routes.add_session("s1", A)
+    assert routes.session("s1") == A
+
+
+def test_an_unknown_session_has_no_route() -> None:
+    assert Routes().session("nope") is None
+
+
+def test_a_dropped_session_has_no_route_and_dropping_twice_is_harmless() -> None:
+    routes = Routes()
+    routes.add_session("s1", A)
+    routes.drop_session("s1")
+    routes.drop_session("s1")
+    assert routes.session("s1") is None
+
+
+def test_adding_a_run_also_routes_its_session() -> None:
+    routes = Routes()
+    routes.add_run("r1", "s1", B)
+    route = routes.run("r1")
+    assert route is not None
+    assert (route.run_id, route.session_id, route.slot) == ("r1", "s1", B)
+    assert (route.last_seq, route.done, route.final) == (0, False, None)
+    assert routes.session("s1") == B
+
+
+def test_adding_a_run_twice_keeps_the_first_route() -> None:
+    routes = Routes()
+    routes.add_run("r1", "s1", A)
+    first = routes.run("r1")
+    routes.note_seq("r1", 3, completed=False)
+    routes.add_run("r1", "s1", A)
+    assert routes.run("r1") is first
+    assert first is not None and first.last_seq == 3
+
+
+def test_an_unknown_run_has_no_route_and_noting_its_seq_returns_none() -> None:
+    routes = Routes()
+    assert routes.run("nope") is None
+    assert routes.note_seq("nope", 1, completed=True) is None
+
+
+def test_note_seq_keeps_the_highest_seq_seen() -> None:
+    routes = Routes()
+    routes.add_run("r1", "s1", A)
+    routes.note_seq("r1", 5, completed=False)
+    route = routes.note_seq("r1", 2, completed=False)
+    assert route is not None and route.last_seq == 5
+    routes.note_seq("r1", 7, completed=False)
+    assert route.last_seq == 7
+    assert not route.done
+
+
+def test_note_seq_with_completed_marks_the_run_done_and_ignores_later_events() -> None:
+    routes = Routes()
+    routes.add_run("r1", "s1", A)
+    route = routes.note_seq("r1", 4, completed=True)
+    assert route is not None and route.done and route.last_seq == 4
+    assert routes.note_seq("r1", 9, completed=False) is None
+    assert route.last_seq == 4
+    assert routes.run("r1") is route
+
+
+def test_finish_records_the_synthesized_final_result() -> None:
+    routes = Routes()
+    routes.add_run("r1", "s1", A)
+    route = routes.run("r1")
+    assert route is not None
+    routes.finish(route, {"status": "error"})
+    assert route.done and route.final == {"status": "error"}
+    assert routes.note_seq("r1", 1, completed=False) is None
+
+
+def test_only_the_last_keep_finished_finished_runs_stay_routable() -> None:
+    routes = Routes(keep_finished=2)
+    for i in range(3):
+        routes.add_run(f"r{i}", f"s{i}", A)
+    routes.note_seq("r0", 1, completed=True)
+    routes.note_seq("r1", 1, completed=True)
+    assert routes.run("r0") is not None
+    routes.note_seq("r2", 1, completed=True)
+    assert routes.run("r0") is None
+    assert routes.run("r1") is not None
+    assert routes.run("r2") is not None
+
+
+def test_unfinished_runs_are_never_evicted_by_finished_ones() -> None:
+    routes = Routes(keep_finished=1)
+    routes.add_run("live", "s0", A)
+    for i in range(3):
+        routes.add_run(f"r{i}", f"s{i + 1}", A)
+        routes.note_seq(f"r{i}", 1, completed=True)
+    assert routes.run("live") is not None
+    assert routes.run("r1") is None
+    assert routes.run("r2") is not None
+
+
+def test_drop_slot_forgets_only_that_slots_sessions() -> None:
+    routes = Routes()
+    routes.add_session("a1", A)
+    routes.add_session("a2", A)
+    routes.add_session("b1", B)
+    routes.add_session("k1", A_KEYED)
+    routes.drop_slot(A)
+    assert routes.session("a1") is None
+    assert routes.session("a2") is None
+    assert routes.session("b1") == B
+    assert routes.session("k1") == A_KEYED
+
+
+def test_drop_slot_returns_only_that_slots_unfinished_runs() -> None:
+    routes = Routes()
+    routes.add_run("a_live", "s1", A)
+    routes.add_run("a_done", "s2", A)
+    routes.note_seq("a_done", 1, completed=True)
+    routes.add_run("b_live", "s3", B)
+    routes.add_run("k_live", "s4", A_KEYED)
+    dropped = routes.drop_slot(A)
+    assert [r.run_id for r in dropped] == ["a_live"]
+    assert routes.session("s3") == B
+
+
+def test_drop_slot_of_an_unknown_slot_returns_nothing() -> None:
+    assert Routes().drop_slot(B) == []
+
+
+def test_counts_reports_sessions_and_running_runs_per_slot() -> None:
+    routes = Routes()
+    assert routes.counts(A) == (0, 0)
+    routes.add_session("idle", A)
+    routes.add_run("r1", "s1", A)
+    routes.add_run("r2", "s2", A)
+    routes.note_seq("r2", 1, completed=True)
+    routes.add_run("r3", "s3", B)
+    assert routes.counts(A) == (3, 1)
+    assert routes.counts(B) == (1, 1)
+    routes.drop_session("idle")
+    assert routes.counts(A) == (2, 1)
+
+
+def test_concurrent_runs_from_many_threads_are_all_recorded() -> None:
+    routes = Routes(keep_finished=10_000)
+    barrier = threading.Barrier(8, timeout=10.0)
+
+    def worker(n: int) -> None:
+        barrier.wait()
+        for i in range(200):
+            routes.add_run(f"r{n}-{i}", f"s{n}-{i}", A)
+            routes.note_seq(f"r{n}-{i}", i, completed=i % 2 == 0)
+
+    threads = [threading.Thread(target=worker, args=(n,)) for n in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(10.0)
+    assert not any(t.is_alive() for t in threads)
+    assert routes.counts(A) == (1600, 800)

@@ -1,0 +1,182 @@
+"""WorkerPool without real processes: worker/ready handling, backoff and its reset."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from hermes_stdio.protocol import PROTOCOL_VERSION
+from hermes_stdio.supervisor import workers as workers_mod
+from hermes_stdio.supervisor.workers import WorkerPool, WorkerSlot
+from hermes_stdio.wire import DEFAULT_MAX_BODY_BYTES, ErrorType, RpcError
+
+
+@pytest.fixture
+def pool(tmp_path: Path) -> WorkerPool:
+    home = tmp_path / "home"
+    home.mkdir()
+    return WorkerPool(
+        home,
+        sys.executable,
+        {},
+        lambda slot, note, body: None,
+        lambda slot, note: None,
+        max_body_bytes=DEFAULT_MAX_BODY_BYTES,
+    )
+
+
+def ready_params(**overrides: Any) -> dict[str, Any]:
+    params: dict[str, Any] = {
+        "protocolVersion": PROTOCOL_VERSION,
+        "pid": 4242,
+        "profile": "default",
+        "python": sys.executable,
+    }
+    params.update(overrides)
+    return params
+
+
+def starting_slot(pool: WorkerPool) -> tuple[WorkerSlot, Any]:
+    slot = pool.slot("default", None)
+    proc = object()  # stands in for the Popen of the process being started
+    slot.proc = proc  # type: ignore[assignment]
+    slot.state = "starting"
+    return slot, proc
+
+
+def test_pool_slot_returns_the_same_slot_for_the_same_key(pool: WorkerPool) -> None:
+    a = pool.slot("default", None)
+    assert pool.slot("default", None) is a
+    assert pool.slot("default", "k") is not a
+    assert pool.existing(("default", None)) is a
+    assert pool.existing(("work", None)) is None
+    assert set(pool.slots()) == {a, pool.slot("default", "k")}
+
+
+def test_mark_ready_with_matching_params_makes_the_slot_ready(pool: WorkerPool) -> None:
+    slot, proc = starting_slot(pool)
+    pool.mark_ready(slot, proc, ready_params())
+    assert slot.state == "ready"
+    assert slot.ready.is_set()
+    assert slot.start_error is None
+
+
+def test_mark_ready_with_another_protocol_version_fails_the_start(pool: WorkerPool) -> None:
+    slot, proc = starting_slot(pool)
+    pool.mark_ready(slot, proc, ready_params(protocolVersion=PROTOCOL_VERSION + 1))
+    assert slot.start_error is not None
+    assert slot.start_error.kind is ErrorType.WORKER_UNAVAILABLE
+    assert slot.state != "ready"
+    assert slot.ready.is_set()  # the waiting starter wakes up and sees the error
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        {},
+        {"protocolVersion": PROTOCOL_VERSION},
+        ready_params(pid="not-a-number"),
+        ready_params(extra=1),
+        {k: v for k, v in ready_params().items() if k != "profile"},
+    ],
+)
+def test_mark_ready_with_malformed_params_fails_the_start_as_worker_unavailable(
+    pool: WorkerPool, params: dict[str, Any]
+) -> None:
+    slot, proc = starting_slot(pool)
+    pool.mark_ready(slot, proc, params)
+    assert slot.start_error is not None
+    assert slot.start_error.kind is ErrorType.WORKER_UNAVAILABLE
+    assert slot.state != "ready"
+    assert slot.ready.is_set()
+
+
+def test_mark_ready_from_a_stale_process_does_not_make_the_slot_ready(pool: WorkerPool) -> None:
+    slot, _current = starting_slot(pool)
+    pool.mark_ready(slot, object(), ready_params())  # type: ignore[arg-type]
+    assert slot.state == "starting"
+
+
+def test_reset_backoff_clears_crashes_and_the_backoff_state(pool: WorkerPool) -> None:
+    slot = pool.slot("default", None)
+    slot.crashes.extend([1.0, 2.0, 3.0])
+    slot.state = "backoff"
+    pool.reset_backoff(slot)
+    assert not slot.crashes
+    assert slot.state == "exited"
+
+
+def test_reset_backoff_without_a_slot_resets_every_slot(pool: WorkerPool) -> None:
+    a, b = pool.slot("default", None), pool.slot("default", "k")
+    for s in (a, b):
+        s.crashes.append(1.0)
+        s.state = "backoff"
+    pool.reset_backoff()
+    assert [(list(s.crashes), s.state) for s in (a, b)] == [([], "exited"), ([], "exited")]
+
+
+def test_reset_backoff_leaves_a_slot_that_is_not_backing_off_in_its_state(
+    pool: WorkerPool,
+) -> None:
+    slot = pool.slot("default", None)
+    slot.state = "ready"
+    slot.crashes.append(1.0)
+    pool.reset_backoff(slot)
+    assert slot.state == "ready"
+    assert not slot.crashes
+
+
+def test_ensure_ready_on_a_backing_off_slot_raises_without_spawning(
+    pool: WorkerPool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    spawned: list[Any] = []
+
+    def no_spawn(*args: Any, **kwargs: Any) -> Any:
+        spawned.append(args)
+        raise AssertionError("must not spawn while backing off")
+
+    monkeypatch.setattr(workers_mod, "spawn_child", no_spawn)
+    slot = pool.slot("default", None)
+    slot.state = "backoff"
+    with pytest.raises(RpcError) as err:
+        pool.ensure_ready(slot)
+    assert err.value.kind is ErrorType.WORKER_UNAVAILABLE
+    assert spawned == []
+    assert slot.state == "backoff"
+    assert slot.proc is None
+
+
+def test_ensure_ready_reports_an_unstartable_interpreter_as_worker_unavailable(
+    tmp_path: Path,
+) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    pool = WorkerPool(
+        home,
+        str(tmp_path / "no-such-python"),
+        {},
+        lambda slot, note, body: None,
+        lambda slot, note: None,
+        max_body_bytes=DEFAULT_MAX_BODY_BYTES,
+    )
+    slot = pool.slot("default", None)
+    with pytest.raises(RpcError) as err:
+        pool.ensure_ready(slot)
+    assert err.value.kind is ErrorType.WORKER_UNAVAILABLE
+    assert slot.proc is None
+
+
+def test_ensure_ready_for_an_unknown_profile_raises_unknown_profile(pool: WorkerPool) -> None:
+    with pytest.raises(RpcError) as err:
+        pool.ensure_ready(pool.slot("ghost", None))
+    assert err.value.kind is ErrorType.UNKNOWN_PROFILE
+
+
+def test_stop_of_a_slot_without_a_process_does_nothing(pool: WorkerPool) -> None:
+    slot = pool.slot("default", None)
+    pool.stop(slot)
+    assert slot.state == "exited"
+    assert not slot.stopping
