@@ -44,6 +44,16 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    # These subcommands own their options; argparse's REMAINDER would drop "--flags".
+    if argv[:1] == ["bench"]:
+        from .bench import main as bench_main
+
+        return bench_main(argv[1:])
+    if argv[:1] == ["demo"]:
+        from .demo import main as demo_main
+
+        return demo_main(argv[1:])
     args = _parser().parse_args(argv)
     if args.command == "schema":
         from .protocol.schema import SCHEMA_PATH, render_schema
@@ -54,14 +64,6 @@ def main(argv: list[str] | None = None) -> int:
         else:
             sys.stdout.write(text)
         return 0
-    if args.command == "demo":
-        from .demo import main as demo_main
-
-        return demo_main(args.rest)
-    if args.command == "bench":
-        from .bench import main as bench_main
-
-        return bench_main(args.rest)
     from .supervisor.main import serve
 
     worker_args = (
@@ -69,6 +71,8 @@ def main(argv: list[str] | None = None) -> int:
         if args.max_body_bytes == DEFAULT_MAX_BODY_BYTES
         else ["--max-body-bytes", str(args.max_body_bytes)]
     )
+    if args.synthetic_agent:
+        worker_args.append("--synthetic-agent")
     return serve(
         hermes_home=args.hermes_home,
         agent_python=args.agent_python,

@@ -290,6 +290,9 @@ class Supervisor:
             peer.request(req.method, req.params, handle, timeout=REQUEST_TIMEOUT_S)
             return
 
+        if slot.state == "exited":
+            slot.state = "starting"  # visible in supervisor/status before the handler thread runs
+
         def start_then_send() -> None:
             try:
                 ready_peer = self.pool.ensure_ready(slot)

@@ -209,3 +209,31 @@ def test_the_source_of_a_new_session_is_recorded_in_the_db(
             "SELECT source FROM sessions WHERE id = ?", (run["sessionId"],)
         ).fetchone()
     assert source == "vscode"
+
+
+def test_a_new_session_uses_the_model_named_in_run_start(
+    host: HostClient, llm: ScriptedLLM
+) -> None:
+    llm.enqueue(Reply.text(["ok"]))
+    before = len(llm.requests)
+    run, notes = run_to_end(host, {"message": "which model?", "model": "other-model"})
+    assert notes[0].params["model"] == "other-model"
+    sent = [r for r in llm.requests[before:] if "which model?" in str(r.get("messages"))]
+    assert sent and sent[0]["model"] == "other-model"
+    status = host.request("session/status", {"sessionId": run["sessionId"]})
+    assert status["model"] == "other-model"
+
+
+def test_supervisor_status_is_answered_while_a_worker_is_still_starting(
+    host: HostClient, llm: ScriptedLLM
+) -> None:
+    llm.enqueue(Reply.text(["ok"]))
+    start_id = host.send_request("run/start", {"message": "hi", "profile": "work"})  # cold worker
+    status_id = host.send_request("supervisor/status", {})
+    status = host.response(status_id)
+    (worker,) = status.result["workers"]
+    assert worker["state"] == "starting"
+    run = host.response(start_id).result
+    host.wait_run_completed(run["runId"])
+    order = [m.id for _, m in host.received if getattr(m, "id", None) in (start_id, status_id)]
+    assert order == [status_id, start_id]
