@@ -1,7 +1,7 @@
 """A tiny typed-record layer: the one place protocol types become wire JSON.
 
 Contract:
-- Protocol types are frozen dataclasses with snake_case fields; on the wire
+- Protocol types are ``Record`` subclasses with snake_case fields; on the wire
   every field name is camelCase (``session_id`` <-> ``sessionId``).
 - ``decode(cls, obj)`` validates a JSON value against ``cls`` and returns an
   instance. Unknown fields, missing required fields and wrong types raise
@@ -18,20 +18,16 @@ dict[str, T], Literal[...], unions (``X | None``, ``int | str``) and records.
 
 from __future__ import annotations
 
-import dataclasses
 import types
 import typing
-from functools import cache
 from typing import Any, TypeVar
 
 from ..wire.errors import ErrorType, RpcError
+from .record import MISSING, Record, doc_field
+
+__all__ = ["Record", "camel", "decode", "doc_field", "encode", "fields_of", "schema_of"]
 
 T = TypeVar("T")
-
-
-def doc_field(doc: str, default: Any = dataclasses.MISSING, **kwargs: Any) -> Any:
-    """A dataclass field with a description that ends up in the JSON Schema."""
-    return dataclasses.field(default=default, metadata={"doc": doc}, **kwargs)
 
 
 def camel(name: str) -> str:
@@ -39,8 +35,7 @@ def camel(name: str) -> str:
     return head + "".join(part[:1].upper() + part[1:] for part in rest)
 
 
-@dataclasses.dataclass(frozen=True, slots=True)
-class _Field:
+class _Field(typing.NamedTuple):
     name: str
     wire: str
     tp: Any
@@ -49,21 +44,30 @@ class _Field:
     doc: str
 
 
-@cache
-def fields_of(cls: type) -> tuple[_Field, ...]:
+_FIELDS: dict[type, tuple[_Field, ...]] = {}
+
+
+def fields_of(cls: type[Record]) -> tuple[_Field, ...]:
+    cached = _FIELDS.get(cls)
+    if cached is not None:
+        return cached
     hints = typing.get_type_hints(cls)
-    out = []
-    for f in dataclasses.fields(cls):
-        required = f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
-        default = (
-            None if required else (f.default if f.default is not dataclasses.MISSING else None)
+    _FIELDS[cls] = fields = tuple(
+        _Field(
+            name,
+            camel(name),
+            hints[name],
+            default is MISSING,
+            None if default is MISSING else default,
+            doc,
         )
-        out.append(
-            _Field(
-                f.name, camel(f.name), hints[f.name], required, default, f.metadata.get("doc", "")
-            )
-        )
-    return tuple(out)
+        for name, default, doc in cls._spec
+    )
+    return fields
+
+
+def _is_record(tp: Any) -> bool:
+    return isinstance(tp, type) and issubclass(tp, Record)
 
 
 def _fail(path: str, problem: str) -> RpcError:
@@ -98,7 +102,7 @@ def decode(tp: type[T], value: Any, path: str = "params") -> T:
 def _decode(tp: Any, value: Any, path: str) -> Any:
     if tp is Any:
         return value
-    if isinstance(tp, type) and dataclasses.is_dataclass(tp):
+    if _is_record(tp):
         if not isinstance(value, dict):
             raise _fail(path, f"expected an object, got {_json_type(value)}")
         known = fields_of(tp)
@@ -156,7 +160,7 @@ def _decode(tp: Any, value: Any, path: str) -> Any:
 
 
 def _describe(tp: Any) -> str:
-    if dataclasses.is_dataclass(tp):
+    if _is_record(tp):
         return "an object"
     origin = typing.get_origin(tp)
     if origin is list:
@@ -169,7 +173,7 @@ def _describe(tp: Any) -> str:
 
 
 def encode(value: Any) -> Any:
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+    if isinstance(value, Record):
         return {f.wire: encode(getattr(value, f.name)) for f in fields_of(type(value))}
     if isinstance(value, list | tuple):
         return [encode(v) for v in value]
@@ -182,7 +186,7 @@ def schema_of(tp: Any, defs: dict[str, Any]) -> dict[str, Any]:
     """JSON Schema (2020-12) for ``tp``; records go to ``defs`` and are referenced."""
     if tp is Any:
         return {}
-    if isinstance(tp, type) and dataclasses.is_dataclass(tp):
+    if _is_record(tp):
         name = tp.__name__
         if name not in defs:
             defs[name] = {}  # placeholder against recursion
@@ -200,7 +204,7 @@ def schema_of(tp: Any, defs: dict[str, Any]) -> dict[str, Any]:
                 "required": [f.wire for f in fields_of(tp) if f.required],
                 "additionalProperties": False,
             }
-            if tp.__doc__ and not tp.__doc__.startswith(name + "("):
+            if tp.__doc__:
                 record["description"] = " ".join(tp.__doc__.split())
             defs[name] = record
         return {"$ref": f"#/$defs/{name}"}

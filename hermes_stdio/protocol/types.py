@@ -7,10 +7,9 @@ role. Timestamps are integer milliseconds since the Unix epoch.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, Literal
 
-from .model import doc_field
+from .record import Record, doc_field
 
 PROTOCOL_VERSION = 1
 
@@ -37,55 +36,47 @@ WorkerState = Literal["starting", "ready", "stopping", "exited", "backoff"]
 # --- lifecycle -------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class ClientInfo:
+class ClientInfo(Record):
     name: str = doc_field("The host's name, for logs.")
     version: str | None = doc_field("The host's version.", None)
 
 
-@dataclass(frozen=True, slots=True)
-class InitializeParams:
+class InitializeParams(Record):
     protocol_version: int = doc_field("The protocol version the host speaks; this server speaks 1.")
     client_info: ClientInfo | None = doc_field("Who the host is.", None)
     capabilities: JsonObject | None = doc_field("Host capabilities; reserved, send {}.", None)
     options: JsonObject | None = doc_field("Reserved for server options; send {}.", None)
 
 
-@dataclass(frozen=True, slots=True)
-class ServerInfo:
+class ServerInfo(Record):
     name: str = doc_field("Always hermes-stdio.")
     version: str = doc_field("The hermes-stdio package version.")
 
 
-@dataclass(frozen=True, slots=True)
-class ServerCapabilities:
+class ServerCapabilities(Record):
     methods: list[str] = doc_field("Every request and notification method the host may send.")
     notifications: list[str] = doc_field("Every notification method the server may send.")
     max_body_bytes: int = doc_field("The largest frame body the server accepts.")
 
 
-@dataclass(frozen=True, slots=True)
-class InitializeResult:
+class InitializeResult(Record):
     protocol_version: int = doc_field("The protocol version the server will speak.")
     server_info: ServerInfo = doc_field("Who the server is.")
     capabilities: ServerCapabilities = doc_field("What the server offers.")
 
 
-@dataclass(frozen=True, slots=True)
-class EmptyParams:
+class EmptyParams(Record):
     """No params: send {} or omit params."""
 
 
-@dataclass(frozen=True, slots=True)
-class CancelParams:
+class CancelParams(Record):
     id: int | str = doc_field("The id of the request to cancel.")
 
 
 # --- supervisor and workers ------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class WorkerInfo:
+class WorkerInfo(Record):
     profile: str = doc_field("The Hermes profile the worker serves.")
     worker_key: str | None = doc_field("The isolation key; null for the profile's main worker.")
     pid: int | None = doc_field("OS process id; null when no process is running.")
@@ -97,8 +88,7 @@ class WorkerInfo:
     running_runs: int = doc_field("Runs in flight in the worker.")
 
 
-@dataclass(frozen=True, slots=True)
-class SupervisorStatusResult:
+class SupervisorStatusResult(Record):
     pid: int = doc_field("The supervisor's process id.")
     uptime_ms: int = doc_field("Milliseconds since the supervisor started.")
     protocol_version: int = doc_field("The protocol version in use.")
@@ -106,19 +96,16 @@ class SupervisorStatusResult:
     workers: list[WorkerInfo] = doc_field("Every worker slot the supervisor knows.")
 
 
-@dataclass(frozen=True, slots=True)
-class WorkerTarget:
+class WorkerTarget(Record):
     profile: str | None = doc_field("Profile name; null or absent means default.", None)
     worker_key: str | None = doc_field("Isolation key for a separate worker process.", None)
 
 
-@dataclass(frozen=True, slots=True)
-class WorkerRestartResult:
+class WorkerRestartResult(Record):
     worker: WorkerInfo = doc_field("The worker after the restart.")
 
 
-@dataclass(frozen=True, slots=True)
-class WorkerExitedNotification:
+class WorkerExitedNotification(Record):
     profile: str = doc_field("The profile the worker served.")
     worker_key: str | None = doc_field("Its isolation key.")
     pid: int = doc_field("The process id that exited.")
@@ -130,8 +117,7 @@ class WorkerExitedNotification:
 # --- sessions --------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class SessionStatusParams:
+class SessionStatusParams(Record):
     session_id: str = doc_field("The session to describe.")
     profile: str | None = doc_field("Profile to ask when the session is not routed yet.", None)
     worker_key: str | None = doc_field("Worker isolation key.", None)
@@ -140,8 +126,7 @@ class SessionStatusParams:
     )
 
 
-@dataclass(frozen=True, slots=True)
-class SessionInfo:
+class SessionInfo(Record):
     session_id: str = doc_field("The session id.")
     loaded: bool = doc_field("Whether a worker holds the session in memory.")
     running: bool = doc_field("Whether a run is in progress.")
@@ -152,34 +137,29 @@ class SessionInfo:
     last_used_at: int | None = doc_field("When the session last started a run (ms since epoch).")
 
 
-@dataclass(frozen=True, slots=True)
-class SessionTarget:
+class SessionTarget(Record):
     session_id: str = doc_field("The session.")
     profile: str | None = doc_field("Profile to ask when the session is not routed yet.", None)
     worker_key: str | None = doc_field("Worker isolation key.", None)
 
 
-@dataclass(frozen=True, slots=True)
-class SessionDestroyResult:
+class SessionDestroyResult(Record):
     destroyed: bool = doc_field("False when the session was not loaded.")
 
 
-@dataclass(frozen=True, slots=True)
-class SessionListParams:
+class SessionListParams(Record):
     profile: str | None = doc_field("Profile to list; default when absent.", None)
     worker_key: str | None = doc_field("Worker isolation key.", None)
 
 
-@dataclass(frozen=True, slots=True)
-class SessionListResult:
+class SessionListResult(Record):
     sessions: list[SessionInfo] = doc_field("Sessions loaded in that worker (never starts one).")
 
 
 # --- runs ------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class RunStartParams:
+class RunStartParams(Record):
     message: str = doc_field("The user's message for this turn.")
     session_id: str | None = doc_field("Session to continue or create; a new id when absent.", None)
     profile: str | None = doc_field("Hermes profile; default when absent.", None)
@@ -196,37 +176,31 @@ class RunStartParams:
     source: str | None = doc_field("Where the message came from, stored with the session.", None)
 
 
-@dataclass(frozen=True, slots=True)
-class RunStartResult:
+class RunStartResult(Record):
     run_id: str = doc_field("The new run.")
     session_id: str = doc_field("The session it runs in.")
 
 
-@dataclass(frozen=True, slots=True)
-class RunTarget:
+class RunTarget(Record):
     run_id: str = doc_field("The run.")
 
 
-@dataclass(frozen=True, slots=True)
-class RunInterruptResult:
+class RunInterruptResult(Record):
     interrupted: bool = doc_field("False when the run had already finished.")
 
 
-@dataclass(frozen=True, slots=True)
-class RunError:
+class RunError(Record):
     type: RunErrorKind = doc_field("Why the run failed; a stable snake_case string.")
     message: str = doc_field("Human-readable detail.")
 
 
-@dataclass(frozen=True, slots=True)
-class RunOutput:
+class RunOutput(Record):
     final_response: str | None = doc_field("The assistant's final text.")
     message_count: int = doc_field("Messages in the conversation after the run.")
     api_calls: int | None = doc_field("Model calls made during the run.")
 
 
-@dataclass(frozen=True, slots=True)
-class RunResultResult:
+class RunResultResult(Record):
     run_id: str = doc_field("The run.")
     session_id: str = doc_field("Its session.")
     status: Literal["running", "complete", "interrupted", "error"] = doc_field("Where it is.")
@@ -234,8 +208,7 @@ class RunResultResult:
     error: RunError | None = doc_field("Set when status is error.")
 
 
-@dataclass(frozen=True, slots=True)
-class RunStartedNotification:
+class RunStartedNotification(Record):
     run_id: str = doc_field("The run.")
     session_id: str = doc_field("Its session.")
     seq: int = doc_field("Per-run sequence number: 1, 2, 3 ... without gaps.")
@@ -243,24 +216,21 @@ class RunStartedNotification:
     model: str | None = doc_field("The model the agent uses.")
 
 
-@dataclass(frozen=True, slots=True)
-class RunDeltaNotification:
+class RunDeltaNotification(Record):
     run_id: str = doc_field("The run.")
     session_id: str = doc_field("Its session.")
     seq: int = doc_field("Per-run sequence number.")
     text: str = doc_field("The next piece of assistant text.")
 
 
-@dataclass(frozen=True, slots=True)
-class RunEventNotification:
+class RunEventNotification(Record):
     run_id: str = doc_field("The run.")
     session_id: str = doc_field("Its session.")
     seq: int = doc_field("Per-run sequence number.")
     event: JsonObject = doc_field("The event: an object with a string type; see protocol.md.")
 
 
-@dataclass(frozen=True, slots=True)
-class RunCompletedNotification:
+class RunCompletedNotification(Record):
     run_id: str = doc_field("The run.")
     session_id: str = doc_field("Its session.")
     seq: int = doc_field("Per-run sequence number; always the run's last.")
@@ -272,8 +242,7 @@ class RunCompletedNotification:
 # --- supervisor <-> worker (internal) --------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class WorkerReadyNotification:
+class WorkerReadyNotification(Record):
     protocol_version: int = doc_field("Worker protocol version; must equal the supervisor's.")
     pid: int = doc_field("Worker process id.")
     profile: str = doc_field("The profile it serves.")

@@ -21,8 +21,6 @@ import re
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from ..wire import ErrorType, RpcError
 
 DEFAULT_PROFILE = "default"
@@ -85,6 +83,8 @@ def dotenv_keys(path: Path) -> set[str]:
 
 
 def load_config(home: Path) -> dict[str, Any]:
+    import yaml  # only when a worker starts: keeps the supervisor's start-up light
+
     try:
         with open(home / "config.yaml", encoding="utf-8") as f:
             data = yaml.safe_load(f)

@@ -22,7 +22,6 @@ import sys
 import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -43,6 +42,12 @@ from ..wire.jsonrpc import encode_notification
 from .profiles import check_name, profile_home
 from .routes import Routes, SlotKey
 from .workers import WorkerPool, WorkerSlot
+
+
+def _spawn(fn: Callable[[], None]) -> None:
+    """Run a slow handler (worker start, shutdown) on its own thread, off the reader."""
+    threading.Thread(target=fn, name="handler", daemon=True).start()
+
 
 REQUEST_TIMEOUT_S = 60.0  # a worker answers every request at once; this bounds a wedged one
 
@@ -76,7 +81,6 @@ class Supervisor:
         self.state = "uninitialized"  # -> initialized -> shut_down
         self.exit_code: int | None = None
         self.exited = threading.Event()
-        self._executor = ThreadPoolExecutor(max_workers=32, thread_name_prefix="handler")
         self._lock = threading.Lock()
         self._inflight: dict[RequestId, bool] = {}  # host request id -> cancelled
 
@@ -107,7 +111,7 @@ class Supervisor:
             except Exception as exc:
                 self._reply(req_id, error=exc)
 
-        self._executor.submit(run)
+        _spawn(run)
 
     # --- host side ---------------------------------------------------------
 
@@ -301,7 +305,7 @@ class Supervisor:
                 return
             ready_peer.request(req.method, req.params, handle, timeout=REQUEST_TIMEOUT_S)
 
-        self._executor.submit(start_then_send)
+        _spawn(start_then_send)
 
     def _h_run_start(self, req: Request, p: t.RunStartParams) -> None:
         if p.session_id is not None:

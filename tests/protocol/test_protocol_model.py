@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, Literal
 
 import pytest
 
 from hermes_stdio.protocol import camel, decode, encode
 from hermes_stdio.protocol import types as t
+from hermes_stdio.protocol.record import Record
 from hermes_stdio.wire import ErrorType, RpcError
 
 
@@ -28,14 +28,12 @@ def field_of(err: RpcError) -> str:
     return field
 
 
-@dataclass(frozen=True, slots=True)
-class Inner:
+class Inner(Record):
     flag: bool
     count: int = 0
 
 
-@dataclass(frozen=True, slots=True)
-class Sample:
+class Sample(Record):
     some_name: str
     kind: Literal["a", "b"]
     number: float
@@ -120,8 +118,7 @@ def test_a_literal_accepts_only_its_values():
 
 
 def test_a_literal_of_integers_does_not_accept_booleans():
-    @dataclass(frozen=True, slots=True)
-    class Version:
+    class Version(Record):
         v: Literal[1, 0]
 
     assert decode(Version, {"v": 1}).v == 1

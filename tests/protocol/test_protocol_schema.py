@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import json
 
 from hermes_stdio.protocol import (
@@ -14,6 +13,7 @@ from hermes_stdio.protocol import (
     WORKER_NOTIFICATIONS,
 )
 from hermes_stdio.protocol.model import fields_of
+from hermes_stdio.protocol.record import Record
 from hermes_stdio.protocol.schema import SCHEMA_PATH, build_schema, render_schema
 
 
@@ -75,11 +75,11 @@ def test_the_schema_declares_the_protocol_version():
 
 def test_method_params_and_results_are_records_or_null():
     for m in [*HOST_METHODS.values(), *WORKER_METHODS.values()]:
-        assert dataclasses.is_dataclass(m.params), m.name
+        assert issubclass(m.params, Record), m.name
         if m.notification:
             assert m.result is None, m.name
         else:
-            assert m.result is type(None) or dataclasses.is_dataclass(m.result), m.name
+            assert m.result is type(None) or issubclass(m.result, Record), m.name
 
 
 def test_run_scoped_notifications_all_carry_run_id_session_id_and_seq():

@@ -1,0 +1,79 @@
+"""``Record``: the base of every protocol type, a light frozen dataclass.
+
+Contract: a subclass declares annotated fields, optionally with
+``doc_field(doc, default)``; instances are immutable, compare by value and are
+built positionally or by keyword like a dataclass (type checkers see them as
+one, via ``dataclass_transform``). Class creation does no code generation, so
+importing the ~30 protocol types stays cheap for the supervisor's start-up.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar, dataclass_transform
+
+MISSING: Any = object()
+
+
+class FieldSpec:
+    __slots__ = ("default", "doc")
+
+    def __init__(self, doc: str, default: Any) -> None:
+        self.doc = doc
+        self.default = default
+
+
+def doc_field(doc: str, default: Any = MISSING) -> Any:
+    """A field with a description that ends up in the JSON Schema."""
+    return FieldSpec(doc, default)
+
+
+@dataclass_transform(frozen_default=True, field_specifiers=(doc_field,))
+class Record:
+    # (name, default or MISSING, doc) per field, in declaration order.
+    _spec: ClassVar[tuple[tuple[str, Any, str], ...]] = ()
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        spec = []
+        # Own annotations only; inspect.get_annotations would cost start-up time.
+        for name in cls.__dict__.get("__annotations__", {}):  # noqa: RUF063
+            value = cls.__dict__.get(name, MISSING)
+            if isinstance(value, FieldSpec):
+                spec.append((name, value.default, value.doc))
+            else:
+                spec.append((name, value, ""))
+            if name in cls.__dict__:
+                delattr(cls, name)
+        cls._spec = tuple(spec)
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        spec = self._spec
+        if len(args) > len(spec):
+            raise TypeError(f"{type(self).__name__} takes {len(spec)} arguments")
+        values = {name: arg for (name, _, _), arg in zip(spec, args, strict=False)}
+        for key, value in kwargs.items():
+            if key in values or all(key != name for name, _, _ in spec):
+                raise TypeError(f"{type(self).__name__}: unexpected or repeated argument {key!r}")
+            values[key] = value
+        for name, default, _ in spec:
+            if name not in values:
+                if default is MISSING:
+                    raise TypeError(f"{type(self).__name__}: missing argument {name!r}")
+                values[name] = default
+        self.__dict__.update(values)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"{type(self).__name__} is immutable")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"{type(self).__name__} is immutable")
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self) and other.__dict__ == self.__dict__
+
+    def __hash__(self) -> int:
+        return hash((type(self), *self.__dict__.values()))
+
+    def __repr__(self) -> str:
+        inner = ", ".join(f"{k}={v!r}" for k, v in self.__dict__.items())
+        return f"{type(self).__name__}({inner})"
