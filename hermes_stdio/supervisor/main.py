@@ -19,6 +19,8 @@ from .launch import find_agent_python
 from .profiles import resolve_home
 from .server import Supervisor
 
+HOST_QUEUE_BYTES = 1024 * 1024
+
 
 def serve(
     *,
@@ -39,7 +41,16 @@ def serve(
         worker_args=worker_args,
         ready_timeout=ready_timeout,
     )
-    host = Peer("host", read_fd, write_fd, supervisor, max_body_bytes=max_body_bytes)
+    # A small relay buffer: when the host stops reading, backpressure reaches the
+    # workers soon, where consecutive deltas of a run coalesce before pausing the agent.
+    host = Peer(
+        "host",
+        read_fd,
+        write_fd,
+        supervisor,
+        max_body_bytes=max_body_bytes,
+        max_pending_bytes=HOST_QUEUE_BYTES,
+    )
     supervisor.attach(host)
 
     def on_signal(signum: int, _frame: FrameType | None) -> None:

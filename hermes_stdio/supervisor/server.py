@@ -18,6 +18,7 @@ Contract:
 from __future__ import annotations
 
 import os
+import re
 import sys
 import threading
 import time
@@ -42,6 +43,12 @@ from ..wire.jsonrpc import encode_notification
 from .profiles import check_name, profile_home
 from .routes import Routes, SlotKey
 from .workers import WorkerPool, WorkerSlot
+
+# What a worker's Run writes first (outbox.py): method, runId, sessionId, seq.
+_RUN_PREFIX = re.compile(
+    rb'\{"jsonrpc":"2\.0","method":"(run/started|run/delta|run/event|run/completed)",'
+    rb'"params":\{"runId":"([A-Za-z0-9_-]+)","sessionId":"([^"\\]+)","seq":([0-9]+)[,}]'
+)
 
 
 def _spawn(fn: Callable[[], None]) -> None:
@@ -73,6 +80,7 @@ class Supervisor:
             dict(os.environ if base_env is None else base_env),
             self._relay,
             self._worker_exited,
+            relay_for=self._fast_relay,
             max_body_bytes=max_body_bytes,
             worker_args=worker_args,
             ready_timeout=ready_timeout,
@@ -385,6 +393,29 @@ class Supervisor:
         self._forward(req, slot)
 
     # --- worker side -------------------------------------------------------
+
+    def _fast_relay(
+        self, slot: WorkerSlot
+    ) -> tuple[Callable[[bytes], bool], Callable[[list[bytes]], object]]:
+        """The hot path: run notifications are relayed byte for byte, reading only the
+        routing prefix the worker always writes first; anything else is parsed."""
+        routes = self.routes
+
+        def accept(body: bytes) -> bool:
+            m = _RUN_PREFIX.match(body)
+            if m is None:
+                return False
+            method, run_id, seq = m.group(1), m.group(2).decode(), int(m.group(4))
+            if method == b"run/started":
+                routes.add_run(run_id, m.group(3).decode(), slot.key)
+            routes.note_seq(run_id, seq, method == b"run/completed")
+            return True
+
+        def sink(batch: list[bytes]) -> object:
+            assert self.host is not None
+            return self.host.writer.send_many(batch)
+
+        return accept, sink
 
     def _relay(self, slot: WorkerSlot, note: Notification, body: bytes) -> None:
         if note.method not in RUN_NOTIFICATIONS:

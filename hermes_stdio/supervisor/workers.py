@@ -66,6 +66,10 @@ class WorkerSlot:
 
 
 NotifySink = Callable[[WorkerSlot, Notification, bytes], None]
+# Claims a worker frame for verbatim relay (updating routes) / relays a batch of them.
+RelayFactory = Callable[
+    [WorkerSlot], tuple[Callable[[bytes], bool], Callable[[list[bytes]], object]] | None
+]
 ExitSink = Callable[[WorkerSlot, types.WorkerExitedNotification], None]
 
 
@@ -97,6 +101,7 @@ class WorkerPool:
         on_notification: NotifySink,
         on_exit: ExitSink,
         *,
+        relay_for: RelayFactory | None = None,
         max_body_bytes: int,
         worker_args: list[str] | None = None,
         ready_timeout: float = 20.0,
@@ -108,6 +113,7 @@ class WorkerPool:
         self.base_env = base_env
         self.on_notification = on_notification
         self.on_exit = on_exit
+        self.relay_for: RelayFactory = relay_for or (lambda _slot: None)
         self.max_body_bytes = max_body_bytes
         self.worker_args = worker_args or []
         self.ready_timeout = ready_timeout
@@ -171,6 +177,7 @@ class WorkerPool:
             _Connection(self, slot, proc),
             max_body_bytes=self.max_body_bytes,
             answer_invalid=False,
+            relay=self.relay_for(slot),
         )
         peer.close_error = RpcError(
             ErrorType.WORKER_CRASHED,

@@ -59,6 +59,8 @@ class HostClient:
         self.raw_frames: list[bytes] = []
         self.stderr_lines: list[str] = []
         self._stderr_cond = threading.Condition()
+        self._reading = threading.Event()
+        self._reading.set()
         self._reader = threading.Thread(target=self._read, daemon=True)
         self._reader.start()
         if self.proc.stderr is not None:
@@ -71,6 +73,7 @@ class HostClient:
         decoder = FrameDecoder()
         fd = self.proc.stdout.fileno()
         while True:
+            self._reading.wait()
             data = os.read(fd, 1 << 16)
             if not data:
                 break
@@ -111,6 +114,13 @@ class HostClient:
             if not self._stderr_cond.wait_for(match, timeout):
                 raise TimeoutError(f"no matching stderr line in {timeout}s")
         return found[0]
+
+    def pause_reading(self) -> None:
+        """Stop reading the server's stdout (after the current read), like a stalled host."""
+        self._reading.clear()
+
+    def resume_reading(self) -> None:
+        self._reading.set()
 
     def write_raw(self, data: bytes) -> None:
         assert self.proc.stdin is not None

@@ -1,7 +1,9 @@
 """A JSON-RPC peer over a pair of file descriptors.
 
 Contract:
-- A reader thread turns bytes into messages with the sans-I/O core. Responses
+- A reader thread turns bytes into messages with the sans-I/O core. With
+  ``relay=(accept, sink)``, frames ``accept`` claims skip parsing and reach
+  ``sink`` in batches, one per read, in wire order. Responses
   resolve pending requests (callbacks run on the reader thread and must not
   block); requests and notifications go to the ``handler``, also on the reader
   thread: handlers hand slow work to other threads.
@@ -64,11 +66,13 @@ class Peer:
         max_body_bytes: int,
         answer_invalid: bool = True,
         max_pending_bytes: int = 16 * 1024 * 1024,
+        relay: tuple[Callable[[bytes], bool], Callable[[list[bytes]], object]] | None = None,
     ) -> None:
         self.name = name
         self._read_fd = read_fd
         self._handler = handler
         self._answer_invalid = answer_invalid
+        self._relay = relay
         self._decoder = FrameDecoder(max_body_bytes=max_body_bytes)
         self.writer = FrameWriter(write_fd, max_pending_bytes=max_pending_bytes)
         self._lock = threading.Lock()
@@ -165,8 +169,15 @@ class Peer:
             self._finish(reason)
 
     def _feed(self, data: bytes) -> bool:
+        batch: list[bytes] = []
         for event in self._decoder.feed(data):
             if isinstance(event, Frame):
+                if self._relay is not None and self._relay[0](event.body):
+                    batch.append(event.body)
+                    continue
+                if batch:  # keep wire order around a frame that takes the slow path
+                    self._relay_batch(batch)
+                    batch = []
                 self._dispatch(event.body)
                 continue
             print(
@@ -176,7 +187,13 @@ class Peer:
                 return False
             if event.kind == "too_large" and self._answer_invalid:
                 self.respond_error(None, RpcError(ErrorType.MESSAGE_TOO_LARGE, event.detail))
+        if batch:
+            self._relay_batch(batch)
         return True
+
+    def _relay_batch(self, batch: list[bytes]) -> None:
+        assert self._relay is not None
+        self._relay[1](batch)
 
     def _dispatch(self, body: bytes) -> None:
         msg = parse_message(body)  # never raises

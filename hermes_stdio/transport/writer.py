@@ -1,14 +1,21 @@
 """One writer per stream: frames never interleave, bursts leave in one syscall.
 
 Contract:
-- ``send(body)`` frames ``body`` and queues it; the calling thread becomes the
-  writer when nobody else is writing and drains everything queued meanwhile in
-  one ``os.write`` (no writer thread, so an idle stream costs no wake-ups).
-- At most ``max_pending_bytes`` wait unwritten; past that, ``send`` blocks the
-  producer until the reader catches up (backpressure, never drops). A wait
-  re-checks every ``poll_s`` whether the stream closed.
-- A write error closes the writer: ``send`` then returns False and
-  ``on_error`` is called once. ``close()`` flushes nothing further.
+- ``send(body)`` / ``send_many(bodies)`` frame and queue bodies; the calling
+  thread becomes the writer when nobody else is writing and drains everything
+  queued meanwhile in one ``os.write`` (no writer thread, so an idle stream
+  costs no wake-ups).
+- ``send_lazy(item)`` queues a ``LazyBody`` that is rendered only when it is
+  written, by the single draining thread, in queue order (so a sequence number
+  taken in ``render`` follows the wire order). ``merge_tail(owner, text)``
+  appends text to the last queued item if it is still unwritten, belongs to
+  ``owner`` and accepts it: consecutive deltas coalesce while the reader lags.
+- At most ``max_pending_bytes`` wait unwritten; past that, senders block until
+  the reader catches up (backpressure: pause the producer, never drop) and
+  ``merge_tail`` refuses. A blocked sender re-checks every ``poll_s`` whether
+  the stream closed.
+- A write error closes the writer: sends then return False and ``on_error``
+  is called once. ``close()`` discards what is queued.
 """
 
 from __future__ import annotations
@@ -16,9 +23,18 @@ from __future__ import annotations
 import os
 import threading
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from typing import Protocol
 
 from ..wire import encode_frame
+
+
+class LazyBody(Protocol):
+    size: int
+
+    def render(self) -> bytes: ...
+
+    def merge(self, owner: object, text: str) -> bool: ...
 
 
 class FrameWriter:
@@ -35,22 +51,43 @@ class FrameWriter:
         self._on_error = on_error
         self._poll_s = poll_s
         self._cond = threading.Condition()
-        self._queue: deque[bytes] = deque()
+        self._queue: deque[bytes | LazyBody] = deque()
         self._pending = 0
         self._writing = False
         self.closed = False
         self.frames_written = 0
         self.writes = 0
+        self.merged = 0
 
     def send(self, body: bytes) -> bool:
-        frame = encode_frame(body)
+        return self._enqueue((encode_frame(body),), len(body))
+
+    def send_many(self, bodies: Iterable[bytes]) -> bool:
+        frames = [encode_frame(body) for body in bodies]
+        return self._enqueue(frames, sum(len(f) for f in frames)) if frames else True
+
+    def send_lazy(self, item: LazyBody) -> bool:
+        return self._enqueue((item,), item.size)
+
+    def merge_tail(self, owner: object, text: str) -> bool:
+        with self._cond:
+            if self.closed or not self._queue or self._pending > self._max:
+                return False
+            tail = self._queue[-1]
+            if isinstance(tail, bytes) or not tail.merge(owner, text):
+                return False
+            self._pending += len(text)
+            self.merged += 1
+            return True
+
+    def _enqueue(self, items: Iterable[bytes | LazyBody], size: int) -> bool:
         with self._cond:
             while self._pending > self._max and self._writing and not self.closed:
                 self._cond.wait(self._poll_s)
             if self.closed:
                 return False
-            self._queue.append(frame)
-            self._pending += len(frame)
+            self._queue.extend(items)
+            self._pending += size
             if self._writing:
                 return True
             self._writing = True
@@ -63,9 +100,12 @@ class FrameWriter:
                     self._writing = False
                     self._cond.notify_all()
                     return not self.closed
-                count = len(self._queue)
-                batch = b"".join(self._queue) if count > 1 else self._queue[0]
+                items = list(self._queue)
                 self._queue.clear()
+                size = self._pending  # everything queued now leaves in this batch
+            # Rendered outside the lock, in order, by the only draining thread.
+            frames = [i if isinstance(i, bytes) else encode_frame(i.render()) for i in items]
+            batch = b"".join(frames) if len(frames) > 1 else frames[0]
             try:
                 view = memoryview(batch)
                 while view:
@@ -76,8 +116,8 @@ class FrameWriter:
                 self._fail(exc)
                 return False
             with self._cond:
-                self._pending -= len(batch)
-                self.frames_written += count
+                self._pending -= size
+                self.frames_written += len(frames)
                 self._cond.notify_all()
 
     def _fail(self, exc: OSError) -> None:

@@ -17,13 +17,15 @@ from __future__ import annotations
 import sys
 import threading
 import time
+from collections.abc import Callable
 from typing import Any
 
 from ..protocol import HOST_METHODS, WORKER_METHODS, decode, encode
 from ..protocol import types as t
-from ..transport import Peer
+from ..transport import FrameWriter, Peer
 from ..wire import ErrorType, Notification, Request, RpcError, to_wire_error
 from .adapter import AgentAdapter
+from .outbox import Outbox
 from .runner import execute_run
 from .state import Run, RunTable, Session, new_id
 
@@ -55,9 +57,10 @@ class WorkerService:
     def attach(self, peer: Peer) -> None:
         self.peer = peer
 
-    def _send(self, body: bytes) -> bool:
+    def _outbox(self) -> Outbox | Callable[[bytes], bool]:
         assert self.peer is not None
-        return self.peer.send_raw(body)
+        writer = getattr(self.peer, "writer", None)
+        return writer if isinstance(writer, FrameWriter) else self.peer.send_raw
 
     # --- PeerHandler -------------------------------------------------------
 
@@ -98,7 +101,7 @@ class WorkerService:
                     sessionId=session_id,
                     runId=session.run.run_id,
                 )
-            run = Run(new_id("run"), session_id, self._send)
+            run = Run(new_id("run"), session_id, self._outbox())
             run.on_complete = lambda: self._release(session, run)
             session.run = run
             session.last_used_at = int(time.time() * 1000)

@@ -1,9 +1,10 @@
 """Sessions and runs held by a worker, and how a run's notifications are numbered.
 
 Contract:
-- ``Run.emit`` numbers every run-scoped notification 1, 2, 3 ... and writes
-  it while holding the run's lock, so the wire order is the seq order even
-  when callbacks arrive on several threads.
+- ``Run.emit`` / ``Run.delta`` queue run-scoped notifications under the run's
+  lock; each takes its ``seq`` (1, 2, 3 ...) when written (see ``outbox``), so
+  the wire order is the seq order even when callbacks arrive on several
+  threads, and lagging deltas coalesce.
 - ``Run.complete`` sends the one ``run/completed``; afterwards every emit is
   dropped (late stream deltas cannot follow the terminal notification).
 - ``RunTable`` keeps active runs, plus finished ones for ``ttl_s`` and at
@@ -12,7 +13,6 @@ Contract:
 
 from __future__ import annotations
 
-import json
 import threading
 import time
 import uuid
@@ -23,10 +23,7 @@ from typing import Any
 
 from ..protocol import encode
 from ..protocol import types as t
-from ..wire.jsonrpc import encode_notification
-
-Send = Callable[[bytes], bool]
-_json_str = json.JSONEncoder(ensure_ascii=False).encode
+from .outbox import DeltaItem, NoteItem, Outbox, as_outbox, delta_head
 
 
 def new_id(prefix: str) -> str:
@@ -63,10 +60,10 @@ class Session:
 
 
 class Run:
-    def __init__(self, run_id: str, session_id: str, send: Send) -> None:
+    def __init__(self, run_id: str, session_id: str, out: Outbox | Callable[[bytes], bool]) -> None:
         self.run_id = run_id
         self.session_id = session_id
-        self._send = send
+        self._out = as_outbox(out)
         self._lock = threading.Lock()
         self._seq = 0
         self.done = False
@@ -74,35 +71,29 @@ class Run:
         self.interrupt_message: str | None = None
         self.final: t.RunResultResult | None = None
         self.finished_at = 0.0
-        # Called inside complete(), before run/completed is written: whatever it frees
+        # Called inside complete(), before run/completed is queued: whatever it frees
         # (the session) is free by the time the host hears the run ended.
         self.on_complete: Callable[[], None] | None = None
-        # Prebuilt prefix for the hot path: run/delta is encoded without a dict walk.
-        self._delta_head = (
-            '{"jsonrpc":"2.0","method":"run/delta","params":'
-            f'{{"runId":{_json_str(run_id)},"sessionId":{_json_str(session_id)},"seq":'
-        )
+        self._delta_head = delta_head(run_id, session_id)
+
+    def next_seq(self) -> int:
+        # Only the outbox's single draining thread renders items, in queue order.
+        self._seq += 1
+        return self._seq
 
     def emit(self, method: str, payload: dict[str, Any]) -> bool:
         with self._lock:
             if self.done:
                 return False
-            self._seq += 1
-            params = {
-                "runId": self.run_id,
-                "sessionId": self.session_id,
-                "seq": self._seq,
-                **payload,
-            }
-            return self._send(encode_notification(method, params))
+            return self._out.send_lazy(NoteItem(self, method, payload))
 
     def delta(self, text: str) -> bool:
         with self._lock:
             if self.done:
                 return False
-            self._seq += 1
-            body = f'{self._delta_head}{self._seq},"text":{_json_str(text)}}}}}'
-            return self._send(body.encode("utf-8", "replace"))
+            if self._out.merge_tail(self, text):
+                return True
+            return self._out.send_lazy(DeltaItem(self, self._delta_head, text))
 
     def complete(
         self,
@@ -113,16 +104,13 @@ class Run:
         with self._lock:
             if self.done:
                 return False
-            self._seq += 1
-            note = t.RunCompletedNotification(
-                self.run_id, self.session_id, self._seq, status, result, error
-            )
             self.final = t.RunResultResult(self.run_id, self.session_id, status, result, error)
             self.done = True
             self.finished_at = time.monotonic()
             if self.on_complete is not None:
                 self.on_complete()
-            self._send(encode_notification("run/completed", encode(note)))
+            payload = {"status": status, "result": encode(result), "error": encode(error)}
+            self._out.send_lazy(NoteItem(self, "run/completed", payload))
             return True
 
     def status(self) -> t.RunResultResult:

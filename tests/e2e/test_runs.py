@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -237,3 +238,36 @@ def test_supervisor_status_is_answered_while_a_worker_is_still_starting(
     host.wait_run_completed(run["runId"])
     order = [m.id for _, m in host.received if getattr(m, "id", None) in (start_id, status_id)]
     assert order == [status_id, start_id]
+
+
+def test_a_host_that_stops_reading_loses_no_delta_and_keeps_order(
+    host: HostClient, llm: ScriptedLLM
+) -> None:
+    chunks = [f"c{i} " for i in range(1500)]
+    all_sent = threading.Event()
+    llm.on_chunk_sent = lambda index, _text, _t: index == len(chunks) - 1 and all_sent.set()
+    llm.enqueue(Reply.text(chunks))
+    try:
+        run = host.request("run/start", {"message": "flood"})
+        host.pause_reading()
+        assert all_sent.wait(60)
+        host.resume_reading()
+        host.wait_run_completed(run["runId"], timeout=60)
+    finally:
+        llm.on_chunk_sent = None
+    notes = host.run_notifications(run["runId"])
+    assert [n.params["seq"] for n in notes] == list(range(1, len(notes) + 1))
+    assert "".join(n.params["text"] for n in notes if n.method == "run/delta") == "".join(chunks)
+    assert [n.method for n in notes].count("run/completed") == 1
+
+
+def test_session_ids_with_quotes_and_unicode_are_routed_and_relayed(
+    host: HostClient, llm: ScriptedLLM
+) -> None:
+    llm.enqueue(Reply.text(["one"]), Reply.text(["two"]))
+    session = 'sess "quoted" \u00e9\u4e2d'
+    run, notes = run_to_end(host, {"message": "hi", "sessionId": session})
+    assert run["sessionId"] == session and all(n.params["sessionId"] == session for n in notes)
+    _, notes2 = run_to_end(host, {"message": "again", "sessionId": session})
+    assert notes2[-1].params["status"] == "complete"
+    assert host.request("session/status", {"sessionId": session})["messageCount"] == 4

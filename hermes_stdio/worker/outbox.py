@@ -1,0 +1,106 @@
+"""How a run's notifications reach the wire, numbered at the moment they are written.
+
+Contract:
+- ``Outbox`` is what a ``Run`` writes through: ``send_lazy`` queues an item
+  rendered when written, ``merge_tail`` appends delta text to the last queued
+  item when it is the same run's unwritten delta. ``FrameWriter`` is one;
+  ``ImmediateOutbox`` wraps a plain ``send(bytes)`` callable and renders at once.
+- Items take their ``seq`` from the run when rendered. Rendering happens in
+  queue order on one thread, so ``seq`` is 1, 2, 3 ... in wire order, and a
+  delta that absorbed later text still has one seq: while the reader lags,
+  consecutive deltas of a run become fewer, larger frames with the same text.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any, Protocol
+
+from ..transport.writer import LazyBody
+from ..wire.jsonrpc import encode_notification
+
+_json_str = json.JSONEncoder(ensure_ascii=False).encode
+
+
+class Numbered(Protocol):
+    run_id: str
+    session_id: str
+
+    def next_seq(self) -> int: ...
+
+
+class Outbox(Protocol):
+    def send_lazy(self, item: LazyBody) -> bool: ...
+
+    def merge_tail(self, owner: object, text: str) -> bool: ...
+
+
+class ImmediateOutbox:
+    """Renders each item at once through ``send`` (no coalescing)."""
+
+    def __init__(self, send: Callable[[bytes], bool]) -> None:
+        self._send = send
+
+    def send_lazy(self, item: LazyBody) -> bool:
+        return self._send(item.render())
+
+    def merge_tail(self, owner: object, text: str) -> bool:
+        return False
+
+
+def as_outbox(target: Outbox | Callable[[bytes], bool]) -> Outbox:
+    return ImmediateOutbox(target) if callable(target) else target
+
+
+class NoteItem:
+    """A run notification whose params start with runId, sessionId and seq."""
+
+    __slots__ = ("method", "payload", "run", "size")
+
+    def __init__(self, run: Numbered, method: str, payload: dict[str, Any]) -> None:
+        self.run = run
+        self.method = method
+        self.payload = payload
+        self.size = 256
+
+    def render(self) -> bytes:
+        run = self.run
+        params = {"runId": run.run_id, "sessionId": run.session_id, "seq": run.next_seq()}
+        params.update(self.payload)
+        return encode_notification(self.method, params)
+
+    def merge(self, owner: object, text: str) -> bool:
+        return False
+
+
+class DeltaItem:
+    """A ``run/delta``; absorbs later text of the same run until it is written."""
+
+    __slots__ = ("head", "parts", "run", "size")
+
+    def __init__(self, run: Numbered, head: str, text: str) -> None:
+        self.run = run
+        self.head = head
+        self.parts = [text]
+        self.size = len(text) + 128
+
+    def render(self) -> bytes:
+        text = self.parts[0] if len(self.parts) == 1 else "".join(self.parts)
+        body = f'{self.head}{self.run.next_seq()},"text":{_json_str(text)}}}}}'
+        return body.encode("utf-8", "replace")
+
+    def merge(self, owner: object, text: str) -> bool:
+        if owner is not self.run:
+            return False
+        self.parts.append(text)
+        self.size += len(text)
+        return True
+
+
+def delta_head(run_id: str, session_id: str) -> str:
+    """The fixed start of a run's ``run/delta`` bodies (no dict walk per delta)."""
+    return (
+        '{"jsonrpc":"2.0","method":"run/delta","params":'
+        f'{{"runId":{_json_str(run_id)},"sessionId":{_json_str(session_id)},"seq":'
+    )

@@ -1,0 +1,119 @@
+"""Run notifications through a real FrameWriter: numbered when written, deltas coalesce
+while the stream is busy, and nothing is lost or reordered."""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+
+from hermes_stdio.transport import FrameWriter
+from hermes_stdio.wire import FrameDecoder
+from hermes_stdio.worker.state import Run
+
+WAIT = 10.0
+
+
+class BlockingBody:
+    """A queued item whose rendering waits, holding the writer busy like a full pipe."""
+
+    size = 10
+
+    def __init__(self) -> None:
+        self.rendering = threading.Event()
+        self.release = threading.Event()
+
+    def render(self) -> bytes:
+        self.rendering.set()
+        assert self.release.wait(WAIT)
+        return b'{"jsonrpc":"2.0","method":"blocker","params":{}}'
+
+    def merge(self, owner: object, text: str) -> bool:
+        return False
+
+
+def read_all(fd: int) -> list[dict]:
+    decoder = FrameDecoder()
+    frames = []
+    while chunk := os.read(fd, 1 << 16):
+        frames += decoder.feed(chunk)
+    return [json.loads(f.body) for f in frames]
+
+
+def test_deltas_queued_while_the_writer_is_busy_coalesce_into_one_frame_with_one_seq() -> None:
+    read_fd, write_fd = os.pipe()
+    writer = FrameWriter(write_fd)
+    run = Run("run_1", "sess_1", writer)
+    run.delta("first ")  # written at once: the writer was idle
+    blocker = BlockingBody()
+    busy = threading.Thread(target=writer.send_lazy, args=(blocker,))
+    busy.start()
+    assert blocker.rendering.wait(WAIT)
+    for piece in ("a", "b", "c"):
+        assert run.delta(piece)
+    run.emit("run/event", {"event": {"type": "thinking", "text": ""}})
+    run.delta("d")
+    assert writer.merged == 2  # "b" and "c" joined "a"; the event ended that delta
+    blocker.release.set()
+    busy.join(WAIT)
+    run.complete("complete")
+    os.close(write_fd)
+    messages = read_all(read_fd)
+    os.close(read_fd)
+    runs = [m["params"] for m in messages if m["method"].startswith("run/")]
+    assert [(m["seq"], m.get("text")) for m in runs] == [
+        (1, "first "),
+        (2, "abc"),
+        (3, None),
+        (4, "d"),
+        (5, None),
+    ]
+    assert [m["method"] for m in messages] == [
+        "run/delta",
+        "blocker",
+        "run/delta",
+        "run/event",
+        "run/delta",
+        "run/completed",
+    ]
+
+
+def test_deltas_of_different_runs_never_merge() -> None:
+    read_fd, write_fd = os.pipe()
+    writer = FrameWriter(write_fd)
+    one, two = Run("run_1", "s", writer), Run("run_2", "s", writer)
+    blocker = BlockingBody()
+    busy = threading.Thread(target=writer.send_lazy, args=(blocker,))
+    busy.start()
+    assert blocker.rendering.wait(WAIT)
+    one.delta("x")
+    two.delta("y")
+    one.delta("z")
+    assert writer.merged == 0
+    blocker.release.set()
+    busy.join(WAIT)
+    os.close(write_fd)
+    texts = [
+        (m["params"]["runId"], m["params"]["text"])
+        for m in read_all(read_fd)
+        if "text" in m["params"]
+    ]
+    os.close(read_fd)
+    assert texts == [("run_1", "x"), ("run_2", "y"), ("run_1", "z")]
+
+
+def test_a_full_queue_refuses_to_merge_so_the_producer_pauses_instead() -> None:
+    read_fd, write_fd = os.pipe()
+    writer = FrameWriter(write_fd, max_pending_bytes=64)
+    run = Run("run_1", "sess_1", writer)
+    blocker = BlockingBody()
+    busy = threading.Thread(target=writer.send_lazy, args=(blocker,))
+    busy.start()
+    assert blocker.rendering.wait(WAIT)
+    run.delta("a")
+    assert not writer.merge_tail(run, "x" * 100)  # fits nowhere: over the limit
+    blocker.release.set()
+    busy.join(WAIT)
+    os.close(write_fd)
+    read_all(read_fd)
+    os.close(read_fd)
