@@ -67,6 +67,7 @@ class Peer:
         answer_invalid: bool = True,
         max_pending_bytes: int = 16 * 1024 * 1024,
         relay: tuple[Callable[[bytes], bool], Callable[[list[bytes]], object]] | None = None,
+        handoff: bool = False,
     ) -> None:
         self.name = name
         self._read_fd = read_fd
@@ -74,7 +75,7 @@ class Peer:
         self._answer_invalid = answer_invalid
         self._relay = relay
         self._decoder = FrameDecoder(max_body_bytes=max_body_bytes)
-        self.writer = FrameWriter(write_fd, max_pending_bytes=max_pending_bytes)
+        self.writer = FrameWriter(write_fd, max_pending_bytes=max_pending_bytes, handoff=handoff)
         self._lock = threading.Lock()
         self._ids = itertools.count(1)
         self._pending: dict[RequestId, tuple[ResponseCallback, TimerHandle | None]] = {}

@@ -14,6 +14,11 @@ Contract:
   the reader catches up (backpressure: pause the producer, never drop) and
   ``merge_tail`` refuses. A blocked sender re-checks every ``poll_s`` whether
   the stream closed.
+- With ``handoff=True`` the fd is made non-blocking: when the reader lags and
+  a write would block, a short-lived flusher thread takes over the draining
+  and the sender returns at once, so the producer keeps running (and its
+  deltas coalesce) until the queue limit pauses it. Use it only on an fd whose
+  open file description nobody else shares (a worker's own pipe).
 - A write error closes the writer: sends then return False and ``on_error``
   is called once. ``close()`` discards what is queued.
 """
@@ -21,6 +26,7 @@ Contract:
 from __future__ import annotations
 
 import os
+import select
 import threading
 from collections import deque
 from collections.abc import Callable, Iterable
@@ -45,8 +51,12 @@ class FrameWriter:
         max_pending_bytes: int = 16 * 1024 * 1024,
         on_error: Callable[[OSError], None] | None = None,
         poll_s: float = 1.0,
+        handoff: bool = False,
     ) -> None:
         self._fd = fd
+        self._handoff = handoff
+        if handoff:
+            os.set_blocking(fd, False)
         self._max = max_pending_bytes
         self._on_error = on_error
         self._poll_s = poll_s
@@ -93,23 +103,37 @@ class FrameWriter:
             self._writing = True
         return self._drain()
 
-    def _drain(self) -> bool:
+    def _drain(self, carry: memoryview | None = None, carry_size: int = 0) -> bool:
+        """Write until the queue is empty. ``carry`` is a batch a sender left half-written."""
+        flusher = carry is not None
         while True:
-            with self._cond:
-                if not self._queue or self.closed:
-                    self._writing = False
-                    self._cond.notify_all()
-                    return not self.closed
-                items = list(self._queue)
-                self._queue.clear()
-                size = self._pending  # everything queued now leaves in this batch
-            # Rendered outside the lock, in order, by the only draining thread.
-            frames = [i if isinstance(i, bytes) else encode_frame(i.render()) for i in items]
-            batch = b"".join(frames) if len(frames) > 1 else frames[0]
+            if carry is None:
+                with self._cond:
+                    if not self._queue or self.closed:
+                        self._writing = False
+                        self._cond.notify_all()
+                        return not self.closed
+                    items = list(self._queue)
+                    self._queue.clear()
+                    size = self._pending  # everything queued now leaves in this batch
+                # Rendered outside the lock, in order, by the only draining thread.
+                frames = [i if isinstance(i, bytes) else encode_frame(i.render()) for i in items]
+                view = memoryview(b"".join(frames) if len(frames) > 1 else frames[0])
+                count = len(frames)
+            else:
+                view, size, count, carry = carry, carry_size, 0, None
             try:
-                view = memoryview(batch)
                 while view:
-                    written = os.write(self._fd, view)
+                    try:
+                        written = os.write(self._fd, view)
+                    except BlockingIOError:
+                        if not flusher:  # hand the rest over; the producer goes on
+                            threading.Thread(
+                                target=self._drain, args=(view, size), name="flush", daemon=True
+                            ).start()
+                            return True
+                        select.select([], [self._fd], [])
+                        continue
                     view = view[written:]
                     self.writes += 1
             except OSError as exc:
@@ -117,7 +141,7 @@ class FrameWriter:
                 return False
             with self._cond:
                 self._pending -= size
-                self.frames_written += len(frames)
+                self.frames_written += count
                 self._cond.notify_all()
 
     def _fail(self, exc: OSError) -> None:

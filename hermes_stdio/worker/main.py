@@ -53,6 +53,7 @@ def main(argv: list[str] | None = None) -> int:
         service,
         max_body_bytes=args.max_body_bytes,
         answer_invalid=True,
+        handoff=True,  # our own pipe: a lagging supervisor never blocks the agent's thread
     )
     service.attach(peer)
     peer.start()

@@ -117,3 +117,28 @@ def test_a_full_queue_refuses_to_merge_so_the_producer_pauses_instead() -> None:
     os.close(write_fd)
     read_all(read_fd)
     os.close(read_fd)
+
+
+def test_with_handoff_a_stalled_reader_never_blocks_the_producer_and_its_deltas_coalesce() -> None:
+    read_fd, write_fd = os.pipe()
+    writer = FrameWriter(write_fd, handoff=True)
+    run = Run("run_1", "sess_1", writer)
+    big = "x" * (1 << 20)  # far more than the pipe holds: the flusher takes over
+    assert run.emit("run/event", {"event": {"type": "status", "kind": "k", "message": big}})
+    for piece in ("a", "b", "c", "d"):
+        assert run.delta(piece)  # returns at once although nobody reads
+    assert writer.merged == 3
+    run.complete("complete")
+    reader = threading.Thread(target=lambda: result.extend(read_all(read_fd)))
+    result: list[dict] = []
+    reader.start()
+    assert writer.wait_idle(WAIT)
+    os.close(write_fd)
+    reader.join(WAIT)
+    os.close(read_fd)
+    assert [(m["method"], m["params"]["seq"]) for m in result] == [
+        ("run/event", 1),
+        ("run/delta", 2),
+        ("run/completed", 3),
+    ]
+    assert result[1]["params"]["text"] == "abcd"
