@@ -13,16 +13,14 @@ Contract:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from . import types as t
 
 Route = Literal["supervisor", "profile", "session", "run"]
 
 
-@dataclass(frozen=True, slots=True)
-class Method:
+class Method(NamedTuple):
     name: str
     params: type
     result: Any  # a record type, or None for a notification
@@ -31,8 +29,7 @@ class Method:
     notification: bool = False
 
 
-@dataclass(frozen=True, slots=True)
-class NotificationSpec:
+class NotificationSpec(NamedTuple):
     name: str
     params: type
     doc: str

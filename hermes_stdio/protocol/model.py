@@ -172,9 +172,15 @@ def _describe(tp: Any) -> str:
     return _NAMES.get(tp, "a JSON value")
 
 
+_SCALARS = (str, int, float, bool, type(None))
+
+
 def encode(value: Any) -> Any:
+    if type(value) in _SCALARS:
+        return value
     if isinstance(value, Record):
-        return {f.wire: encode(getattr(value, f.name)) for f in fields_of(type(value))}
+        attrs = value.__dict__
+        return {f.wire: encode(attrs[f.name]) for f in fields_of(type(value))}
     if isinstance(value, list | tuple):
         return [encode(v) for v in value]
     if isinstance(value, dict):

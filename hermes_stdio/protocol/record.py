@@ -31,6 +31,8 @@ def doc_field(doc: str, default: Any = MISSING) -> Any:
 class Record:
     # (name, default or MISSING, doc) per field, in declaration order.
     _spec: ClassVar[tuple[tuple[str, Any, str], ...]] = ()
+    _names: ClassVar[tuple[str, ...]] = ()
+    _name_set: ClassVar[frozenset[str]] = frozenset()
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -45,21 +47,26 @@ class Record:
             if name in cls.__dict__:
                 delattr(cls, name)
         cls._spec = tuple(spec)
+        cls._names = tuple(name for name, _, _ in spec)
+        cls._name_set = frozenset(cls._names)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        spec = self._spec
-        if len(args) > len(spec):
-            raise TypeError(f"{type(self).__name__} takes {len(spec)} arguments")
-        values = {name: arg for (name, _, _), arg in zip(spec, args, strict=False)}
-        for key, value in kwargs.items():
-            if key in values or all(key != name for name, _, _ in spec):
-                raise TypeError(f"{type(self).__name__}: unexpected or repeated argument {key!r}")
-            values[key] = value
-        for name, default, _ in spec:
-            if name not in values:
-                if default is MISSING:
-                    raise TypeError(f"{type(self).__name__}: missing argument {name!r}")
-                values[name] = default
+        cls = type(self)
+        names = cls._names
+        if len(args) > len(names):
+            raise TypeError(f"{cls.__name__} takes {len(names)} arguments")
+        values = dict(zip(names, args, strict=False))
+        if kwargs:
+            for key in kwargs:
+                if key in values or key not in cls._name_set:
+                    raise TypeError(f"{cls.__name__}: unexpected or repeated argument {key!r}")
+            values.update(kwargs)
+        if len(values) < len(names):
+            for name, default, _ in cls._spec:
+                if name not in values:
+                    if default is MISSING:
+                        raise TypeError(f"{cls.__name__}: missing argument {name!r}")
+                    values[name] = default
         self.__dict__.update(values)
 
     def __setattr__(self, name: str, value: Any) -> None:

@@ -11,21 +11,22 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from dataclasses import dataclass
 from typing import Any
 
 SlotKey = tuple[str, str | None]
 
 
-@dataclass(slots=True)
 class RunRoute:
-    run_id: str
-    session_id: str
-    slot: SlotKey
-    last_seq: int = 0
-    done: bool = False
-    # Set when the supervisor itself ended the run (its worker died): run/result answers it.
-    final: dict[str, Any] | None = None
+    __slots__ = ("done", "final", "last_seq", "run_id", "session_id", "slot")
+
+    def __init__(self, run_id: str, session_id: str, slot: SlotKey) -> None:
+        self.run_id = run_id
+        self.session_id = session_id
+        self.slot = slot
+        self.last_seq = 0
+        self.done = False
+        # Set when the supervisor itself ended the run (its worker died): run/result answers it.
+        self.final: dict[str, Any] | None = None
 
 
 class Routes:

@@ -24,7 +24,6 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -40,21 +39,23 @@ def now_ms() -> int:
     return int(time.time() * 1000)
 
 
-@dataclass(eq=False)
 class WorkerSlot:
-    profile: str
-    worker_key: str | None
-    state: types.WorkerState = "exited"
-    proc: subprocess.Popen[bytes] | None = None
-    peer: Peer | None = None
-    restarts: int = 0
-    crashes: deque[float] = field(default_factory=deque)
-    started_at: int | None = None
-    last_used_at: int = field(default_factory=now_ms)
-    stopping: bool = False
-    ready: threading.Event = field(default_factory=threading.Event)
-    start_error: RpcError | None = None
-    lock: threading.Lock = field(default_factory=threading.Lock)
+    """One (profile, workerKey): its current process, if any, and its health."""
+
+    def __init__(self, profile: str, worker_key: str | None) -> None:
+        self.profile = profile
+        self.worker_key = worker_key
+        self.state: types.WorkerState = "exited"
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.peer: Peer | None = None
+        self.restarts = 0
+        self.crashes: deque[float] = deque()
+        self.started_at: int | None = None
+        self.last_used_at = now_ms()
+        self.stopping = False
+        self.ready = threading.Event()
+        self.start_error: RpcError | None = None
+        self.lock = threading.Lock()
 
     @property
     def key(self) -> SlotKey:

@@ -21,8 +21,7 @@ Contract:
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from typing import Final, Literal
+from typing import Final, Literal, NamedTuple
 
 DEFAULT_MAX_BODY_BYTES: Final = 256 * 1024 * 1024
 DEFAULT_MAX_HEADER_BYTES: Final = 8 * 1024
@@ -38,13 +37,11 @@ _TAIL_MAX: Final = 64  # a name plus any whitespace before its colon
 FrameErrorKind = Literal["junk", "bad_header", "too_large", "fatal"]
 
 
-@dataclass(frozen=True, slots=True)
-class Frame:
+class Frame(NamedTuple):
     body: bytes
 
 
-@dataclass(frozen=True, slots=True)
-class FrameError:
+class FrameError(NamedTuple):
     kind: FrameErrorKind
     detail: str
     skipped: int = 0

@@ -13,8 +13,7 @@ Contract:
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from .errors import ErrorType, RpcError
 
@@ -24,28 +23,25 @@ JsonObject = dict[str, Any]
 _dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
 
 
-@dataclass(frozen=True, slots=True)
-class Request:
+# NamedTuples rather than dataclasses: importing dataclasses costs start-up time.
+class Request(NamedTuple):
     id: RequestId
     method: str
-    params: JsonObject = field(default_factory=dict)
+    params: JsonObject
 
 
-@dataclass(frozen=True, slots=True)
-class Notification:
+class Notification(NamedTuple):
     method: str
-    params: JsonObject = field(default_factory=dict)
+    params: JsonObject
 
 
-@dataclass(frozen=True, slots=True)
-class Response:
+class Response(NamedTuple):
     id: RequestId | None
     result: Any = None
     error: JsonObject | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class Invalid:
+class Invalid(NamedTuple):
     """A message that cannot be handled; ``error`` is what to answer (if ``id`` allows)."""
 
     id: RequestId | None
@@ -64,9 +60,13 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
 
+# One decoder: json.loads(..., parse_constant=...) would build a new one per message.
+_decoder = json.JSONDecoder(parse_constant=_reject_constant)
+
+
 def parse_message(body: bytes) -> Message:
     try:
-        obj = json.loads(body.decode("utf-8"), parse_constant=_reject_constant)
+        obj = _decoder.decode(body.decode("utf-8"))
     except UnicodeDecodeError as exc:
         return Invalid(
             None, RpcError(ErrorType.PARSE_ERROR, f"body is not valid UTF-8: {exc.reason}")

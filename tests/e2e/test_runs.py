@@ -271,3 +271,23 @@ def test_session_ids_with_quotes_and_unicode_are_routed_and_relayed(
     _, notes2 = run_to_end(host, {"message": "again", "sessionId": session})
     assert notes2[-1].params["status"] == "complete"
     assert host.request("session/status", {"sessionId": session})["messageCount"] == 4
+
+
+def test_run_notifications_have_exactly_the_documented_bytes_on_the_wire(
+    host: HostClient, llm: ScriptedLLM
+) -> None:
+    llm.enqueue(Reply.text(['Hi \u00e9"!']))
+    run, notes = run_to_end(host, {"message": "pin"})
+    rid, sid = run["runId"], run["sessionId"]
+    head = '{"jsonrpc":"2.0","method":"run/%s","params":' + (
+        f'{{"runId":"{rid}","sessionId":"{sid}","seq":'
+    )
+    delta = next(n for n in notes if n.method == "run/delta")
+    expected_delta = (head % "delta") + f'{delta.params["seq"]},"text":"Hi \u00e9\\"!"}}}}'
+    done = notes[-1]
+    expected_done = (head % "completed") + (
+        f'{done.params["seq"]},"status":"complete","result":{{"finalResponse":"Hi \u00e9\\"!",'
+        f'"messageCount":2,"apiCalls":1}},"error":null}}}}'
+    )
+    assert expected_delta.encode() in host.raw_frames
+    assert expected_done.encode() in host.raw_frames
