@@ -41,11 +41,19 @@ class ClientInfo(Record):
     version: str | None = doc_field("The host's version.", None)
 
 
+class InitializeOptions(Record):
+    prewarm_profiles: list[str] | None = doc_field(
+        "Profiles whose workers start (and import hermes-agent) right after initialize, "
+        "so their first run/start does not wait for a cold worker.",
+        None,
+    )
+
+
 class InitializeParams(Record):
     protocol_version: int = doc_field("The protocol version the host speaks; this server speaks 1.")
     client_info: ClientInfo | None = doc_field("Who the host is.", None)
     capabilities: JsonObject | None = doc_field("Host capabilities; reserved, send {}.", None)
-    options: JsonObject | None = doc_field("Reserved for server options; send {}.", None)
+    options: InitializeOptions | None = doc_field("Server options.", None)
 
 
 class ServerInfo(Record):

@@ -17,6 +17,7 @@ Contract:
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import sys
@@ -193,7 +194,20 @@ class Supervisor:
             max_body_bytes=self.max_body_bytes,
         )
         info = t.ServerInfo(name="hermes-stdio", version=hermes_stdio.__version__)
+        prewarm = [self.pool.slot(*self._key(name, None)) for name in self._prewarm_list(p)]
         self._reply(req.id, encode(t.InitializeResult(PROTOCOL_VERSION, info, caps)))
+        for slot in prewarm:
+            _spawn(functools.partial(self._prewarm, slot))
+
+    @staticmethod
+    def _prewarm_list(p: t.InitializeParams) -> list[str]:
+        return list(p.options.prewarm_profiles or []) if p.options is not None else []
+
+    def _prewarm(self, slot: WorkerSlot) -> None:
+        try:
+            self.pool.ensure_ready(slot)
+        except RpcError as exc:
+            print(f"hermes-stdio: prewarming {slot.label} failed: {exc.message}", file=sys.stderr)
 
     def _h_shutdown(self, req: Request, p: t.EmptyParams) -> None:
         def run() -> None:

@@ -197,3 +197,30 @@ def test_a_worker_runs_under_another_python_and_reports_a_missing_agent_as_agent
     assert done.params["error"]["type"] == RunErrorType.AGENT_UNAVAILABLE
     assert [n.method for n in host.run_notifications(run["runId"])] == ["run/completed"]
     assert worker_pids(host)[("default", None)]
+
+
+def test_prewarmed_profiles_have_a_ready_worker_before_any_run(
+    start_host: StartHost, llm: ScriptedLLM
+) -> None:
+    host = start_host()
+    host.request(
+        "initialize", {"protocolVersion": 1, "options": {"prewarmProfiles": ["work", "default"]}}
+    )
+    status = host.request("supervisor/status")
+    # No run was asked for: these workers exist because of prewarming.
+    assert {w["profile"] for w in status["workers"]} == {"work", "default"}
+    assert {w["state"] for w in status["workers"]} <= {"starting", "ready"}
+    llm.enqueue(Reply.text(["warm"]))
+    run = host.request("run/start", {"message": "hi", "profile": "work"})
+    assert host.wait_run_completed(run["runId"]).params["status"] == "complete"
+    (work,) = [w for w in host.request("supervisor/status")["workers"] if w["profile"] == "work"]
+    assert work["restarts"] == 0 and work["state"] == "ready"
+
+
+def test_prewarming_an_unknown_profile_fails_initialize(start_host: StartHost) -> None:
+    host = start_host()
+    with pytest.raises(RpcError) as err:
+        host.request(
+            "initialize", {"protocolVersion": 1, "options": {"prewarmProfiles": ["nobody"]}}
+        )
+    assert err.value.kind is ErrorType.UNKNOWN_PROFILE

@@ -33,6 +33,13 @@ export interface ClientInfo {
  */
 export type EmptyParams = Record<string, never>;
 
+export interface InitializeOptions {
+  /**
+   * Profiles whose workers start (and import hermes-agent) right after initialize, so their first run/start does not wait for a cold worker.
+   */
+  prewarmProfiles?: string[] | null;
+}
+
 export interface InitializeParams {
   /**
    * The protocol version the host speaks; this server speaks 1.
@@ -49,11 +56,9 @@ export interface InitializeParams {
     [k: string]: unknown;
   } | null;
   /**
-   * Reserved for server options; send {}.
+   * Server options.
    */
-  options?: {
-    [k: string]: unknown;
-  } | null;
+  options?: InitializeOptions | null;
 }
 
 export interface InitializeResult {
