@@ -20,7 +20,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import signal
 import subprocess
 import threading
 import time
@@ -28,6 +27,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from ..transport.process import stop_child
 from ..wire import FrameDecoder, encode_frame
 from ..worker.synthetic import parse_stamps
 
@@ -205,25 +205,8 @@ class _Client:
         return pending.msg.get("result")
 
     def close(self, timeout: float = 20.0) -> int | None:
-        if self.proc.poll() is None:
-            try:
-                assert self.proc.stdin is not None
-                self.proc.stdin.close()
-            except OSError:
-                pass
-            try:
-                self.proc.wait(timeout)
-            except subprocess.TimeoutExpired:
-                for sig, wait in ((signal.SIGTERM, 5.0), (signal.SIGKILL, 5.0)):
-                    try:
-                        os.killpg(self.proc.pid, sig)
-                    except ProcessLookupError:
-                        break
-                    try:
-                        self.proc.wait(wait)
-                        break
-                    except subprocess.TimeoutExpired:
-                        continue
+        # stdin closed first: the supervisor exits by itself on EOF; then TERM, KILL.
+        stop_child(self.proc, grace_s=0.0, after_stdin_s=timeout)
         self._reader.join(5)
         self._log_file.close()
         return self.proc.returncode

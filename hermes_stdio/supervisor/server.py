@@ -197,17 +197,17 @@ class Supervisor:
         prewarm = [self.pool.slot(*self._key(name, None)) for name in self._prewarm_list(p)]
         self._reply(req.id, encode(t.InitializeResult(PROTOCOL_VERSION, info, caps)))
         for slot in prewarm:
-            _spawn(functools.partial(self._prewarm, slot))
+            self._start_worker(
+                slot, lambda _peer: None, functools.partial(self._prewarm_failed, slot)
+            )
 
     @staticmethod
     def _prewarm_list(p: t.InitializeParams) -> list[str]:
         return list(p.options.prewarm_profiles or []) if p.options is not None else []
 
-    def _prewarm(self, slot: WorkerSlot) -> None:
-        try:
-            self.pool.ensure_ready(slot)
-        except RpcError as exc:
-            print(f"hermes-stdio: prewarming {slot.label} failed: {exc.message}", file=sys.stderr)
+    @staticmethod
+    def _prewarm_failed(slot: WorkerSlot, exc: Exception) -> None:
+        print(f"hermes-stdio: prewarming {slot.label} failed: {exc}", file=sys.stderr)
 
     def _h_shutdown(self, req: Request, p: t.EmptyParams) -> None:
         def run() -> None:
@@ -316,18 +316,31 @@ class Supervisor:
             peer.request(req.method, req.params, handle, timeout=REQUEST_TIMEOUT_S)
             return
 
+        self._start_worker(
+            slot,
+            lambda ready: ready.request(req.method, req.params, handle, timeout=REQUEST_TIMEOUT_S),
+            lambda exc: self._reply(req.id, error=exc),
+        )
+
+    def _start_worker(
+        self,
+        slot: WorkerSlot,
+        then: Callable[[Peer], object],
+        on_error: Callable[[Exception], object],
+    ) -> None:
+        """Start ``slot``'s worker on a handler thread (never on the host's reader)."""
         if slot.state == "exited":
-            slot.state = "starting"  # visible in supervisor/status before the handler thread runs
+            slot.state = "starting"  # visible in supervisor/status before the thread runs
 
-        def start_then_send() -> None:
+        def run() -> None:
             try:
-                ready_peer = self.pool.ensure_ready(slot)
+                ready = self.pool.ensure_ready(slot)
             except Exception as exc:
-                self._reply(req.id, error=exc)
+                on_error(exc)
                 return
-            ready_peer.request(req.method, req.params, handle, timeout=REQUEST_TIMEOUT_S)
+            then(ready)
 
-        _spawn(start_then_send)
+        _spawn(run)
 
     def _h_run_start(self, req: Request, p: t.RunStartParams) -> None:
         if p.session_id is not None:

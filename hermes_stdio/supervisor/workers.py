@@ -153,7 +153,12 @@ class WorkerPool:
                     f"{self.crash_window_s:g}s; call worker/restart or initialize to try again",
                     profile=slot.profile,
                 )
-            return self._start(slot)
+            try:
+                return self._start(slot)
+            except RpcError:
+                if slot.proc is None and slot.state == "starting":
+                    slot.state = "exited"
+                raise
 
     def _start(self, slot: WorkerSlot) -> Peer:
         extra = [*self.worker_args, *(["--worker-key", slot.worker_key] if slot.worker_key else [])]

@@ -20,6 +20,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from ..transport.process import stop_child
 from ..wire import (
     FrameDecoder,
     Notification,
@@ -192,17 +193,8 @@ class HostClient:
     # --- teardown ----------------------------------------------------------
 
     def close(self, timeout: float = 20.0) -> int | None:
-        if self.proc.poll() is None:
-            try:
-                assert self.proc.stdin is not None
-                self.proc.stdin.close()
-            except OSError:
-                pass
-            try:
-                self.proc.wait(timeout)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(5)
+        """Close stdin (the supervisor exits on EOF), escalating with bounded waits."""
+        stop_child(self.proc, grace_s=0.0, after_stdin_s=timeout)
         self._reader.join(5)
         return self.proc.returncode
 

@@ -25,6 +25,7 @@ from ..protocol import types as t
 from ..transport import FrameWriter, Peer
 from ..wire import ErrorType, Notification, Request, RpcError, to_wire_error
 from .adapter import AgentAdapter
+from .memory import release_free_memory
 from .outbox import Outbox
 from .runner import execute_run
 from .state import Run, RunTable, Session, new_id
@@ -143,6 +144,8 @@ class WorkerService:
                     t.RunError(t.RunErrorType.INTERNAL_ERROR, "run ended without a result"),
                 )
             self._threads.pop(run.run_id, None)
+            if not self.runs.active():
+                release_free_memory()  # idle now: hand the turn's freed heap back
 
     def _release(self, session: Session, run: Run) -> None:
         with self._lock:

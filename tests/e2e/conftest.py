@@ -19,7 +19,7 @@ import pytest
 from hermes_stdio.protocol import SERVER_NOTIFICATIONS, decode
 from hermes_stdio.testing.home import make_home, offline_env
 from hermes_stdio.testing.host import HostClient
-from hermes_stdio.testing.llm_server import ScriptedLLM
+from hermes_stdio.testing.llm_server import Reply, ScriptedLLM
 from hermes_stdio.wire import Invalid, Notification
 
 BINARY = str(Path(sys.executable).with_name("hermes-stdio"))
@@ -101,3 +101,11 @@ def wait_gone(pid: int, timeout: float) -> bool:
 def worker_pids(host: HostClient) -> dict[tuple[str, str | None], int]:
     status = host.request("supervisor/status")
     return {(w["profile"], w["workerKey"]): w["pid"] for w in status["workers"] if w["pid"]}
+
+
+def started_worker(host: HostClient, llm: ScriptedLLM, profile: str = "default") -> int:
+    """Run one short turn so the profile's worker exists; its pid."""
+    llm.enqueue(Reply.text(["ok"]))
+    run = host.request("run/start", {"message": "hi", "profile": profile})
+    host.wait_run_completed(run["runId"])
+    return worker_pids(host)[(profile, None)]

@@ -9,10 +9,10 @@ import pytest
 
 from hermes_stdio.protocol import HOST_METHODS, PROTOCOL_VERSION, SERVER_NOTIFICATIONS
 from hermes_stdio.testing.host import HostClient
-from hermes_stdio.testing.llm_server import Reply, ScriptedLLM
+from hermes_stdio.testing.llm_server import ScriptedLLM
 from hermes_stdio.wire import ErrorType, RpcError
 
-from .conftest import StartHost, wait_gone, worker_pids
+from .conftest import StartHost, started_worker, wait_gone
 
 
 def test_initialize_returns_the_protocol_version_and_every_method_and_notification(
@@ -53,10 +53,7 @@ def test_an_unsupported_protocol_version_is_refused_and_names_the_supported_one(
 def test_shutdown_then_exit_stops_workers_and_exits_zero(
     host: HostClient, llm: ScriptedLLM
 ) -> None:
-    llm.enqueue(Reply.text(["ok"]))
-    run = host.request("run/start", {"message": "hi"})
-    host.wait_run_completed(run["runId"])
-    pid = worker_pids(host)[("default", None)]
+    pid = started_worker(host, llm)
     assert host.request("shutdown") is None
     with pytest.raises(RpcError) as err:
         host.request("supervisor/status")
@@ -76,20 +73,14 @@ def test_exit_without_shutdown_exits_one(host: HostClient) -> None:
 def test_closing_stdin_stops_the_supervisor_and_its_workers(
     host: HostClient, llm: ScriptedLLM
 ) -> None:
-    llm.enqueue(Reply.text(["ok"]))
-    run = host.request("run/start", {"message": "hi"})
-    host.wait_run_completed(run["runId"])
-    pid = worker_pids(host)[("default", None)]
+    pid = started_worker(host, llm)
     assert host.close() == 1  # host input closed without shutdown
     assert wait_gone(pid, 10)
     host.wait_stderr(lambda line: "host input closed" in line)
 
 
 def test_sigterm_stops_the_supervisor_and_its_workers(host: HostClient, llm: ScriptedLLM) -> None:
-    llm.enqueue(Reply.text(["ok"]))
-    run = host.request("run/start", {"message": "hi"})
-    host.wait_run_completed(run["runId"])
-    pid = worker_pids(host)[("default", None)]
+    pid = started_worker(host, llm)
     host.proc.send_signal(signal.SIGTERM)
     assert host.proc.wait(15) == 1
     assert wait_gone(pid, 10)
@@ -99,10 +90,7 @@ def test_sigterm_stops_the_supervisor_and_its_workers(host: HostClient, llm: Scr
 def test_workers_exit_on_their_own_when_the_supervisor_is_killed(
     host: HostClient, llm: ScriptedLLM
 ) -> None:
-    llm.enqueue(Reply.text(["ok"]))
-    run = host.request("run/start", {"message": "hi"})
-    host.wait_run_completed(run["runId"])
-    pid = worker_pids(host)[("default", None)]
+    pid = started_worker(host, llm)
     os.kill(host.proc.pid, signal.SIGKILL)
     assert host.proc.wait(5) == -signal.SIGKILL
     assert wait_gone(pid, 10), "worker outlived its supervisor"
