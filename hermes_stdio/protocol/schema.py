@@ -2,7 +2,7 @@
 
 Contract: ``build_schema()`` is deterministic. Every record type is under
 ``$defs``; ``x-methods`` / ``x-notifications`` map each wire method to its
-params (and result) schema. ``SCHEMA_PATH`` is the checked-in copy; a test
+params (and result) schema; ``x-errors`` maps each error ``data.type`` to its code. ``SCHEMA_PATH`` is the checked-in copy; a test
 regenerates and diffs it (``hermes-stdio schema --write`` refreshes it).
 """
 
@@ -12,6 +12,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from ..wire.errors import ErrorType
 from .methods import HOST_METHODS, SERVER_NOTIFICATIONS, WORKER_METHODS, WORKER_NOTIFICATIONS
 from .model import schema_of
 from .types import PROTOCOL_VERSION
@@ -64,6 +65,7 @@ def build_schema() -> dict[str, Any]:
         "x-methods": methods,
         "x-notifications": notifications,
         "x-workerMethods": internal,
+        "x-errors": {kind.type: kind.code for kind in ErrorType},
         "$defs": dict(sorted(defs.items())),
     }
 

@@ -211,6 +211,13 @@ export async function generate(schemaPath) {
   lines.push(arr('HOST_NOTIFICATION_METHODS', 'HostNotificationMethod', hostNotifs));
   lines.push(arr('SERVER_NOTIFICATION_METHODS', 'ServerNotificationMethod', serverNotifs));
   lines.push('');
+  const errors = schema['x-errors'] ?? {};
+  lines.push('/** Error codes by their stable `data.type` (schema x-errors). */');
+  lines.push('export const ERROR_CODES = {');
+  for (const [type, code] of Object.entries(errors)) lines.push(`  ${q(type)}: ${code},`);
+  lines.push('} as const;');
+  lines.push('export type ErrorDataType = keyof typeof ERROR_CODES;');
+  lines.push('');
   return lines.join('\n');
 }
 

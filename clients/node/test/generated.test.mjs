@@ -20,6 +20,10 @@ test('runtime method lists match x-methods / x-notifications', () => {
   assert.equal(protocol.PROTOCOL_VERSION, schema['x-protocolVersion']);
 });
 
+test('error codes match x-errors', () => {
+  assert.deepEqual({ ...protocol.ERROR_CODES }, schema['x-errors']);
+});
+
 test('generated file declares every $def', async () => {
   const src = await readFile(path.join(pkgRoot, 'src/generated/protocol.ts'), 'utf8');
   for (const name of Object.keys(schema.$defs)) {

@@ -616,3 +616,25 @@ export const SERVER_NOTIFICATION_METHODS: readonly ServerNotificationMethod[] = 
   'run/started',
   'worker/exited',
 ];
+
+/** Error codes by their stable `data.type` (schema x-errors). */
+export const ERROR_CODES = {
+  'parse_error': -32700,
+  'invalid_request': -32600,
+  'method_not_found': -32601,
+  'invalid_params': -32602,
+  'internal_error': -32603,
+  'server_not_initialized': -32002,
+  'request_cancelled': -32800,
+  'shutting_down': -32000,
+  'message_too_large': -32003,
+  'unsupported_protocol': -32004,
+  'invalid_profile': -32010,
+  'unknown_profile': -32011,
+  'unknown_run': -32013,
+  'session_busy': -32014,
+  'worker_crashed': -32020,
+  'worker_unavailable': -32021,
+  'worker_timeout': -32022,
+} as const;
+export type ErrorDataType = keyof typeof ERROR_CODES;
