@@ -12,7 +12,7 @@ the others still run). Targets missed are reported, not failures.
 
 Options: ``--quick`` (about a minute), ``--tiny`` (smoke test),
 ``--idle-seconds``, ``--short-runs``, ``--out``, ``--only`` (comma list of
-raw_pipe,synthetic,in_process,tui_gateway,real,idle).
+raw_pipe,synthetic,backpressure,in_process,tui_gateway,real,idle).
 """
 
 from __future__ import annotations
@@ -30,12 +30,13 @@ from pathlib import Path
 from typing import Any
 
 from .agent import Live, in_process, real_supervisor, tui_gateway
+from .backpressure import backpressure
 from .common import Config, Ctx
 from .relay import raw_pipe, synthetic
 from .report import render, targets
 from .stats import cpu_seconds, ctx_switches
 
-SECTIONS = ("raw_pipe", "synthetic", "in_process", "tui_gateway", "real", "idle")
+SECTIONS = ("raw_pipe", "synthetic", "backpressure", "in_process", "tui_gateway", "real", "idle")
 SETTLE_S = 2.0
 
 
@@ -143,6 +144,7 @@ def main(argv: list[str]) -> int:
     try:
         section("raw_pipe", raw_pipe)
         section("synthetic", synthetic)
+        section("backpressure", backpressure)
         section("in_process", in_process)
         section("tui_gateway", tui_gateway)
         section("real", real_supervisor)

@@ -45,6 +45,8 @@ class Config:
     real_tp_chunks: int = 5000
     short_runs: int = 1000
     idle_seconds: float = 30.0
+    bp_deltas: int = 200_000
+    bp_pause_s: float = 10.0
     timeout: float = 120.0
     quick: bool = False
 
@@ -63,6 +65,8 @@ class Config:
             real_tp_chunks=1000,
             short_runs=100,
             idle_seconds=5.0,
+            bp_deltas=50_000,
+            bp_pause_s=3.0,
             quick=True,
         )
 
@@ -81,6 +85,8 @@ class Config:
             real_tp_chunks=50,
             short_runs=3,
             idle_seconds=0.5,
+            bp_deltas=500,
+            bp_pause_s=0.5,
             timeout=60.0,
             quick=True,
         )

@@ -85,6 +85,31 @@ def targets(r: dict[str, Any]) -> list[dict[str, Any]]:
     rows.append(
         _check(f"worker RSS growth over {n} runs MB", v, "< 5", None if v is None else v < 5)
     )
+    bp = r.get("backpressure") or {}
+    if bp:
+        ok = bp.get("lost") == 0 and bp.get("seq_gapless") and bp.get("completed_count") == 1
+        rows.append(
+            _check(
+                f"host paused {bp.get('pause_s')} s: deltas lost",
+                bp.get("lost"),
+                "0, seq gapless, one run/completed",
+                bool(ok),
+            )
+        )
+        grow = [
+            (_get(bp, "rss_mb_pause_end", k) or 0) - (_get(bp, "rss_mb_pause_start", k) or 0)
+            for k in ("supervisor", "worker")
+        ]
+        rows.append(
+            _check(
+                "host paused: max RSS growth MB (sup, worker)",
+                round(max(grow), 1),
+                "bounded (< 20)",
+                max(grow) < 20,
+            )
+        )
+    v = ratio(_get(syn, "rtt_supervisor_status", "p50"), _get(pipe, "rtt_echo", "p50"))
+    rows.append(_check("supervisor/status p50 / raw-pipe echo p50", v, "(context)", None))
     v = idle.get("cpu_s_per_30s")
     rows.append(
         _check("idle CPU s per 30 s (sup+workers)", v, "<= 0.01", None if v is None else v <= 0.01)

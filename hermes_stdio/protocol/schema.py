@@ -2,8 +2,9 @@
 
 Contract: ``build_schema()`` is deterministic. Every record type is under
 ``$defs``; ``x-methods`` / ``x-notifications`` map each wire method to its
-params (and result) schema; ``x-errors`` maps each error ``data.type`` to its code. ``SCHEMA_PATH`` is the checked-in copy; a test
-regenerates and diffs it (``hermes-stdio schema --write`` refreshes it).
+params (and result) schema; ``x-errors`` maps each error ``data.type`` to its
+code. ``SCHEMA_PATH`` is the checked-in copy; a test regenerates and diffs it
+(``hermes-stdio schema --write`` refreshes it).
 """
 
 from __future__ import annotations

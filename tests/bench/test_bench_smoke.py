@@ -37,10 +37,9 @@ def test_bench_command_writes_json(tmp_path: Path) -> None:
             "-m",
             "hermes_stdio",
             "bench",
-            "--",  # until cli.py passes options after `bench` through
             "--tiny",
             "--only",
-            "raw_pipe,synthetic,idle",
+            "raw_pipe,synthetic,backpressure,idle",
             "--idle-seconds",
             "0.2",
             "--out",
@@ -66,3 +65,6 @@ def test_bench_command_writes_json(tmp_path: Path) -> None:
         assert syn["throughput"][size]["lost"] == 0
     assert syn[f"latency_{sessions}"]["lost"] == 0
     assert {"cpu_s", "seconds", "processes"} <= set(data["idle"])
+    bp = data["backpressure"]
+    assert bp["lost"] == 0 and bp["seq_gapless"] is True and bp["completed_count"] == 1
+    assert bp["deltas_received"] == bp["deltas_produced"]
