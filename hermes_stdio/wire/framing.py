@@ -69,6 +69,7 @@ class FrameDecoder:
         self.max_consecutive_errors = max_consecutive_errors
         self.max_junk_bytes = max_junk_bytes
         self._buf = bytearray()
+        self._pos = 0  # start of the unconsumed bytes in _buf
         self._body_len: int | None = None  # set while reading a body
         self._discard = 0  # bytes of an oversized body still to skip
         self._errors_in_row = 0
@@ -77,7 +78,7 @@ class FrameDecoder:
 
     @property
     def buffered(self) -> int:
-        return len(self._buf)
+        return len(self._buf) - self._pos
 
     def feed(self, data: bytes) -> list[Frame | FrameError]:
         if self.closed:
@@ -89,13 +90,18 @@ class FrameDecoder:
             if event is None:
                 break
             events.append(event)
+        # Consumed bytes leave once per feed, not once per frame (no quadratic memmove).
+        if self._pos:
+            del self._buf[: self._pos]
+            self._pos = 0
         return events
 
     def _next(self) -> Frame | FrameError | None:
+        buf = self._buf
         while True:
             if self._discard:
-                skip = min(self._discard, len(self._buf))
-                del self._buf[:skip]
+                skip = min(self._discard, len(buf) - self._pos)
+                self._pos += skip
                 self._discard -= skip
                 if self._discard:
                     return None
@@ -103,24 +109,29 @@ class FrameDecoder:
                 event = self._parse_header()
                 if event is not None or self._body_len is None:
                     return event
-            if len(self._buf) < self._body_len:
+            end = self._pos + self._body_len
+            if len(buf) < end:
                 return None
-            body = bytes(self._buf[: self._body_len])
-            del self._buf[: self._body_len]
+            body = bytes(buf[self._pos : end])
+            self._pos = end
             self._body_len = None
             self._errors_in_row = 0
             return Frame(body)
 
     def _parse_header(self) -> FrameError | None:
         """Consume one header block (setting ``_body_len``) or report what was skipped."""
-        buf = self._buf
-        if not buf:
+        buf, pos = self._buf, self._pos
+        if pos >= len(buf):
             return None
-        start = _FRAME_START.search(buf)
+        start = _FRAME_START.search(buf, pos)
         # Junk is reported once per run of junk, however it was chunked.
-        cut = len(buf) - _partial_header_tail(buf) if start is None else start.start()
+        cut = (
+            len(buf) - pos - _partial_header_tail(buf, pos)
+            if start is None
+            else start.start() - pos
+        )
         if cut:
-            del buf[:cut]
+            pos = self._pos = pos + cut
             self._junk_pending += cut
             if self._junk_pending > self.max_junk_bytes:
                 return self._fatal(f"more than {self.max_junk_bytes} bytes of junk in a row")
@@ -129,16 +140,16 @@ class FrameDecoder:
         if self._junk_pending:
             skipped, self._junk_pending = self._junk_pending, 0
             return self._count(FrameError("junk", "junk before a frame header", skipped))
-        end = buf.find(_HEADER_END, 0, self.max_header_bytes + len(_HEADER_END))
+        end = buf.find(_HEADER_END, pos, pos + self.max_header_bytes + len(_HEADER_END))
         if end < 0:
-            if len(buf) > self.max_header_bytes:
+            if len(buf) - pos > self.max_header_bytes:
                 return self._error("bad_header", "header block too long", self.max_header_bytes)
             return None
-        consumed = end + len(_HEADER_END)
-        length, problem = _content_length(bytes(buf[:end]))
+        consumed = end + len(_HEADER_END) - pos
+        length, problem = _content_length(bytes(buf[pos:end]))
         if length is None:
             return self._error("bad_header", problem, consumed)
-        del buf[:consumed]
+        self._pos = pos + consumed
         if length > self.max_body_bytes:
             self._discard = length
             return self._count(
@@ -150,7 +161,7 @@ class FrameDecoder:
         return None
 
     def _error(self, kind: FrameErrorKind, detail: str, consumed: int) -> FrameError:
-        del self._buf[:consumed]
+        self._pos += consumed
         return self._count(FrameError(kind, detail, consumed))
 
     def _count(self, error: FrameError) -> FrameError:
@@ -164,6 +175,7 @@ class FrameDecoder:
     def _fatal(self, detail: str) -> FrameError:
         self.closed = True
         self._buf.clear()
+        self._pos = 0
         return FrameError("fatal", detail)
 
 
@@ -188,9 +200,10 @@ def _content_length(block: bytes) -> tuple[int | None, str]:
     return length, ""
 
 
-def _partial_header_tail(buf: bytearray) -> int:
-    """Length of the longest suffix of ``buf`` that could begin a header split across reads."""
-    tail = bytes(buf[-_TAIL_MAX:]).lower()
+def _partial_header_tail(buf: bytearray, pos: int) -> int:
+    """Length of the longest suffix of ``buf[pos:]`` that could begin a header split
+    across reads."""
+    tail = bytes(buf[max(pos, len(buf) - _TAIL_MAX) :]).lower()
     for start in range(len(tail)):
         piece = tail[start:]
         if piece in _NAME_PREFIXES or piece.rstrip(b" \t") in _FULL_NAMES:
