@@ -1,4 +1,4 @@
-"""The supervisor: the host's JSON-RPC peer, routing to profile workers.
+"""The supervisor: the host's JSON-RPC peer (routed methods are in ``routing``).
 
 Contract:
 - Lifecycle like LSP: ``initialize`` first (others get -32002), ``shutdown``
@@ -7,19 +7,15 @@ Contract:
 - Every host request gets exactly one response; ``$/cancelRequest`` answers
   a pending one at once with -32800 and drops its later result.
 - Requests are validated against the method table before anything else.
-  Supervisor-only methods never touch a worker. Routed requests go to the
-  worker found by runId, sessionId or profile/workerKey. Routing itself never
-  blocks the host's reader: starting a worker happens on a handler thread.
-- Worker notifications are relayed byte for byte; only routing fields are
-  read. When a worker dies, each of its unfinished runs gets one synthesized
-  ``run/completed`` (error ``worker_crashed``) and the host gets ``worker/exited``.
+  Supervisor-only methods (lifecycle, ``supervisor/status``,
+  ``worker/restart``) never touch a worker, except restart's own; the rest is
+  routed to workers (``routing.RoutedMethods``).
 """
 
 from __future__ import annotations
 
 import functools
 import os
-import re
 import sys
 import threading
 import time
@@ -32,35 +28,19 @@ import hermes_stdio
 from ..protocol import (
     HOST_METHODS,
     PROTOCOL_VERSION,
-    RUN_NOTIFICATIONS,
     SERVER_NOTIFICATIONS,
     decode,
     encode,
 )
 from ..protocol import types as t
 from ..transport import Peer
-from ..wire import ErrorType, Notification, Request, RequestId, Response, RpcError, to_wire_error
-from ..wire.jsonrpc import encode_notification
-from .profiles import check_name, profile_home
-from .routes import Routes, SlotKey
+from ..wire import ErrorType, Notification, Request, RequestId, RpcError, to_wire_error
+from .routes import Routes
+from .routing import RoutedMethods, spawn_thread
 from .workers import WorkerPool, WorkerSlot
 
-# What a worker's Run writes first (outbox.py): method, runId, sessionId, seq.
-_RUN_PREFIX = re.compile(
-    rb'\{"jsonrpc":"2\.0","method":"(run/started|run/delta|run/event|run/completed)",'
-    rb'"params":\{"runId":"([A-Za-z0-9_-]+)","sessionId":"([^"\\]+)","seq":([0-9]+)[,}]'
-)
 
-
-def _spawn(fn: Callable[[], None]) -> None:
-    """Run a slow handler (worker start, shutdown) on its own thread, off the reader."""
-    threading.Thread(target=fn, name="handler", daemon=True).start()
-
-
-REQUEST_TIMEOUT_S = 60.0  # a worker answers every request at once; this bounds a wedged one
-
-
-class Supervisor:
+class Supervisor(RoutedMethods):
     def __init__(
         self,
         home: Path,
@@ -120,7 +100,7 @@ class Supervisor:
             except Exception as exc:
                 self._reply(req_id, error=exc)
 
-        _spawn(run)
+        spawn_thread(run)
 
     # --- host side ---------------------------------------------------------
 
@@ -253,223 +233,3 @@ class Supervisor:
             return t.WorkerRestartResult(self._worker_info(slot))
 
         self._in_thread(req.id, run)
-
-    # --- routed methods ----------------------------------------------------
-
-    def _key(self, profile: str | None, worker_key: str | None) -> SlotKey:
-        """Validate a profile/workerKey target; unknown or escaping profiles fail here."""
-        name = check_name(profile)
-        profile_home(self.home, name)
-        if worker_key is not None and (not worker_key or len(worker_key) > 128):
-            raise RpcError(
-                ErrorType.INVALID_PARAMS,
-                "workerKey must be 1-128 characters",
-                field="params.workerKey",
-            )
-        return (name, worker_key)
-
-    def _session_key(self, session_id: str, profile: str | None, worker_key: str | None) -> SlotKey:
-        key = self.routes.session(session_id)
-        if key is None:
-            return self._key(profile, worker_key)
-        wanted = (
-            check_name(profile) if profile is not None else key[0],
-            worker_key if worker_key is not None else key[1],
-        )
-        if wanted != key:
-            raise RpcError(
-                ErrorType.INVALID_PARAMS,
-                f"session {session_id!r} belongs to profile {key[0]!r} (workerKey {key[1]!r})",
-                field="params.profile",
-            )
-        return key
-
-    def _running(self, key: SlotKey) -> WorkerSlot | None:
-        """The slot's worker if it is up; never creates or starts one."""
-        slot = self.pool.existing(key)
-        return (
-            slot if slot is not None and slot.state == "ready" and slot.peer is not None else None
-        )
-
-    def _forward(
-        self,
-        req: Request,
-        slot: WorkerSlot,
-        on_result: Callable[[Any], None] | None = None,
-        *,
-        on_cancelled: Callable[[Any], None] | None = None,
-    ) -> None:
-        """Send ``req`` to ``slot``'s worker (starting it if needed) and relay the answer."""
-
-        def handle(resp: Response) -> None:
-            if resp.error is not None:
-                self._reply(req.id, error=resp.error)
-                return
-            if on_result is not None:
-                on_result(resp.result)
-            if not self._reply(req.id, resp.result) and on_cancelled is not None:
-                on_cancelled(resp.result)
-
-        peer = slot.peer
-        if slot.state == "ready" and peer is not None:
-            slot.last_used_at = int(time.time() * 1000)
-            peer.request(req.method, req.params, handle, timeout=REQUEST_TIMEOUT_S)
-            return
-
-        self._start_worker(
-            slot,
-            lambda ready: ready.request(req.method, req.params, handle, timeout=REQUEST_TIMEOUT_S),
-            lambda exc: self._reply(req.id, error=exc),
-        )
-
-    def _start_worker(
-        self,
-        slot: WorkerSlot,
-        then: Callable[[Peer], object],
-        on_error: Callable[[Exception], object],
-    ) -> None:
-        """Start ``slot``'s worker on a handler thread (never on the host's reader)."""
-        if slot.state == "exited":
-            slot.state = "starting"  # visible in supervisor/status before the thread runs
-
-        def run() -> None:
-            try:
-                ready = self.pool.ensure_ready(slot)
-            except Exception as exc:
-                on_error(exc)
-                return
-            then(ready)
-
-        _spawn(run)
-
-    def _h_run_start(self, req: Request, p: t.RunStartParams) -> None:
-        if p.session_id is not None:
-            key = self._session_key(p.session_id, p.profile, p.worker_key)
-        else:
-            key = self._key(p.profile, p.worker_key)
-        slot = self.pool.slot(*key)
-
-        def record(result: Any) -> None:
-            if isinstance(result, dict):
-                self.routes.add_run(str(result.get("runId")), str(result.get("sessionId")), key)
-
-        def cancelled(result: Any) -> None:
-            # Cancelled after the worker accepted it: stop the run, which still ends
-            # with its one run/completed.
-            peer = slot.peer
-            if peer is not None and isinstance(result, dict):
-                params = {"runId": result.get("runId")}
-                peer.request("run/interrupt", params, lambda _r: None, timeout=REQUEST_TIMEOUT_S)
-
-        self._forward(req, slot, record, on_cancelled=cancelled)
-
-    def _h_session_status(self, req: Request, p: t.SessionStatusParams) -> None:
-        key = self._session_key(p.session_id, p.profile, p.worker_key)
-        known = self.routes.session(p.session_id) == key
-        slot = self._running(key)
-        if p.if_loaded and slot is None:
-            info = t.SessionInfo(p.session_id, False, False, None, key[0], None, None, None)
-            self._reply(req.id, encode(info))
-            return
-
-        def record(result: Any) -> None:
-            if isinstance(result, dict) and result.get("loaded"):
-                self.routes.add_session(p.session_id, key)
-
-        self._forward(req, slot or self.pool.slot(*key), None if known else record)
-
-    def _h_session_list(self, req: Request, p: t.SessionListParams) -> None:
-        slot = self._running(self._key(p.profile, p.worker_key))
-        if slot is None:
-            self._reply(req.id, encode(t.SessionListResult([])))
-            return
-        self._forward(req, slot)
-
-    def _h_session_destroy(self, req: Request, p: t.SessionTarget) -> None:
-        slot = self._running(self._session_key(p.session_id, p.profile, p.worker_key))
-        if slot is None:
-            self._reply(req.id, encode(t.SessionDestroyResult(False)))
-            return
-        self._forward(req, slot, lambda _r: self.routes.drop_session(p.session_id))
-
-    def _run_slot(self, run_id: str) -> tuple[WorkerSlot | None, dict[str, Any] | None]:
-        route = self.routes.run(run_id)
-        if route is None:
-            raise RpcError(ErrorType.UNKNOWN_RUN, f"unknown run {run_id!r}", runId=run_id)
-        slot = self._running(route.slot)
-        return (None, route.final) if route.final is not None else (slot, None)
-
-    def _h_run_interrupt(self, req: Request, p: t.RunTarget) -> None:
-        slot, _final = self._run_slot(p.run_id)
-        if slot is None:
-            self._reply(req.id, encode(t.RunInterruptResult(False)))
-            return
-        self._forward(req, slot)
-
-    def _h_run_result(self, req: Request, p: t.RunTarget) -> None:
-        slot, final = self._run_slot(p.run_id)
-        if slot is None:
-            if final is None:
-                raise RpcError(
-                    ErrorType.UNKNOWN_RUN,
-                    f"run {p.run_id!r} expired with its worker",
-                    runId=p.run_id,
-                )
-            self._reply(req.id, final)
-            return
-        self._forward(req, slot)
-
-    # --- worker side -------------------------------------------------------
-
-    def _fast_relay(
-        self, slot: WorkerSlot
-    ) -> tuple[Callable[[bytes], bool], Callable[[list[bytes]], object]]:
-        """The hot path: run notifications are relayed byte for byte, reading only the
-        routing prefix the worker always writes first; anything else is parsed."""
-        routes = self.routes
-
-        def accept(body: bytes) -> bool:
-            m = _RUN_PREFIX.match(body)
-            if m is None:
-                return False
-            method, run_id, seq = m.group(1), m.group(2).decode(), int(m.group(4))
-            if method == b"run/started":
-                routes.add_run(run_id, m.group(3).decode(), slot.key)
-            routes.note_seq(run_id, seq, method == b"run/completed")
-            return True
-
-        def sink(batch: list[bytes]) -> object:
-            assert self.host is not None
-            return self.host.writer.send_many(batch)
-
-        return accept, sink
-
-    def _relay(self, slot: WorkerSlot, note: Notification, body: bytes) -> None:
-        if note.method not in RUN_NOTIFICATIONS:
-            print(
-                f"hermes-stdio: dropping unknown worker notification {note.method!r}",
-                file=sys.stderr,
-            )
-            return
-        params = note.params
-        run_id, seq = params.get("runId"), params.get("seq")
-        if isinstance(run_id, str) and isinstance(seq, int):
-            if note.method == "run/started":
-                self.routes.add_run(run_id, str(params.get("sessionId")), slot.key)
-            self.routes.note_seq(run_id, seq, note.method == "run/completed")
-        assert self.host is not None
-        self.host.send_raw(body)
-
-    def _worker_exited(self, slot: WorkerSlot, note: t.WorkerExitedNotification) -> None:
-        assert self.host is not None
-        why = "was stopped" if note.expected else f"exited ({note.signal or note.exit_code})"
-        kind = t.RunErrorType.WORKER_STOPPED if note.expected else t.RunErrorType.WORKER_CRASHED
-        for route in self.routes.drop_slot(slot.key):
-            error = t.RunError(kind, f"worker for profile {slot.label!r} {why} during the run")
-            done = t.RunCompletedNotification(
-                route.run_id, route.session_id, route.last_seq + 1, "error", None, error
-            )
-            final = t.RunResultResult(route.run_id, route.session_id, "error", None, error)
-            self.routes.finish(route, encode(final))
-            self.host.send_raw(encode_notification("run/completed", encode(done)))
-        self.host.notify("worker/exited", encode(note))
