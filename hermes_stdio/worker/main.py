@@ -64,6 +64,7 @@ def main(argv: list[str] | None = None) -> int:
     while not service.done.wait(3600):
         pass
     peer.writer.wait_idle(5.0)
+    print(f"worker: pid {os.getpid()} exiting: {service.exit_reason}", file=sys.stderr)
     sys.stderr.flush()
     os._exit(0)
 

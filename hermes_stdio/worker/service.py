@@ -52,6 +52,7 @@ class WorkerService:
         self._lock = threading.Lock()
         self.peer: Peer | None = None
         self.done = threading.Event()
+        self.exit_reason = ""
         self._threads: dict[str, threading.Thread] = {}
         self._stopped = False
 
@@ -82,8 +83,8 @@ class WorkerService:
         print(f"worker: ignoring notification {note.method!r}", file=sys.stderr)
 
     def on_closed(self, peer: Peer, reason: str) -> None:
-        print(f"worker: supervisor connection closed ({reason}); stopping", file=sys.stderr)
         self.stop_runs()
+        self.exit_reason = self.exit_reason or f"supervisor connection closed ({reason})"
         self.done.set()
 
     # --- runs --------------------------------------------------------------
@@ -221,6 +222,7 @@ class WorkerService:
             self.stop_runs()
             assert self.peer is not None
             self.peer.respond(req.id, None)
+            self.exit_reason = "worker/shutdown requested"
             self.done.set()
 
         threading.Thread(target=finish, name="shutdown", daemon=True).start()
