@@ -204,6 +204,14 @@ class _Client:
             raise RpcFailed(f"{method}: {pending.msg['error']}")
         return pending.msg.get("result")
 
+    def _end_of_output(self) -> None:
+        """The child's stdout ended: wake every waiter and every open stream."""
+        self.closed.set()
+        with self._cond:
+            self._cond.notify_all()
+        for stream in list(self.streams.values()):
+            stream.done.set()
+
     def close(self, timeout: float = 20.0) -> int | None:
         # stdin closed first: the supervisor exits by itself on EOF; then TERM, KILL.
         stop_child(self.proc, grace_s=0.0, after_stdin_s=timeout)
@@ -253,11 +261,7 @@ class FramedClient(_Client):
                     else:
                         self._other(t_ns, msg, method)
         finally:
-            self.closed.set()
-            with self._cond:
-                self._cond.notify_all()
-            for stream in list(streams.values()):
-                stream.done.set()
+            self._end_of_output()
 
 
 class LineClient(_Client):
@@ -285,11 +289,7 @@ class LineClient(_Client):
                     if line.strip():
                         self._line(now(), line, loads, streams)
         finally:
-            self.closed.set()
-            with self._cond:
-                self._cond.notify_all()
-            for stream in list(streams.values()):
-                stream.done.set()
+            self._end_of_output()
 
     def _line(
         self,
