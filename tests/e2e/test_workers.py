@@ -224,3 +224,20 @@ def test_prewarming_an_unknown_profile_fails_initialize(start_host: StartHost) -
             "initialize", {"protocolVersion": 1, "options": {"prewarmProfiles": ["nobody"]}}
         )
     assert err.value.kind is ErrorType.UNKNOWN_PROFILE
+
+
+def test_a_request_pending_in_a_worker_that_dies_fails_with_worker_crashed(
+    host: HostClient, llm: ScriptedLLM
+) -> None:
+    llm.enqueue(Reply.tool_call("terminal", {"command": "sleep 30"}), Reply.text(["done"]))
+    run = host.request("run/start", {"message": "wait"})
+    host.wait_for(lambda n: n.method == "run/event" and n.params["event"]["type"] == "tool.started")
+    # destroy answers only after the run's tool was interrupted (about a second).
+    pending = host.send_request("session/destroy", {"sessionId": run["sessionId"]})
+    os.kill(worker_pids(host)[("default", None)], signal.SIGKILL)
+    resp = host.response(pending)
+    assert resp.error is not None
+    assert resp.error["code"] == ErrorType.WORKER_CRASHED.code
+    assert resp.error["data"]["type"] == ErrorType.WORKER_CRASHED.type
+    done = host.wait_run_completed(run["runId"])
+    assert done.params["error"]["type"] == RunErrorType.WORKER_CRASHED
