@@ -22,6 +22,7 @@ import subprocess
 import sys
 import threading
 import time
+import uuid
 from collections import deque
 from collections.abc import Callable
 from pathlib import Path
@@ -29,6 +30,7 @@ from typing import Any
 
 from ..protocol import PROTOCOL_VERSION, decode, types
 from ..transport import Peer, relay_stderr, spawn_child, stop_child
+from ..transport.process import WORKER_TAG, kill_tagged
 from ..wire import ErrorType, Notification, Request, RpcError
 from .launch import worker_command
 from .profiles import worker_env
@@ -77,8 +79,10 @@ ExitSink = Callable[[WorkerSlot, types.WorkerExitedNotification], None]
 class _Connection:
     """The supervisor's end of one worker process's pipes."""
 
-    def __init__(self, pool: WorkerPool, slot: WorkerSlot, proc: subprocess.Popen[bytes]) -> None:
-        self.pool, self.slot, self.proc = pool, slot, proc
+    def __init__(
+        self, pool: WorkerPool, slot: WorkerSlot, proc: subprocess.Popen[bytes], token: str
+    ) -> None:
+        self.pool, self.slot, self.proc, self.token = pool, slot, proc, token
 
     def on_request(self, peer: Peer, request: Request) -> None:
         peer.respond_error(request.id, RpcError(ErrorType.METHOD_NOT_FOUND, "workers may not call"))
@@ -90,7 +94,7 @@ class _Connection:
             self.pool.on_notification(self.slot, note, body)
 
     def on_closed(self, peer: Peer, reason: str) -> None:
-        self.pool.reap(self.slot, self.proc, reason)
+        self.pool.reap(self.slot, self.proc, reason, self.token)
 
 
 class WorkerPool:
@@ -164,6 +168,8 @@ class WorkerPool:
         extra = [*self.worker_args, *(["--worker-key", slot.worker_key] if slot.worker_key else [])]
         argv = worker_command(self.agent_python, slot.profile, extra)
         env = worker_env(self.home, slot.profile, self.base_env)
+        token = uuid.uuid4().hex
+        env[WORKER_TAG] = token  # inherited by its tool commands: see kill_tagged
         if slot.worker_key:
             env["HERMES_STDIO_WORKER_KEY"] = slot.worker_key
         slot.ready.clear()
@@ -180,7 +186,7 @@ class WorkerPool:
             f"worker:{slot.label}",
             proc.stdout.fileno(),
             proc.stdin.fileno(),
-            _Connection(self, slot, proc),
+            _Connection(self, slot, proc, token),
             max_body_bytes=self.max_body_bytes,
             answer_invalid=False,
             relay=self.relay_for(slot),
@@ -220,8 +226,12 @@ class WorkerPool:
             slot.state = "ready"
         slot.ready.set()
 
-    def reap(self, slot: WorkerSlot, proc: subprocess.Popen[bytes], reason: str) -> None:
+    def reap(
+        self, slot: WorkerSlot, proc: subprocess.Popen[bytes], reason: str, token: str = ""
+    ) -> None:
         code = stop_child(proc, grace_s=2.0, after_stdin_s=1.0, after_term_s=2.0)
+        if token:  # tool commands it started live in sessions of their own: end them too
+            kill_tagged(token)
         expected = slot.stopping
         if slot.proc is proc:
             slot.proc, slot.peer = None, None

@@ -93,3 +93,35 @@ def stop_child(
     except subprocess.TimeoutExpired:
         print(f"hermes-stdio: pid {proc.pid} survived SIGKILL", file=sys.stderr)
         return None
+
+
+WORKER_TAG = "HERMES_STDIO_WORKER_TOKEN"
+
+
+def kill_tagged(token: str) -> list[int]:
+    """SIGKILL every process whose environment carries ``WORKER_TAG=token``.
+
+    Tool commands that hermes-agent starts run in sessions of their own, so a
+    worker's process group does not reach them, and once the worker dies they
+    are re-parented away from it. They still inherit its environment: the tag
+    finds them wherever they went. Linux only (/proc); elsewhere it finds none.
+    """
+    needle = f"{WORKER_TAG}={token}".encode()
+    killed: list[int] = []
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return killed
+    for entry in entries:
+        if not entry.isdigit() or int(entry) == os.getpid():
+            continue
+        try:
+            with open(f"/proc/{entry}/environ", "rb") as f:
+                environ = f.read()
+        except OSError:
+            continue
+        if needle in environ.split(b"\0"):
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(int(entry), signal.SIGKILL)
+                killed.append(int(entry))
+    return killed

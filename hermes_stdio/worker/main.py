@@ -18,6 +18,7 @@ from pathlib import Path
 from ..protocol import PROTOCOL_VERSION, encode
 from ..protocol import types as t
 from ..transport import Peer, take_over_stdio
+from ..transport.process import WORKER_TAG, kill_tagged
 from ..wire import DEFAULT_MAX_BODY_BYTES
 from .adapter import AgentAdapter, HermesAdapter
 from .service import WorkerService
@@ -64,6 +65,9 @@ def main(argv: list[str] | None = None) -> int:
     while not service.done.wait(3600):
         pass
     peer.writer.wait_idle(5.0)
+    token = os.environ.get(WORKER_TAG)
+    if token:  # background tool commands must not outlive their worker
+        kill_tagged(token)
     print(f"worker: pid {os.getpid()} exiting: {service.exit_reason}", file=sys.stderr)
     sys.stderr.flush()
     os._exit(0)

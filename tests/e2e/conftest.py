@@ -9,10 +9,13 @@ declared type, and the wire must have stayed well-framed.
 from __future__ import annotations
 
 import os
+import queue
 import select
 import sys
+import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -109,3 +112,24 @@ def started_worker(host: HostClient, llm: ScriptedLLM, profile: str = "default")
     run = host.request("run/start", {"message": "hi", "profile": profile})
     host.wait_run_completed(run["runId"])
     return worker_pids(host)[(profile, None)]
+
+
+TOOL_COMMAND = "sleep 31.5"
+
+
+def run_in_a_long_tool(
+    host: HostClient, llm: ScriptedLLM, tmp_path: Path, *, background: bool = False
+) -> tuple[dict[str, Any], list[int]]:
+    """Start a run whose terminal tool is running ``TOOL_COMMAND``; the run and the
+    tool's pid. The tool's shell announces its pid through a FIFO (nothing is polled),
+    then execs the command in the same process."""
+    fifo = tmp_path / "tool-started"
+    os.mkfifo(fifo)
+    command = f"echo $$ > {fifo}; exec {TOOL_COMMAND}"
+    args: dict[str, Any] = {"command": command, **({"background": True} if background else {})}
+    llm.enqueue(Reply.tool_call("terminal", args), Reply.text(["done"]))
+    started: queue.Queue[str] = queue.Queue()
+    threading.Thread(target=lambda: started.put(fifo.read_text()), daemon=True).start()
+    run = host.request("run/start", {"message": "wait"})
+    tool_pid = int(started.get(timeout=30).strip())
+    return run, [tool_pid]

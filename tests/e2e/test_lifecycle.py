@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import signal
+from pathlib import Path
 
 import pytest
 
@@ -12,7 +13,7 @@ from hermes_stdio.testing.host import HostClient
 from hermes_stdio.testing.llm_server import ScriptedLLM
 from hermes_stdio.wire import ErrorType, RpcError
 
-from .conftest import StartHost, started_worker, wait_gone
+from .conftest import StartHost, run_in_a_long_tool, started_worker, wait_gone, worker_pids
 
 
 def test_initialize_returns_the_protocol_version_and_every_method_and_notification(
@@ -94,3 +95,14 @@ def test_workers_exit_on_their_own_when_the_supervisor_is_killed(
     os.kill(host.proc.pid, signal.SIGKILL)
     assert host.proc.wait(5) == -signal.SIGKILL
     assert wait_gone(pid, 10), "worker outlived its supervisor"
+
+
+@pytest.mark.parametrize("background", [False, True], ids=["foreground", "background"])
+def test_a_tool_command_does_not_outlive_a_killed_supervisor(
+    host: HostClient, llm: ScriptedLLM, tmp_path: Path, background: bool
+) -> None:
+    _, tool_pids = run_in_a_long_tool(host, llm, tmp_path, background=background)
+    worker = worker_pids(host)[("default", None)]
+    os.kill(host.proc.pid, signal.SIGKILL)
+    assert wait_gone(worker, 20)
+    assert all(wait_gone(pid, 10) for pid in tool_pids)

@@ -15,7 +15,14 @@ from hermes_stdio.testing.host import HostClient
 from hermes_stdio.testing.llm_server import Reply, ScriptedLLM
 from hermes_stdio.wire import ErrorType, RpcError
 
-from .conftest import DEFAULT_SECRET, WORK_SECRET, StartHost, worker_pids
+from .conftest import (
+    DEFAULT_SECRET,
+    WORK_SECRET,
+    StartHost,
+    run_in_a_long_tool,
+    wait_gone,
+    worker_pids,
+)
 
 
 def echo_env_run(host: HostClient, llm: ScriptedLLM, profile: str) -> str:
@@ -227,11 +234,9 @@ def test_prewarming_an_unknown_profile_fails_initialize(start_host: StartHost) -
 
 
 def test_a_request_pending_in_a_worker_that_dies_fails_with_worker_crashed(
-    host: HostClient, llm: ScriptedLLM
+    host: HostClient, llm: ScriptedLLM, tmp_path: Path
 ) -> None:
-    llm.enqueue(Reply.tool_call("terminal", {"command": "sleep 30"}), Reply.text(["done"]))
-    run = host.request("run/start", {"message": "wait"})
-    host.wait_for(lambda n: n.method == "run/event" and n.params["event"]["type"] == "tool.started")
+    run, tool_pids = run_in_a_long_tool(host, llm, tmp_path)
     # destroy answers only after the run's tool was interrupted (about a second).
     pending = host.send_request("session/destroy", {"sessionId": run["sessionId"]})
     os.kill(worker_pids(host)[("default", None)], signal.SIGKILL)
@@ -241,3 +246,6 @@ def test_a_request_pending_in_a_worker_that_dies_fails_with_worker_crashed(
     assert resp.error["data"]["type"] == ErrorType.WORKER_CRASHED.type
     done = host.wait_run_completed(run["runId"])
     assert done.params["error"]["type"] == RunErrorType.WORKER_CRASHED
+    host.wait_for(lambda n: n.method == "worker/exited")
+    # The killed worker's tool command (in a session of its own) does not outlive it.
+    assert all(wait_gone(pid, 10) for pid in tool_pids)
