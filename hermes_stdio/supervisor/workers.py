@@ -37,6 +37,13 @@ from .profiles import worker_env
 from .routes import SlotKey
 
 
+def _signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:  # e.g. a real-time signal
+        return f"SIG{number}"
+
+
 def now_ms() -> int:
     return int(time.time() * 1000)
 
@@ -249,7 +256,7 @@ class WorkerPool:
                 ErrorType.WORKER_UNAVAILABLE, f"worker exited during start ({reason})"
             )
             slot.ready.set()
-        sig = signal.Signals(-code).name if code is not None and code < 0 else None
+        sig = _signal_name(-code) if code is not None and code < 0 else None
         note = types.WorkerExitedNotification(
             profile=slot.profile,
             worker_key=slot.worker_key,

@@ -180,3 +180,10 @@ def test_stop_of_a_slot_without_a_process_does_nothing(pool: WorkerPool) -> None
     pool.stop(slot)
     assert slot.state == "exited"
     assert not slot.stopping
+
+
+def test_signal_names_cover_signals_without_a_name() -> None:
+    from hermes_stdio.supervisor.workers import _signal_name
+
+    assert _signal_name(9) == "SIGKILL"
+    assert _signal_name(40) == "SIG40"  # real-time signals between RTMIN and RTMAX
