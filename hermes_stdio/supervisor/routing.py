@@ -227,16 +227,14 @@ class RoutedMethods:
     ) -> tuple[Callable[[bytes], bool], Callable[[list[bytes]], object]]:
         """The hot path: run notifications are relayed byte for byte, reading only the
         routing prefix the worker always writes first; anything else is parsed."""
-        routes = self.routes
 
         def accept(body: bytes) -> bool:
             m = _RUN_PREFIX.match(body)
             if m is None:
                 return False
-            method, run_id, seq = m.group(1), m.group(2).decode(), int(m.group(4))
-            if method == b"run/started":
-                routes.add_run(run_id, m.group(3).decode(), slot.key)
-            routes.note_seq(run_id, seq, method == b"run/completed")
+            self._track(
+                slot, m.group(1).decode(), m.group(2).decode(), m.group(3).decode(), int(m.group(4))
+            )
             return True
 
         def sink(batch: list[bytes]) -> object:
@@ -255,11 +253,15 @@ class RoutedMethods:
         params = note.params
         run_id, seq = params.get("runId"), params.get("seq")
         if isinstance(run_id, str) and isinstance(seq, int):
-            if note.method == "run/started":
-                self.routes.add_run(run_id, str(params.get("sessionId")), slot.key)
-            self.routes.note_seq(run_id, seq, note.method == "run/completed")
+            self._track(slot, note.method, run_id, str(params.get("sessionId")), seq)
         assert self.host is not None
         self.host.send_raw(body)
+
+    def _track(self, slot: WorkerSlot, method: str, run_id: str, session_id: str, seq: int) -> None:
+        """What a relayed run notification tells the routes (fast and slow path alike)."""
+        if method == "run/started":
+            self.routes.add_run(run_id, session_id, slot.key)
+        self.routes.note_seq(run_id, seq, method == "run/completed")
 
     def _worker_exited(self, slot: WorkerSlot, note: t.WorkerExitedNotification) -> None:
         assert self.host is not None

@@ -40,6 +40,7 @@ from ..wire import (
     encode_request,
     encode_result,
     parse_message,
+    to_wire_error,
 )
 from .timers import TIMERS, TimerHandle
 from .writer import FrameWriter
@@ -213,8 +214,6 @@ class Peer:
                 if self._answer_invalid and not msg.is_notification:
                     self.respond_error(msg.id, msg.error)
         except Exception as exc:  # a handler bug must not kill the reader
-            from ..wire import to_wire_error
-
             wire = to_wire_error(exc)
             if isinstance(msg, Request):
                 self.respond_error(msg.id, wire)
