@@ -2,18 +2,29 @@
 
 from __future__ import annotations
 
+import json
 import os
+import select
 import signal
+import subprocess
 from pathlib import Path
 
 import pytest
 
 from hermes_stdio.protocol import HOST_METHODS, PROTOCOL_VERSION, SERVER_NOTIFICATIONS
+from hermes_stdio.testing.home import offline_env
 from hermes_stdio.testing.host import HostClient
 from hermes_stdio.testing.llm_server import ScriptedLLM
-from hermes_stdio.wire import ErrorType, RpcError
+from hermes_stdio.wire import ErrorType, FrameDecoder, RpcError, encode_frame
 
-from .conftest import StartHost, run_in_a_long_tool, started_worker, wait_gone, worker_pids
+from .conftest import (
+    BINARY,
+    StartHost,
+    run_in_a_long_tool,
+    started_worker,
+    wait_gone,
+    worker_pids,
+)
 
 
 def test_initialize_returns_the_protocol_version_and_every_method_and_notification(
@@ -106,3 +117,49 @@ def test_a_tool_command_does_not_outlive_a_killed_supervisor(
     os.kill(host.proc.pid, signal.SIGKILL)
     assert wait_gone(worker, 20)
     assert all(wait_gone(pid, 10) for pid in tool_pids)
+
+
+def test_a_host_that_dies_with_all_its_pipes_still_stops_the_supervisor_and_workers(
+    home: Path,
+) -> None:
+    # A crashed host closes our stdin and the read ends of our stdout and stderr at
+    # once: every log line the shutdown writes then meets a broken pipe.
+    proc = subprocess.Popen(
+        [BINARY],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=offline_env(home),
+        start_new_session=True,
+    )
+    assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+    decoder = FrameDecoder()
+
+    def call(msg_id: int, method: str, params: dict[str, object]) -> dict[str, object]:
+        assert proc.stdin is not None and proc.stdout is not None
+        body = {"jsonrpc": "2.0", "id": msg_id, "method": method, "params": params}
+        proc.stdin.write(encode_frame(json.dumps(body).encode()))
+        proc.stdin.flush()
+        while True:
+            ready, _, _ = select.select([proc.stdout], [], [], 60)
+            assert ready, f"no answer to {method}"
+            for frame in decoder.feed(os.read(proc.stdout.fileno(), 65536)):
+                msg = json.loads(frame.body)  # type: ignore[union-attr]
+                if msg.get("id") == msg_id:
+                    assert "result" in msg, msg
+                    return dict(msg["result"])
+
+    call(1, "initialize", {"protocolVersion": 1, "clientInfo": {"name": "t"}})
+    call(2, "session/list", {"profile": "work"})  # answered by a ready worker
+    status = call(3, "supervisor/status", {})
+    pids = [w["pid"] for w in status["workers"]]  # type: ignore[attr-defined]
+    proc.stdout.close()
+    proc.stderr.close()
+    proc.stdin.close()
+    try:
+        assert proc.wait(30) == 1
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    for pid in pids:
+        assert wait_gone(pid, 30), f"worker {pid} outlived its supervisor"
