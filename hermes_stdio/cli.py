@@ -30,6 +30,11 @@ def _parser() -> argparse.ArgumentParser:
         p.add_argument("--max-body-bytes", type=int, default=DEFAULT_MAX_BODY_BYTES)
         p.add_argument("--worker-ready-timeout", type=float, default=20.0)
         p.add_argument(
+            "--no-worker-template",
+            action="store_true",
+            help="spawn every worker cold instead of forking it from a pre-imported template",
+        )
+        p.add_argument(
             "--synthetic-agent",
             action="store_true",
             help="benchmarks only: workers run a synthetic agent instead of hermes-agent",
@@ -79,4 +84,5 @@ def main(argv: list[str] | None = None) -> int:
         max_body_bytes=args.max_body_bytes,
         worker_args=worker_args,
         ready_timeout=args.worker_ready_timeout,
+        worker_template=not args.no_worker_template,
     )

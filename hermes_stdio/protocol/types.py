@@ -31,6 +31,8 @@ class RunErrorType:
 
 
 WorkerState = Literal["starting", "ready", "stopping", "exited", "backoff"]
+StartMode = Literal["forked", "spawned"]
+TemplateState = Literal["starting", "ready", "unsafe", "exited", "failed"]
 
 
 # --- lifecycle -------------------------------------------------------------
@@ -94,6 +96,23 @@ class WorkerInfo(Record):
     last_used_at: int = doc_field("When a request was last routed to it (ms since epoch).")
     sessions: int = doc_field("Sessions loaded in the worker, as routed by the supervisor.")
     running_runs: int = doc_field("Runs in flight in the worker.")
+    start_mode: StartMode | None = doc_field(
+        "How the current process started: forked from the worker template, or spawned"
+        " cold; null when no process is running.",
+        None,
+    )
+    fork_fallback: str | None = doc_field(
+        "Why the current process was spawned cold although the template is enabled.", None
+    )
+
+
+class TemplateInfo(Record):
+    state: TemplateState = doc_field("Lifecycle state of the worker template.")
+    pid: int | None = doc_field("Its process id; null when it is not running.")
+    preload_ms: float | None = doc_field("How long its imports took; null until ready.")
+    modules: int | None = doc_field("Modules it holds imported; null until ready.")
+    forks: int = doc_field("Workers it has forked so far.")
+    problem: str | None = doc_field("Why it is unsafe or failed; null otherwise.")
 
 
 class SupervisorStatusResult(Record):
@@ -102,6 +121,9 @@ class SupervisorStatusResult(Record):
     protocol_version: int = doc_field("The protocol version in use.")
     hermes_home: str = doc_field("The Hermes home directory (the default profile).")
     workers: list[WorkerInfo] = doc_field("Every worker slot the supervisor knows.")
+    template: TemplateInfo | None = doc_field(
+        "The worker template; null when it is switched off (--no-worker-template).", None
+    )
 
 
 class WorkerTarget(Record):
@@ -117,7 +139,9 @@ class WorkerExitedNotification(Record):
     profile: str = doc_field("The profile the worker served.")
     worker_key: str | None = doc_field("Its isolation key.")
     pid: int = doc_field("The process id that exited.")
-    exit_code: int | None = doc_field("Exit status, or null when killed by a signal.")
+    exit_code: int | None = doc_field(
+        "Exit status; null when killed by a signal or when the status is unknown."
+    )
     signal: str | None = doc_field("Signal name (e.g. SIGKILL) when killed by one.")
     expected: bool = doc_field("True when the supervisor asked it to stop.")
 
@@ -255,3 +279,7 @@ class WorkerReadyNotification(Record):
     pid: int = doc_field("Worker process id.")
     profile: str = doc_field("The profile it serves.")
     python: str = doc_field("The Python executable running the worker.")
+    start_mode: StartMode = doc_field("forked from the template, or spawned cold.", "spawned")
+    fork_fallback: str | None = doc_field(
+        "Why a forked worker replaced itself with a cold one.", None
+    )

@@ -4,8 +4,8 @@ Contract: ``find_agent_python`` picks, in order: ``--agent-python``,
 ``$HERMES_AGENT_PYTHON``, a venv inside ``$HERMES_AGENT_ROOT``, the Python
 named by the shebang of the ``hermes`` executable on PATH, and finally the
 supervisor's own interpreter (where the ``agent`` extra installs hermes-agent).
-``worker_command`` builds the argv, putting this package on a foreign
-interpreter's path.
+``worker_command`` and ``template_command`` build the argv, putting this
+package on a foreign interpreter's path.
 """
 
 from __future__ import annotations
@@ -62,14 +62,26 @@ def find_agent_python(cli_value: str | None, environ: dict[str, str]) -> str:
     return sys.executable
 
 
-def worker_command(python: str, profile: str, extra: list[str]) -> list[str]:
-    """argv for a worker. A foreign interpreter gets this package appended to its path,
-    after its own entries, so its own hermes-agent and dependencies still win."""
-    args = ["--profile", profile, *extra]
+def python_command(python: str, module: str, args: list[str]) -> list[str]:
+    """argv running ``module``'s ``main()``. A foreign interpreter gets this package
+    appended to its path, after its own entries, so its own hermes-agent and
+    dependencies still win. ``-P``: the working directory (a profile's home) is
+    never on the import path."""
     if os.path.abspath(python) == os.path.abspath(sys.executable):
-        return [python, "-m", "hermes_stdio.worker", *args]
+        return [python, "-P", "-m", module, *args]
     boot = (
-        "import sys; sys.path.append(sys.argv.pop(1)); "
-        "from hermes_stdio.worker.main import main; sys.exit(main())"
+        f"import sys; sys.path.append(sys.argv.pop(1)); from {module} import main; sys.exit(main())"
     )
-    return [python, "-c", boot, PACKAGE_PARENT, *args]
+    return [python, "-P", "-c", boot, PACKAGE_PARENT, *args]
+
+
+def worker_options(profile: str, extra: list[str]) -> list[str]:
+    return ["--profile", profile, *extra]
+
+
+def worker_command(python: str, profile: str, extra: list[str]) -> list[str]:
+    return python_command(python, "hermes_stdio.worker.main", worker_options(profile, extra))
+
+
+def template_command(python: str, fd: int) -> list[str]:
+    return python_command(python, "hermes_stdio.worker.template", ["--fd", str(fd)])

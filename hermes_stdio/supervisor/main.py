@@ -29,6 +29,7 @@ def serve(
     max_body_bytes: int,
     worker_args: list[str],
     ready_timeout: float,
+    worker_template: bool = True,
 ) -> int:
     read_fd, write_fd = take_over_stdio()
     environ = dict(os.environ)
@@ -40,7 +41,10 @@ def serve(
         base_env=environ,
         worker_args=worker_args,
         ready_timeout=ready_timeout,
+        worker_template=worker_template,
     )
+    if supervisor.pool.template is not None:
+        supervisor.pool.template.start()  # imports in the background while the host starts up
     # A small relay buffer: when the host stops reading, backpressure reaches the
     # workers soon, where consecutive deltas of a run coalesce before pausing the agent.
     host = Peer(

@@ -13,6 +13,10 @@ Contract:
   profile's own ``.env`` is loaded by hermes-agent itself. Lazy package
   installs are switched off unless the profile's ``config.yaml`` says
   ``security.allow_lazy_installs: true``.
+- ``template_env`` is the worker template's environment: the supervisor's,
+  without any profile's ``.env`` keys, Hermes' per-process state or
+  ``HERMES_HOME``, so the template (whose memory every forked worker starts
+  from) never holds a profile's secrets.
 """
 
 from __future__ import annotations
@@ -91,6 +95,17 @@ def load_config(home: Path) -> dict[str, Any]:
     except (OSError, yaml.YAMLError):
         return {}
     return data if isinstance(data, dict) else {}
+
+
+def template_env(home: Path, base: dict[str, str]) -> dict[str, str]:
+    secret: set[str] = set()
+    for path in all_profile_homes(home).values():
+        secret |= dotenv_keys(path / ".env")
+    return {
+        k: v
+        for k, v in base.items()
+        if k not in secret and k != "HERMES_HOME" and not k.startswith(_PROCESS_STATE_PREFIXES)
+    }
 
 
 def worker_env(home: Path, name: str, base: dict[str, str]) -> dict[str, str]:

@@ -35,8 +35,10 @@ from ..protocol import (
 from ..protocol import types as t
 from ..transport import Peer
 from ..wire import ErrorType, Notification, Request, RequestId, RpcError, to_wire_error
+from .profiles import template_env
 from .routes import Routes
 from .routing import RoutedMethods, spawn_thread
+from .template import WorkerTemplate
 from .workers import WorkerPool, WorkerSlot
 
 
@@ -50,21 +52,29 @@ class Supervisor(RoutedMethods):
         base_env: dict[str, str] | None = None,
         worker_args: list[str] | None = None,
         ready_timeout: float = 20.0,
+        worker_template: bool = False,
     ) -> None:
         self.home = home
         self.max_body_bytes = max_body_bytes
         self.started = time.monotonic()
         self.routes = Routes()
+        env = dict(os.environ if base_env is None else base_env)
+        template = (
+            WorkerTemplate(agent_python, template_env(home, env), ready_timeout)
+            if worker_template
+            else None
+        )
         self.pool = WorkerPool(
             home,
             agent_python,
-            dict(os.environ if base_env is None else base_env),
+            env,
             self._relay,
             self._worker_exited,
             relay_for=self._fast_relay,
             max_body_bytes=max_body_bytes,
             worker_args=worker_args,
             ready_timeout=ready_timeout,
+            template=template,
         )
         self.host: Peer | None = None
         self.state = "uninitialized"  # -> initialized -> shut_down
@@ -206,6 +216,7 @@ class Supervisor(RoutedMethods):
             protocol_version=PROTOCOL_VERSION,
             hermes_home=str(self.home),
             workers=[self._worker_info(s) for s in self.pool.slots()],
+            template=self.pool.template.info() if self.pool.template is not None else None,
         )
 
     def _worker_info(self, slot: WorkerSlot) -> t.WorkerInfo:
@@ -221,6 +232,8 @@ class Supervisor(RoutedMethods):
             last_used_at=slot.last_used_at,
             sessions=sessions,
             running_runs=running,
+            start_mode=slot.start_mode if proc is not None else None,
+            fork_fallback=slot.fork_fallback if proc is not None else None,
         )
 
     def _h_worker_restart(self, req: Request, p: t.WorkerTarget) -> None:

@@ -13,12 +13,14 @@ Contract:
   once per process, on that worker's reader thread.
 - ``stop(slot)`` is graceful with bounded waits: ``worker/shutdown`` request,
   then close stdin, SIGTERM, SIGKILL (all of its process group).
+- With a ``template``, a worker is forked from it when it can be, and spawned
+  cold otherwise; the slot records which and why (``start_mode``,
+  ``fork_fallback``). Either way the rest is the same.
 """
 
 from __future__ import annotations
 
 import signal
-import subprocess
 import sys
 import threading
 import time
@@ -30,11 +32,12 @@ from typing import Any
 
 from ..protocol import PROTOCOL_VERSION, decode, types
 from ..transport import Peer, relay_stderr, spawn_child, stop_child
-from ..transport.process import WORKER_TAG, kill_tagged
+from ..transport.process import WORKER_TAG, ChildProcess, kill_tagged
 from ..wire import ErrorType, Notification, Request, RpcError
-from .launch import worker_command
+from .launch import worker_command, worker_options
 from .profiles import worker_env
 from .routes import SlotKey
+from .template import TemplateUnavailable, WorkerTemplate
 
 
 def _signal_name(number: int) -> str:
@@ -55,7 +58,9 @@ class WorkerSlot:
         self.profile = profile
         self.worker_key = worker_key
         self.state: types.WorkerState = "exited"
-        self.proc: subprocess.Popen[bytes] | None = None
+        self.proc: ChildProcess | None = None
+        self.start_mode: types.StartMode | None = None
+        self.fork_fallback: str | None = None
         self.peer: Peer | None = None
         self.restarts = 0
         self.crashes: deque[float] = deque()
@@ -86,9 +91,7 @@ ExitSink = Callable[[WorkerSlot, types.WorkerExitedNotification], None]
 class _Connection:
     """The supervisor's end of one worker process's pipes."""
 
-    def __init__(
-        self, pool: WorkerPool, slot: WorkerSlot, proc: subprocess.Popen[bytes], token: str
-    ) -> None:
+    def __init__(self, pool: WorkerPool, slot: WorkerSlot, proc: ChildProcess, token: str) -> None:
         self.pool, self.slot, self.proc, self.token = pool, slot, proc, token
 
     def on_request(self, peer: Peer, request: Request) -> None:
@@ -119,6 +122,7 @@ class WorkerPool:
         ready_timeout: float = 20.0,
         max_crashes: int = 5,
         crash_window_s: float = 180.0,
+        template: WorkerTemplate | None = None,
     ) -> None:
         self.home = home
         self.agent_python = agent_python
@@ -131,6 +135,7 @@ class WorkerPool:
         self.ready_timeout = ready_timeout
         self.max_crashes = max_crashes
         self.crash_window_s = crash_window_s
+        self.template = template
         self._lock = threading.Lock()
         self._slots: dict[SlotKey, WorkerSlot] = {}
 
@@ -182,10 +187,20 @@ class WorkerPool:
         slot.ready.clear()
         slot.start_error = None
         slot.stopping = False
-        try:
-            proc = spawn_child(argv, env, cwd=env["HERMES_HOME"])
-        except OSError as exc:
-            raise RpcError(ErrorType.WORKER_UNAVAILABLE, f"cannot start worker: {exc}") from exc
+        proc: ChildProcess | None = None
+        slot.start_mode, slot.fork_fallback = "spawned", None
+        if self.template is not None:
+            try:
+                options = worker_options(slot.profile, extra)
+                proc = self.template.fork(options, env, env["HERMES_HOME"], argv)
+                slot.start_mode = "forked"
+            except (TemplateUnavailable, OSError) as exc:
+                slot.fork_fallback = str(exc) or type(exc).__name__
+        if proc is None:
+            try:
+                proc = spawn_child(argv, env, cwd=env["HERMES_HOME"])
+            except OSError as exc:
+                raise RpcError(ErrorType.WORKER_UNAVAILABLE, f"cannot start worker: {exc}") from exc
         assert proc.stdout is not None and proc.stdin is not None
         slot.proc, slot.state, slot.started_at = proc, "starting", now_ms()
         relay_stderr(proc, f"[worker:{slot.label}] ")
@@ -214,9 +229,7 @@ class WorkerPool:
             raise slot.start_error
         return peer
 
-    def mark_ready(
-        self, slot: WorkerSlot, proc: subprocess.Popen[bytes], params: dict[str, Any]
-    ) -> None:
+    def mark_ready(self, slot: WorkerSlot, proc: ChildProcess, params: dict[str, Any]) -> None:
         try:
             ready = decode(types.WorkerReadyNotification, params)
             if ready.protocol_version != PROTOCOL_VERSION:
@@ -231,11 +244,11 @@ class WorkerPool:
             )
         if slot.start_error is None and slot.proc is proc:
             slot.state = "ready"
+            if ready.start_mode == "spawned" and slot.start_mode == "forked":
+                slot.start_mode, slot.fork_fallback = "spawned", ready.fork_fallback
         slot.ready.set()
 
-    def reap(
-        self, slot: WorkerSlot, proc: subprocess.Popen[bytes], reason: str, token: str = ""
-    ) -> None:
+    def reap(self, slot: WorkerSlot, proc: ChildProcess, reason: str, token: str = "") -> None:
         code = stop_child(proc, grace_s=2.0, after_stdin_s=1.0, after_term_s=2.0)
         if token:  # tool commands it started live in sessions of their own: end them too
             kill_tagged(token)
@@ -301,3 +314,5 @@ class WorkerPool:
             t.start()
         for t in threads:
             t.join(20.0)
+        if self.template is not None:  # after the workers: they may be its children
+            self.template.stop()

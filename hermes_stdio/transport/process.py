@@ -3,7 +3,9 @@
 Contract:
 - ``spawn_child`` starts argv in its own session and process group, with stdin,
   stdout and stderr as pipes to us (never the host's stdio), no other
-  inherited fds, and UTF-8 forced regardless of locale.
+  inherited fds than ``pass_fds``, and UTF-8 forced regardless of locale.
+- ``ChildProcess`` is what the rest of the package needs of a child: a
+  ``Popen`` is one, and so is a worker forked by the worker template.
 - ``relay_stderr`` copies the child's stderr to ours line by line with a
   prefix, on a daemon thread, until EOF.
 - ``stop_child`` escalates: wait for a voluntary exit, close stdin, SIGTERM
@@ -19,12 +21,27 @@ import signal
 import subprocess
 import sys
 import threading
+from typing import IO, Protocol
+
+UTF8_ENV = {"PYTHONIOENCODING": "utf-8", "PYTHONUTF8": "1"}
+
+
+class ChildProcess(Protocol):
+    @property
+    def pid(self) -> int: ...
+    @property
+    def stdin(self) -> IO[bytes] | None: ...
+    @property
+    def stdout(self) -> IO[bytes] | None: ...
+    @property
+    def stderr(self) -> IO[bytes] | None: ...
+    def wait(self, timeout: float | None = None) -> int | None: ...
 
 
 def spawn_child(
-    argv: list[str], env: dict[str, str], cwd: str | None = None
+    argv: list[str], env: dict[str, str], cwd: str | None = None, pass_fds: tuple[int, ...] = ()
 ) -> subprocess.Popen[bytes]:
-    env = {**env, "PYTHONIOENCODING": "utf-8", "PYTHONUTF8": "1"}
+    env = {**env, **UTF8_ENV}
     return subprocess.Popen(
         argv,
         stdin=subprocess.PIPE,
@@ -34,11 +51,12 @@ def spawn_child(
         cwd=cwd,
         bufsize=0,
         close_fds=True,
+        pass_fds=pass_fds,
         start_new_session=True,
     )
 
 
-def relay_stderr(proc: subprocess.Popen[bytes], prefix: str) -> threading.Thread:
+def relay_stderr(proc: ChildProcess, prefix: str) -> threading.Thread:
     tag = prefix.encode()
 
     def run() -> None:
@@ -57,13 +75,13 @@ def relay_stderr(proc: subprocess.Popen[bytes], prefix: str) -> threading.Thread
     return thread
 
 
-def _signal_group(proc: subprocess.Popen[bytes], sig: int) -> None:
+def _signal_group(proc: ChildProcess, sig: int) -> None:
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(proc.pid, sig)
 
 
 def stop_child(
-    proc: subprocess.Popen[bytes],
+    proc: ChildProcess,
     *,
     grace_s: float = 5.0,
     after_stdin_s: float = 2.0,

@@ -1,10 +1,17 @@
-"""``python -m hermes_stdio.worker``: one profile's worker process.
+"""``python -P -m hermes_stdio.worker``: one profile's worker process.
 
 Contract: takes stdio over first (fd 1 -> stderr, so hermes' prints never
 reach the wire), announces itself with ``worker/ready``, then warms
 hermes-agent up in the background and serves the supervisor until
 ``worker/shutdown`` or EOF on stdin (the supervisor is gone), after which
 runs are interrupted (bounded) and the process exits.
+
+``main_forked`` is the same worker started by a fork of the worker template
+(``worker.template``). It imports hermes-agent before announcing itself,
+because only then has hermes loaded the profile's ``.env``; if any variable
+the template's preloaded modules read now differs, it replaces itself with a
+cold worker (same pid and pipes, nothing sent yet) that reports why in
+``worker/ready``.
 """
 
 from __future__ import annotations
@@ -21,10 +28,11 @@ from ..transport import Peer, take_over_stdio
 from ..transport.process import WORKER_TAG, kill_tagged
 from ..wire import DEFAULT_MAX_BODY_BYTES
 from .adapter import AgentAdapter, HermesAdapter
+from .audit import ImportAudit
 from .service import WorkerService
 
 
-def main(argv: list[str] | None = None) -> int:
+def _parse(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="hermes_stdio.worker")
     parser.add_argument("--profile", required=True)
     parser.add_argument("--worker-key", default=None)
@@ -35,17 +43,58 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--synthetic-agent", action="store_true", help="benchmarks only: a scripted stand-in agent"
     )
-    args = parser.parse_args(argv)
+    parser.add_argument(
+        "--fork-fallback", default=None, help="set by a forked worker that fell back to this"
+    )
+    return parser.parse_args(argv)
 
-    read_fd, write_fd = take_over_stdio()
-    home = Path(os.environ.get("HERMES_HOME") or Path.home() / ".hermes")
-    adapter: AgentAdapter
+
+def _adapter(args: argparse.Namespace) -> AgentAdapter:
     if args.synthetic_agent:
         from .synthetic import SyntheticAdapter
 
-        adapter = SyntheticAdapter()
-    else:
-        adapter = HermesAdapter(home)
+        return SyntheticAdapter()
+    return HermesAdapter(Path(os.environ.get("HERMES_HOME") or Path.home() / ".hermes"))
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parse(argv)
+    read_fd, write_fd = take_over_stdio()
+    adapter = _adapter(args)
+    return _serve(args, adapter, read_fd, write_fd, "spawned", preload=not args.no_preload)
+
+
+def main_forked(
+    options: list[str], audit: ImportAudit, cold_argv: list[str], env: dict[str, str]
+) -> int:
+    args = _parse(options)
+    read_fd, write_fd = take_over_stdio()
+    adapter = _adapter(args)
+    if not args.synthetic_agent:
+        adapter.preload()
+        differ = audit.mismatches(os.environ)
+        if differ:
+            reason = (
+                "the profile changes environment variables that preloaded modules read: "
+                + ", ".join(differ)
+            )
+            print(f"worker (forked): {reason}; restarting cold", file=sys.stderr)
+            sys.stderr.flush()
+            os.dup2(read_fd, 0)
+            os.dup2(write_fd, 1)
+            os.execve(cold_argv[0], [*cold_argv, "--fork-fallback", reason], env)
+    return _serve(args, adapter, read_fd, write_fd, "forked", preload=False)
+
+
+def _serve(
+    args: argparse.Namespace,
+    adapter: AgentAdapter,
+    read_fd: int,
+    write_fd: int,
+    start_mode: t.StartMode,
+    *,
+    preload: bool,
+) -> int:
     service = WorkerService(args.profile, adapter)
     peer = Peer(
         "supervisor",
@@ -58,9 +107,16 @@ def main(argv: list[str] | None = None) -> int:
     )
     service.attach(peer)
     peer.start()
-    ready = t.WorkerReadyNotification(PROTOCOL_VERSION, os.getpid(), args.profile, sys.executable)
+    ready = t.WorkerReadyNotification(
+        PROTOCOL_VERSION,
+        os.getpid(),
+        args.profile,
+        sys.executable,
+        start_mode=start_mode,
+        fork_fallback=args.fork_fallback,
+    )
     peer.notify("worker/ready", encode(ready))
-    if not args.no_preload:
+    if preload:
         threading.Thread(target=service.adapter.preload, name="preload", daemon=True).start()
     while not service.done.wait(3600):
         pass

@@ -128,8 +128,9 @@ def test_worker_command_for_its_own_interpreter_runs_the_worker_module() -> None
     argv = worker_command(sys.executable, "work", ["--no-preload", "--worker-key", "k"])
     assert argv == [
         sys.executable,
+        "-P",
         "-m",
-        "hermes_stdio.worker",
+        "hermes_stdio.worker.main",
         "--profile",
         "work",
         "--no-preload",
@@ -141,9 +142,9 @@ def test_worker_command_for_its_own_interpreter_runs_the_worker_module() -> None
 def test_worker_command_for_a_foreign_interpreter_bootstraps_with_the_package_parent() -> None:
     argv = worker_command("/opt/agent/bin/python", "work", ["--no-preload"])
     assert argv[0] == "/opt/agent/bin/python"
-    assert argv[1] == "-c"
-    assert "hermes_stdio.worker.main" in argv[2]
-    assert argv[3:] == [PACKAGE_PARENT, "--profile", "work", "--no-preload"]
+    assert argv[1:3] == ["-P", "-c"]
+    assert "hermes_stdio.worker.main" in argv[3]
+    assert argv[4:] == [PACKAGE_PARENT, "--profile", "work", "--no-preload"]
 
 
 def test_package_parent_is_the_directory_holding_the_hermes_stdio_package() -> None:
@@ -154,7 +155,7 @@ def test_worker_command_bootstrap_really_imports_the_worker_main(tmp_path: Path)
     foreign = tmp_path / "foreign-python"
     foreign.symlink_to(sys.executable)
     argv = worker_command(str(foreign), "default", ["--help"])
-    assert argv[1] == "-c"  # the bootstrap form, not -m
+    assert argv[2] == "-c"  # the bootstrap form, not -m
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     done = subprocess.run(
         argv, capture_output=True, timeout=SPAWN_TIMEOUT, env=env, cwd=tmp_path, check=False

@@ -429,6 +429,37 @@ export interface SupervisorStatusResult {
    * Every worker slot the supervisor knows.
    */
   workers: WorkerInfo[];
+  /**
+   * The worker template; null when it is switched off (--no-worker-template).
+   */
+  template?: TemplateInfo | null;
+}
+
+export interface TemplateInfo {
+  /**
+   * Lifecycle state of the worker template.
+   */
+  state: 'starting' | 'ready' | 'unsafe' | 'exited' | 'failed';
+  /**
+   * Its process id; null when it is not running.
+   */
+  pid: number | null;
+  /**
+   * How long its imports took; null until ready.
+   */
+  preloadMs: number | null;
+  /**
+   * Modules it holds imported; null until ready.
+   */
+  modules: number | null;
+  /**
+   * Workers it has forked so far.
+   */
+  forks: number;
+  /**
+   * Why it is unsafe or failed; null otherwise.
+   */
+  problem: string | null;
 }
 
 export interface WorkerExitedNotification {
@@ -445,7 +476,7 @@ export interface WorkerExitedNotification {
    */
   pid: number;
   /**
-   * Exit status, or null when killed by a signal.
+   * Exit status; null when killed by a signal or when the status is unknown.
    */
   exitCode: number | null;
   /**
@@ -495,6 +526,14 @@ export interface WorkerInfo {
    * Runs in flight in the worker.
    */
   runningRuns: number;
+  /**
+   * How the current process started: forked from the worker template, or spawned cold; null when no process is running.
+   */
+  startMode?: ('forked' | 'spawned') | null;
+  /**
+   * Why the current process was spawned cold although the template is enabled.
+   */
+  forkFallback?: string | null;
 }
 
 export interface WorkerReadyNotification {
@@ -514,6 +553,14 @@ export interface WorkerReadyNotification {
    * The Python executable running the worker.
    */
   python: string;
+  /**
+   * forked from the template, or spawned cold.
+   */
+  startMode?: 'forked' | 'spawned';
+  /**
+   * Why a forked worker replaced itself with a cold one.
+   */
+  forkFallback?: string | null;
 }
 
 export interface WorkerRestartResult {

@@ -1,0 +1,241 @@
+"""The supervisor's end of the worker template (``worker.template``).
+
+Contract:
+- ``WorkerTemplate.start()`` spawns the template (own session, our pipes, one
+  end of a SOCK_SEQPACKET socketpair; it listens on nothing) and returns at
+  once; the template imports in the background.
+- ``fork(options, env, cwd, cold_argv)`` waits (bounded) for the template to
+  be ready, then asks it for a worker with three fresh pipes and returns a
+  ``ForkedChild``; it raises ``TemplateUnavailable`` with the reason when the
+  template is off, unsafe, gone, slow or refuses, and the caller spawns cold.
+- A ``ForkedChild`` acts like a ``Popen`` for ``transport.process``: ``wait``
+  watches the child's pidfd (sent by the template, so it can never name a
+  reused pid) and takes the exit status from the template's ``exited``
+  message; if the template is gone by then the status is unknown (None).
+- ``stop()`` closes the socket (the template exits; forked workers are not
+  affected) and stops the process with bounded waits.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import select
+import socket
+import subprocess
+import sys
+import threading
+from typing import IO, Any
+
+from ..protocol import types as t
+from ..transport import relay_stderr, spawn_child, stop_child
+from ..transport.process import UTF8_ENV
+from .launch import template_command
+
+MAX_MESSAGE = 1 << 16
+
+
+class TemplateUnavailable(Exception):
+    pass
+
+
+class ForkedChild:
+    def __init__(
+        self, pid: int, pidfd: int, stdin: IO[bytes], stdout: IO[bytes], stderr: IO[bytes]
+    ) -> None:
+        self._pid, self._pidfd = pid, pidfd
+        self._stdin, self._stdout, self._stderr = stdin, stdout, stderr
+        self.returncode: int | None = None
+        self._status = threading.Event()
+
+    @property
+    def pid(self) -> int:
+        return self._pid
+
+    @property
+    def stdin(self) -> IO[bytes]:
+        return self._stdin
+
+    @property
+    def stdout(self) -> IO[bytes]:
+        return self._stdout
+
+    @property
+    def stderr(self) -> IO[bytes]:
+        return self._stderr
+
+    def exited(self, status: int | None) -> None:
+        if status is not None:
+            self.returncode = os.waitstatus_to_exitcode(status)
+        self._status.set()
+
+    def wait(self, timeout: float | None = None) -> int | None:
+        if not self._status.is_set():
+            ready, _, _ = select.select([self._pidfd], [], [], timeout)
+            if not ready:
+                raise subprocess.TimeoutExpired(f"pid {self._pid}", timeout or 0.0)
+            self._status.wait(5.0)  # the template reaps it and reports at once
+        if self._pidfd >= 0:
+            os.close(self._pidfd)
+            self._pidfd = -1
+        return self.returncode
+
+
+class WorkerTemplate:
+    def __init__(self, python: str, env: dict[str, str], ready_timeout: float) -> None:
+        self.python, self.env, self.ready_timeout = python, env, ready_timeout
+        self.state: t.TemplateState = "starting"
+        self.problem: str | None = None
+        self.ready_info: dict[str, Any] = {}
+        self.forks = 0
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._sock: socket.socket | None = None
+        self._ready = threading.Event()
+        self._lock = threading.Lock()  # one fork request at a time
+        self._reply: tuple[dict[str, Any], list[int]] | None = None
+        self._replied = threading.Condition()
+        self._children: dict[int, ForkedChild] = {}
+        self._unclaimed_exits: dict[int, int] = {}  # exited before fork() registered it
+        self._children_lock = threading.Lock()
+
+    def start(self) -> None:
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        argv = template_command(self.python, theirs.fileno())
+        try:
+            proc = spawn_child(argv, self.env, cwd="/", pass_fds=(theirs.fileno(),))
+        except OSError as exc:
+            self._fail("failed", f"cannot start: {exc}")
+            ours.close()
+            return
+        finally:
+            theirs.close()
+        assert proc.stdout is not None
+        proc.stdout.close()  # it points fd 1 at stderr first thing
+        self._proc, self._sock = proc, ours
+        relay_stderr(proc, "[template] ")
+        threading.Thread(target=self._read, name="template", daemon=True).start()
+
+    def _fail(self, state: t.TemplateState, problem: str) -> None:
+        if self.state in ("starting", "ready"):
+            self.state, self.problem = state, problem
+        self._ready.set()
+
+    def _read(self) -> None:
+        assert self._sock is not None
+        try:
+            while True:
+                data, fds, _flags, _addr = socket.recv_fds(self._sock, MAX_MESSAGE, 1)
+                if not data:
+                    break
+                self._dispatch(json.loads(data), fds)
+        except (OSError, ValueError) as exc:
+            print(f"hermes-stdio: worker template connection: {exc}", file=sys.stderr)
+        self._fail("exited", "the template exited")
+        with self._replied:
+            self._replied.notify_all()
+        with self._children_lock:
+            orphans = list(self._children.values())
+        for child in orphans:
+            child.exited(None)
+
+    def _dispatch(self, msg: dict[str, Any], fds: list[int]) -> None:
+        kind = msg.get("type")
+        if kind == "ready":
+            self.ready_info = msg
+            if msg.get("problems"):
+                self._fail("unsafe", "; ".join(msg["problems"]))
+            else:
+                self.state = "ready"
+                self._ready.set()
+        elif kind == "exited":
+            pid, status = int(msg["pid"]), int(msg["status"])
+            with self._children_lock:
+                child = self._children.pop(pid, None)
+                if child is None:
+                    self._unclaimed_exits[pid] = status
+            if child is not None:
+                child.exited(status)
+        else:
+            with self._replied:
+                self._reply = (msg, fds)
+                self._replied.notify_all()
+            return
+        for fd in fds:
+            os.close(fd)
+
+    def fork(
+        self, options: list[str], env: dict[str, str], cwd: str, cold_argv: list[str]
+    ) -> ForkedChild:
+        if not self._ready.wait(self.ready_timeout):
+            raise TemplateUnavailable(f"the template was not ready in {self.ready_timeout:g}s")
+        if self.state != "ready" or self._sock is None:
+            raise TemplateUnavailable(f"the template is {self.state}: {self.problem}")
+        env = {**env, **UTF8_ENV}
+        request = {
+            "type": "fork",
+            "options": options,
+            "env": env,
+            "cwd": cwd,
+            "coldArgv": cold_argv,
+        }
+        with self._lock:
+            pipes = [os.pipe2(os.O_CLOEXEC) for _ in range(3)]
+            theirs = [pipes[0][0], pipes[1][1], pipes[2][1]]
+            try:
+                with self._replied:
+                    self._reply = None
+                    socket.send_fds(self._sock, [json.dumps(request).encode()], theirs)
+                    if not self._replied.wait_for(
+                        lambda: self._reply is not None or self.state != "ready", 10.0
+                    ):
+                        raise TemplateUnavailable("the template did not answer in 10s")
+                    reply = self._reply
+            except BaseException:
+                for fd in (pipes[0][1], pipes[1][0], pipes[2][0]):
+                    os.close(fd)
+                raise
+            finally:
+                for fd in theirs:
+                    os.close(fd)
+            if reply is None:
+                raise TemplateUnavailable(f"the template is {self.state}: {self.problem}")
+            msg, fds = reply
+            if msg.get("type") != "forked" or len(fds) != 1:
+                for fd in (*fds, pipes[0][1], pipes[1][0], pipes[2][0]):
+                    os.close(fd)
+                raise TemplateUnavailable(str(msg.get("reason") or msg))
+            child = ForkedChild(
+                int(msg["pid"]),
+                fds[0],
+                os.fdopen(pipes[0][1], "wb", buffering=0),
+                os.fdopen(pipes[1][0], "rb", buffering=0),
+                os.fdopen(pipes[2][0], "rb"),
+            )
+            with self._children_lock:
+                status = self._unclaimed_exits.pop(child.pid, None)
+                if status is None:
+                    self._children[child.pid] = child
+            if status is not None:
+                child.exited(status)
+            self.forks += 1
+            return child
+
+    def info(self) -> t.TemplateInfo:
+        ready = self.ready_info
+        return t.TemplateInfo(
+            state=self.state,
+            pid=self._proc.pid if self._proc is not None and self.state != "exited" else None,
+            preload_ms=ready.get("preloadMs"),
+            modules=ready.get("modules"),
+            forks=self.forks,
+            problem=self.problem,
+        )
+
+    def stop(self) -> None:
+        if self._sock is not None:
+            with contextlib.suppress(OSError):
+                self._sock.shutdown(socket.SHUT_RDWR)
+        if self._proc is not None:
+            stop_child(self._proc, grace_s=2.0, after_stdin_s=1.0, after_term_s=2.0)
+        self._fail("exited", "stopped")

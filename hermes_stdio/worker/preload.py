@@ -1,0 +1,176 @@
+"""The modules a worker template imports before it forks workers.
+
+Contract: ``modules()`` returns the list shipped in ``preload.txt``: standard
+library and third-party modules that hermes-agent imports while it starts,
+builds its first agent and runs its first turn, and none of hermes-agent's
+own (they read the profile's home and ``.env`` at import). Each entry is
+one that is not already imported by an earlier entry.
+
+``python -m hermes_stdio.worker.preload --write`` regenerates the list
+against the installed hermes-agent: it records what a real first turn
+imports (against a ``ScriptedLLM``), drops hermes-agent's modules and every
+module whose import an ``ImportAudit`` finds unsafe, and minimises. The
+template audits the list again every time it starts, so a stale list costs
+speed, never safety.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import importlib.metadata
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+LIST = Path(__file__).with_name("preload.txt")
+
+
+def modules() -> list[str]:
+    try:
+        text = LIST.read_text(encoding="utf-8")
+    except OSError:
+        return []
+    return [line.strip() for line in text.splitlines() if line.strip() and line[0] != "#"]
+
+
+def hermes_agent_packages() -> set[str]:
+    """Top-level names installed by the hermes-agent distribution."""
+    try:
+        files = importlib.metadata.distribution("hermes-agent").files or []
+    except importlib.metadata.PackageNotFoundError:
+        return set()
+    tops = set()
+    for f in files:
+        top = str(f).split("/")[0]
+        if top.endswith(".py"):
+            top = top[:-3]
+        if not top.endswith((".dist-info", ".data")) and top not in ("..", "__pycache__"):
+            tops.add(top)
+    return tops
+
+
+# --- generation (development tool) ----------------------------------------------
+
+_RECORD = r"""
+import json, sys
+order = []
+class Recorder:
+    def find_spec(self, name, path, target=None):
+        order.append(name)
+        return None
+sys.meta_path.insert(0, Recorder())
+from hermes_stdio.worker.preload import _first_turn
+_first_turn()
+json.dump([m for m in dict.fromkeys(order) if m in sys.modules], open(sys.argv[1], "w"))
+"""
+
+_AUDIT = r"""
+import importlib, json, sys
+from hermes_stdio.worker.audit import ImportAudit
+bad = {}
+for name in json.load(open(sys.argv[1])):
+    audit = ImportAudit()
+    audit.start()
+    try:
+        importlib.import_module(name)
+    except Exception as exc:
+        bad[name] = [f"import failed: {exc!r}"]
+    audit.stop()
+    if audit.problems():
+        bad[name] = audit.problems()
+json.dump(bad, open(sys.argv[2], "w"))
+"""
+
+_MINIMISE = r"""
+import importlib, json, sys
+keep = []
+for name in json.load(open(sys.argv[1])):
+    if name not in sys.modules:
+        keep.append(name)
+        importlib.import_module(name)
+json.dump(keep, open(sys.argv[1], "w"))
+"""
+
+
+def _first_turn() -> None:
+    """One real first turn in this process (the recording child)."""
+    from ..testing.home import make_home, offline_env
+    from ..testing.llm_server import Reply, ScriptedLLM
+    from .adapter import HermesAdapter
+    from .state import Session
+
+    class Sink:
+        def delta(self, text: str) -> None:
+            pass
+
+        def event(self, type_: str, **fields: object) -> None:
+            pass
+
+    with ScriptedLLM() as llm, tempfile.TemporaryDirectory() as root:
+        home = make_home(Path(root), llm.base_url)
+        os.environ.update(offline_env(home))
+        llm.enqueue(Reply.text("hello"))
+        adapter = HermesAdapter(home)
+        session = Session("sess_preload", "default")
+        agent = adapter.build(session, Sink())
+        adapter.run_turn(agent, session, "hi", lambda: False)
+        adapter.close(agent)
+
+
+def _child(script: str, *args: str) -> None:
+    subprocess.run([sys.executable, "-P", "-c", script, *args], check=True, cwd="/")
+
+
+def generate() -> list[str]:
+    excluded = hermes_agent_packages() | {"hermes_stdio", "__main__", "_distutils_hack"}
+    with tempfile.TemporaryDirectory() as tmp:
+        names_file, bad_file = f"{tmp}/names.json", f"{tmp}/bad.json"
+        _child(_RECORD, names_file)
+        names = [
+            n
+            for n in json.loads(Path(names_file).read_text())
+            if n.split(".")[0] not in excluded
+            and not n.startswith(("_sysconfigdata", "__editable__"))
+        ]
+        dropped: dict[str, list[str]] = {}
+        while True:  # dropping a module can expose a later one that imported it
+            Path(names_file).write_text(json.dumps(names))
+            _child(_AUDIT, names_file, bad_file)
+            bad = json.loads(Path(bad_file).read_text())
+            if not bad:
+                break
+            dropped.update(bad)
+            names = [n for n in names if n not in bad]
+        _child(_MINIMISE, names_file)
+        for name, why in sorted(dropped.items()):
+            print(f"dropped {name}: {'; '.join(why)}", file=sys.stderr)
+        result: list[str] = json.loads(Path(names_file).read_text())
+        return result
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m hermes_stdio.worker.preload")
+    parser.add_argument("--write", action="store_true", help=f"rewrite {LIST.name}")
+    args = parser.parse_args(argv)
+    names = generate()
+    version = importlib.metadata.version("hermes-agent")
+    header = [
+        "# Generated by `python -m hermes_stdio.worker.preload --write`",
+        f"# for hermes-agent {version} on Python {sys.version_info.major}."
+        f"{sys.version_info.minor}: see preload.py.",
+    ]
+    text = "\n".join([*header, *names]) + "\n"
+    if args.write:
+        LIST.write_text(text, encoding="utf-8")
+        print(f"wrote {len(names)} modules to {LIST}", file=sys.stderr)
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

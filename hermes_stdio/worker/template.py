@@ -1,0 +1,189 @@
+"""``python -P -m hermes_stdio.worker.template --fd N``: forks warm workers.
+
+Contract (the supervisor's side is ``supervisor.template``):
+- fd N is our end of a SOCK_SEQPACKET socketpair; each datagram is one JSON
+  object. Nothing else is read; fd 1 points at stderr from the start.
+- The template imports ``preload.modules()`` under an ``ImportAudit`` and
+  sends ``{"type": "ready", "pid", "modules", "preloadMs", "problems"}``.
+  With problems (the imports wrote or iterated the environment, or opened a
+  file outside the code roots) it refuses every fork.
+- ``{"type": "fork", "options", "env", "cwd", "coldArgv"}`` with three fds
+  (the worker's stdin, stdout, stderr) is answered by ``refused`` (with a
+  ``reason``: problems, more than one thread, or ``env`` differing from what
+  the imports read) or ``forked`` with the ``pid`` and the child's pidfd.
+  The child starts a session of its own, takes the fds as 0/1/2, closes every
+  other fd, replaces its environment with ``env``, changes to ``cwd`` and runs
+  the worker (``worker.main.main_forked``).
+- A child's exit is reaped and sent as ``{"type": "exited", "pid", "status"}``
+  (the raw wait status). EOF on the socket ends the template; its children
+  live on until their own stdin closes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import gc
+import importlib
+import json
+import os
+import selectors
+import socket
+import sys
+import threading
+import time
+from typing import Any
+
+from .audit import ImportAudit
+from .preload import modules
+
+MAX_MESSAGE = 1 << 20
+
+
+def _send(sock: socket.socket, msg: dict[str, Any], fds: list[int] | None = None) -> None:
+    data = json.dumps(msg).encode()
+    if fds:
+        socket.send_fds(sock, [data], fds)
+    else:
+        sock.send(data)
+
+
+def _thread_count() -> int:
+    try:
+        return len(os.listdir("/proc/self/task"))
+    except OSError:
+        return threading.active_count()
+
+
+class Template:
+    def __init__(self, sock: socket.socket) -> None:
+        self.sock = sock
+        self.audit = ImportAudit()
+        self.problems: list[str] = []
+        self.children: dict[int, int] = {}  # pidfd -> pid
+        self.selector = selectors.DefaultSelector()
+
+    def preload(self) -> None:
+        names = modules()
+        started = time.monotonic()
+        self.audit.start()
+        failed = []
+        for name in names:
+            try:
+                importlib.import_module(name)
+            except Exception as exc:  # a missing optional dependency only costs speed
+                failed.append(f"{name}: {type(exc).__name__}")
+        self.audit.stop()
+        self.problems = self.audit.problems()
+        if failed:
+            print(f"worker template: not preloaded: {', '.join(failed)}", file=sys.stderr)
+        # Objects that live forever stay out of the collector's way: fewer pages of
+        # the shared image get written (and so copied) in the children.
+        gc.collect()
+        gc.freeze()
+        _send(
+            self.sock,
+            {
+                "type": "ready",
+                "pid": os.getpid(),
+                "modules": len(sys.modules),
+                "preloadMs": round((time.monotonic() - started) * 1000, 1),
+                "problems": self.problems,
+            },
+        )
+
+    def serve(self) -> None:
+        self.selector.register(self.sock, selectors.EVENT_READ)
+        while True:
+            for key, _ in self.selector.select():
+                if key.fileobj is self.sock:
+                    if not self._message():
+                        return
+                else:
+                    self._reap(key.fd)
+
+    def _message(self) -> bool:
+        data, fds, _flags, _addr = socket.recv_fds(self.sock, MAX_MESSAGE, 3)
+        if not data:
+            return False
+        try:
+            msg = json.loads(data)
+            if msg.get("type") != "fork" or len(fds) != 3:
+                raise ValueError(f"unexpected message {str(msg)[:80]!r} with {len(fds)} fds")
+            self._fork(msg, fds)
+        except Exception as exc:
+            _send(self.sock, {"type": "refused", "reason": f"bad fork request: {exc}"})
+        finally:
+            for fd in fds:
+                os.close(fd)
+        return True
+
+    def _refusal(self, env: dict[str, str]) -> str | None:
+        if self.problems:
+            return "preloading was unsafe: " + "; ".join(self.problems)
+        if (threads := _thread_count()) != 1:
+            return f"the template has {threads} threads"
+        differ = self.audit.mismatches(env)
+        if differ:
+            return "preloaded modules read environment variables that differ: " + ", ".join(differ)
+        return None
+
+    def _fork(self, msg: dict[str, Any], fds: list[int]) -> None:
+        env = {str(k): str(v) for k, v in msg["env"].items()}
+        reason = self._refusal(env)
+        if reason is not None:
+            _send(self.sock, {"type": "refused", "reason": reason})
+            return
+        sys.stderr.flush()
+        pid = os.fork()
+        if pid == 0:
+            self._become_worker(msg, env, fds)  # never returns
+        pidfd = os.pidfd_open(pid)
+        self.children[pidfd] = pid
+        self.selector.register(pidfd, selectors.EVENT_READ)
+        _send(self.sock, {"type": "forked", "pid": pid}, [pidfd])
+
+    def _reap(self, pidfd: int) -> None:
+        pid = self.children.pop(pidfd)
+        self.selector.unregister(pidfd)
+        os.close(pidfd)
+        _, status = os.waitpid(pid, 0)
+        _send(self.sock, {"type": "exited", "pid": pid, "status": status})
+
+    def _become_worker(self, msg: dict[str, Any], env: dict[str, str], fds: list[int]) -> None:
+        code = 70
+        try:
+            os.setsid()
+            for target, fd in enumerate(fds):
+                os.dup2(fd, target)
+            keep = {0, 1, 2}
+            for entry in os.listdir("/proc/self/fd"):
+                if int(entry) not in keep:
+                    with contextlib.suppress(OSError):
+                        os.close(int(entry))
+            os.environ.clear()
+            os.environ.update(env)
+            os.chdir(msg["cwd"])
+            from .main import main_forked
+
+            code = main_forked(list(msg["options"]), self.audit, list(msg["coldArgv"]), env)
+        except BaseException as exc:
+            print(f"worker (forked): failed to start: {exc!r}", file=sys.stderr)
+        finally:
+            os._exit(code)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="hermes_stdio.worker.template")
+    parser.add_argument("--fd", type=int, required=True)
+    args = parser.parse_args(argv)
+    os.dup2(2, 1)  # a stray print must not reach anything but our log
+    sock = socket.socket(fileno=args.fd)
+    template = Template(sock)
+    template.preload()
+    template.serve()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,116 @@
+"""Warm starts through the real binary: workers forked from the worker template."""
+
+from __future__ import annotations
+
+import os
+import signal
+from pathlib import Path
+from typing import Any
+
+from hermes_stdio.testing.host import HostClient
+from hermes_stdio.testing.llm_server import Reply, ScriptedLLM
+
+from .conftest import DEFAULT_SECRET, WORK_SECRET, StartHost, wait_gone
+
+WAIT = 60.0
+
+
+def worker(host: HostClient, profile: str) -> dict[str, Any]:
+    status = host.request("supervisor/status")
+    (found,) = [w for w in status["workers"] if w["profile"] == profile]
+    return dict(found)
+
+
+def template(host: HostClient) -> dict[str, Any]:
+    info = host.request("supervisor/status")["template"]
+    assert isinstance(info, dict)
+    return info
+
+
+def parent_of(pid: int) -> int:
+    with open(f"/proc/{pid}/stat") as f:
+        return int(f.read().rsplit(")", 1)[1].split()[1])
+
+
+def complete_run(host: HostClient, llm: ScriptedLLM, profile: str, text: str) -> str:
+    llm.enqueue(Reply.text([text]))
+    run = host.request("run/start", {"message": "hi", "profile": profile})
+    done = host.wait_run_completed(run["runId"], timeout=WAIT)
+    assert done.params["status"] == "complete", done.params
+    return str(done.params["result"]["finalResponse"])
+
+
+def test_a_new_profiles_worker_is_forked_from_the_template_and_runs_the_real_agent(
+    host: HostClient, llm: ScriptedLLM
+) -> None:
+    assert complete_run(host, llm, "work", "forked hello") == "forked hello"
+    w, t = worker(host, "work"), template(host)
+    assert (w["startMode"], w["forkFallback"]) == ("forked", None)
+    assert t["state"] == "ready" and t["forks"] == 1 and t["problem"] is None
+    assert t["modules"] > 500 and t["preloadMs"] > 0
+    assert parent_of(w["pid"]) == t["pid"]
+    assert os.getpgid(w["pid"]) == w["pid"]
+
+
+def test_the_template_holds_no_profiles_secrets(start_host: StartHost, llm: ScriptedLLM) -> None:
+    host = start_host(env={"DEFAULT_SECRET": DEFAULT_SECRET})
+    host.initialize()
+    complete_run(host, llm, "work", "ok")  # the template is ready once it has forked
+    with open(f"/proc/{template(host)['pid']}/environ", "rb") as f:
+        environ = f.read()
+    assert DEFAULT_SECRET.encode() not in environ and WORK_SECRET.encode() not in environ
+    assert b"HERMES_HOME=" not in environ
+
+
+def test_a_profile_env_that_changes_what_preloaded_modules_read_restarts_the_worker_cold(
+    host: HostClient, llm: ScriptedLLM, home: Path
+) -> None:
+    (home / "profiles" / "play" / ".env").write_text("OPENAI_API_VERSION=2099-01-01\n")
+    assert complete_run(host, llm, "play", "cold hello") == "cold hello"
+    w = worker(host, "play")
+    assert w["startMode"] == "spawned"
+    assert "OPENAI_API_VERSION" in w["forkFallback"]
+    # It replaced itself in place: same pid, still the template's child.
+    assert parent_of(w["pid"]) == template(host)["pid"]
+
+
+def test_without_the_template_workers_are_spawned_cold(
+    start_host: StartHost, llm: ScriptedLLM
+) -> None:
+    host = start_host("--no-worker-template")
+    host.initialize()
+    assert host.request("supervisor/status")["template"] is None
+    complete_run(host, llm, "default", "ok")
+    w = worker(host, "default")
+    assert (w["startMode"], w["forkFallback"]) == ("spawned", None)
+    assert parent_of(w["pid"]) == host.proc.pid
+
+
+def test_after_the_template_is_killed_its_workers_serve_on_and_new_ones_start_cold(
+    host: HostClient, llm: ScriptedLLM
+) -> None:
+    complete_run(host, llm, "default", "first")
+    forked = worker(host, "default")
+    assert forked["startMode"] == "forked"
+    os.kill(template(host)["pid"], signal.SIGKILL)
+    assert complete_run(host, llm, "default", "still here") == "still here"
+    assert complete_run(host, llm, "work", "cold") == "cold"
+    w = worker(host, "work")
+    assert w["startMode"] == "spawned" and "template" in w["forkFallback"]
+    assert template(host)["state"] == "exited"
+    # The orphaned worker's exit status died with the template: reported as unknown.
+    os.kill(forked["pid"], signal.SIGKILL)
+    exited = host.wait_for(lambda n: n.method == "worker/exited", timeout=WAIT)
+    assert exited.params["pid"] == forked["pid"]
+    assert (exited.params["exitCode"], exited.params["signal"]) == (None, None)
+    assert exited.params["expected"] is False
+
+
+def test_a_killed_supervisor_takes_its_template_and_forked_workers_with_it(
+    host: HostClient, llm: ScriptedLLM
+) -> None:
+    complete_run(host, llm, "default", "ok")
+    worker_pid, template_pid = worker(host, "default")["pid"], template(host)["pid"]
+    os.kill(host.proc.pid, signal.SIGKILL)
+    assert wait_gone(template_pid, WAIT)
+    assert wait_gone(worker_pid, WAIT)

@@ -1,0 +1,96 @@
+"""WorkerTemplate and ForkedChild against a real template process."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from collections.abc import Iterator
+
+import pytest
+
+from hermes_stdio.supervisor.template import ForkedChild, TemplateUnavailable, WorkerTemplate
+from hermes_stdio.transport import stop_child
+
+WAIT = 30.0
+SYNTHETIC = ["--profile", "default", "--synthetic-agent"]
+
+
+def env() -> dict[str, str]:
+    return {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")}
+
+
+def cold_argv() -> list[str]:
+    return [sys.executable, "-P", "-m", "hermes_stdio.worker.main", *SYNTHETIC]
+
+
+@pytest.fixture
+def template() -> Iterator[WorkerTemplate]:
+    t = WorkerTemplate(sys.executable, env(), ready_timeout=WAIT)
+    t.start()
+    yield t
+    t.stop()
+
+
+def fork(t: WorkerTemplate, extra_env: dict[str, str] | None = None) -> ForkedChild:
+    return t.fork(SYNTHETIC, {**env(), **(extra_env or {})}, "/", cold_argv())
+
+
+def test_a_forked_child_waits_like_popen_and_reports_a_signal_as_a_negative_code(
+    template: WorkerTemplate,
+) -> None:
+    child = fork(template)
+    assert child.stdout.read(1)  # its worker/ready frame begins
+    with pytest.raises(subprocess.TimeoutExpired):
+        child.wait(0.05)
+    os.kill(child.pid, signal.SIGKILL)
+    assert child.wait(WAIT) == -signal.SIGKILL
+    assert template.info().forks == 1
+    assert template.info().state == "ready"
+
+
+def test_stop_child_stops_a_forked_worker_by_closing_its_stdin(template: WorkerTemplate) -> None:
+    child = fork(template)
+    assert child.stdout.read(1)
+    assert stop_child(child, grace_s=0.0, after_stdin_s=WAIT) == 0
+
+
+def test_a_refused_fork_raises_with_the_templates_reason(template: WorkerTemplate) -> None:
+    with pytest.raises(TemplateUnavailable, match="OPENAI_LOG"):
+        fork(template, {"OPENAI_LOG": "debug"})
+    assert template.info().forks == 0
+
+
+def test_a_template_that_is_not_ready_in_time_is_unavailable() -> None:
+    t = WorkerTemplate(sys.executable, env(), ready_timeout=0.001)
+    t.start()
+    try:
+        with pytest.raises(TemplateUnavailable, match="not ready"):
+            fork(t)
+    finally:
+        t.stop()
+
+
+def test_a_killed_template_is_unavailable_and_its_orphans_exit_with_an_unknown_status(
+    template: WorkerTemplate,
+) -> None:
+    child = fork(template)
+    assert child.stdout.read(1)
+    info = template.info()
+    assert info.pid is not None
+    os.kill(info.pid, signal.SIGKILL)
+    with pytest.raises(TemplateUnavailable, match="exited"):
+        fork(template)
+    assert template.info().state == "exited"
+    assert template.info().pid is None
+    child.stdin.close()  # the orphan still serves its pipes and exits on EOF
+    assert child.wait(WAIT) is None
+
+
+def test_a_template_that_cannot_start_is_failed_and_unavailable() -> None:
+    t = WorkerTemplate("/nonexistent/python", env(), ready_timeout=WAIT)
+    t.start()
+    assert t.info().state == "failed"
+    with pytest.raises(TemplateUnavailable, match="cannot start"):
+        fork(t)

@@ -1,0 +1,160 @@
+"""The worker template process, driven over its socket like the supervisor does."""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import signal
+import socket
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from hermes_stdio.wire import FrameDecoder, parse_message
+from hermes_stdio.wire.jsonrpc import Notification
+
+WAIT = 30.0
+
+
+class Template:
+    def __init__(self, env: dict[str, str]) -> None:
+        self.sock, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        self.proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-P",
+                "-m",
+                "hermes_stdio.worker.template",
+                "--fd",
+                str(theirs.fileno()),
+            ],
+            pass_fds=(theirs.fileno(),),
+            env=env,
+            cwd="/",
+            stdin=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        theirs.close()
+        self.sock.settimeout(WAIT)
+        self.ready = self.recv()[0]
+
+    def recv(self) -> tuple[dict[str, Any], list[int]]:
+        data, fds, _flags, _addr = socket.recv_fds(self.sock, 1 << 20, 1)
+        return (json.loads(data) if data else {}), fds
+
+    def fork(self, options: list[str], env: dict[str, str]) -> tuple[dict[str, Any], Any]:
+        """Ask for a worker; the reply and (stdin, stdout) of our ends, or None."""
+        pipes = [os.pipe() for _ in range(3)]
+        theirs = [pipes[0][0], pipes[1][1], pipes[2][1]]
+        request = {"type": "fork", "options": options, "env": env, "cwd": "/", "coldArgv": []}
+        socket.send_fds(self.sock, [json.dumps(request).encode()], theirs)
+        for fd in theirs:
+            os.close(fd)
+        os.close(pipes[2][0])
+        reply, fds = self.recv()
+        reply["fds"] = fds
+        return reply, (pipes[0][1], pipes[1][0])
+
+    def close(self) -> None:
+        self.sock.close()
+        try:
+            self.proc.wait(WAIT)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait(WAIT)
+
+
+def base_env() -> dict[str, str]:
+    return {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")}
+
+
+@pytest.fixture(scope="module")
+def template() -> Iterator[Template]:
+    t = Template(base_env())
+    yield t
+    t.close()
+
+
+def first_message(read_fd: int) -> Notification:
+    decoder = FrameDecoder()
+    while True:
+        ready, _, _ = select.select([read_fd], [], [], WAIT)
+        assert ready, "no message from the forked worker"
+        data = os.read(read_fd, 65536)
+        assert data, "the forked worker closed its stdout"
+        for frame in decoder.feed(data):
+            msg = parse_message(frame.body)  # type: ignore[union-attr]
+            assert isinstance(msg, Notification)
+            return msg
+
+
+def test_the_template_reports_ready_with_a_clean_audit(template: Template) -> None:
+    assert template.ready["type"] == "ready"
+    assert template.ready["pid"] == template.proc.pid
+    assert template.ready["problems"] == []
+    assert template.ready["modules"] > 500
+    assert template.ready["preloadMs"] > 0
+
+
+def test_a_forked_worker_serves_its_pipes_and_its_exit_is_reported(template: Template) -> None:
+    reply, (stdin_w, stdout_r) = template.fork(
+        ["--profile", "work", "--synthetic-agent"], base_env()
+    )
+    assert reply["type"] == "forked"
+    pid, [pidfd] = reply["pid"], reply["fds"]
+    ready = first_message(stdout_r)
+    assert ready.method == "worker/ready"
+    assert ready.params["pid"] == pid
+    assert ready.params["profile"] == "work"
+    assert ready.params["startMode"] == "forked"
+    assert os.getpgid(pid) == pid  # a session and process group of its own
+    os.kill(pid, signal.SIGKILL)
+    assert select.select([pidfd], [], [], WAIT)[0], "the pidfd never became readable"
+    exited, _ = template.recv()
+    assert exited == {"type": "exited", "pid": pid, "status": signal.SIGKILL}
+    for fd in (pidfd, stdin_w, stdout_r):
+        os.close(fd)
+
+
+def test_a_fork_whose_environment_differs_from_what_preloading_read_is_refused(
+    template: Template,
+) -> None:
+    reply, (stdin_w, stdout_r) = template.fork(
+        ["--profile", "work", "--synthetic-agent"], {**base_env(), "OPENAI_LOG": "debug"}
+    )
+    assert reply["type"] == "refused"
+    assert "OPENAI_LOG" in reply["reason"]
+    assert reply["fds"] == []
+    # The template closed its copies of the child's fds: nothing holds our pipes open.
+    os.close(stdin_w)
+    assert os.read(stdout_r, 1) == b""
+    os.close(stdout_r)
+
+
+def test_a_fork_request_without_fds_is_refused_and_the_template_carries_on(
+    template: Template,
+) -> None:
+    template.sock.send(json.dumps({"type": "fork", "options": [], "env": {}, "cwd": "/"}).encode())
+    reply, _ = template.recv()
+    assert reply["type"] == "refused"
+    assert "0 fds" in reply["reason"]
+    assert template.proc.poll() is None
+
+
+def test_closing_the_socket_ends_the_template_but_not_its_workers(tmp_path: Path) -> None:
+    t = Template(base_env())
+    reply, (stdin_w, stdout_r) = t.fork(["--profile", "default", "--synthetic-agent"], base_env())
+    [pidfd] = reply["fds"]
+    assert first_message(stdout_r).method == "worker/ready"
+    t.close()
+    assert t.proc.returncode == 0
+    assert not select.select([pidfd], [], [], 0)[0], "the worker died with its template"
+    os.close(stdin_w)  # EOF on its stdin: the worker exits by itself
+    assert select.select([pidfd], [], [], WAIT)[0]
+    os.close(pidfd)
+    os.close(stdout_r)
