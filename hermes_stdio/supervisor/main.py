@@ -43,8 +43,6 @@ def serve(
         ready_timeout=ready_timeout,
         worker_template=worker_template,
     )
-    if supervisor.pool.template is not None:
-        supervisor.pool.template.start()  # imports in the background while the host starts up
     # A small relay buffer: when the host stops reading, backpressure reaches the
     # workers soon, where consecutive deltas of a run coalesce before pausing the agent.
     host = Peer(

@@ -60,9 +60,7 @@ class Supervisor(RoutedMethods):
         self.routes = Routes()
         env = dict(os.environ if base_env is None else base_env)
         template = (
-            WorkerTemplate(agent_python, template_env(home, env), ready_timeout)
-            if worker_template
-            else None
+            WorkerTemplate(agent_python, template_env(home, env)) if worker_template else None
         )
         self.pool = WorkerPool(
             home,
@@ -186,6 +184,8 @@ class Supervisor(RoutedMethods):
         info = t.ServerInfo(name="hermes-stdio", version=hermes_stdio.__version__)
         prewarm = [self.pool.slot(*self._key(name, None)) for name in self._prewarm_list(p)]
         self._reply(req.id, encode(t.InitializeResult(PROTOCOL_VERSION, info, caps)))
+        if self.pool.template is not None:
+            self.pool.template.start()  # after the answer: it takes CPU for a second or so
         for slot in prewarm:
             self._start_worker(
                 slot, lambda _peer: None, functools.partial(self._prewarm_failed, slot)

@@ -3,11 +3,13 @@
 Contract:
 - ``WorkerTemplate.start()`` spawns the template (own session, our pipes, one
   end of a SOCK_SEQPACKET socketpair; it listens on nothing) and returns at
-  once; the template imports in the background.
-- ``fork(options, env, cwd, cold_argv)`` waits (bounded) for the template to
-  be ready, then asks it for a worker with three fresh pipes and returns a
-  ``ForkedChild``; it raises ``TemplateUnavailable`` with the reason when the
-  template is off, unsafe, gone, slow or refuses, and the caller spawns cold.
+  once; the template imports in the background. Later calls do nothing.
+- ``fork(options, env, cwd, cold_argv)`` asks a ready template for a worker
+  with three fresh pipes and returns a ``ForkedChild``. It never waits for a
+  template that is still importing (a cold spawn then is faster than waiting
+  for the import and then the fork); it raises ``TemplateUnavailable`` with
+  the reason when the template is not started, still starting, unsafe, gone
+  or refuses, and the caller spawns cold.
 - A ``ForkedChild`` acts like a ``Popen`` for ``transport.process``: ``wait``
   watches the child's pidfd (sent by the template, so it can never name a
   reused pid) and takes the exit status from the template's ``exited``
@@ -83,14 +85,15 @@ class ForkedChild:
 
 
 class WorkerTemplate:
-    def __init__(self, python: str, env: dict[str, str], ready_timeout: float) -> None:
-        self.python, self.env, self.ready_timeout = python, env, ready_timeout
+    def __init__(self, python: str, env: dict[str, str]) -> None:
+        self.python, self.env = python, env
         self.state: t.TemplateState = "starting"
         self.problem: str | None = None
         self.ready_info: dict[str, Any] = {}
         self.forks = 0
         self._proc: subprocess.Popen[bytes] | None = None
         self._sock: socket.socket | None = None
+        self._started = False
         self._ready = threading.Event()
         self._lock = threading.Lock()  # one fork request at a time
         self._reply: tuple[dict[str, Any], list[int]] | None = None
@@ -100,6 +103,10 @@ class WorkerTemplate:
         self._children_lock = threading.Lock()
 
     def start(self) -> None:
+        with self._lock:
+            if self._started:
+                return
+            self._started = True
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         argv = template_command(self.python, theirs.fileno())
         try:
@@ -145,9 +152,15 @@ class WorkerTemplate:
             self.ready_info = msg
             if msg.get("problems"):
                 self._fail("unsafe", "; ".join(msg["problems"]))
+                print(f"hermes-stdio: worker template unsafe: {self.problem}", file=sys.stderr)
             else:
                 self.state = "ready"
                 self._ready.set()
+                print(
+                    f"hermes-stdio: worker template ready ({msg.get('modules')} modules"
+                    f" in {msg.get('preloadMs')} ms)",
+                    file=sys.stderr,
+                )
         elif kind == "exited":
             pid, status = int(msg["pid"]), int(msg["status"])
             with self._children_lock:
@@ -164,11 +177,17 @@ class WorkerTemplate:
         for fd in fds:
             os.close(fd)
 
+    def wait_ready(self, timeout: float) -> bool:
+        """Whether it became ready (or failed) within ``timeout``; for tests and tools."""
+        return self._ready.wait(timeout) and self.state == "ready"
+
     def fork(
         self, options: list[str], env: dict[str, str], cwd: str, cold_argv: list[str]
     ) -> ForkedChild:
-        if not self._ready.wait(self.ready_timeout):
-            raise TemplateUnavailable(f"the template was not ready in {self.ready_timeout:g}s")
+        if not self._started:
+            raise TemplateUnavailable("the template has not been started")
+        if not self._ready.is_set():
+            raise TemplateUnavailable("the template is still starting")
         if self.state != "ready" or self._sock is None:
             raise TemplateUnavailable(f"the template is {self.state}: {self.problem}")
         env = {**env, **UTF8_ENV}

@@ -88,6 +88,28 @@ def host(start_host: StartHost) -> HostClient:
     return h
 
 
+TEMPLATE_READY = "hermes-stdio: worker template ready"
+
+
+def template_ready(host: HostClient) -> HostClient:
+    """Wait until the host's supervisor logged that its worker template is ready."""
+    host.wait_stderr(lambda line: line.startswith(TEMPLATE_READY), timeout=60)
+    return host
+
+
+@pytest.fixture(params=["spawned", "forked"])
+def any_host(request: pytest.FixtureRequest, start_host: StartHost) -> HostClient:
+    """An initialized host whose new workers are spawned cold, or forked from a ready
+    template: the two ways a worker starts."""
+    if request.param == "spawned":
+        host = start_host("--no-worker-template")
+        host.initialize()
+        return host
+    host = start_host()
+    host.initialize()
+    return template_ready(host)
+
+
 def wait_gone(pid: int, timeout: float) -> bool:
     """True once ``pid`` has exited (bounded; uses a pidfd, no polling)."""
     try:

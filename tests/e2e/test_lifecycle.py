@@ -110,8 +110,9 @@ def test_workers_exit_on_their_own_when_the_supervisor_is_killed(
 
 @pytest.mark.parametrize("background", [False, True], ids=["foreground", "background"])
 def test_a_tool_command_does_not_outlive_a_killed_supervisor(
-    host: HostClient, llm: ScriptedLLM, tmp_path: Path, background: bool
+    any_host: HostClient, llm: ScriptedLLM, tmp_path: Path, background: bool
 ) -> None:
+    host = any_host
     _, tool_pids = run_in_a_long_tool(host, llm, tmp_path, background=background)
     worker = worker_pids(host)[("default", None)]
     os.kill(host.proc.pid, signal.SIGKILL)

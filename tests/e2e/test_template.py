@@ -10,7 +10,7 @@ from typing import Any
 from hermes_stdio.testing.host import HostClient
 from hermes_stdio.testing.llm_server import Reply, ScriptedLLM
 
-from .conftest import DEFAULT_SECRET, WORK_SECRET, StartHost, wait_gone
+from .conftest import DEFAULT_SECRET, WORK_SECRET, StartHost, template_ready, wait_gone
 
 WAIT = 60.0
 
@@ -40,9 +40,23 @@ def complete_run(host: HostClient, llm: ScriptedLLM, profile: str, text: str) ->
     return str(done.params["result"]["finalResponse"])
 
 
+def test_a_worker_needed_before_the_template_is_ready_is_spawned_cold_at_once(
+    start_host: StartHost, llm: ScriptedLLM
+) -> None:
+    host = start_host()
+    host.initialize()
+    llm.enqueue(Reply.text(["early"]))
+    host.request("run/start", {"message": "hi"})  # right away: the template is importing
+    w = worker(host, "default")
+    assert w["startMode"] == "spawned"
+    assert w["forkFallback"] == "the template is still starting"
+    assert parent_of(w["pid"]) == host.proc.pid
+
+
 def test_a_new_profiles_worker_is_forked_from_the_template_and_runs_the_real_agent(
     host: HostClient, llm: ScriptedLLM
 ) -> None:
+    template_ready(host)
     assert complete_run(host, llm, "work", "forked hello") == "forked hello"
     w, t = worker(host, "work"), template(host)
     assert (w["startMode"], w["forkFallback"]) == ("forked", None)
@@ -55,7 +69,7 @@ def test_a_new_profiles_worker_is_forked_from_the_template_and_runs_the_real_age
 def test_the_template_holds_no_profiles_secrets(start_host: StartHost, llm: ScriptedLLM) -> None:
     host = start_host(env={"DEFAULT_SECRET": DEFAULT_SECRET})
     host.initialize()
-    complete_run(host, llm, "work", "ok")  # the template is ready once it has forked
+    template_ready(host)
     with open(f"/proc/{template(host)['pid']}/environ", "rb") as f:
         environ = f.read()
     assert DEFAULT_SECRET.encode() not in environ and WORK_SECRET.encode() not in environ
@@ -66,6 +80,7 @@ def test_a_profile_env_that_changes_what_preloaded_modules_read_restarts_the_wor
     host: HostClient, llm: ScriptedLLM, home: Path
 ) -> None:
     (home / "profiles" / "play" / ".env").write_text("OPENAI_API_VERSION=2099-01-01\n")
+    template_ready(host)
     assert complete_run(host, llm, "play", "cold hello") == "cold hello"
     w = worker(host, "play")
     assert w["startMode"] == "spawned"
@@ -89,6 +104,7 @@ def test_without_the_template_workers_are_spawned_cold(
 def test_after_the_template_is_killed_its_workers_serve_on_and_new_ones_start_cold(
     host: HostClient, llm: ScriptedLLM
 ) -> None:
+    template_ready(host)
     complete_run(host, llm, "default", "first")
     forked = worker(host, "default")
     assert forked["startMode"] == "forked"
@@ -109,7 +125,9 @@ def test_after_the_template_is_killed_its_workers_serve_on_and_new_ones_start_co
 def test_a_killed_supervisor_takes_its_template_and_forked_workers_with_it(
     host: HostClient, llm: ScriptedLLM
 ) -> None:
+    template_ready(host)
     complete_run(host, llm, "default", "ok")
+    assert worker(host, "default")["startMode"] == "forked"
     worker_pid, template_pid = worker(host, "default")["pid"], template(host)["pid"]
     os.kill(host.proc.pid, signal.SIGKILL)
     assert wait_gone(template_pid, WAIT)

@@ -20,6 +20,7 @@ from .conftest import (
     WORK_SECRET,
     StartHost,
     run_in_a_long_tool,
+    template_ready,
     wait_gone,
     worker_pids,
 )
@@ -36,12 +37,16 @@ def echo_env_run(host: HostClient, llm: ScriptedLLM, profile: str) -> str:
     return next(e["result"] for e in events if e["type"] == "tool.completed")
 
 
+@pytest.mark.parametrize("mode", ["spawned", "forked"])
 def test_two_profiles_run_in_two_worker_processes_that_never_see_each_others_secrets(
-    start_host: StartHost, llm: ScriptedLLM
+    start_host: StartHost, llm: ScriptedLLM, mode: str
 ) -> None:
     # The host's own environment carries the default profile's secret too.
-    host = start_host(env={"DEFAULT_SECRET": DEFAULT_SECRET})
+    args = ["--no-worker-template"] if mode == "spawned" else []
+    host = start_host(*args, env={"DEFAULT_SECRET": DEFAULT_SECRET})
     host.initialize()
+    if mode == "forked":
+        template_ready(host)
     work_out = echo_env_run(host, llm, "work")
     default_out = echo_env_run(host, llm, "default")
     assert f"W={WORK_SECRET}" in work_out and "D=unset" in work_out
@@ -49,6 +54,8 @@ def test_two_profiles_run_in_two_worker_processes_that_never_see_each_others_sec
     pids = worker_pids(host)
     assert pids[("work", None)] != pids[("default", None)]
     assert os.getpgid(pids[("work", None)]) == pids[("work", None)]  # own process group
+    modes = {w["startMode"] for w in host.request("supervisor/status")["workers"]}
+    assert modes == {mode}
 
 
 def test_a_worker_key_isolates_a_session_in_its_own_process(
@@ -67,8 +74,9 @@ def test_a_worker_key_isolates_a_session_in_its_own_process(
 
 
 def test_killing_a_worker_mid_run_completes_the_run_with_worker_crashed_and_the_next_run_works(
-    host: HostClient, llm: ScriptedLLM
+    any_host: HostClient, llm: ScriptedLLM
 ) -> None:
+    host = any_host
     llm.enqueue(Reply.text([f"t{i} " for i in range(100)], delay=0.1))
     run = host.request("run/start", {"message": "long"})
     host.wait_for(lambda n: n.method == "run/delta" and n.params["runId"] == run["runId"])
@@ -234,8 +242,9 @@ def test_prewarming_an_unknown_profile_fails_initialize(start_host: StartHost) -
 
 
 def test_a_request_pending_in_a_worker_that_dies_fails_with_worker_crashed(
-    host: HostClient, llm: ScriptedLLM, tmp_path: Path
+    any_host: HostClient, llm: ScriptedLLM, tmp_path: Path
 ) -> None:
+    host = any_host
     run, tool_pids = run_in_a_long_tool(host, llm, tmp_path)
     # destroy answers only after the run's tool was interrupted (about a second).
     pending = host.send_request("session/destroy", {"sessionId": run["sessionId"]})
