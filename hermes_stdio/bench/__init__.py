@@ -12,7 +12,7 @@ the others still run). Targets missed are reported, not failures.
 
 Options: ``--quick`` (about a minute), ``--tiny`` (smoke test),
 ``--idle-seconds``, ``--short-runs``, ``--out``, ``--only`` (comma list of
-raw_pipe,synthetic,backpressure,in_process,tui_gateway,real,idle).
+raw_pipe,synthetic,backpressure,in_process,tui_gateway,spawned,real,idle).
 """
 
 from __future__ import annotations
@@ -29,14 +29,23 @@ import traceback
 from pathlib import Path
 from typing import Any
 
-from .agent import Live, in_process, real_supervisor, tui_gateway
+from .agent import Live, in_process, real_supervisor, spawned_starts, tui_gateway
 from .backpressure import backpressure
 from .common import Config, Ctx
 from .relay import raw_pipe, synthetic
 from .report import render, targets
 from .stats import cpu_seconds, ctx_switches
 
-SECTIONS = ("raw_pipe", "synthetic", "backpressure", "in_process", "tui_gateway", "real", "idle")
+SECTIONS = (
+    "raw_pipe",
+    "synthetic",
+    "backpressure",
+    "in_process",
+    "tui_gateway",
+    "spawned",
+    "real",
+    "idle",
+)
 SETTLE_S = 2.0
 
 
@@ -147,6 +156,7 @@ def main(argv: list[str]) -> int:
         section("backpressure", backpressure)
         section("in_process", in_process)
         section("tui_gateway", tui_gateway)
+        section("spawned", spawned_starts)
         section("real", real_supervisor)
         section("idle", lambda _ctx: idle(lives, config.idle_seconds))
     finally:

@@ -8,6 +8,8 @@ Contract:
 - ``real_supervisor(ctx)`` returns a live ``Live`` (client + result dict)
   after cold start, warm starts, latency, throughput and memory over
   ``Config.short_runs`` short runs; the caller measures idle and closes it.
+  Its workers fork from the worker template; ``spawned_starts(ctx)`` measures
+  the same first runs with ``--no-worker-template`` for comparison.
 - ``tui_gateway(ctx)`` likewise for ``python -m tui_gateway.entry`` (fresh
   session per turn: its busy-input policy would otherwise queue the next
   prompt as an interruption); ``in_process(ctx)`` runs and closes its child.
@@ -28,7 +30,7 @@ from typing import Any
 
 from .client import FramedClient, LineClient, RpcFailed, Stream
 from .common import Ctx
-from .stats import rss_mb, summary
+from .stats import pss_mb, rss_mb, summary
 
 
 @dataclass
@@ -106,11 +108,21 @@ def real_supervisor(ctx: Ctx) -> Live:
     res["warm_worker_first_delta_ms"] = round((warm.first_ns - t0) / 1e6, 1)
     again, t0 = runner.run("real-warm-worker", "count")
     res["warm_session_first_delta_ms"] = round((again.first_ns - t0) / 1e6, 1)
-    # A second profile: a cold worker while another is warm (hermes not pre-imported).
+    # A second profile: a new worker while another is warm (the template is ready now).
     other, t0 = ctx_run_profile(runner, "real-cold-bench2")
     res["cold_second_profile_first_delta_ms"] = round((other.first_ns - t0) / 1e6, 1)
-    workers = client.request("supervisor/status", {}, cfg.timeout)["workers"]
+    status = client.request("supervisor/status", {}, cfg.timeout)
+    workers = status["workers"]
     live.pids.extend(int(w["pid"]) for w in workers if w.get("pid") and w["pid"] != worker_pid)
+    res["start_modes"] = {w["profile"]: w["startMode"] for w in workers}
+    res["fork_fallbacks"] = {w["profile"]: w["forkFallback"] for w in workers if w["forkFallback"]}
+    res["template"] = status.get("template")
+    mem["worker_pss_mb"] = {w["profile"]: pss_mb(int(w["pid"])) for w in workers if w.get("pid")}
+    template_pid = (status.get("template") or {}).get("pid")
+    if template_pid:
+        live.pids.append(int(template_pid))
+        mem["template_mb"] = rss_mb(int(template_pid))
+        mem["template_pss_mb"] = pss_mb(int(template_pid))
     mem["worker_after_1_run_mb"] = rss_mb(worker_pid)
     mem["supervisor_after_1_run_mb"] = rss_mb(client.pid)
 
@@ -143,6 +155,30 @@ def real_supervisor(ctx: Ctx) -> Live:
     res["memory"] = mem
     res["session_busy_retries"] = runner.busy_retries
     return live
+
+
+def spawned_starts(ctx: Ctx) -> dict[str, Any]:
+    """First runs with every worker spawned cold (``--no-worker-template``)."""
+    ctx.reply_ok()
+    client = ctx.supervisor("supervisor-spawned", synthetic=False, template=False)
+    try:
+        client.request("initialize", {"protocolVersion": 1, "clientInfo": {"name": "bench"}})
+        client.notify("initialized", {})
+        runner = _Runner(ctx, client)
+        cold, t0 = runner.run("spawned-cold", "count")
+        first = round((cold.first_ns - t0) / 1e6, 1)
+        other, t0 = ctx_run_profile(runner, "spawned-bench2")
+        second = round((other.first_ns - t0) / 1e6, 1)
+        workers = client.request("supervisor/status", {}, ctx.config.timeout)["workers"]
+        pss = {w["profile"]: pss_mb(int(w["pid"])) for w in workers if w.get("pid")}
+        return {
+            "cold_first_delta_ms": first,
+            "cold_second_profile_first_delta_ms": second,
+            "start_modes": {w["profile"]: w["startMode"] for w in workers},
+            "worker_pss_mb": pss,
+        }
+    finally:
+        client.close()
 
 
 def ctx_run_profile(runner: _Runner, sid: str) -> tuple[Stream, int]:

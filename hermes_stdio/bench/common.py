@@ -144,8 +144,10 @@ class Ctx:
     def log(self, name: str) -> Path:
         return self.logs / f"{name}.log"
 
-    def supervisor(self, name: str, synthetic: bool) -> FramedClient:
+    def supervisor(self, name: str, synthetic: bool, template: bool = True) -> FramedClient:
         argv = [sys.executable, "-m", "hermes_stdio", "--hermes-home", str(self.home)]
+        if synthetic or not template:
+            argv.append("--no-worker-template")
         if synthetic:
             # The wrapper passes --synthetic-agent to every worker even if the
             # supervisor does not forward its own flag to workers.

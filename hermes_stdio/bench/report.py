@@ -80,6 +80,15 @@ def targets(r: dict[str, Any]) -> list[dict[str, Any]]:
     rows.append(
         _check("cold run/start -> first delta ms", v, "<= 1300", None if v is None else v <= 1300)
     )
+    v = real.get("cold_second_profile_first_delta_ms")
+    rows.append(
+        _check(
+            "stretch: new profile, template ready: first delta ms",
+            v,
+            "<= 300",
+            None if v is None else v <= 300,
+        )
+    )
     v = _get(real, "memory", "worker_growth_mb")
     n = _get(real, "memory", "short_runs")
     rows.append(
@@ -137,6 +146,7 @@ def _tp(d: Any) -> str:
 
 def render(r: dict[str, Any]) -> str:
     real, inproc, tui = r.get("real") or {}, r.get("in_process") or {}, r.get("tui_gateway") or {}
+    spawned = r.get("spawned") or {}
     syn, pipe, idle = r.get("synthetic") or {}, r.get("raw_pipe") or {}, r.get("idle") or {}
     n_s = _get(r, "config", "sessions")
     rows: list[tuple[str, str, str, str, str]] = [
@@ -220,8 +230,39 @@ def render(r: dict[str, Any]) -> str:
         ),
         ("warm session (ms)", _fmt(real.get("warm_session_first_delta_ms")), "", "", ""),
         (
-            "cold 2nd profile worker (ms)",
+            "  same, every worker spawned cold (ms)",
+            _fmt(spawned.get("cold_first_delta_ms")),
+            "",
+            "",
+            "",
+        ),
+        (
+            f"new profile, template ready: {_fmt(_get(real, 'start_modes', 'bench2'))} (ms)",
             _fmt(real.get("cold_second_profile_first_delta_ms")),
+            "",
+            "",
+            "",
+        ),
+        (
+            "  same, spawned cold (ms)",
+            _fmt(spawned.get("cold_second_profile_first_delta_ms")),
+            "",
+            "",
+            "",
+        ),
+        (
+            "worker template: preload ms / modules / RSS MB",
+            f"{_fmt(_get(real, 'template', 'preloadMs'))} / "
+            f"{_fmt(_get(real, 'template', 'modules'))} / "
+            f"{_fmt(_get(real, 'memory', 'template_mb'))}",
+            "",
+            "",
+            "",
+        ),
+        (
+            "new profile's worker PSS, forked / spawned (MB)",
+            f"{_fmt(_get(real, 'memory', 'worker_pss_mb', 'bench2'))} / "
+            f"{_fmt(_get(spawned, 'worker_pss_mb', 'bench2'))}",
             "",
             "",
             "",

@@ -50,6 +50,18 @@ def rss_mb(pid: int) -> float | None:
     return None
 
 
+def pss_mb(pid: int) -> float | None:
+    """Proportional set size: shared pages (a forked worker's and its template's) split."""
+    try:
+        with open(f"/proc/{pid}/smaps_rollup", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("Pss:"):
+                    return round(int(line.split()[1]) / 1024, 2)
+    except OSError:
+        return None
+    return None
+
+
 def cpu_seconds(pid: int) -> float | None:
     try:
         with open(f"/proc/{pid}/stat", encoding="ascii") as f:
