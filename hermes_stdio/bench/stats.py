@@ -39,27 +39,24 @@ def summary(ns_samples: Iterable[int]) -> dict[str, Any]:
     }
 
 
-def rss_mb(pid: int) -> float | None:
+def _kb_field_mb(path: str, field: str) -> float | None:
     try:
-        with open(f"/proc/{pid}/status", encoding="ascii") as f:
+        with open(path, encoding="ascii") as f:
             for line in f:
-                if line.startswith("VmRSS:"):
+                if line.startswith(field):
                     return round(int(line.split()[1]) / 1024, 2)
     except OSError:
         return None
     return None
+
+
+def rss_mb(pid: int) -> float | None:
+    return _kb_field_mb(f"/proc/{pid}/status", "VmRSS:")
 
 
 def pss_mb(pid: int) -> float | None:
     """Proportional set size: shared pages (a forked worker's and its template's) split."""
-    try:
-        with open(f"/proc/{pid}/smaps_rollup", encoding="ascii") as f:
-            for line in f:
-                if line.startswith("Pss:"):
-                    return round(int(line.split()[1]) / 1024, 2)
-    except OSError:
-        return None
-    return None
+    return _kb_field_mb(f"/proc/{pid}/smaps_rollup", "Pss:")
 
 
 def cpu_seconds(pid: int) -> float | None:

@@ -112,6 +112,7 @@ class TemplateInfo(Record):
     preload_ms: float | None = doc_field("How long its imports took; null until ready.")
     modules: int | None = doc_field("Modules it holds imported; null until ready.")
     forks: int = doc_field("Workers it has forked so far.")
+    restarts: int = doc_field("Times it was started again after exiting on its own (at most 3).")
     problem: str | None = doc_field("Why it is unsafe or failed; null otherwise.")
 
 

@@ -14,6 +14,8 @@ Contract:
   watches the child's pidfd (sent by the template, so it can never name a
   reused pid) and takes the exit status from the template's ``exited``
   message; if the template is gone by then the status is unknown (None).
+- A template that exits on its own is started again by the next ``fork``
+  (which spawns cold meanwhile), at most ``MAX_RESTARTS`` times.
 - ``stop()`` closes the socket (the template exits; forked workers are not
   affected) and stops the process with bounded waits.
 """
@@ -49,7 +51,7 @@ class ForkedChild:
         self._pid, self._pidfd = pid, pidfd
         self._stdin, self._stdout, self._stderr = stdin, stdout, stderr
         self.returncode: int | None = None
-        self._status = threading.Event()
+        self._status = threading.Event()  # reported, or no report will ever come
 
     @property
     def pid(self) -> int:
@@ -67,50 +69,46 @@ class ForkedChild:
     def stderr(self) -> IO[bytes]:
         return self._stderr
 
-    def exited(self, status: int | None) -> None:
-        if status is not None:
-            self.returncode = os.waitstatus_to_exitcode(status)
+    def exited(self, status: int) -> None:
+        self.returncode = os.waitstatus_to_exitcode(status)
+        self._status.set()
+
+    def orphaned(self) -> None:
+        """Its template is gone: it may live on, but its status will never be known."""
         self._status.set()
 
     def wait(self, timeout: float | None = None) -> int | None:
-        if not self._status.is_set():
+        if self._pidfd >= 0:
             ready, _, _ = select.select([self._pidfd], [], [], timeout)
             if not ready:
                 raise subprocess.TimeoutExpired(f"pid {self._pid}", timeout or 0.0)
             self._status.wait(5.0)  # the template reaps it and reports at once
-        if self._pidfd >= 0:
             os.close(self._pidfd)
             self._pidfd = -1
         return self.returncode
 
 
-class WorkerTemplate:
+class _Template:
+    """One template process and the socket to it."""
+
     def __init__(self, python: str, env: dict[str, str]) -> None:
-        self.python, self.env = python, env
         self.state: t.TemplateState = "starting"
         self.problem: str | None = None
         self.ready_info: dict[str, Any] = {}
-        self.forks = 0
-        self._proc: subprocess.Popen[bytes] | None = None
+        self.ready = threading.Event()  # ready, or never will be
+        self.gone = threading.Event()  # its connection ended
+        self.proc: subprocess.Popen[bytes] | None = None
         self._sock: socket.socket | None = None
-        self._started = False
-        self._ready = threading.Event()
         self._lock = threading.Lock()  # one fork request at a time
         self._reply: tuple[dict[str, Any], list[int]] | None = None
         self._replied = threading.Condition()
         self._children: dict[int, ForkedChild] = {}
         self._unclaimed_exits: dict[int, int] = {}  # exited before fork() registered it
         self._children_lock = threading.Lock()
-
-    def start(self) -> None:
-        with self._lock:
-            if self._started:
-                return
-            self._started = True
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        argv = template_command(self.python, theirs.fileno())
+        argv = template_command(python, theirs.fileno())
         try:
-            proc = spawn_child(argv, self.env, cwd="/", pass_fds=(theirs.fileno(),))
+            proc = spawn_child(argv, env, cwd="/", pass_fds=(theirs.fileno(),))
         except OSError as exc:
             self._fail("failed", f"cannot start: {exc}")
             ours.close()
@@ -119,14 +117,14 @@ class WorkerTemplate:
             theirs.close()
         assert proc.stdout is not None
         proc.stdout.close()  # it points fd 1 at stderr first thing
-        self._proc, self._sock = proc, ours
+        self.proc, self._sock = proc, ours
         relay_stderr(proc, "[template] ")
         threading.Thread(target=self._read, name="template", daemon=True).start()
 
     def _fail(self, state: t.TemplateState, problem: str) -> None:
         if self.state in ("starting", "ready"):
             self.state, self.problem = state, problem
-        self._ready.set()
+        self.ready.set()
 
     def _read(self) -> None:
         assert self._sock is not None
@@ -139,12 +137,16 @@ class WorkerTemplate:
         except (OSError, ValueError) as exc:
             print(f"hermes-stdio: worker template connection: {exc}", file=sys.stderr)
         self._fail("exited", "the template exited")
+        pid = self.proc.pid if self.proc is not None else None
+        print(f"hermes-stdio: worker template pid {pid} exited", file=sys.stderr)
         with self._replied:
             self._replied.notify_all()
         with self._children_lock:
             orphans = list(self._children.values())
+            self._children.clear()
         for child in orphans:
-            child.exited(None)
+            child.orphaned()
+        self.gone.set()
 
     def _dispatch(self, msg: dict[str, Any], fds: list[int]) -> None:
         kind = msg.get("type")
@@ -155,7 +157,7 @@ class WorkerTemplate:
                 print(f"hermes-stdio: worker template unsafe: {self.problem}", file=sys.stderr)
             else:
                 self.state = "ready"
-                self._ready.set()
+                self.ready.set()
                 print(
                     f"hermes-stdio: worker template ready ({msg.get('modules')} modules"
                     f" in {msg.get('preloadMs')} ms)",
@@ -177,30 +179,15 @@ class WorkerTemplate:
         for fd in fds:
             os.close(fd)
 
-    def wait_ready(self, timeout: float) -> bool:
-        """Whether it became ready (or failed) within ``timeout``; for tests and tools."""
-        return self._ready.wait(timeout) and self.state == "ready"
-
-    def fork(
-        self, options: list[str], env: dict[str, str], cwd: str, cold_argv: list[str]
-    ) -> ForkedChild:
-        if not self._started:
-            raise TemplateUnavailable("the template has not been started")
-        if not self._ready.is_set():
+    def fork(self, request: dict[str, Any]) -> ForkedChild:
+        if not self.ready.is_set():
             raise TemplateUnavailable("the template is still starting")
         if self.state != "ready" or self._sock is None:
             raise TemplateUnavailable(f"the template is {self.state}: {self.problem}")
-        env = {**env, **UTF8_ENV}
-        request = {
-            "type": "fork",
-            "options": options,
-            "env": env,
-            "cwd": cwd,
-            "coldArgv": cold_argv,
-        }
         with self._lock:
             pipes = [os.pipe2(os.O_CLOEXEC) for _ in range(3)]
             theirs = [pipes[0][0], pipes[1][1], pipes[2][1]]
+            ours = [pipes[0][1], pipes[1][0], pipes[2][0]]
             try:
                 with self._replied:
                     self._reply = None
@@ -210,26 +197,26 @@ class WorkerTemplate:
                     ):
                         raise TemplateUnavailable("the template did not answer in 10s")
                     reply = self._reply
+                if reply is None:
+                    raise TemplateUnavailable(f"the template is {self.state}: {self.problem}")
+                msg, fds = reply
+                if msg.get("type") != "forked" or len(fds) != 1:
+                    for fd in fds:
+                        os.close(fd)
+                    raise TemplateUnavailable(str(msg.get("reason") or msg))
             except BaseException:
-                for fd in (pipes[0][1], pipes[1][0], pipes[2][0]):
+                for fd in ours:
                     os.close(fd)
                 raise
             finally:
                 for fd in theirs:
                     os.close(fd)
-            if reply is None:
-                raise TemplateUnavailable(f"the template is {self.state}: {self.problem}")
-            msg, fds = reply
-            if msg.get("type") != "forked" or len(fds) != 1:
-                for fd in (*fds, pipes[0][1], pipes[1][0], pipes[2][0]):
-                    os.close(fd)
-                raise TemplateUnavailable(str(msg.get("reason") or msg))
             child = ForkedChild(
                 int(msg["pid"]),
                 fds[0],
-                os.fdopen(pipes[0][1], "wb", buffering=0),
-                os.fdopen(pipes[1][0], "rb", buffering=0),
-                os.fdopen(pipes[2][0], "rb"),
+                os.fdopen(ours[0], "wb", buffering=0),
+                os.fdopen(ours[1], "rb", buffering=0),
+                os.fdopen(ours[2], "rb"),
             )
             with self._children_lock:
                 status = self._unclaimed_exits.pop(child.pid, None)
@@ -237,24 +224,86 @@ class WorkerTemplate:
                     self._children[child.pid] = child
             if status is not None:
                 child.exited(status)
-            self.forks += 1
             return child
 
-    def info(self) -> t.TemplateInfo:
-        ready = self.ready_info
-        return t.TemplateInfo(
-            state=self.state,
-            pid=self._proc.pid if self._proc is not None and self.state != "exited" else None,
-            preload_ms=ready.get("preloadMs"),
-            modules=ready.get("modules"),
-            forks=self.forks,
-            problem=self.problem,
-        )
-
     def stop(self) -> None:
+        self._fail("exited", "stopped")
         if self._sock is not None:
             with contextlib.suppress(OSError):
                 self._sock.shutdown(socket.SHUT_RDWR)
-        if self._proc is not None:
-            stop_child(self._proc, grace_s=2.0, after_stdin_s=1.0, after_term_s=2.0)
-        self._fail("exited", "stopped")
+        if self.proc is not None:
+            stop_child(self.proc, grace_s=2.0, after_stdin_s=1.0, after_term_s=2.0)
+
+
+class WorkerTemplate:
+    MAX_RESTARTS = 3
+
+    def __init__(self, python: str, env: dict[str, str]) -> None:
+        self.python, self.env = python, env
+        self.forks = 0
+        self.restarts = 0
+        self._current: _Template | None = None
+        self._stopped = False
+        self._lock = threading.Lock()
+
+    def start(self) -> None:
+        with self._lock:
+            if self._current is None and not self._stopped:
+                self._current = _Template(self.python, self.env)
+
+    def wait_ready(self, timeout: float) -> bool:
+        """Whether it became ready (or failed) within ``timeout``; for tests and tools."""
+        current = self._current
+        return current is not None and current.ready.wait(timeout) and current.state == "ready"
+
+    def wait_exited(self, timeout: float) -> bool:
+        """Whether the current template's connection ended within ``timeout``."""
+        current = self._current
+        return current is not None and current.gone.wait(timeout)
+
+    def fork(
+        self, options: list[str], env: dict[str, str], cwd: str, cold_argv: list[str]
+    ) -> ForkedChild:
+        with self._lock:
+            current = self._current
+            if current is None:
+                raise TemplateUnavailable("the template has not been started")
+            if (
+                current.state == "exited"
+                and not self._stopped
+                and self.restarts < self.MAX_RESTARTS
+            ):
+                self.restarts += 1
+                self._current = _Template(self.python, self.env)
+                print(
+                    f"hermes-stdio: worker template exited; restart {self.restarts}",
+                    file=sys.stderr,
+                )
+                raise TemplateUnavailable("the template exited; it is restarting")
+        request = {"type": "fork", "options": options, "env": {**env, **UTF8_ENV}, "cwd": cwd}
+        request["coldArgv"] = cold_argv
+        child = current.fork(request)
+        self.forks += 1
+        return child
+
+    def info(self) -> t.TemplateInfo:
+        current = self._current
+        if current is None:
+            return t.TemplateInfo("starting", None, None, None, self.forks, self.restarts, None)
+        ready, proc = current.ready_info, current.proc
+        return t.TemplateInfo(
+            state=current.state,
+            pid=proc.pid if proc is not None and current.state != "exited" else None,
+            preload_ms=ready.get("preloadMs"),
+            modules=ready.get("modules"),
+            forks=self.forks,
+            restarts=self.restarts,
+            problem=current.problem,
+        )
+
+    def stop(self) -> None:
+        with self._lock:
+            self._stopped = True
+            current = self._current
+        if current is not None:
+            current.stop()

@@ -103,18 +103,21 @@ class HostClient:
             if os.environ.get("HERMES_STDIO_TEST_STDERR"):
                 print(text, file=sys.stderr)
 
-    def wait_stderr(self, predicate: Callable[[str], bool], timeout: float = 10.0) -> str:
-        """First stderr line matching ``predicate`` (stderr and the wire are not ordered)."""
+    def wait_stderr(
+        self, predicate: Callable[[str], bool], timeout: float = 10.0, count: int = 1
+    ) -> str:
+        """The ``count``-th stderr line matching ``predicate`` (stderr and the wire are
+        not ordered)."""
         found: list[str] = []
 
         def match() -> bool:
-            found[:] = [line for line in self.stderr_lines if predicate(line)][:1]
-            return bool(found)
+            found[:] = [line for line in self.stderr_lines if predicate(line)][:count]
+            return len(found) >= count
 
         with self._stderr_cond:
             if not self._stderr_cond.wait_for(match, timeout):
-                raise TimeoutError(f"no matching stderr line in {timeout}s")
-        return found[0]
+                raise TimeoutError(f"not {count} matching stderr lines in {timeout}s")
+        return found[-1]
 
     def pause_reading(self) -> None:
         """Stop reading the server's stdout (after the current read), like a stalled host."""

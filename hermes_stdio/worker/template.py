@@ -164,7 +164,12 @@ class Template:
             os.environ.clear()
             os.environ.update(env)
             os.chdir(msg["cwd"])
-            from .main import main_forked
+            from . import main as worker_main
+
+            # What a cold worker would see (hermes may look at its command line).
+            sys.argv = [worker_main.__file__, *msg["options"]]
+            sys.orig_argv = list(msg["coldArgv"])
+            main_forked = worker_main.main_forked
 
             code = main_forked(list(msg["options"]), self.audit, list(msg["coldArgv"]), env)
         except BaseException as exc:
@@ -178,6 +183,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--fd", type=int, required=True)
     args = parser.parse_args(argv)
     os.dup2(2, 1)  # a stray print must not reach anything but our log
+    from . import main as _worker_main  # noqa: F401  our own worker code, shared by every fork
+
     sock = socket.socket(fileno=args.fd)
     template = Template(sock)
     template.preload()

@@ -10,7 +10,14 @@ from typing import Any
 from hermes_stdio.testing.host import HostClient
 from hermes_stdio.testing.llm_server import Reply, ScriptedLLM
 
-from .conftest import DEFAULT_SECRET, WORK_SECRET, StartHost, template_ready, wait_gone
+from .conftest import (
+    DEFAULT_SECRET,
+    TEMPLATE_READY,
+    WORK_SECRET,
+    StartHost,
+    template_ready,
+    wait_gone,
+)
 
 WAIT = 60.0
 
@@ -101,20 +108,27 @@ def test_without_the_template_workers_are_spawned_cold(
     assert parent_of(w["pid"]) == host.proc.pid
 
 
-def test_after_the_template_is_killed_its_workers_serve_on_and_new_ones_start_cold(
+def test_a_killed_template_is_restarted_while_its_workers_serve_on(
     host: HostClient, llm: ScriptedLLM
 ) -> None:
     template_ready(host)
     complete_run(host, llm, "default", "first")
     forked = worker(host, "default")
     assert forked["startMode"] == "forked"
-    os.kill(template(host)["pid"], signal.SIGKILL)
+    first = template(host)["pid"]
+    os.kill(first, signal.SIGKILL)
+    host.wait_stderr(lambda line: line == f"hermes-stdio: worker template pid {first} exited")
     assert complete_run(host, llm, "default", "still here") == "still here"
+    # The next new worker finds the template gone: spawned cold while it restarts.
     assert complete_run(host, llm, "work", "cold") == "cold"
     w = worker(host, "work")
-    assert w["startMode"] == "spawned" and "template" in w["forkFallback"]
-    assert template(host)["state"] == "exited"
-    # The orphaned worker's exit status died with the template: reported as unknown.
+    assert w["startMode"] == "spawned" and "restarting" in w["forkFallback"]
+    assert template(host)["restarts"] == 1
+    host.wait_stderr(lambda line: line.startswith(TEMPLATE_READY), timeout=WAIT, count=2)
+    assert complete_run(host, llm, "play", "forked again") == "forked again"
+    assert worker(host, "play")["startMode"] == "forked"
+    assert template(host)["pid"] not in (None, first)
+    # The orphaned worker's exit status died with the first template: unknown.
     os.kill(forked["pid"], signal.SIGKILL)
     exited = host.wait_for(lambda n: n.method == "worker/exited", timeout=WAIT)
     assert exited.params["pid"] == forked["pid"]

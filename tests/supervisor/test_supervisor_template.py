@@ -81,20 +81,39 @@ def test_a_template_still_importing_is_not_waited_for() -> None:
         t.stop()
 
 
-def test_a_killed_template_is_unavailable_and_its_orphans_exit_with_an_unknown_status(
+def test_a_killed_template_restarts_on_the_next_fork_and_its_orphans_exit_unknown(
     template: WorkerTemplate,
 ) -> None:
     child = fork(template)
     assert child.stdout.read(1)
-    info = template.info()
-    assert info.pid is not None
-    os.kill(info.pid, signal.SIGKILL)
-    with pytest.raises(TemplateUnavailable, match="exited"):
+    first = template.info().pid
+    assert first is not None
+    os.kill(first, signal.SIGKILL)
+    with pytest.raises(subprocess.TimeoutExpired):
+        child.wait(0.2)  # the orphan lives on: its template's death is not its own
+    # The next fork finds it gone: it starts a new one and the caller spawns cold.
+    assert template.wait_exited(WAIT)
+    with pytest.raises(TemplateUnavailable, match="restarting"):
         fork(template)
-    assert template.info().state == "exited"
-    assert template.info().pid is None
+    assert template.info().restarts == 1
+    assert ready(template).info().pid not in (None, first)
+    assert fork(template).pid > 0
     child.stdin.close()  # the orphan still serves its pipes and exits on EOF
     assert child.wait(WAIT) is None
+
+
+def test_a_template_that_keeps_exiting_is_restarted_at_most_max_restarts_times(
+    template: WorkerTemplate,
+) -> None:
+    for _ in range(WorkerTemplate.MAX_RESTARTS + 1):
+        pid = ready(template).info().pid
+        assert pid is not None
+        os.kill(pid, signal.SIGKILL)
+        assert template.wait_exited(WAIT)
+        with pytest.raises(TemplateUnavailable):
+            fork(template)
+    assert template.info().restarts == WorkerTemplate.MAX_RESTARTS
+    assert template.info().state == "exited"
 
 
 def test_a_template_that_cannot_start_is_failed_and_unavailable() -> None:

@@ -457,6 +457,10 @@ export interface TemplateInfo {
    */
   forks: number;
   /**
+   * Times it was started again after exiting on its own (at most 3).
+   */
+  restarts: number;
+  /**
    * Why it is unsafe or failed; null otherwise.
    */
   problem: string | null;
