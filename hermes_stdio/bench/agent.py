@@ -32,6 +32,10 @@ from .client import FramedClient, LineClient, RpcFailed, Stream
 from .common import Ctx
 from .stats import pss_mb, rss_mb, summary
 
+# The worker trims its heap just after it sends run/completed; sampling RSS at once
+# would race that and measure the allocator's timing rather than the worker.
+TRIM_SETTLE_S = 0.2
+
 
 @dataclass
 class Live:
@@ -123,6 +127,7 @@ def real_supervisor(ctx: Ctx) -> Live:
         live.pids.append(int(template_pid))
         mem["template_mb"] = rss_mb(int(template_pid))
         mem["template_pss_mb"] = pss_mb(int(template_pid))
+    time.sleep(TRIM_SETTLE_S)
     mem["worker_after_1_run_mb"] = rss_mb(worker_pid)
     mem["supervisor_after_1_run_mb"] = rss_mb(client.pid)
 
@@ -140,6 +145,7 @@ def real_supervisor(ctx: Ctx) -> Live:
     for i in range(1, cfg.short_runs + 1):
         runner.run(f"real-short-{i % 2}", "count")
         if i % step == 0 or i == cfg.short_runs:
+            time.sleep(TRIM_SETTLE_S)
             series.append((i, rss_mb(worker_pid), rss_mb(client.pid)))
     mem["short_runs"] = cfg.short_runs
     mem["worker_after_n_mb"] = series[-1][1]
