@@ -44,6 +44,7 @@ class Config:
     real_chunk_delay_ms: float = 2.0
     real_tp_chunks: int = 5000
     short_runs: int = 1000
+    new_profiles: int = 3  # cold-start samples: one new profile's first run each
     idle_seconds: float = 30.0
     bp_deltas: int = 200_000
     bp_pause_s: float = 10.0
@@ -64,6 +65,7 @@ class Config:
             real_latency_chunks=200,
             real_tp_chunks=1000,
             short_runs=100,
+            new_profiles=2,
             idle_seconds=5.0,
             bp_deltas=50_000,
             bp_pause_s=3.0,
@@ -84,6 +86,7 @@ class Config:
             real_chunk_delay_ms=1.0,
             real_tp_chunks=50,
             short_runs=3,
+            new_profiles=1,
             idle_seconds=0.5,
             bp_deltas=500,
             bp_pause_s=0.5,
@@ -109,7 +112,8 @@ class Ctx:
         self._answers: queue.Queue[bytes] = queue.Queue()
         threading.Thread(target=self._read_llm, name="llm-reader", daemon=True).start()
         self.base_url = str(self._llm_answer()["base_url"])
-        self.home = make_home(root, self.base_url, profiles={PROFILE2: {}})
+        self.new_profiles = [f"bench{i + 2}" for i in range(config.new_profiles)]
+        self.home = make_home(root, self.base_url, profiles={p: {} for p in self.new_profiles})
         self.env = offline_env(self.home, {"PYTHONUNBUFFERED": "1"})
 
     def _read_llm(self) -> None:

@@ -237,7 +237,8 @@ def render(r: dict[str, Any]) -> str:
             "",
         ),
         (
-            f"new profile, template ready: {_fmt(_get(real, 'start_modes', 'bench2'))} (ms)",
+            f"new profile, template ready: {_fmt(_get(real, 'start_modes', 'bench2'))},"
+            f" median of {len(real.get('new_profile_first_delta_ms_samples') or [])} (ms)",
             _fmt(real.get("cold_second_profile_first_delta_ms")),
             "",
             "",

@@ -12,6 +12,7 @@ from hermes_stdio.supervisor.profiles import (
     dotenv_keys,
     profile_home,
     resolve_home,
+    template_env,
     worker_env,
 )
 from hermes_stdio.wire import ErrorType, RpcError
@@ -257,3 +258,24 @@ def test_worker_env_drops_default_home_keys_even_if_a_profiles_default_dir_exist
     write(home / ".env", "DEFAULT_SECRET=d\n")
     (home / "profiles" / "default").mkdir()
     assert "DEFAULT_SECRET" not in worker_env(home, "work", {"DEFAULT_SECRET": "d"})
+
+
+# --- template_env -----------------------------------------------------------
+
+
+def test_template_env_holds_no_profiles_keys_no_hermes_home_and_no_process_state(
+    home: Path,
+) -> None:
+    write(home / ".env", "DEFAULT_SECRET=d\n")
+    write(home / "profiles" / "work" / ".env", "WORK_SECRET=w\n")
+    base = {
+        "DEFAULT_SECRET": "d",
+        "WORK_SECRET": "w",
+        "HERMES_HOME": str(home),
+        "HERMES_SESSION_ID": "s",
+        "TERMINAL_CWD": "/x",
+        "HERMES_STDIO_PROFILE": "work",
+        "PATH": "/bin",
+    }
+    assert template_env(home, base) == {"PATH": "/bin"}
+    assert base["DEFAULT_SECRET"] == "d"  # the base is not mutated
