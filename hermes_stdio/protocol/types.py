@@ -123,7 +123,9 @@ class SupervisorStatusResult(Record):
     hermes_home: str = doc_field("The Hermes home directory (the default profile).")
     workers: list[WorkerInfo] = doc_field("Every worker slot the supervisor knows.")
     template: TemplateInfo | None = doc_field(
-        "The worker template; null when it is switched off (--no-worker-template).", None
+        "The worker template; null when switched off (--no-worker-template) or not"
+        " supported (it needs Linux).",
+        None,
     )
 
 

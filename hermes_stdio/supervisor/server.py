@@ -38,6 +38,7 @@ from ..wire import ErrorType, Notification, Request, RequestId, RpcError, to_wir
 from .profiles import template_env
 from .routes import Routes
 from .routing import RoutedMethods, spawn_thread
+from .template import SUPPORTED as TEMPLATE_SUPPORTED
 from .template import WorkerTemplate
 from .workers import WorkerPool, WorkerSlot
 
@@ -60,7 +61,9 @@ class Supervisor(RoutedMethods):
         self.routes = Routes()
         env = dict(os.environ if base_env is None else base_env)
         template = (
-            WorkerTemplate(agent_python, template_env(home, env)) if worker_template else None
+            WorkerTemplate(agent_python, template_env(home, env))
+            if worker_template and TEMPLATE_SUPPORTED
+            else None
         )
         self.pool = WorkerPool(
             home,

@@ -18,6 +18,7 @@ Contract:
   (which spawns cold meanwhile), at most ``MAX_RESTARTS`` times.
 - ``stop()`` closes the socket (the template exits; forked workers are not
   affected) and stops the process with bounded waits.
+- Linux only (``SUPPORTED``): it needs pidfds and /proc.
 """
 
 from __future__ import annotations
@@ -38,6 +39,8 @@ from ..transport.process import UTF8_ENV
 from .launch import template_command
 
 MAX_MESSAGE = 1 << 16
+# Workers are watched through pidfds and the template closes fds through /proc.
+SUPPORTED = sys.platform.startswith("linux") and hasattr(os, "pidfd_open")
 
 
 class TemplateUnavailable(Exception):

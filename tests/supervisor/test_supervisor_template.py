@@ -7,9 +7,12 @@ import signal
 import subprocess
 import sys
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
+from hermes_stdio.supervisor import server
+from hermes_stdio.supervisor.server import Supervisor
 from hermes_stdio.supervisor.template import ForkedChild, TemplateUnavailable, WorkerTemplate
 from hermes_stdio.transport import stop_child
 
@@ -122,3 +125,18 @@ def test_a_template_that_cannot_start_is_failed_and_unavailable() -> None:
     assert t.info().state == "failed"
     with pytest.raises(TemplateUnavailable, match="cannot start"):
         fork(t)
+
+
+def test_the_supervisor_has_a_template_only_where_it_is_supported_and_wanted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def template_of(wanted: bool) -> WorkerTemplate | None:
+        sup = Supervisor(
+            tmp_path, sys.executable, max_body_bytes=1 << 20, base_env={}, worker_template=wanted
+        )
+        return sup.pool.template
+
+    assert isinstance(template_of(True), WorkerTemplate)  # not started until initialize
+    assert template_of(False) is None
+    monkeypatch.setattr(server, "TEMPLATE_SUPPORTED", False)
+    assert template_of(True) is None

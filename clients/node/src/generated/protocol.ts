@@ -430,7 +430,7 @@ export interface SupervisorStatusResult {
    */
   workers: WorkerInfo[];
   /**
-   * The worker template; null when it is switched off (--no-worker-template).
+   * The worker template; null when switched off (--no-worker-template) or not supported (it needs Linux).
    */
   template?: TemplateInfo | null;
 }
