@@ -140,3 +140,27 @@ def test_the_supervisor_has_a_template_only_where_it_is_supported_and_wanted(
     assert template_of(False) is None
     monkeypatch.setattr(server, "TEMPLATE_SUPPORTED", False)
     assert template_of(True) is None
+
+
+def test_a_template_reporting_problems_is_unsafe_and_never_forks(tmp_path: Path) -> None:
+    # A stand-in template: says ready with a problem, then waits for EOF.
+    fake = tmp_path / "python"
+    fake.write_text(
+        f"#!{sys.executable}\n"
+        "import json, socket, sys\n"
+        "sock = socket.socket(fileno=int(sys.argv[sys.argv.index('--fd') + 1]))\n"
+        "sock.send(json.dumps({'type': 'ready', 'pid': 1, 'modules': 1, 'preloadMs': 1.0,"
+        " 'problems': ['opened /home/me/.hermes/SOUL.md']}).encode())\n"
+        "sock.recv(1)\n"
+    )
+    fake.chmod(0o755)
+    t = WorkerTemplate(str(fake), env())
+    t.start()
+    try:
+        assert not t.wait_ready(WAIT)  # it answered, but not as ready
+        info = t.info()
+        assert (info.state, info.problem) == ("unsafe", "opened /home/me/.hermes/SOUL.md")
+        with pytest.raises(TemplateUnavailable, match="unsafe: opened"):
+            fork(t)
+    finally:
+        t.stop()

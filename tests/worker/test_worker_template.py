@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import select
@@ -158,3 +159,30 @@ def test_closing_the_socket_ends_the_template_but_not_its_workers(tmp_path: Path
     assert select.select([pidfd], [], [], WAIT)[0]
     os.close(pidfd)
     os.close(stdout_r)
+
+
+def test_a_preload_that_writes_the_environment_makes_the_template_refuse_every_fork(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from hermes_stdio.worker import template as template_module
+
+    (tmp_path / "writes_env_at_import.py").write_text(
+        "import os\nos.environ['HERMES_STDIO_TEST_WRITTEN'] = '1'\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setattr(template_module, "modules", lambda: ["writes_env_at_import"])
+    monkeypatch.delenv("HERMES_STDIO_TEST_WRITTEN", raising=False)
+    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    with ours, theirs:
+        t = template_module.Template(theirs)
+        try:
+            t.preload()
+        finally:
+            gc.unfreeze()  # preload froze this test process's objects
+        ready = json.loads(ours.recv(1 << 16))
+        assert ready["problems"] == [
+            "set or deleted environment variable HERMES_STDIO_TEST_WRITTEN"
+        ]
+        assert t._refusal(dict(os.environ)) == (
+            "preloading was unsafe: set or deleted environment variable HERMES_STDIO_TEST_WRITTEN"
+        )
