@@ -286,7 +286,8 @@ class WorkerTemplate:
         request = {"type": "fork", "options": options, "env": {**env, **UTF8_ENV}, "cwd": cwd}
         request["coldArgv"] = cold_argv
         child = current.fork(request)
-        self.forks += 1
+        with self._lock:  # forks for different profiles may run at once
+            self.forks += 1
         return child
 
     def info(self) -> t.TemplateInfo:
