@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import signal
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -146,3 +147,53 @@ def test_a_killed_supervisor_takes_its_template_and_forked_workers_with_it(
     os.kill(host.proc.pid, signal.SIGKILL)
     assert wait_gone(template_pid, WAIT)
     assert wait_gone(worker_pid, WAIT)
+
+
+def test_a_template_that_cannot_start_is_reported_failed_and_workers_spawn_cold(
+    start_host: StartHost, llm: ScriptedLLM, tmp_path: Path
+) -> None:
+    # The template runs under the agent Python; this one spawns workers fine but
+    # cannot run the template at all.
+    wrapper = tmp_path / "agent-python"
+    wrapper.write_text(
+        f'#!/bin/sh\ncase "$*" in *worker.template*) exit 3 ;; esac\nexec {sys.executable} "$@"\n'
+    )
+    wrapper.chmod(0o755)
+    host = start_host("--agent-python", str(wrapper))
+    host.initialize()
+    host.wait_stderr(lambda line: line.startswith("hermes-stdio: worker template pid"), WAIT)
+    t = template(host)
+    assert t["state"] == "exited" and t["pid"] is None
+    assert complete_run(host, llm, "default", "cold") == "cold"
+    w = worker(host, "default")
+    assert w["startMode"] == "spawned" and "restarting" in w["forkFallback"]
+
+
+def test_an_unsafe_template_is_reported_and_never_forks(
+    start_host: StartHost, llm: ScriptedLLM, tmp_path: Path
+) -> None:
+    # A stand-in template that reports an unsafe preload; workers run for real.
+    fake = tmp_path / "fake_template.py"
+    fake.write_text(
+        "import json, socket, sys\n"
+        "sock = socket.socket(fileno=int(sys.argv[sys.argv.index('--fd') + 1]))\n"
+        "sock.send(json.dumps({'type': 'ready', 'pid': 1, 'modules': 1, 'preloadMs': 1.0,"
+        " 'problems': ['opened /home/me/.hermes/SOUL.md']}).encode())\n"
+        "sock.recv(1)\n"
+    )
+    wrapper = tmp_path / "agent-python"
+    wrapper.write_text(
+        "#!/bin/sh\n"
+        f'case "$*" in *worker.template*) exec {sys.executable} {fake} "$@" ;; esac\n'
+        f'exec {sys.executable} "$@"\n'
+    )
+    wrapper.chmod(0o755)
+    host = start_host("--agent-python", str(wrapper))
+    host.initialize()
+    host.wait_stderr(lambda line: line.startswith("hermes-stdio: worker template unsafe"), WAIT)
+    t = template(host)
+    assert (t["state"], t["problem"]) == ("unsafe", "opened /home/me/.hermes/SOUL.md")
+    assert complete_run(host, llm, "default", "cold") == "cold"
+    w = worker(host, "default")
+    assert w["startMode"] == "spawned" and "unsafe" in w["forkFallback"]
+    assert template(host)["forks"] == 0
