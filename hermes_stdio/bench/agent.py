@@ -30,12 +30,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .client import FramedClient, LineClient, RpcFailed, Stream
-from .common import Ctx
+from .common import TRIM_SETTLE_S, Ctx, memory_series
 from .stats import pss_mb, rss_mb, summary
-
-# The worker trims its heap just after it sends run/completed; sampling RSS at once
-# would race that and measure the allocator's timing rather than the worker.
-TRIM_SETTLE_S = 0.2
 
 
 @dataclass
@@ -130,7 +126,7 @@ def real_supervisor(ctx: Ctx) -> Live:
         mem["template_mb"] = rss_mb(int(template_pid))
         mem["template_pss_mb"] = pss_mb(int(template_pid))
     time.sleep(TRIM_SETTLE_S)
-    mem["worker_after_1_run_mb"] = rss_mb(worker_pid)
+    mem["worker_after_1_run_mb"] = rss_mb(worker_pid)  # before the latency and throughput runs
     mem["supervisor_after_1_run_mb"] = rss_mb(client.pid)
 
     ctx.arm_chunks(cfg.real_latency_chunks, cfg.real_chunk_delay_ms)
@@ -142,23 +138,15 @@ def real_supervisor(ctx: Ctx) -> Live:
     res["throughput"]["wire_bytes_per_delta"] = round(tp.wire_bytes / max(1, tp.frames), 1)
 
     ctx.reply_ok()
-    series: list[tuple[int, float | None, float | None]] = []
-    step = max(1, cfg.short_runs // 10)
-    for i in range(1, cfg.short_runs + 1):
-        runner.run(f"real-short-{i % 2}", "count")
-        if i % step == 0 or i == cfg.short_runs:
-            time.sleep(TRIM_SETTLE_S)
-            series.append((i, rss_mb(worker_pid), rss_mb(client.pid)))
-    mem["short_runs"] = cfg.short_runs
-    mem["worker_after_n_mb"] = series[-1][1]
-    mem["supervisor_after_n_mb"] = series[-1][2]
-    w1, wn = mem["worker_after_1_run_mb"], mem["worker_after_n_mb"]
-    first_sample = series[0][1]
-    mem["worker_growth_mb"] = round(wn - w1, 2) if wn is not None and w1 is not None else None
-    mem["worker_growth_after_first_10pct_mb"] = (
-        round(wn - first_sample, 2) if wn is not None and first_sample is not None else None
+    short = memory_series(
+        lambda i: runner.run(f"real-short-{i % 2}", "count"), worker_pid, cfg.short_runs, client.pid
     )
-    mem["series"] = series
+    mem["short_runs"] = short["runs"]
+    mem["worker_after_short_run_mb"] = short["after_1_mb"]
+    mem["worker_after_n_mb"] = short["after_n_mb"]
+    mem["supervisor_after_n_mb"] = short["series"][-1][2]
+    mem["worker_growth_mb"] = short["growth_mb"]
+    mem["series"] = short["series"]
     mem["worker_start_mb_note"] = "worker RSS at ready is racy (hermes preloads in background)"
     res["memory"] = mem
     res["session_busy_retries"] = runner.busy_retries
@@ -257,7 +245,11 @@ def in_process(ctx: Ctx) -> dict[str, Any]:
         lat = _token_latency(ctx, turn())
         ctx.arm_chunks(cfg.real_tp_chunks, 0)
         tp = _token_rate(ctx, turn(), cfg.real_tp_chunks)
-        return {"latency": lat, "throughput": tp, "rss_mb": rss_mb(proc.pid)}
+        rss = rss_mb(proc.pid)
+        ctx.reply_ok()
+        # The same short runs as the worker's, with no stdio layer: hermes' own growth.
+        memory = memory_series(lambda _i: turn(), proc.pid, cfg.short_runs)
+        return {"latency": lat, "throughput": tp, "rss_mb": rss, "memory": memory}
     finally:
         ctx.reply_ok()
         stdin.close()

@@ -12,6 +12,10 @@ Contract:
   supervisor, ``stream`` on the raw-pipe process) and waits for its
   completion; ``rate`` turns a finished stream into throughput numbers.
   All waits are bounded by ``Config.timeout``.
+- ``memory_series(run_one, pid, runs, other)`` runs ``run_one(i)`` for
+  i = 1..runs and samples the RSS of ``pid`` (and of ``other``) after run 1
+  and after every tenth of the runs, each sample ``TRIM_SETTLE_S`` after the
+  run ended (the worker trims its heap right after ``run/completed``).
 """
 
 from __future__ import annotations
@@ -22,14 +26,19 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ..testing.home import make_home, offline_env
 from .client import FramedClient, Stream
+from .stats import rss_mb
 
 PROFILE2 = "bench2"
+# Sampling RSS right after a run would race the worker's heap trim and measure the
+# allocator's timing rather than the process.
+TRIM_SETTLE_S = 0.2
 
 
 @dataclass
@@ -218,4 +227,25 @@ def rate(stream: Stream, expected: int) -> dict[str, Any]:
         "mb_per_s": round(stream.text_bytes / span / 1e6, 2) if span > 0 else None,
         "wire_bytes_per_delta": round(stream.wire_bytes / units, 1) if units else None,
         "seconds": round(span, 3),
+    }
+
+
+def memory_series(
+    run_one: Callable[[int], object], pid: int, runs: int, other: int | None = None
+) -> dict[str, Any]:
+    series: list[tuple[int, float | None, float | None]] = []
+    step = max(1, runs // 10)
+    for i in range(1, runs + 1):
+        run_one(i)
+        if i == 1 or i % step == 0 or i == runs:
+            time.sleep(TRIM_SETTLE_S)
+            series.append((i, rss_mb(pid), rss_mb(other) if other is not None else None))
+    first, last = series[0][1], series[-1][1]
+    growth = round(last - first, 2) if first is not None and last is not None else None
+    return {
+        "runs": runs,
+        "after_1_mb": first,
+        "after_n_mb": last,
+        "growth_mb": growth,
+        "series": series,
     }

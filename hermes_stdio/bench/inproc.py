@@ -6,8 +6,9 @@ Contract: a child of the bench, started with the bench's offline environment
 ``time.monotonic_ns()`` (the "host receipt" when there is no wire). Commands
 arrive as JSON lines on stdin: ``{"message": ...}`` runs one turn (history
 reset each time) and answers one JSON line ``{"deltas": [[t_ns, text], ...],
-"error": ...}``. The wire is a private duplicate of fd 1; hermes' own prints go
-to stderr. Exits on EOF.
+"error": ...}``, after trimming the heap as a worker does after each run.
+The wire is a private duplicate of fd 1; hermes' own prints go to stderr.
+Exits on EOF.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from typing import Any
 
 from ..transport import take_over_stdio
 from ..worker.adapter import HermesAdapter
+from ..worker.memory import release_free_memory
 from ..worker.state import Session
 
 
@@ -56,6 +58,7 @@ def main() -> int:
                 error = outcome.error
             except Exception as exc:
                 error = f"{type(exc).__name__}: {exc}"
+            release_free_memory()
             out.write(json.dumps({"deltas": sink.deltas, "error": error}) + "\n")
             out.flush()
     adapter.close(agent)

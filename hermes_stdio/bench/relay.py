@@ -8,7 +8,9 @@ Contract:
   ``session/status`` round trips, event latency (stamp in the worker's agent
   callback -> host receipt) for 1 session and for ``Config.sessions``
   concurrent sessions split over two profiles, and throughput for 20 B and
-  4 KiB deltas. Both return plain JSON-able dicts; processes are always
+  4 KiB deltas, then the worker's RSS over ``Config.short_runs`` one-delta
+  runs (the stdio layer's own growth, no hermes-agent). Both return plain
+  JSON-able dicts; processes are always
   closed. Round trips are sequential (one request in flight), after a
   warm-up of 50 calls that is not counted.
 """
@@ -21,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from .client import FramedClient, Stream
-from .common import PROFILE2, Ctx, rate, run_framed, start_params
+from .common import PROFILE2, Ctx, memory_series, rate, run_framed, start_params
 from .stats import summary
 
 ECHO = str(Path(__file__).with_name("echo.py"))
@@ -122,6 +124,14 @@ def synthetic(ctx: Ctx) -> dict[str, Any]:
             cfg.timeout,
         )
         status = client.request("supervisor/status", {}, cfg.timeout)
+        default = next(w for w in status["workers"] if w["profile"] == "default")
+        # Short runs through the whole stdio layer with no hermes-agent: the layer's own growth.
+        memory = memory_series(
+            lambda i: run_framed(client, "supervisor", f"syn-short-{i % 2}", 1, 20, 0, cfg.timeout),
+            int(default["pid"]),
+            cfg.short_runs,
+            client.pid,
+        )
         return {
             "initialize_ms": round(init_ms, 2),
             "rtt_supervisor_status": summary(rtt_sup),
@@ -130,6 +140,7 @@ def synthetic(ctx: Ctx) -> dict[str, Any]:
             f"latency_{cfg.sessions}": _concurrent(ctx, client, cfg.sessions),
             "throughput": _throughput(ctx, client, "supervisor", "syn"),
             "workers": len(status.get("workers", [])),
+            "memory": memory,
         }
     finally:
         client.close()

@@ -94,6 +94,17 @@ def targets(r: dict[str, Any]) -> list[dict[str, Any]]:
     rows.append(
         _check(f"worker RSS growth over {n} runs MB", v, "< 5", None if v is None else v < 5)
     )
+    v = _get(syn, "memory", "growth_mb")
+    rows.append(
+        _check(
+            f"synthetic worker RSS growth over {n} runs MB (stdio layer only)",
+            v,
+            "< 5",
+            None if v is None else v < 5,
+        )
+    )
+    v = _get(inproc, "memory", "growth_mb")
+    rows.append(_check(f"in-process agent RSS growth over {n} runs MB", v, "(context)", None))
     bp = r.get("backpressure") or {}
     if bp:
         ok = bp.get("lost") == 0 and bp.get("seq_gapless") and bp.get("completed_count") == 1
@@ -280,10 +291,13 @@ def render(r: dict[str, Any]) -> str:
             f"{_fmt(tui.get('rss_start_mb'))} / {_fmt(tui.get('rss_after_runs_mb'))}",
         ),
         (
-            f"RSS worker 1 run / {_fmt(mem.get('short_runs'))} runs (MB)",
-            f"{_fmt(mem.get('worker_after_1_run_mb'))} / {_fmt(mem.get('worker_after_n_mb'))}",
+            f"RSS worker 1 run / {_fmt(mem.get('short_runs'))} short runs after it (MB)",
+            f"{_fmt(mem.get('worker_after_short_run_mb'))} / {_fmt(mem.get('worker_after_n_mb'))}"
+            f" (synthetic {_fmt(_get(syn, 'memory', 'after_1_mb'))}"
+            f" / {_fmt(_get(syn, 'memory', 'after_n_mb'))})",
             "",
-            "",
+            f"{_fmt(_get(inproc, 'memory', 'after_1_mb'))}"
+            f" / {_fmt(_get(inproc, 'memory', 'after_n_mb'))}",
             "",
         ),
         (

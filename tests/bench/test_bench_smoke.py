@@ -64,6 +64,11 @@ def test_bench_command_writes_json(tmp_path: Path) -> None:
         assert set(syn["throughput"][size]) >= {"deltas_per_s", "mb_per_s", "lost"}
         assert syn["throughput"][size]["lost"] == 0
     assert syn[f"latency_{sessions}"]["lost"] == 0
+    memory = syn["memory"]
+    runs = data["config"]["short_runs"]
+    assert memory["runs"] == runs
+    assert memory["series"][0][0] == 1 and memory["series"][-1][0] == runs
+    assert isinstance(memory["growth_mb"], float)
     assert {"cpu_s", "seconds", "processes"} <= set(data["idle"])
     bp = data["backpressure"]
     assert bp["lost"] == 0 and bp["seq_gapless"] is True and bp["completed_count"] == 1
