@@ -206,10 +206,12 @@ def run_framed(
     interval_ms: int,
     timeout: float,
     profile: str | None = None,
+    extra: dict[str, Any] | None = None,
 ) -> tuple[Stream, int]:
     """One synthetic stream, waited for; returns the stream and its send time."""
     stream = client.watch(session_id, Stream("stamp", size))
     method, params = start_params(kind, session_id, count, size, interval_ms, profile)
+    params.update(extra or {})
     t0 = time.monotonic_ns()
     client.request(method, params, timeout)
     stream.wait_done(timeout)

@@ -125,9 +125,13 @@ def synthetic(ctx: Ctx) -> dict[str, Any]:
         )
         status = client.request("supervisor/status", {}, cfg.timeout)
         default = next(w for w in status["workers"] if w["profile"] == "default")
-        # Short runs through the whole stdio layer with no hermes-agent: the layer's own growth.
+        # Short runs through the whole stdio layer with no hermes-agent: the layer's own
+        # growth. History is reset per run, as in the real worker's short runs.
+        fresh: dict[str, Any] = {"conversationHistory": []}
         memory = memory_series(
-            lambda i: run_framed(client, "supervisor", f"syn-short-{i % 2}", 1, 20, 0, cfg.timeout),
+            lambda i: run_framed(
+                client, "supervisor", f"syn-short-{i % 2}", 1, 20, 0, cfg.timeout, None, fresh
+            ),
             int(default["pid"]),
             cfg.short_runs,
             client.pid,
