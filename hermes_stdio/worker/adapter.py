@@ -11,18 +11,24 @@ Contract:
   dangerous-command approvals are scoped per session (session key = session
   id) and, with no host approval flow wired yet, fail closed
   (``HERMES_EXEC_ASK=1`` and no notify callback: the command is not run).
+- hermes' scan of its tool modules is served from saved verdicts
+  (``scancache``) when the files are unchanged.
 """
 
 from __future__ import annotations
 
 import contextlib
+import hashlib
+import importlib.metadata
 import os
+import sys
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+from .scancache import FileVerdicts, cache_dir
 from .state import Session
 
 MAX_TOOL_RESULT_CHARS = 64 * 1024
@@ -153,6 +159,32 @@ def agent_callbacks(sink: EventSink) -> dict[str, Callable[..., None]]:
     }
 
 
+def _cache_tool_scan() -> FileVerdicts | None:
+    """Serve hermes' tool-module scan from saved verdicts (see ``scancache``).
+
+    Only when hermes still has the scan function this was written against;
+    otherwise hermes scans as it always does.
+    """
+    try:
+        from tools import registry
+    except Exception:
+        return None
+    scan = getattr(registry, "_module_registers_tools", None)
+    if not callable(scan) or getattr(scan, "__module__", None) != registry.__name__:
+        return None  # missing, or already wrapped
+    try:
+        source = Path(registry.__file__ or "")
+        st = source.stat()
+        version = importlib.metadata.version("hermes-agent")
+    except (OSError, ValueError, importlib.metadata.PackageNotFoundError):
+        return None
+    salt = f"{version}|{source}|{st.st_size}|{st.st_mtime_ns}|{sys.version}"
+    digest = hashlib.sha256(str(source.parent).encode()).hexdigest()[:16]
+    verdicts = FileVerdicts(cache_dir(os.environ) / f"tool-scan-{digest}.json", salt)
+    registry._module_registers_tools = verdicts.wrap(scan)
+    return verdicts
+
+
 class HermesAdapter:
     def __init__(self, home: Path) -> None:
         self.home = home
@@ -169,6 +201,7 @@ class HermesAdapter:
 
     def _modules(self) -> Any:
         with self._import_lock:
+            verdicts = _cache_tool_scan() if self._db is None else None
             try:
                 import run_agent
                 from hermes_cli import config, runtime_provider  # noqa: F401
@@ -177,6 +210,8 @@ class HermesAdapter:
                 raise AgentUnavailable(
                     f"cannot import hermes-agent: {type(exc).__name__}: {exc}"
                 ) from exc
+            if verdicts is not None:
+                verdicts.save()
             if self._db is None:
                 self._db = SessionDB(db_path=self.home / "state.db")
             return run_agent

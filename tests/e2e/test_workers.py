@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -20,6 +21,7 @@ from .conftest import (
     WORK_SECRET,
     StartHost,
     run_in_a_long_tool,
+    started_worker,
     template_ready,
     wait_gone,
     worker_pids,
@@ -258,3 +260,27 @@ def test_a_request_pending_in_a_worker_that_dies_fails_with_worker_crashed(
     host.wait_for(lambda n: n.method == "worker/exited")
     # The killed worker's tool command (in a session of its own) does not outlive it.
     assert all(wait_gone(pid, 10) for pid in tool_pids)
+
+
+@pytest.mark.parametrize("mode", ["spawned", "forked"])
+def test_the_first_worker_saves_hermes_tool_scan_and_later_workers_start_from_it(
+    mode: str, start_host: StartHost, llm: ScriptedLLM, tmp_path: Path
+) -> None:
+    xdg = tmp_path / "xdg"
+    args = ["--no-worker-template"] if mode == "spawned" else []
+    host = start_host(*args, env={"XDG_CACHE_HOME": str(xdg)})
+    host.initialize()
+    if mode == "forked":
+        template_ready(host)
+    started_worker(host, llm, "default")
+    [cache] = (xdg / "hermes-stdio").glob("tool-scan-*.json")
+    saved = cache.stat()
+    verdicts = json.loads(cache.read_text())["files"]
+    assert any(path.endswith("/tools/terminal_tool.py") for path in verdicts)
+
+    started_worker(host, llm, "work")  # every verdict served from the file: nothing rewritten
+    after = cache.stat()
+    assert (after.st_ino, after.st_mtime_ns) == (saved.st_ino, saved.st_mtime_ns)
+    status = host.request("supervisor/status")
+    modes = {w["profile"]: w["startMode"] for w in status["workers"]}
+    assert modes == {"default": mode, "work": mode}
