@@ -9,7 +9,8 @@ Contract:
   after cold start, warm starts, latency, throughput and memory over
   ``Config.short_runs`` short runs; the caller measures idle and closes it.
   Its workers fork from the worker template; ``spawned_starts(ctx)`` measures
-  the same first runs with ``--no-worker-template`` for comparison.
+  the same first runs with ``--no-worker-template`` for comparison, and the
+  first run in a worker prewarmed at ``initialize`` and left idle a while.
 - ``tui_gateway(ctx)`` likewise for ``python -m tui_gateway.entry`` (fresh
   session per turn: its busy-input policy would otherwise queue the next
   prompt as an interruption); ``in_process(ctx)`` runs and closes its child.
@@ -32,6 +33,8 @@ from typing import Any
 from .client import FramedClient, LineClient, RpcFailed, Stream
 from .common import TRIM_SETTLE_S, Ctx, memory_series
 from .stats import pss_mb, rss_mb, summary
+
+PREWARM_IDLE_S = 5.0
 
 
 @dataclass
@@ -172,7 +175,26 @@ def spawned_starts(ctx: Ctx) -> dict[str, Any]:
             "new_profile_first_delta_ms_samples": samples,
             "start_modes": {w["profile"]: w["startMode"] for w in workers},
             "worker_pss_mb": pss,
+            "prewarmed_first_delta_ms": _prewarmed_first_delta(ctx),
         }
+    finally:
+        client.close()
+
+
+def _prewarmed_first_delta(ctx: Ctx) -> float:
+    """run/start -> first delta in a worker prewarmed at ``initialize`` and then left idle
+    for ``PREWARM_IDLE_S`` (a user who reads before typing): its background preload is done."""
+    client = ctx.supervisor("supervisor-prewarmed", synthetic=False, template=False)
+    try:
+        init = {"protocolVersion": 1, "clientInfo": {"name": "bench"}}
+        client.request("initialize", {**init, "options": {"prewarmProfiles": ["default"]}})
+        client.notify("initialized", {})
+        time.sleep(PREWARM_IDLE_S)
+        [worker] = client.request("supervisor/status", {}, ctx.config.timeout)["workers"]
+        if worker["state"] != "ready":
+            raise RuntimeError(f"prewarmed worker not ready after {PREWARM_IDLE_S} s: {worker}")
+        run, t0 = _Runner(ctx, client).run("prewarmed", "count")
+        return round((run.first_ns - t0) / 1e6, 1)
     finally:
         client.close()
 

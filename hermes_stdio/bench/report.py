@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .agent import PREWARM_IDLE_S
 from .stats import ratio
 
 
@@ -231,6 +232,13 @@ def render(r: dict[str, Any]) -> str:
             "",
             "",
             _fmt(tui.get("cold_first_delta_ms")),
+        ),
+        (
+            f"prewarmed worker, idle {PREWARM_IDLE_S:g} s, first run (ms)",
+            _fmt(spawned.get("prewarmed_first_delta_ms")),
+            "",
+            "",
+            "",
         ),
         (
             "warm worker, new session (ms)",

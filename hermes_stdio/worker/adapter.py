@@ -5,8 +5,9 @@ Contract:
   ``preload``, ``build`` (one agent per session, callbacks bound to the
   session's *current* run), ``run_turn``, ``interrupt`` and ``close``. Unit
   tests substitute fakes; ``HermesAdapter`` drives the real ``AIAgent``.
-- hermes-agent is imported lazily (``preload`` warms it on a background
-  thread); a failed import raises ``AgentUnavailable``.
+- hermes-agent is imported lazily (``preload`` warms it, and the openai
+  package hermes imports on its first agent build, on a background thread);
+  a failed import raises ``AgentUnavailable``.
 - Session databases use the explicit path ``$HERMES_HOME/state.db``;
   dangerous-command approvals are scoped per session (session key = session
   id) and, with no host approval flow wired yet, fail closed
@@ -195,9 +196,14 @@ class HermesAdapter:
         self._db: Any = None
 
     def preload(self) -> None:
-        """Import hermes-agent ahead of the first run (call from a background thread)."""
+        """Import hermes-agent, and what its first agent build would import, ahead of the
+        first run (call from a background thread)."""
         with contextlib.suppress(AgentUnavailable):  # reported when a run needs it
             self._modules()
+            # hermes imports openai only when it builds the first agent (~0.9 s here).
+            # After run_agent, so the profile's .env is already in the environment.
+            with contextlib.suppress(Exception):
+                import openai  # noqa: F401
 
     def _modules(self) -> Any:
         with self._import_lock:
