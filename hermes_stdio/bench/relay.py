@@ -10,9 +10,8 @@ Contract:
   concurrent sessions split over two profiles, and throughput for 20 B and
   4 KiB deltas, then the worker's RSS over ``Config.short_runs`` one-delta
   runs (the stdio layer's own growth, no hermes-agent). Both return plain
-  JSON-able dicts; processes are always
-  closed. Round trips are sequential (one request in flight), after a
-  warm-up of 50 calls that is not counted.
+  JSON-able dicts; processes are always closed. Round trips are sequential
+  (one request in flight), after a warm-up of 50 calls that is not counted.
 """
 
 from __future__ import annotations
