@@ -173,6 +173,9 @@ def _cache_tool_scan() -> FileVerdicts | None:
     scan = getattr(registry, "_module_registers_tools", None)
     if not callable(scan) or getattr(scan, "__module__", None) != registry.__name__:
         return None  # missing, or already wrapped
+    where = cache_dir(os.environ)
+    if where is None:
+        return None
     try:
         source = Path(registry.__file__ or "")
         st = source.stat()
@@ -181,7 +184,7 @@ def _cache_tool_scan() -> FileVerdicts | None:
         return None
     salt = f"{version}|{source}|{st.st_size}|{st.st_mtime_ns}|{sys.version}"
     digest = hashlib.sha256(str(source.parent).encode()).hexdigest()[:16]
-    verdicts = FileVerdicts(cache_dir(os.environ) / f"tool-scan-{digest}.json", salt)
+    verdicts = FileVerdicts(where / f"tool-scan-{digest}.json", salt)
     registry._module_registers_tools = verdicts.wrap(scan)
     return verdicts
 

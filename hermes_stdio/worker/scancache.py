@@ -17,7 +17,8 @@ Contract:
   anything was recorded; it never raises. A cache that cannot be read or
   written costs speed, never correctness.
 - ``cache_dir(environ)`` is ``$XDG_CACHE_HOME/hermes-stdio`` or
-  ``~/.cache/hermes-stdio``.
+  ``~/.cache/hermes-stdio``; a relative ``XDG_CACHE_HOME`` is ignored (as the
+  XDG spec says), and with no absolute home either there is no cache (None).
 """
 
 from __future__ import annotations
@@ -34,9 +35,12 @@ from typing import Any
 _VERSION = 1
 
 
-def cache_dir(environ: Mapping[str, str]) -> Path:
-    base = environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "hermes-stdio"
+def cache_dir(environ: Mapping[str, str]) -> Path | None:
+    xdg = environ.get("XDG_CACHE_HOME", "")
+    if os.path.isabs(xdg):
+        return Path(xdg) / "hermes-stdio"
+    home = os.path.expanduser("~")  # "~" itself when there is no home to be found
+    return Path(home) / ".cache" / "hermes-stdio" if os.path.isabs(home) else None
 
 
 class FileVerdicts:

@@ -11,6 +11,8 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
 from hermes_stdio.testing.home import make_home, offline_env
 from hermes_stdio.worker.scancache import FileVerdicts, cache_dir
 
@@ -127,9 +129,20 @@ def test_a_file_that_cannot_be_stat_ed_goes_to_the_scan_and_is_not_saved(tmp_pat
     assert not cache.exists()
 
 
-def test_the_cache_lives_under_xdg_cache_home_else_the_home_cache() -> None:
+def test_the_cache_lives_under_xdg_cache_home_else_the_home_cache(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("HOME", "/home/someone")
     assert cache_dir({"XDG_CACHE_HOME": "/x/cache"}) == Path("/x/cache/hermes-stdio")
-    assert cache_dir({}) == Path(os.path.expanduser("~")) / ".cache" / "hermes-stdio"
+    assert cache_dir({}) == Path("/home/someone/.cache/hermes-stdio")
+    # A relative XDG_CACHE_HOME is invalid (XDG spec): never a cache under the cwd.
+    assert cache_dir({"XDG_CACHE_HOME": "rel/cache"}) == Path("/home/someone/.cache/hermes-stdio")
+
+
+def test_with_no_home_to_be_found_there_is_no_cache(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(os.path, "expanduser", lambda path: path)  # what it does then
+    assert cache_dir({"XDG_CACHE_HOME": "relative"}) is None
+    assert cache_dir({"XDG_CACHE_HOME": "/abs"}) == Path("/abs/hermes-stdio")
 
 
 _PROBE = """
