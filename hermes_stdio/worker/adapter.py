@@ -210,7 +210,7 @@ class HermesAdapter:
 
     def _modules(self) -> Any:
         with self._import_lock:
-            verdicts = _cache_tool_scan() if self._db is None else None
+            verdicts = _cache_tool_scan()  # None after the first call
             try:
                 import run_agent
                 from hermes_cli import config, runtime_provider  # noqa: F401
