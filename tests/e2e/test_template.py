@@ -149,18 +149,26 @@ def test_a_killed_supervisor_takes_its_template_and_forked_workers_with_it(
     assert wait_gone(worker_pid, WAIT)
 
 
-def test_a_template_that_cannot_start_is_reported_failed_and_workers_spawn_cold(
-    start_host: StartHost, llm: ScriptedLLM, tmp_path: Path
-) -> None:
-    # The template runs under the agent Python; this one spawns workers fine but
-    # cannot run the template at all.
+def host_whose_template_runs(start_host: StartHost, tmp_path: Path, command: str) -> HostClient:
+    """An initialized host whose agent Python runs workers for real but the shell
+    ``command`` in place of the worker template (the template runs under that Python)."""
     wrapper = tmp_path / "agent-python"
     wrapper.write_text(
-        f'#!/bin/sh\ncase "$*" in *worker.template*) exit 3 ;; esac\nexec {sys.executable} "$@"\n'
+        "#!/bin/sh\n"
+        f'case "$*" in *worker.template*) {command} ;; esac\n'
+        f'exec {sys.executable} "$@"\n'
     )
     wrapper.chmod(0o755)
     host = start_host("--agent-python", str(wrapper))
     host.initialize()
+    return host
+
+
+def test_a_template_that_cannot_start_is_reported_failed_and_workers_spawn_cold(
+    start_host: StartHost, llm: ScriptedLLM, tmp_path: Path
+) -> None:
+    # This agent Python spawns workers fine but cannot run the template at all.
+    host = host_whose_template_runs(start_host, tmp_path, "exit 3")
     host.wait_stderr(lambda line: line.startswith("hermes-stdio: worker template pid"), WAIT)
     t = template(host)
     assert t["state"] == "exited" and t["pid"] is None
@@ -181,15 +189,7 @@ def test_an_unsafe_template_is_reported_and_never_forks(
         " 'problems': ['opened /home/me/.hermes/SOUL.md']}).encode())\n"
         "sock.recv(1)\n"
     )
-    wrapper = tmp_path / "agent-python"
-    wrapper.write_text(
-        "#!/bin/sh\n"
-        f'case "$*" in *worker.template*) exec {sys.executable} {fake} "$@" ;; esac\n'
-        f'exec {sys.executable} "$@"\n'
-    )
-    wrapper.chmod(0o755)
-    host = start_host("--agent-python", str(wrapper))
-    host.initialize()
+    host = host_whose_template_runs(start_host, tmp_path, f'exec {sys.executable} {fake} "$@"')
     host.wait_stderr(lambda line: line.startswith("hermes-stdio: worker template unsafe"), WAIT)
     t = template(host)
     assert (t["state"], t["problem"]) == ("unsafe", "opened /home/me/.hermes/SOUL.md")
