@@ -8,7 +8,10 @@ agent (cold start, latency, throughput, memory over short runs), and finally
 idle CPU and wake-ups of hermes-stdio's processes and tui_gateway over the
 same window. It prints a table, writes the JSON to ``--out`` and returns 0,
 or 1 when a measurement failed (its error is in the JSON under ``errors``;
-the others still run). Targets missed are reported, not failures.
+the others still run). Targets missed are reported, not failures. Before
+each timed measurement it waits, bounded, for the machine to go quiet (a
+peer's helper process still importing would skew it); the waits are in the
+JSON under ``settled_s``.
 
 Options: ``--quick`` (about a minute), ``--tiny`` (smoke test),
 ``--idle-seconds``, ``--short-runs``, ``--out``, ``--only`` (comma list of
@@ -134,6 +137,7 @@ def main(argv: list[str]) -> int:
         if name not in only:
             return None
         print(f"bench: {name} ...", file=sys.stderr, flush=True)
+        ctx.settle(f"{name}.start")  # the previous section's processes may still be busy
         t0 = time.monotonic()
         try:
             value = fn(ctx)
@@ -167,6 +171,7 @@ def main(argv: list[str]) -> int:
             print(f"bench: temp home and logs kept in {root}", file=sys.stderr)
         else:
             shutil.rmtree(root, ignore_errors=True)
+    results["settled_s"] = ctx.settled
     results["seconds"] = round(time.monotonic() - started, 1)
     results["targets"] = targets(results)
     out = Path(args.out)

@@ -108,8 +108,10 @@ def real_supervisor(ctx: Ctx) -> Live:
     workers = client.request("supervisor/status", {}, cfg.timeout)["workers"]
     worker_pid = int(workers[0]["pid"])
     live.pids.append(worker_pid)
+    ctx.settle("real.warm_worker")
     warm, t0 = runner.run("real-warm-worker", "count")
     res["warm_worker_first_delta_ms"] = round((warm.first_ns - t0) / 1e6, 1)
+    ctx.settle("real.warm_session")
     again, t0 = runner.run("real-warm-worker", "count")
     res["warm_session_first_delta_ms"] = round((again.first_ns - t0) / 1e6, 1)
     # New profiles: a new worker each while another is warm (the template is ready now).
@@ -133,9 +135,11 @@ def real_supervisor(ctx: Ctx) -> Live:
     mem["supervisor_after_1_run_mb"] = rss_mb(client.pid)
 
     ctx.arm_chunks(cfg.real_latency_chunks, cfg.real_chunk_delay_ms)
+    ctx.settle("real.latency")
     lat, _ = runner.run("real-lat")
     res["latency"] = _token_latency(ctx, lat.token_ns)
     ctx.arm_chunks(cfg.real_tp_chunks, 0)
+    ctx.settle("real.throughput")
     tp, _ = runner.run("real-tp")
     res["throughput"] = _token_rate(ctx, tp.token_ns, cfg.real_tp_chunks)
     res["throughput"]["wire_bytes_per_delta"] = round(tp.wire_bytes / max(1, tp.frames), 1)
@@ -205,6 +209,7 @@ def new_profile_starts(runner: _Runner, tag: str) -> list[float]:
     samples = []
     for profile in runner.ctx.new_profiles:
         sid = f"{tag}-cold-{profile}"
+        runner.ctx.settle(f"{tag}.new_profile.{profile}")
         stream = runner.client.watch(sid, Stream("count"))
         t0 = time.monotonic_ns()
         params = {"message": "hi", "sessionId": sid, "profile": profile}
@@ -264,8 +269,10 @@ def in_process(ctx: Ctx) -> dict[str, Any]:
         answer()  # ready
         turn()  # warm-up
         ctx.arm_chunks(cfg.real_latency_chunks, cfg.real_chunk_delay_ms)
+        ctx.settle("in_process.latency")
         lat = _token_latency(ctx, turn())
         ctx.arm_chunks(cfg.real_tp_chunks, 0)
+        ctx.settle("in_process.throughput")
         tp = _token_rate(ctx, turn(), cfg.real_tp_chunks)
         rss = rss_mb(proc.pid)
         ctx.reply_ok()
@@ -286,10 +293,16 @@ def in_process(ctx: Ctx) -> dict[str, Any]:
 # --- tui_gateway -------------------------------------------------------------
 
 
-def _tui_turn(ctx: Ctx, client: LineClient, mode: str = "tokens") -> tuple[Stream, int, str]:
+def _tui_turn(
+    ctx: Ctx, client: LineClient, mode: str = "tokens", settle: str | None = None
+) -> tuple[Stream, int, str]:
+    """One prompt in a new session. With ``settle``, the machine is left to go quiet
+    after ``session.create``, which starts a helper process that imports hermes."""
     timeout = ctx.config.timeout
     created = client.request("session.create", {"cols": 80}, timeout)
     sid = str(created["session_id"])
+    if settle is not None:
+        ctx.settle(settle)
     stream = client.watch(sid, Stream(mode))
     t0 = time.monotonic_ns()
     client.request("prompt.submit", {"session_id": sid, "text": "hi"}, timeout)
@@ -313,9 +326,11 @@ def tui_gateway(ctx: Ctx) -> Live:
     res["rss_start_mb"] = rss_mb(client.pid)
     cold, t0, sid = _tui_turn(ctx, client, "count")
     res["cold_first_delta_ms"] = round((cold.first_ns - t0) / 1e6, 1)
+    ctx.settle("tui_gateway.warm")
     warm, t0, _ = _tui_turn(ctx, client, "count")
     res["warm_first_delta_ms"] = round((warm.first_ns - t0) / 1e6, 1)
     samples: list[int] = []
+    ctx.settle("tui_gateway.rtt")
     for i in range(50 + cfg.rtt_calls):
         t1 = time.monotonic_ns()
         client.request("terminal.resize", {"session_id": sid, "cols": 80}, cfg.timeout)
@@ -323,10 +338,10 @@ def tui_gateway(ctx: Ctx) -> Live:
             samples.append(time.monotonic_ns() - t1)
     res["rtt_terminal_resize"] = summary(samples)
     ctx.arm_chunks(cfg.real_latency_chunks, cfg.real_chunk_delay_ms)
-    lat, _, _ = _tui_turn(ctx, client)
+    lat, _, _ = _tui_turn(ctx, client, settle="tui_gateway.latency")
     res["latency"] = _token_latency(ctx, lat.token_ns)
     ctx.arm_chunks(cfg.real_tp_chunks, 0)
-    tp, _, _ = _tui_turn(ctx, client)
+    tp, _, _ = _tui_turn(ctx, client, settle="tui_gateway.throughput")
     res["throughput"] = _token_rate(ctx, tp.token_ns, cfg.real_tp_chunks)
     res["throughput"]["wire_bytes_per_delta"] = round(tp.wire_bytes / max(1, tp.frames), 1)
     ctx.reply_ok()

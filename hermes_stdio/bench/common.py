@@ -8,6 +8,8 @@ Contract:
   process, ``llm_proc``, on 127.0.0.1) and the log directory.
   ``Ctx.arm_chunks()`` scripts the next replies and resets the record of
   when each token chunk was flushed; ``Ctx.sent()`` fetches that record.
+  ``Ctx.settle(label)`` waits for a quiet machine before a timed measurement
+  and records the wait in ``Ctx.settled`` (reported in the JSON).
 - ``run_framed`` starts one stream on a framed client (``run/start`` on the
   supervisor, ``stream`` on the raw-pipe process) and waits for its
   completion; ``rate`` turns a finished stream into throughput numbers.
@@ -33,7 +35,7 @@ from typing import Any
 
 from ..testing.home import make_home, offline_env
 from .client import FramedClient, Stream
-from .stats import rss_mb
+from .stats import rss_mb, settle
 
 PROFILE2 = "bench2"
 # Sampling RSS right after a run would race the worker's heap trim and measure the
@@ -58,6 +60,7 @@ class Config:
     bp_deltas: int = 200_000
     bp_pause_s: float = 10.0
     timeout: float = 120.0
+    settle_limit_s: float = 15.0  # longest wait for a quiet machine; 0 skips the wait
     quick: bool = False
 
     @classmethod
@@ -100,6 +103,7 @@ class Config:
             bp_deltas=500,
             bp_pause_s=0.5,
             timeout=60.0,
+            settle_limit_s=0.0,
             quick=True,
         )
 
@@ -110,6 +114,7 @@ class Ctx:
         self.config = config
         self.logs = root / "logs"
         self.logs.mkdir(parents=True, exist_ok=True)
+        self.settled: dict[str, float] = {}
         self._llm_log = self.log("scripted-llm").open("ab")
         self._llm = subprocess.Popen(
             [sys.executable, "-m", "hermes_stdio.bench.llm_proc"],
@@ -153,6 +158,10 @@ class Ctx:
     def sent(self) -> dict[int, int]:
         """When the LLM flushed each token chunk since the last ``arm_chunks``."""
         return {int(k): int(v) for k, v in self._llm_cmd(cmd="sent")["sent"].items()}
+
+    def settle(self, label: str) -> None:
+        if self.config.settle_limit_s > 0:
+            self.settled[label] = settle(self.config.settle_limit_s)
 
     def log(self, name: str) -> Path:
         return self.logs / f"{name}.log"

@@ -48,6 +48,7 @@ def _throughput(ctx: Ctx, client: FramedClient, kind: str, tag: str) -> dict[str
         ("small_20B", cfg.tp_small, 20),
         ("large_4KiB", cfg.tp_large, LARGE),
     ):
+        ctx.settle(f"{tag}.throughput.{label}")
         stream, _t0 = run_framed(client, kind, f"{tag}-tp-{label}", count, size, 0, cfg.timeout)
         out[label] = rate(stream, count)
     return out
@@ -57,7 +58,9 @@ def raw_pipe(ctx: Ctx) -> dict[str, Any]:
     cfg = ctx.config
     client = FramedClient([sys.executable, ECHO], ctx.env, ctx.log("raw-pipe"))
     try:
+        ctx.settle("raw_pipe.rtt")
         rtt = _rtt(client, "echo", {}, cfg.rtt_calls, cfg.timeout)
+        ctx.settle("raw_pipe.latency")
         lat, _ = run_framed(
             client, "pipe", "pipe-lat", cfg.latency_count, 20, cfg.latency_interval_ms, cfg.timeout
         )
@@ -72,6 +75,7 @@ def raw_pipe(ctx: Ctx) -> dict[str, Any]:
 
 def _concurrent(ctx: Ctx, client: FramedClient, sessions: int) -> dict[str, Any]:
     cfg = ctx.config
+    ctx.settle(f"synthetic.latency_{sessions}")
     streams: list[Stream] = []
     pendings = []
     for i in range(sessions):
@@ -109,10 +113,13 @@ def synthetic(ctx: Ctx) -> dict[str, Any]:
             )
             if warm.units != 10:
                 raise RuntimeError(f"workers are not running the synthetic agent: {warm.units}/10")
+        ctx.settle("synthetic.rtt_supervisor_status")
         rtt_sup = _rtt(client, "supervisor/status", {}, cfg.rtt_calls, cfg.timeout)
+        ctx.settle("synthetic.rtt_session_status")
         rtt_sess = _rtt(
             client, "session/status", {"sessionId": "syn-warm-None"}, cfg.rtt_calls, cfg.timeout
         )
+        ctx.settle("synthetic.latency_1")
         lat1, _ = run_framed(
             client,
             "supervisor",

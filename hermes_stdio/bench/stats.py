@@ -8,15 +8,21 @@ Contract:
   ``/proc/<pid>/stat``; ``ctx_switches(pid)`` sums voluntary and involuntary
   context switches over every thread in ``/proc/<pid>/task`` (a thread that
   exits in between is not counted, so deltas are a lower bound).
+- ``machine_cpu()`` is (busy, total) jiffies of all CPUs from ``/proc/stat``;
+  ``settle()`` waits, bounded, until the machine is quiet (see there).
 """
 
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Iterable, Sequence
 from typing import Any
 
 _TICKS = os.sysconf("SC_CLK_TCK")
+SETTLE_WINDOW_S = 0.25
+SETTLE_BUSY = 0.10  # of all CPUs
+SETTLE_LIMIT_S = 15.0
 
 
 def percentile(sorted_values: Sequence[float], q: float) -> float:
@@ -92,3 +98,33 @@ def ratio(a: float | None, b: float | None) -> float | None:
     if a is None or b is None or b == 0 or a != a or b != b:
         return None
     return round(a / b, 3)
+
+
+def machine_cpu() -> tuple[int, int]:
+    with open("/proc/stat", encoding="ascii") as f:
+        fields = [int(v) for v in f.readline().split()[1:]]
+    idle = fields[3] + (fields[4] if len(fields) > 4 else 0)  # idle + iowait
+    total = sum(fields[:8])  # guest time is already counted in user
+    return total - idle, total
+
+
+def settle(limit_s: float = SETTLE_LIMIT_S) -> float:
+    """Wait until less than ``SETTLE_BUSY`` of the machine's CPU was busy over
+    one ``SETTLE_WINDOW_S`` window; return the seconds waited (``limit_s`` at most).
+
+    Background work left by the previous step (a peer's helper process still
+    importing, a template preloading) would otherwise both compete with a
+    measurement and keep CPUs out of idle, which makes pipe wake-ups look
+    cheaper than they are on a quiet machine. Polling here is the measurement
+    harness waiting for quiet, not synchronisation.
+    """
+    t0 = time.monotonic()
+    busy0, total0 = machine_cpu()
+    while True:
+        time.sleep(SETTLE_WINDOW_S)
+        busy1, total1 = machine_cpu()
+        waited = time.monotonic() - t0
+        span = total1 - total0
+        if (span > 0 and (busy1 - busy0) / span < SETTLE_BUSY) or waited >= limit_s:
+            return round(waited, 2)
+        busy0, total0 = busy1, total1
