@@ -4,7 +4,10 @@ Contract:
 - Every peer runs the same hermes-agent against the same ``ScriptedLLM``.
   Latency = the LLM's flush of token chunk i (``on_chunk_sent``) -> the
   host's receipt of the delta carrying it (in-process: the agent callback).
-  Throughput = chunks received / (last receipt - first chunk sent).
+  Throughput = chunks received / (last receipt - first chunk sent); it is
+  measured again with the agent's process alone on CPU 0 and the rest (LLM,
+  supervisor, host) on the other CPUs, which separates CPU sharing between
+  processes on a small machine from per-delta overhead on the agent's thread.
 - ``real_supervisor(ctx)`` returns a live ``Live`` (client + result dict)
   after cold start, warm starts, latency, throughput and memory over
   ``Config.short_runs`` short runs; the caller measures idle and closes it.
@@ -31,7 +34,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .client import FramedClient, LineClient, RpcFailed, Stream
-from .common import TRIM_SETTLE_S, Ctx, memory_series
+from .common import TRIM_SETTLE_S, Ctx, memory_series, pinned
 from .stats import pss_mb, rss_mb, summary
 
 PREWARM_IDLE_S = 5.0
@@ -143,6 +146,12 @@ def real_supervisor(ctx: Ctx) -> Live:
     tp, _ = runner.run("real-tp")
     res["throughput"] = _token_rate(ctx, tp.token_ns, cfg.real_tp_chunks)
     res["throughput"]["wire_bytes_per_delta"] = round(tp.wire_bytes / max(1, tp.frames), 1)
+    with pinned([worker_pid], [client.pid, ctx.llm_pid]) as ok:
+        if ok:
+            ctx.arm_chunks(cfg.real_tp_chunks, 0)
+            ctx.settle("real.throughput_pinned")
+            tp, _ = runner.run("real-tp-pinned")
+            res["throughput_pinned"] = _token_rate(ctx, tp.token_ns, cfg.real_tp_chunks)
 
     ctx.reply_ok()
     short = memory_series(
@@ -274,11 +283,19 @@ def in_process(ctx: Ctx) -> dict[str, Any]:
         ctx.arm_chunks(cfg.real_tp_chunks, 0)
         ctx.settle("in_process.throughput")
         tp = _token_rate(ctx, turn(), cfg.real_tp_chunks)
+        with pinned([proc.pid], [ctx.llm_pid]) as ok:
+            if ok:
+                ctx.arm_chunks(cfg.real_tp_chunks, 0)
+                ctx.settle("in_process.throughput_pinned")
+                tp_pinned = _token_rate(ctx, turn(), cfg.real_tp_chunks)
         rss = rss_mb(proc.pid)
         ctx.reply_ok()
         # The same short runs as the worker's, with no stdio layer: hermes' own growth.
         memory = memory_series(lambda _i: turn(), proc.pid, cfg.short_runs)
-        return {"latency": lat, "throughput": tp, "rss_mb": rss, "memory": memory}
+        result = {"latency": lat, "throughput": tp, "rss_mb": rss, "memory": memory}
+        if ok:
+            result["throughput_pinned"] = tp_pinned
+        return result
     finally:
         ctx.reply_ok()
         stdin.close()

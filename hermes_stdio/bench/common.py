@@ -14,6 +14,10 @@ Contract:
   supervisor, ``stream`` on the raw-pipe process) and waits for its
   completion; ``rate`` turns a finished stream into throughput numbers.
   All waits are bounded by ``Config.timeout``.
+- ``pinned(alone, rest)`` runs a block with every thread of the ``alone``
+  pids on CPU 0 and every thread of the ``rest`` pids (and the bench) on the
+  other CPUs, then lets them all run anywhere again; it yields False, and
+  pins nothing, on a machine with fewer than two CPUs.
 - ``memory_series(run_one, pid, runs, other)`` runs ``run_one(i)`` for
   i = 1..runs and samples the RSS of ``pid`` (and of ``other``) after run 1
   and after every tenth of the runs, each sample ``TRIM_SETTLE_S`` after the
@@ -22,13 +26,15 @@ Contract:
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import queue
 import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -159,6 +165,10 @@ class Ctx:
         """When the LLM flushed each token chunk since the last ``arm_chunks``."""
         return {int(k): int(v) for k, v in self._llm_cmd(cmd="sent")["sent"].items()}
 
+    @property
+    def llm_pid(self) -> int:
+        return self._llm.pid
+
     def settle(self, label: str) -> None:
         if self.config.settle_limit_s > 0:
             self.settled[label] = settle(self.config.settle_limit_s)
@@ -239,6 +249,33 @@ def rate(stream: Stream, expected: int) -> dict[str, Any]:
         "wire_bytes_per_delta": round(stream.wire_bytes / units, 1) if units else None,
         "seconds": round(span, 3),
     }
+
+
+def _set_affinity(pids: list[int], cpus: set[int]) -> None:
+    for pid in pids:
+        try:
+            tids = os.listdir(f"/proc/{pid}/task")
+        except OSError:
+            continue
+        for tid in tids:
+            with contextlib.suppress(OSError):  # a thread that just ended
+                os.sched_setaffinity(int(tid), cpus)
+
+
+@contextlib.contextmanager
+def pinned(alone: list[int], rest: list[int]) -> Iterator[bool]:
+    """Give the ``alone`` processes CPU 0 to themselves (threads they start inherit it)."""
+    every = set(range(os.cpu_count() or 1))
+    if len(every) < 2 or not hasattr(os, "sched_setaffinity"):
+        yield False
+        return
+    others = [*rest, os.getpid()]
+    try:
+        _set_affinity(alone, {0})
+        _set_affinity(others, every - {0})
+        yield True
+    finally:
+        _set_affinity([*alone, *others], every)
 
 
 def memory_series(

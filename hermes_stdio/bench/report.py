@@ -54,6 +54,11 @@ def targets(r: dict[str, Any]) -> list[dict[str, Any]]:
         _check("real throughput / in-process", v, ">= 0.95", None if v is None else v >= 0.95)
     )
     v = ratio(
+        _get(real, "throughput_pinned", "deltas_per_s"),
+        _get(inproc, "throughput_pinned", "deltas_per_s"),
+    )
+    rows.append(_check("  same, agent's process alone on CPU 0", v, "(context)", None))
+    v = ratio(
         _get(syn, "throughput", "small_20B", "deltas_per_s"),
         _get(pipe, "throughput", "small_20B", "deltas_per_s"),
     )
@@ -218,6 +223,13 @@ def render(r: dict[str, Any]) -> str:
             "",
             _tp(inproc.get("throughput")),
             _tp(tui.get("throughput")),
+        ),
+        (
+            "  same, agent's process alone on CPU 0",
+            _tp(real.get("throughput_pinned")),
+            "",
+            _tp(inproc.get("throughput_pinned")),
+            "",
         ),
         (
             "spawn -> initialize / ready (ms)",
