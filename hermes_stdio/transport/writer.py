@@ -14,6 +14,8 @@ Contract:
   the reader catches up (backpressure: pause the producer, never drop) and
   ``merge_tail`` refuses. A blocked sender re-checks every ``poll_s`` whether
   the stream closed.
+- A lazy item whose ``render`` raises is dropped with a traceback on stderr
+  and the stream goes on, rather than wedging every later frame.
 - With ``handoff=True`` the fd is made non-blocking: when the reader lags and
   a write would block, a short-lived flusher thread takes over the draining
   and the sender returns at once, so the producer keeps running (and its
@@ -27,7 +29,9 @@ from __future__ import annotations
 
 import os
 import select
+import sys
 import threading
+import traceback
 from collections import deque
 from collections.abc import Callable, Iterable
 from typing import Protocol
@@ -41,6 +45,21 @@ class LazyBody(Protocol):
     def render(self) -> bytes: ...
 
     def merge(self, owner: object, text: str) -> bool: ...
+
+
+def _render(items: list[bytes | LazyBody]) -> tuple[memoryview, int]:
+    frames: list[bytes] = []
+    for item in items:
+        if isinstance(item, bytes):
+            frames.append(item)
+            continue
+        try:
+            frames.append(encode_frame(item.render()))
+        except Exception:  # one bad item must not wedge the stream: drop it, loudly
+            traceback.print_exc(file=sys.stderr)
+    if len(frames) == 1:
+        return memoryview(frames[0]), 1
+    return memoryview(b"".join(frames)), len(frames)
 
 
 class FrameWriter:
@@ -96,32 +115,20 @@ class FrameWriter:
                 self._cond.wait(self._poll_s)
             if self.closed:
                 return False
-            self._queue.extend(items)
-            self._pending += size
             if self._writing:
+                self._queue.extend(items)
+                self._pending += size
                 return True
+            # Idle stream (the common case): the queue is empty and we become the writer.
             self._writing = True
-        return self._drain()
+            self._pending += size
+        view, count = _render(list(items))
+        return self._drain(view, size, count)
 
-    def _drain(self, carry: memoryview | None = None, carry_size: int = 0) -> bool:
-        """Write until the queue is empty. ``carry`` is a batch a sender left half-written."""
-        flusher = carry is not None
+    def _drain(self, view: memoryview, size: int, count: int, flusher: bool = False) -> bool:
+        """Write ``view`` (``count`` frames, ``size`` pending bytes), then whatever was
+        queued meanwhile, until the queue is empty. Only one thread drains at a time."""
         while True:
-            if carry is None:
-                with self._cond:
-                    if not self._queue or self.closed:
-                        self._writing = False
-                        self._cond.notify_all()
-                        return not self.closed
-                    items = list(self._queue)
-                    self._queue.clear()
-                    size = self._pending  # everything queued now leaves in this batch
-                # Rendered outside the lock, in order, by the only draining thread.
-                frames = [i if isinstance(i, bytes) else encode_frame(i.render()) for i in items]
-                view = memoryview(b"".join(frames) if len(frames) > 1 else frames[0])
-                count = len(frames)
-            else:
-                view, size, count, carry = carry, carry_size, 0, None
             try:
                 while view:
                     try:
@@ -129,7 +136,10 @@ class FrameWriter:
                     except BlockingIOError:
                         if not flusher:  # hand the rest over; the producer goes on
                             threading.Thread(
-                                target=self._drain, args=(view, size), name="flush", daemon=True
+                                target=self._drain,
+                                args=(view, size, count, True),
+                                name="flush",
+                                daemon=True,
                             ).start()
                             return True
                         select.select([], [self._fd], [])
@@ -143,6 +153,14 @@ class FrameWriter:
                 self._pending -= size
                 self.frames_written += count
                 self._cond.notify_all()
+                if not self._queue or self.closed:
+                    self._writing = False
+                    return not self.closed
+                items = list(self._queue)
+                self._queue.clear()
+                size = self._pending  # everything queued now leaves in this batch
+            # Rendered outside the lock, in order, by the only draining thread.
+            view, count = _render(items)
 
     def _fail(self, exc: OSError) -> None:
         with self._cond:

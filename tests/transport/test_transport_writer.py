@@ -210,3 +210,27 @@ def test_after_close_send_returns_false_and_writes_nothing(pipe: Pipe):
     pipe.close(w)
     assert os.read(r, 100) == b""
     assert writer.wait_idle(WAIT)
+
+
+class FailingBody:
+    size = 10
+
+    def render(self) -> bytes:
+        raise ValueError("Out of range float values are not JSON compliant")
+
+    def merge(self, owner: object, text: str) -> bool:
+        return False
+
+
+def test_a_lazy_item_that_fails_to_render_is_dropped_and_later_frames_still_flow(
+    pipe: Pipe, capsys: pytest.CaptureFixture[str]
+):
+    r, w = pipe.r, pipe.w
+    writer = FrameWriter(w)
+    assert writer.send(b'{"n":1}')
+    writer.send_lazy(FailingBody())
+    assert writer.send(b'{"n":2}')
+    assert writer.wait_idle(WAIT)
+    pipe.close(w)
+    assert os.read(r, 200) == b'Content-Length: 7\r\n\r\n{"n":1}Content-Length: 7\r\n\r\n{"n":2}'
+    assert "not JSON compliant" in capsys.readouterr().err
