@@ -60,6 +60,7 @@ class Config:
     real_latency_chunks: int = 1000
     real_chunk_delay_ms: float = 2.0
     real_tp_chunks: int = 5000
+    tp_reps: int = 3  # real-agent throughput turns per peer (median reported)
     short_runs: int = 1000
     new_profiles: int = 3  # cold-start samples: one new profile's first run each
     idle_seconds: float = 30.0
@@ -103,6 +104,7 @@ class Config:
             real_latency_chunks=10,
             real_chunk_delay_ms=1.0,
             real_tp_chunks=50,
+            tp_reps=1,
             short_runs=3,
             new_profiles=1,
             idle_seconds=0.5,
