@@ -19,6 +19,7 @@ from .jsonrpc import (
     encode_request,
     encode_result,
     parse_message,
+    to_jsonable,
 )
 
 __all__ = [
@@ -44,5 +45,6 @@ __all__ = [
     "encode_request",
     "encode_result",
     "parse_message",
+    "to_jsonable",
     "to_wire_error",
 ]

@@ -7,12 +7,15 @@ Contract:
   request's id could not be read): -32700 for bad UTF-8/JSON, -32600 for a bad
   envelope or a batch (batches are not supported), -32602 for params that are
   not an object.
-- ``encode_*`` produce compact UTF-8 JSON bodies (no framing).
+- ``encode_*`` produce compact UTF-8 JSON bodies (no framing); they raise
+  on values JSON cannot carry (NaN, infinities, other objects), which
+  ``to_jsonable`` turns into strings first.
 """
 
 from __future__ import annotations
 
 import json
+import math
 from typing import Any, NamedTuple
 
 from .errors import ErrorType, RpcError
@@ -144,3 +147,17 @@ def encode_result(msg_id: RequestId | None, result: Any) -> bytes:
 
 def encode_error(msg_id: RequestId | None, error: JsonObject) -> bytes:
     return _dumps({"jsonrpc": "2.0", "id": msg_id, "error": error}).encode("utf-8", "replace")
+
+
+def to_jsonable(value: Any) -> Any:
+    """``value`` with what strict JSON cannot carry made into strings: non-finite
+    floats (``"nan"``, ``"inf"``), keys that are not strings, and other objects."""
+    if value is None or isinstance(value, str | bool | int):
+        return value
+    if isinstance(value, float):
+        return value if math.isfinite(value) else str(value)
+    if isinstance(value, dict):
+        return {str(k): to_jsonable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [to_jsonable(v) for v in value]
+    return str(value)

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+from ..wire import to_jsonable
 from .scancache import FileVerdicts, cache_dir
 from .state import Session
 
@@ -77,16 +78,6 @@ def _text(value: Any) -> str:
     return value if isinstance(value, str) else str(value)
 
 
-def _jsonable(value: Any) -> Any:
-    if value is None or isinstance(value, str | int | float | bool):
-        return value
-    if isinstance(value, dict):
-        return {str(k): _jsonable(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_jsonable(v) for v in value]
-    return str(value)
-
-
 def agent_callbacks(sink: EventSink) -> dict[str, Callable[..., None]]:
     """AIAgent callback kwargs mapped onto ``run/delta`` and ``run/event``."""
 
@@ -101,7 +92,7 @@ def agent_callbacks(sink: EventSink) -> dict[str, Callable[..., None]]:
             "tool.started",
             toolCallId=_text(call_id or ""),
             name=_text(name or ""),
-            args=_jsonable(args or {}),
+            args=to_jsonable(args or {}),
         )
 
     def tool_complete(call_id: Any, name: Any, args: Any = None, result: Any = None) -> None:
@@ -145,7 +136,7 @@ def agent_callbacks(sink: EventSink) -> dict[str, Callable[..., None]]:
         sink.event(
             "step",
             apiCalls=api_calls if isinstance(api_calls, int) else None,
-            tools=_jsonable(tools or []),
+            tools=to_jsonable(tools or []),
         )
 
     return {

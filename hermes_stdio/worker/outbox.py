@@ -18,7 +18,7 @@ from collections.abc import Callable
 from typing import Any, Protocol
 
 from ..transport.writer import LazyBody
-from ..wire.jsonrpc import encode_notification
+from ..wire.jsonrpc import encode_notification, to_jsonable
 
 _json_str = json.JSONEncoder(ensure_ascii=False).encode
 
@@ -68,7 +68,10 @@ class NoteItem:
         run = self.run
         params = {"runId": run.run_id, "sessionId": run.session_id, "seq": run.next_seq()}
         params.update(self.payload)
-        return encode_notification(self.method, params)
+        try:
+            return encode_notification(self.method, params)
+        except (TypeError, ValueError):  # e.g. NaN in tool args: stringify, never drop
+            return encode_notification(self.method, to_jsonable(params))
 
     def merge(self, owner: object, text: str) -> bool:
         return False

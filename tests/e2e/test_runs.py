@@ -200,6 +200,23 @@ def test_tools_run_in_the_sessions_workspace_and_report_tool_events(
     assert notes[-1].params["status"] == "complete"
 
 
+def test_tool_args_json_cannot_carry_arrive_as_strings_and_the_run_still_completes(
+    host: HostClient, llm: ScriptedLLM
+) -> None:
+    # The model's arguments say NaN (Python's json accepts it); strict JSON on the wire cannot.
+    args = {"command": "echo ok", "timeout": float("nan")}
+    llm.enqueue(Reply.tool_call("terminal", args), Reply.text(["done"]))
+    _run, notes = run_to_end(host, {"message": "go"})
+    started = [
+        n.params["event"]
+        for n in notes
+        if n.method == "run/event" and n.params["event"]["type"] == "tool.started"
+    ]
+    assert started and started[0]["args"] == {"command": "echo ok", "timeout": "nan"}
+    assert [n.params["seq"] for n in notes] == list(range(1, len(notes) + 1))
+    assert notes[-1].method == "run/completed" and notes[-1].params["status"] == "complete"
+
+
 def test_the_source_of_a_new_session_is_recorded_in_the_db(
     host: HostClient, llm: ScriptedLLM, home: Path
 ) -> None:

@@ -18,6 +18,7 @@ from hermes_stdio.wire import (
     encode_request,
     encode_result,
     parse_message,
+    to_jsonable,
 )
 
 
@@ -219,3 +220,12 @@ def test_encoded_messages_parse_back_to_the_same_message():
     assert parse_message(encode_result(3, {"r": 1})) == Response(3, {"r": 1})
     err = {"code": -32000, "message": "x"}
     assert parse_message(encode_error(3, err)) == Response(3, None, err)
+
+
+def test_to_jsonable_makes_what_strict_json_cannot_carry_into_strings() -> None:
+    value = {1: [float("nan"), float("inf"), -float("inf"), 1.5, (True, None)], "o": object}
+    out = to_jsonable(value)
+    assert out == {"1": ["nan", "inf", "-inf", 1.5, [True, None]], "o": str(object)}
+    assert encode_notification("m", out)  # strict encoding now succeeds
+    with pytest.raises(ValueError):
+        encode_notification("m", {"x": float("nan")})

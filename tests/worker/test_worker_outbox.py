@@ -142,3 +142,18 @@ def test_with_handoff_a_stalled_reader_never_blocks_the_producer_and_its_deltas_
         ("run/completed", 3),
     ]
     assert result[1]["params"]["text"] == "abcd"
+
+
+def test_an_event_json_cannot_carry_is_sent_with_strings_in_its_place_and_keeps_its_seq() -> None:
+    r, w = os.pipe()
+    writer = FrameWriter(w)
+    run = Run("run_1", "sess_1", writer)
+    run.emit("run/event", {"event": {"type": "tool.started", "args": {"t": float("nan")}}})
+    run.delta("after")
+    assert writer.wait_idle(WAIT)
+    os.close(w)
+    notes = read_all(r)
+    os.close(r)
+    assert [n["params"]["seq"] for n in notes] == [1, 2]
+    assert notes[0]["params"]["event"]["args"] == {"t": "nan"}
+    assert notes[1]["params"]["text"] == "after"
