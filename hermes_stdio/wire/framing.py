@@ -29,6 +29,8 @@ _HEADER_END: Final = b"\r\n\r\n"
 # Where a frame can start: a Content-Length or Content-Type header at a line start.
 _FRAME_START: Final = re.compile(rb"content-(?:length|type)\s*:", re.IGNORECASE)
 _LENGTH_VALUE: Final = re.compile(rb"^[0-9]{1,20}$")
+# The header every conforming sender writes; anything else takes the general path.
+_PLAIN_HEADER: Final = re.compile(rb"Content-Length: ([0-9]{1,20})\r\n\r\n")
 _CHARSET: Final = re.compile(rb"charset\s*=\s*\"?([A-Za-z0-9_-]+)", re.IGNORECASE)
 _FULL_NAMES: Final = (b"content-length", b"content-type")
 _NAME_PREFIXES: Final = frozenset(n[:i] for n in _FULL_NAMES for i in range(1, len(n) + 1))
@@ -123,6 +125,13 @@ class FrameDecoder:
         buf, pos = self._buf, self._pos
         if pos >= len(buf):
             return None
+        plain = _PLAIN_HEADER.match(buf, pos)
+        if plain is not None and not self._junk_pending:
+            plain_length = int(plain.group(1))
+            if plain_length <= self.max_body_bytes:
+                self._pos = plain.end()
+                self._body_len = plain_length
+                return None
         start = _FRAME_START.search(buf, pos)
         # Junk is reported once per run of junk, however it was chunked.
         cut = (
