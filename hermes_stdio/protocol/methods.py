@@ -129,6 +129,13 @@ HOST_METHODS: dict[str, Method] = _methods(
         "Ask a running run to stop; it ends with run/completed status interrupted.",
     ),
     Method(
+        "approval/respond",
+        t.ApprovalRespondParams,
+        t.ApprovalRespondResult,
+        "run",
+        "Answer an approval/requested: the waiting tool call runs or is blocked.",
+    ),
+    Method(
         "run/result",
         t.RunTarget,
         t.RunResultResult,
@@ -156,6 +163,18 @@ SERVER_NOTIFICATIONS: dict[str, NotificationSpec] = {
             "run/event",
             t.RunEventNotification,
             "Tool, status, reasoning and other agent activity.",
+            True,
+        ),
+        NotificationSpec(
+            "approval/requested",
+            t.ApprovalRequestedNotification,
+            "A tool call waits for the host's approval of a dangerous command.",
+            True,
+        ),
+        NotificationSpec(
+            "approval/resolved",
+            t.ApprovalResolvedNotification,
+            "An approval request is no longer pending (answered, timed out, cancelled).",
             True,
         ),
         NotificationSpec(

@@ -32,6 +32,8 @@ class RunErrorType:
 
 WorkerState = Literal["starting", "ready", "stopping", "exited", "backoff"]
 StartMode = Literal["forked", "spawned"]
+ApprovalDecision = Literal["once", "session", "always", "deny"]
+ApprovalOutcome = Literal["approved", "denied", "timed_out", "cancelled"]
 TemplateState = Literal["starting", "ready", "unsafe", "exited", "failed"]
 
 
@@ -272,6 +274,46 @@ class RunCompletedNotification(Record):
     status: RunStatus = doc_field("How the run ended.")
     result: RunOutput | None = doc_field("The outcome, unless status is error.")
     error: RunError | None = doc_field("Why it failed, when status is error.")
+
+
+# --- approvals -------------------------------------------------------------
+
+
+class ApprovalRequestedNotification(Record):
+    run_id: str = doc_field("The run whose tool call waits.")
+    session_id: str = doc_field("Its session.")
+    seq: int = doc_field("Per-run sequence number.")
+    approval_id: str = doc_field("Names this request in approval/respond.")
+    command: str = doc_field("The command or code to run, with secrets redacted.")
+    description: str = doc_field("Why it needs approval (what the guard matched).")
+    pattern_keys: list[str] = doc_field("The dangerous patterns it matched.")
+    allow_permanent: bool = doc_field("Whether the decision always may be offered.")
+
+
+class ApprovalRespondParams(Record):
+    run_id: str = doc_field("The run of the approval request.")
+    approval_id: str = doc_field("The request being answered.")
+    decision: ApprovalDecision = doc_field(
+        "once, session (this pattern, rest of the session), always (also saved to the"
+        " profile's allowlist) or deny."
+    )
+    reason: str | None = doc_field("With deny: told to the agent so it can adapt.", None)
+
+
+class ApprovalRespondResult(Record):
+    outcome: Literal["approved", "denied"] = doc_field("What the answer did.")
+
+
+class ApprovalResolvedNotification(Record):
+    run_id: str = doc_field("The run.")
+    session_id: str = doc_field("Its session.")
+    seq: int = doc_field("Per-run sequence number.")
+    approval_id: str = doc_field("The request that is no longer pending.")
+    outcome: ApprovalOutcome = doc_field(
+        "approved or denied by the host, timed_out, or cancelled (the run was interrupted"
+        " or ended)."
+    )
+    decision: ApprovalDecision | None = doc_field("The host's answer; null if it gave none.")
 
 
 # --- supervisor <-> worker (internal) --------------------------------------

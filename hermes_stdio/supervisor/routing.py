@@ -33,7 +33,8 @@ from .workers import WorkerPool, WorkerSlot
 
 # What a worker's Run writes first (outbox.py): method, runId, sessionId, seq.
 _RUN_PREFIX = re.compile(
-    rb'\{"jsonrpc":"2\.0","method":"(run/started|run/delta|run/event|run/completed)",'
+    rb'\{"jsonrpc":"2\.0","method":"(run/started|run/delta|run/event|run/completed'
+    rb'|approval/requested|approval/resolved)",'
     rb'"params":\{"runId":"([A-Za-z0-9_-]+)","sessionId":"([^"\\]+)","seq":([0-9]+)[,}]'
 )
 
@@ -218,6 +219,16 @@ class RoutedMethods:
                 )
             self._reply(req.id, final)
             return
+        self._forward(req, slot)
+
+    def _h_approval_respond(self, req: Request, p: t.ApprovalRespondParams) -> None:
+        slot, _final = self._run_slot(p.run_id)
+        if slot is None:  # the run ended (or its worker did): nothing waits any more
+            raise RpcError(
+                ErrorType.UNKNOWN_APPROVAL,
+                f"approval {p.approval_id!r} is not pending: run {p.run_id!r} has ended",
+                approvalId=p.approval_id,
+            )
         self._forward(req, slot)
 
     # --- worker side -------------------------------------------------------

@@ -24,7 +24,8 @@ Contract:
 * ``GET /v1/models`` lists the configured model (with ``context_length``/``max_model_len`` when
   ``context_length`` is set); every other path answers 404 JSON.
 * CLI: ``python -m hermes_stdio.testing.llm_server --port 0`` prints the port on stdout
-  and serves the default reply until interrupted.
+  and serves the default reply until interrupted; ``--script JSON`` queues replies
+  first, each ``{"text": "..."}`` or ``{"tool": NAME, "arguments": {...}}``.
 """
 
 from __future__ import annotations
@@ -348,8 +349,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--port", type=int, default=0, help="0 = ephemeral")
     parser.add_argument("--model", default="test-model")
     parser.add_argument("--text", default="ok", help="default reply text")
+    parser.add_argument("--script", default="[]", help="JSON list of replies to queue first")
     opts = parser.parse_args(argv)
     llm = ScriptedLLM(port=opts.port, model=opts.model, default_reply=Reply.text([opts.text]))
+    for item in json.loads(opts.script):
+        if "tool" in item:
+            llm.enqueue(Reply.tool_call(str(item["tool"]), dict(item.get("arguments") or {})))
+        else:
+            llm.enqueue(Reply.text([str(item["text"])]))
     llm.start()
     print(llm.port, flush=True)
     try:

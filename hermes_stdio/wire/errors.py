@@ -46,6 +46,11 @@ class ErrorType(Enum):
     UNKNOWN_PROFILE = (-32011, "unknown_profile", "No such profile under the Hermes home.")
     UNKNOWN_RUN = (-32013, "unknown_run", "No such run, or its result has expired.")
     SESSION_BUSY = (-32014, "session_busy", "The session already has a run in progress.")
+    UNKNOWN_APPROVAL = (
+        -32015,
+        "unknown_approval",
+        "No such approval is pending: answered, timed out, or its run ended.",
+    )
     WORKER_CRASHED = (-32020, "worker_crashed", "The worker process died while handling this.")
     WORKER_UNAVAILABLE = (-32021, "worker_unavailable", "The worker cannot be started right now.")
     WORKER_TIMEOUT = (-32022, "worker_timeout", "The worker did not answer in time.")

@@ -8,10 +8,11 @@ Contract:
 - hermes-agent is imported lazily (``preload`` warms it, and the openai
   package hermes imports on its first agent build, on a background thread);
   a failed import raises ``AgentUnavailable``.
-- Session databases use the explicit path ``$HERMES_HOME/state.db``;
-  dangerous-command approvals are scoped per session (session key = session
-  id) and, with no host approval flow wired yet, fail closed
-  (``HERMES_EXEC_ASK=1`` and no notify callback: the command is not run).
+- Session databases use the explicit path ``$HERMES_HOME/state.db``.
+- Dangerous commands always wait for the host (``HERMES_EXEC_ASK=1``):
+  approvals are scoped per session (session key = session id) and go through
+  ``approvals.ApprovalBridge`` while a turn runs; with no bridge (hermes
+  internals changed) hermes refuses them, so nothing dangerous runs unasked.
 - hermes' scan of its tool modules is served from saved verdicts
   (``scancache``) when the files are unchanged.
 """
@@ -27,9 +28,10 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 from ..wire import to_jsonable
+from .approvals import ApprovalBridge
 from .scancache import FileVerdicts, cache_dir
 from .state import Session
 
@@ -70,6 +72,12 @@ class AgentAdapter(Protocol):
     ) -> TurnOutcome: ...
 
     def interrupt(self, agent: Any, message: str | None) -> None: ...
+
+    def answer_approval(
+        self, session: Session, approval_id: str, decision: str, reason: str | None
+    ) -> Literal["approved", "denied"] | None:
+        """Resolve a pending approval of ``session``: its outcome, or None if not pending."""
+        ...
 
     def close(self, agent: Any) -> None: ...
 
@@ -180,6 +188,14 @@ def _cache_tool_scan() -> FileVerdicts | None:
     return verdicts
 
 
+def _configured_approval_mode() -> object:
+    """``approvals.mode`` as the profile's config.yaml sets it; None when it does not."""
+    from hermes_cli.config import read_raw_config
+
+    approvals = (read_raw_config() or {}).get("approvals")
+    return approvals.get("mode") if isinstance(approvals, dict) else None
+
+
 class HermesAdapter:
     def __init__(self, home: Path) -> None:
         self.home = home
@@ -188,6 +204,7 @@ class HermesAdapter:
         os.environ["HERMES_EXEC_ASK"] = "1"
         self._import_lock = threading.Lock()
         self._db: Any = None
+        self._approvals: ApprovalBridge | None = None
 
     def preload(self) -> None:
         """Import hermes-agent, and what its first agent build would import, ahead of the
@@ -206,6 +223,7 @@ class HermesAdapter:
                 import run_agent
                 from hermes_cli import config, runtime_provider  # noqa: F401
                 from hermes_state import SessionDB
+                from tools import approval
             except Exception as exc:  # ImportError, or a broken install
                 raise AgentUnavailable(
                     f"cannot import hermes-agent: {type(exc).__name__}: {exc}"
@@ -214,6 +232,8 @@ class HermesAdapter:
                 verdicts.save()
             if self._db is None:
                 self._db = SessionDB(db_path=self.home / "state.db")
+            if self._approvals is None:
+                self._approvals = ApprovalBridge(approval, _configured_approval_mode)
             return run_agent
 
     def build(self, session: Session, sink: EventSink) -> Any:
@@ -261,6 +281,13 @@ class HermesAdapter:
         if session.instructions is not None:
             agent.ephemeral_system_prompt = session.instructions
         key_token = approval.set_current_session_key(session.session_id)
+
+        def emit(method: str, payload: dict[str, Any]) -> object:
+            run = session.run
+            return run.emit(method, payload) if run is not None else False
+
+        if self._approvals is not None:
+            self._approvals.open(session.session_id, emit)
         # Per-thread session context: the source recorded with the session, and the
         # session's identity for anything hermes scopes by it.
         context_tokens = session_context.set_session_vars(
@@ -286,6 +313,8 @@ class HermesAdapter:
                 task_id=session.session_id,
             )
         finally:
+            if self._approvals is not None:
+                self._approvals.close(session.session_id)  # releases any waiter: blocked
             session_context.clear_session_vars(context_tokens)
             approval.reset_current_session_key(key_token)
             if session.workspace:
@@ -306,6 +335,13 @@ class HermesAdapter:
 
     def interrupt(self, agent: Any, message: str | None) -> None:
         agent.interrupt(message)
+
+    def answer_approval(
+        self, session: Session, approval_id: str, decision: str, reason: str | None
+    ) -> Literal["approved", "denied"] | None:
+        if self._approvals is None:
+            return None
+        return self._approvals.answer(session.session_id, approval_id, decision, reason)
 
     def close(self, agent: Any) -> None:
         closer = getattr(agent, "close", None)

@@ -35,6 +35,7 @@ _ROUTED = {
     "run/start",
     "run/interrupt",
     "run/result",
+    "approval/respond",
     "session/status",
     "session/list",
     "session/destroy",
@@ -169,6 +170,22 @@ class WorkerService:
         session = session or self.sessions.get(run.session_id)
         if session is not None and session.agent is not None:
             self.adapter.interrupt(session.agent, message)
+
+    def _h_approval_respond(
+        self, req: Request, p: t.ApprovalRespondParams
+    ) -> t.ApprovalRespondResult:
+        run = self._run(p.run_id)
+        session = self.sessions.get(run.session_id)
+        outcome = None
+        if not run.done and session is not None:
+            outcome = self.adapter.answer_approval(session, p.approval_id, p.decision, p.reason)
+        if outcome is None:
+            raise RpcError(
+                ErrorType.UNKNOWN_APPROVAL,
+                f"approval {p.approval_id!r} is not pending in run {p.run_id!r}",
+                approvalId=p.approval_id,
+            )
+        return t.ApprovalRespondResult(outcome)
 
     def _h_run_result(self, req: Request, p: t.RunTarget) -> t.RunResultResult:
         return self._run(p.run_id).status()

@@ -24,7 +24,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Literal
 
 from .adapter import EventSink, TurnOutcome
 from .state import Session
@@ -122,6 +122,11 @@ class SyntheticAdapter:
     def interrupt(self, agent: Any, message: str | None) -> None:
         if isinstance(agent, SyntheticAgent):
             agent.interrupted.set()
+
+    def answer_approval(
+        self, session: Session, approval_id: str, decision: str, reason: str | None
+    ) -> Literal["approved", "denied"] | None:
+        return None  # this agent never asks for approvals
 
     def close(self, agent: Any) -> None:
         if isinstance(agent, SyntheticAgent):

@@ -83,7 +83,14 @@ def test_method_params_and_results_are_records_or_null():
 
 
 def test_run_scoped_notifications_all_carry_run_id_session_id_and_seq():
-    assert {"run/started", "run/delta", "run/event", "run/completed"} == RUN_NOTIFICATIONS
+    assert {
+        "run/started",
+        "run/delta",
+        "run/event",
+        "run/completed",
+        "approval/requested",
+        "approval/resolved",
+    } == RUN_NOTIFICATIONS
     for name in RUN_NOTIFICATIONS:
         wire = [f.wire for f in fields_of(SERVER_NOTIFICATIONS[name].params)]
         assert wire[:3] == ["runId", "sessionId", "seq"], name

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import threading
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import Any, Literal
 
 import pytest
 
@@ -73,6 +73,11 @@ class FakeAdapter:
         agent.interrupt_messages.append(message)
         agent.interrupted.set()
         self.wake.set()
+
+    def answer_approval(
+        self, session: Session, approval_id: str, decision: str, reason: str | None
+    ) -> Literal["approved", "denied"] | None:
+        return None  # this agent never asks for approvals
 
     def close(self, agent: FakeAgent | None) -> None:
         self.closed.append(agent)

@@ -298,3 +298,31 @@ def test_bad_run_start_params_are_invalid_params_naming_the_field(harness, param
     assert error_of(answer) is ErrorType.INVALID_PARAMS
     assert answer["error"]["data"]["field"] == field
     assert harness.service.sessions == {}
+
+
+def test_approval_respond_reaches_the_runs_session_and_unknown_ones_are_named(harness):
+    answered = []
+
+    def answer(session, approval_id, decision, reason):
+        answered.append((session.session_id, approval_id, decision, reason))
+        return "denied" if approval_id == "appr_known" else None
+
+    harness.adapter.answer_approval = answer
+    entered = harness.block()
+    ack = harness.start()
+    assert entered.wait(WAIT)
+    params = {"runId": ack["runId"], "decision": "deny", "reason": "no"}
+    known = harness.call("approval/respond", {**params, "approvalId": "appr_known"})
+    assert known["result"] == {"outcome": "denied"}
+    assert answered == [(ack["sessionId"], "appr_known", "deny", "no")]
+    unknown = harness.call("approval/respond", {**params, "approvalId": "appr_other"})
+    assert error_of(unknown) is ErrorType.UNKNOWN_APPROVAL
+    harness.adapter.wake.set()
+    harness.wait_completed(ack["runId"])
+    harness.wait_idle(ack["runId"])
+    # The run is over: nothing can be pending, the adapter is not even asked.
+    late = harness.call("approval/respond", {**params, "approvalId": "appr_known"})
+    assert error_of(late) is ErrorType.UNKNOWN_APPROVAL
+    assert len(answered) == 2
+    missing = harness.call("approval/respond", {**params, "runId": "run_nope", "approvalId": "a"})
+    assert error_of(missing) is ErrorType.UNKNOWN_RUN

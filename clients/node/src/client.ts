@@ -10,6 +10,9 @@ import {
 import { HermesStdioError } from './errors.js';
 import {
   PROTOCOL_VERSION,
+  type ApprovalRequestedNotification,
+  type ApprovalResolvedNotification,
+  type ApprovalRespondParams,
   type ClientInfo,
   type HostNotifications,
   type HostRequests,
@@ -68,7 +71,16 @@ export interface CollectRunOptions {
   timeoutMs?: number;
   /** Aborting sends `run/interrupt`; the promise still resolves with the run's `run/completed`. */
   signal?: AbortSignal;
+  /**
+   * Answers the run's `approval/requested` (a dangerous command waits for it); the answer is
+   * sent with `approval/respond`. Without it, answer from your own `onNotification` handler:
+   * an unanswered request times out (hermes' `approvals.timeout`) and the command is blocked.
+   */
+  onApproval?: (request: ApprovalRequestedNotification) => ApprovalAnswer | Promise<ApprovalAnswer>;
 }
+
+/** What {@link CollectRunOptions.onApproval} decides. */
+export type ApprovalAnswer = Pick<ApprovalRespondParams, 'decision' | 'reason'>;
 
 export interface CollectedRun {
   runId: string;
@@ -77,15 +89,30 @@ export interface CollectedRun {
   text: string;
   deltas: RunDeltaNotification[];
   events: RunEventNotification[];
+  /** The run's `approval/requested` and `approval/resolved` notifications, in order. */
+  approvals: Array<ApprovalRequestedNotification | ApprovalResolvedNotification>;
   started: RunStartedNotification | undefined;
   /** The run's last notification; check `completed.status` (`complete` | `interrupted` | `error`). */
   completed: RunCompletedNotification;
 }
 
 type AnyHandler = (params: unknown) => void;
-type RunNotification = RunStartedNotification | RunDeltaNotification | RunEventNotification | RunCompletedNotification;
-type RunMethod = 'run/started' | 'run/delta' | 'run/event' | 'run/completed';
-const RUN_METHODS: readonly RunMethod[] = ['run/started', 'run/delta', 'run/event', 'run/completed'];
+type RunNotification =
+  | RunStartedNotification
+  | RunDeltaNotification
+  | RunEventNotification
+  | RunCompletedNotification
+  | ApprovalRequestedNotification
+  | ApprovalResolvedNotification;
+type RunMethod = 'run/started' | 'run/delta' | 'run/event' | 'run/completed' | 'approval/requested' | 'approval/resolved';
+const RUN_METHODS: readonly RunMethod[] = [
+  'run/started',
+  'run/delta',
+  'run/event',
+  'run/completed',
+  'approval/requested',
+  'approval/resolved',
+];
 
 const STDERR_TAIL_BYTES = 64 * 1024;
 
@@ -331,6 +358,7 @@ export class HermesStdioClient {
   ): Promise<CollectedRun> {
     const deltas: RunDeltaNotification[] = [];
     const events: RunEventNotification[] = [];
+    const approvals: Array<ApprovalRequestedNotification | ApprovalResolvedNotification> = [];
     let started: RunStartedNotification | undefined;
     return new Promise<CollectedRun>((resolve, reject) => {
       let timer: NodeJS.Timeout | undefined;
@@ -370,6 +398,15 @@ export class HermesStdioClient {
             events.push(n as RunEventNotification);
             options.onEvent?.(n as RunEventNotification);
             break;
+          case 'approval/requested': {
+            const request = n as ApprovalRequestedNotification;
+            approvals.push(request);
+            if (options.onApproval) this.answerApproval(request, options.onApproval);
+            break;
+          }
+          case 'approval/resolved':
+            approvals.push(n as ApprovalResolvedNotification);
+            break;
           case 'run/completed': {
             cleanup();
             const ordered = [...deltas].sort((a, b) => a.seq - b.seq);
@@ -379,6 +416,7 @@ export class HermesStdioClient {
               text: ordered.map((d) => d.text).join(''),
               deltas: ordered,
               events,
+              approvals,
               started,
               completed: n as RunCompletedNotification,
             });
@@ -387,6 +425,21 @@ export class HermesStdioClient {
         }
       });
     });
+  }
+
+  private answerApproval(
+    request: ApprovalRequestedNotification,
+    decide: NonNullable<CollectRunOptions['onApproval']>,
+  ): void {
+    const { runId, approvalId } = request;
+    // A callback that throws denies: nothing dangerous runs on an error.
+    void Promise.resolve()
+      .then(() => decide(request))
+      .catch((err: unknown): ApprovalAnswer => ({ decision: 'deny', reason: `host error: ${String(err)}` }))
+      .then((answer) => this.request('approval/respond', { runId, approvalId, ...answer }))
+      .catch(() => {
+        /* not pending any more (timed out, run ended): approval/resolved already says so */
+      });
   }
 
   /**

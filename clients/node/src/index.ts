@@ -1,5 +1,6 @@
 export { HermesStdioClient } from './client.js';
 export type {
+  ApprovalAnswer,
   CollectedRun,
   CollectRunOptions,
   Disposable,

@@ -1,7 +1,7 @@
 // (2) End to end against the REAL supervisor ($HERMES_STDIO_BIN, else the repo's .venv).
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -116,6 +116,59 @@ describe('hermes-stdio supervisor', { skip: !haveBin && `no ${hermesBin}`, timeo
       const res2 = await poll(() => client.request('run/result', { runId: ids.runId }), (r) => r.status !== 'running');
       assert.equal(res2.status, 'complete', `${JSON.stringify(res2)}\nstderr:\n${client.stderrTail}`);
 
+      assert.deepEqual(await client.shutdown({ timeoutMs: 30_000 }), { code: 0, signal: null });
+    } finally {
+      await client?.dispose();
+      await llm.stop();
+    }
+  });
+
+  test('runToCompletion answers approvals through onApproval', { skip: !python && 'no python for the scripted LLM', timeout: 120_000 }, async () => {
+    const kept = path.join(root, 'approvals', 'kept');
+    const gone = path.join(root, 'approvals', 'gone');
+    await mkdir(kept, { recursive: true });
+    await mkdir(gone, { recursive: true });
+    const llm = await startScriptedLLM(python, 'ok', [
+      { tool: 'terminal', arguments: { command: `rm -rf ${kept}` } },
+      { text: 'left it' },
+      { tool: 'terminal', arguments: { command: `rm -rf ${gone}` } },
+      { text: 'removed it' },
+    ]);
+    let client;
+    try {
+      const made = await run(python, [
+        '-c',
+        'import sys, pathlib; from hermes_stdio.testing.home import make_home; print(make_home(pathlib.Path(sys.argv[1]), sys.argv[2]))',
+        path.join(root, 'approvals-home'),
+        `http://127.0.0.1:${llm.port}/v1`,
+      ]);
+      assert.equal(made.code, 0, made.stderr);
+      client = await HermesStdioClient.spawn({ command: hermesBin, env: offlineEnv(made.stdout.trim()) });
+      await client.initialize({ name: 'node-test' });
+
+      const asked = [];
+      const denied = await client.runToCompletion(
+        { message: 'clean up' },
+        {
+          timeoutMs: 90_000,
+          onApproval: (request) => {
+            asked.push(request.command);
+            return { decision: 'deny', reason: 'not that one' };
+          },
+        },
+      );
+      assert.equal(denied.completed.status, 'complete', client.stderrTail);
+      assert.deepEqual(asked, [`rm -rf ${kept}`]);
+      assert.deepEqual(denied.approvals.map((a) => a.outcome ?? 'requested'), ['requested', 'denied']);
+      assert.ok(existsSync(kept), 'a denied command never runs');
+
+      const approved = await client.runToCompletion(
+        { message: 'clean up', sessionId: denied.sessionId },
+        { timeoutMs: 90_000, onApproval: async () => ({ decision: 'once' }) },
+      );
+      assert.equal(approved.completed.status, 'complete', client.stderrTail);
+      assert.equal(approved.approvals.at(-1).outcome, 'approved');
+      assert.ok(!existsSync(gone), 'an approved command runs');
       assert.deepEqual(await client.shutdown({ timeoutMs: 30_000 }), { code: 0, signal: null });
     } finally {
       await client?.dispose();

@@ -10,6 +10,94 @@ export const SCHEMA_ID = 'https://hermes-stdio.invalid/protocol/v1.json' as cons
 
 // ---- Record types ($defs) ----
 
+export interface ApprovalRequestedNotification {
+  /**
+   * The run whose tool call waits.
+   */
+  runId: string;
+  /**
+   * Its session.
+   */
+  sessionId: string;
+  /**
+   * Per-run sequence number.
+   */
+  seq: number;
+  /**
+   * Names this request in approval/respond.
+   */
+  approvalId: string;
+  /**
+   * The command or code to run, with secrets redacted.
+   */
+  command: string;
+  /**
+   * Why it needs approval (what the guard matched).
+   */
+  description: string;
+  /**
+   * The dangerous patterns it matched.
+   */
+  patternKeys: string[];
+  /**
+   * Whether the decision always may be offered.
+   */
+  allowPermanent: boolean;
+}
+
+export interface ApprovalResolvedNotification {
+  /**
+   * The run.
+   */
+  runId: string;
+  /**
+   * Its session.
+   */
+  sessionId: string;
+  /**
+   * Per-run sequence number.
+   */
+  seq: number;
+  /**
+   * The request that is no longer pending.
+   */
+  approvalId: string;
+  /**
+   * approved or denied by the host, timed_out, or cancelled (the run was interrupted or ended).
+   */
+  outcome: 'approved' | 'denied' | 'timed_out' | 'cancelled';
+  /**
+   * The host's answer; null if it gave none.
+   */
+  decision: ('once' | 'session' | 'always' | 'deny') | null;
+}
+
+export interface ApprovalRespondParams {
+  /**
+   * The run of the approval request.
+   */
+  runId: string;
+  /**
+   * The request being answered.
+   */
+  approvalId: string;
+  /**
+   * once, session (this pattern, rest of the session), always (also saved to the profile's allowlist) or deny.
+   */
+  decision: 'once' | 'session' | 'always' | 'deny';
+  /**
+   * With deny: told to the agent so it can adapt.
+   */
+  reason?: string | null;
+}
+
+export interface ApprovalRespondResult {
+  /**
+   * What the answer did.
+   */
+  outcome: 'approved' | 'denied';
+}
+
 export interface CancelParams {
   /**
    * The id of the request to cancel.
@@ -593,6 +681,8 @@ export type ShutdownResult = null;
 
 /** Requests the host sends to the server (x-methods, kind "request"). */
 export interface HostRequests {
+  /** Answer an approval/requested: the waiting tool call runs or is blocked. */
+  'approval/respond': { params: ApprovalRespondParams; result: ApprovalRespondResult };
   /** Opens the session; must be the first request. */
   'initialize': { params: InitializeParams; result: InitializeResult };
   /** Ask a running run to stop; it ends with run/completed status interrupted. */
@@ -627,6 +717,10 @@ export interface HostNotifications {
 
 /** Notifications the server sends to the host (x-notifications); values are params. */
 export interface ServerNotifications {
+  /** A tool call waits for the host's approval of a dangerous command. */
+  'approval/requested': ApprovalRequestedNotification;
+  /** An approval request is no longer pending (answered, timed out, cancelled). */
+  'approval/resolved': ApprovalResolvedNotification;
   /** The run ended; exactly one per started run, always its last. */
   'run/completed': RunCompletedNotification;
   /** Assistant text, streamed as the model produces it. */
@@ -644,6 +738,7 @@ export type HostNotificationMethod = keyof HostNotifications;
 export type ServerNotificationMethod = keyof ServerNotifications;
 
 export const HOST_REQUEST_METHODS: readonly HostRequestMethod[] = [
+  'approval/respond',
   'initialize',
   'run/interrupt',
   'run/result',
@@ -661,6 +756,8 @@ export const HOST_NOTIFICATION_METHODS: readonly HostNotificationMethod[] = [
   'initialized',
 ];
 export const SERVER_NOTIFICATION_METHODS: readonly ServerNotificationMethod[] = [
+  'approval/requested',
+  'approval/resolved',
   'run/completed',
   'run/delta',
   'run/event',
@@ -684,6 +781,7 @@ export const ERROR_CODES = {
   'unknown_profile': -32011,
   'unknown_run': -32013,
   'session_busy': -32014,
+  'unknown_approval': -32015,
   'worker_crashed': -32020,
   'worker_unavailable': -32021,
   'worker_timeout': -32022,

@@ -41,12 +41,13 @@ export function run(cmd, args, opts = {}) {
 }
 
 /**
- * Start `python -m hermes_stdio.testing.llm_server --port 0`; resolves {port, stop()} once it
- * has printed its port.
+ * Start `python -m hermes_stdio.testing.llm_server --port 0` (`script`: replies queued before the
+ * default `text`); resolves {port, stop()} once it has printed its port.
  */
-export function startScriptedLLM(python, text) {
+export function startScriptedLLM(python, text, script = []) {
   return new Promise((resolve, reject) => {
-    const child = spawn(python, ['-m', 'hermes_stdio.testing.llm_server', '--port', '0', '--text', text], {
+    const args = ['-m', 'hermes_stdio.testing.llm_server', '--port', '0', '--text', text, '--script', JSON.stringify(script)];
+    const child = spawn(python, args, {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';

@@ -1,0 +1,257 @@
+"""Dangerous commands through the real binary and real hermes-agent: nothing runs
+until the host answers approval/requested, and every request is closed by
+approval/resolved."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from hermes_stdio.testing.host import HostClient
+from hermes_stdio.testing.llm_server import Reply, ScriptedLLM
+from hermes_stdio.wire import ErrorType, Notification, RpcError
+
+
+def dangerous(llm: ScriptedLLM, victim: Path) -> str:
+    """Script one turn whose tool call deletes ``victim``; returns the command."""
+    victim.mkdir(exist_ok=True)
+    command = f"rm -rf {victim}"
+    llm.enqueue(Reply.tool_call("terminal", {"command": command}), Reply.text(["done"]))
+    return command
+
+
+def requested(host: HostClient, run_id: str) -> Notification:
+    return host.wait_for(
+        lambda n: n.method == "approval/requested" and n.params["runId"] == run_id, timeout=60
+    )
+
+
+def methods(host: HostClient, run_id: str) -> list[str]:
+    return [n.method for n in host.run_notifications(run_id)]
+
+
+def tool_result(host: HostClient, run_id: str) -> str:
+    for n in host.run_notifications(run_id):
+        event: dict[str, Any] = n.params.get("event") or {}
+        if event.get("type") == "tool.completed":
+            return str(event.get("result"))
+    raise AssertionError("no tool.completed event")
+
+
+def set_approvals(home: Path, **approvals: Any) -> None:
+    path = home / "config.yaml"
+    config = yaml.safe_load(path.read_text())
+    config["approvals"] = approvals
+    path.write_text(yaml.safe_dump(config))
+
+
+def test_a_dangerous_command_waits_for_the_host_and_runs_once_approved(
+    host: HostClient, llm: ScriptedLLM, tmp_path: Path
+) -> None:
+    victim = tmp_path / "victim"
+    command = dangerous(llm, victim)
+    run = host.request("run/start", {"message": "clean up"})
+    ask = requested(host, run["runId"])
+    assert ask.params["sessionId"] == run["sessionId"]
+    assert ask.params["command"] == command
+    assert ask.params["description"] and ask.params["patternKeys"]
+    assert isinstance(ask.params["allowPermanent"], bool)
+    assert victim.exists()  # nothing ran unasked
+
+    answer = {"runId": run["runId"], "approvalId": ask.params["approvalId"], "decision": "once"}
+    assert host.request("approval/respond", answer) == {"outcome": "approved"}
+    done = host.wait_run_completed(run["runId"])
+    assert done.params["status"] == "complete"
+    assert not victim.exists()
+    notes = host.run_notifications(run["runId"])
+    [resolved] = [n for n in notes if n.method == "approval/resolved"]
+    assert resolved.params == {
+        "runId": run["runId"],
+        "sessionId": run["sessionId"],
+        "seq": resolved.params["seq"],
+        "approvalId": ask.params["approvalId"],
+        "outcome": "approved",
+        "decision": "once",
+    }
+    assert ask.params["seq"] < resolved.params["seq"] < done.params["seq"]
+    assert [n.params["seq"] for n in notes] == list(range(1, len(notes) + 1))
+    # Answered: a second answer finds nothing pending.
+    with pytest.raises(RpcError) as err:
+        host.request("approval/respond", answer)
+    assert err.value.kind is ErrorType.UNKNOWN_APPROVAL
+
+
+def test_a_denied_command_never_runs_and_the_agent_hears_the_reason(
+    host: HostClient, llm: ScriptedLLM, tmp_path: Path
+) -> None:
+    victim = tmp_path / "victim"
+    dangerous(llm, victim)
+    run = host.request("run/start", {"message": "clean up"})
+    ask = requested(host, run["runId"])
+    answer = {
+        "runId": run["runId"],
+        "approvalId": ask.params["approvalId"],
+        "decision": "deny",
+        "reason": "keep the victim",
+    }
+    assert host.request("approval/respond", answer) == {"outcome": "denied"}
+    assert host.wait_run_completed(run["runId"]).params["status"] == "complete"
+    assert victim.exists()
+    result = tool_result(host, run["runId"])
+    assert "BLOCKED" in result and "keep the victim" in result
+    assert methods(host, run["runId"]).count("approval/resolved") == 1
+
+
+def test_a_session_approval_covers_that_session_only(
+    host: HostClient, llm: ScriptedLLM, tmp_path: Path
+) -> None:
+    dangerous(llm, tmp_path / "v1")
+    first = host.request("run/start", {"message": "clean up"})
+    ask = requested(host, first["runId"])
+    answer = {"runId": first["runId"], "approvalId": ask.params["approvalId"]}
+    host.request("approval/respond", {**answer, "decision": "session"})
+    host.wait_run_completed(first["runId"])
+
+    # Same session, same kind of command: no question this time.
+    dangerous(llm, tmp_path / "v2")
+    again = host.request("run/start", {"message": "more", "sessionId": first["sessionId"]})
+    host.wait_run_completed(again["runId"])
+    assert "approval/requested" not in methods(host, again["runId"])
+    assert not (tmp_path / "v2").exists()
+
+    # Another session is asked again.
+    dangerous(llm, tmp_path / "v3")
+    other = host.request("run/start", {"message": "clean up"})
+    ask = requested(host, other["runId"])
+    host.request(
+        "approval/respond",
+        {"runId": other["runId"], "approvalId": ask.params["approvalId"], "decision": "deny"},
+    )
+    host.wait_run_completed(other["runId"])
+    assert (tmp_path / "v3").exists()
+
+
+def test_an_unanswered_request_times_out_blocked_and_says_so(
+    start_host: Any, home: Path, llm: ScriptedLLM, tmp_path: Path
+) -> None:
+    set_approvals(home, mode="manual", timeout=1)
+    host = start_host()
+    host.initialize()
+    victim = tmp_path / "victim"
+    dangerous(llm, victim)
+    run = host.request("run/start", {"message": "clean up"})
+    ask = requested(host, run["runId"])
+    resolved = host.wait_for(lambda n: n.method == "approval/resolved", timeout=30)
+    assert resolved.params["approvalId"] == ask.params["approvalId"]
+    assert resolved.params["outcome"] == "timed_out" and resolved.params["decision"] is None
+    host.wait_run_completed(run["runId"])
+    assert victim.exists()
+    assert "BLOCKED" in tool_result(host, run["runId"])
+    with pytest.raises(RpcError) as err:
+        host.request(
+            "approval/respond",
+            {"runId": run["runId"], "approvalId": ask.params["approvalId"], "decision": "once"},
+        )
+    assert err.value.kind is ErrorType.UNKNOWN_APPROVAL
+
+
+def test_interrupting_a_run_cancels_its_pending_request(
+    host: HostClient, llm: ScriptedLLM, tmp_path: Path
+) -> None:
+    victim = tmp_path / "victim"
+    dangerous(llm, victim)
+    run = host.request("run/start", {"message": "clean up"})
+    ask = requested(host, run["runId"])
+    host.request("run/interrupt", {"runId": run["runId"]})
+    resolved = host.wait_for(lambda n: n.method == "approval/resolved", timeout=30)
+    assert resolved.params["approvalId"] == ask.params["approvalId"]
+    assert resolved.params["outcome"] == "cancelled"
+    assert host.wait_run_completed(run["runId"]).params["status"] == "interrupted"
+    assert victim.exists()
+
+
+def test_without_an_approvals_mode_in_the_profile_the_host_is_asked(
+    start_host: Any, home: Path, llm: ScriptedLLM, tmp_path: Path
+) -> None:
+    # hermes' own default ("smart") would let an auxiliary model decide instead.
+    config = yaml.safe_load((home / "config.yaml").read_text())
+    del config["approvals"]
+    (home / "config.yaml").write_text(yaml.safe_dump(config))
+    host = start_host()
+    host.initialize()
+    victim = tmp_path / "victim"
+    dangerous(llm, victim)
+    run = host.request("run/start", {"message": "clean up"})
+    ask = requested(host, run["runId"])
+    host.request(
+        "approval/respond",
+        {"runId": run["runId"], "approvalId": ask.params["approvalId"], "decision": "deny"},
+    )
+    host.wait_run_completed(run["runId"])
+    assert victim.exists()
+
+
+def test_bad_approval_answers_get_named_errors(host: HostClient, llm: ScriptedLLM) -> None:
+    llm.enqueue(Reply.text(["hi"]))
+    run = host.request("run/start", {"message": "hi"})
+    host.wait_run_completed(run["runId"])
+    cases = [
+        ({"runId": "run_nope", "approvalId": "appr_x", "decision": "once"}, ErrorType.UNKNOWN_RUN),
+        (
+            {"runId": run["runId"], "approvalId": "appr_x", "decision": "once"},
+            ErrorType.UNKNOWN_APPROVAL,
+        ),
+        (
+            {"runId": run["runId"], "approvalId": "appr_x", "decision": "yes"},
+            ErrorType.INVALID_PARAMS,
+        ),
+        ({"runId": run["runId"], "decision": "once"}, ErrorType.INVALID_PARAMS),
+    ]
+    for params, kind in cases:
+        with pytest.raises(RpcError) as err:
+            host.request("approval/respond", params)
+        assert err.value.kind is kind, params
+    assert host.request("supervisor/status")["pid"] == host.proc.pid
+
+
+def test_two_sessions_waiting_at_once_each_get_their_own_answer(
+    host: HostClient, llm: ScriptedLLM, tmp_path: Path
+) -> None:
+    victim_a, victim_b = tmp_path / "a", tmp_path / "b"
+    victim_a.mkdir()
+    victim_b.mkdir()
+    llm.enqueue(Reply.tool_call("terminal", {"command": f"rm -rf {victim_a}"}))
+    run_a = host.request("run/start", {"message": "clean a"})
+    ask_a = requested(host, run_a["runId"])
+    llm.enqueue(
+        Reply.tool_call("terminal", {"command": f"rm -rf {victim_b}"}),
+        Reply.text(["b done"]),
+        Reply.text(["a done"]),
+    )
+    run_b = host.request("run/start", {"message": "clean b"})
+    ask_b = requested(host, run_b["runId"])
+    assert run_a["sessionId"] != run_b["sessionId"]
+    assert str(victim_b) in ask_b.params["command"]
+
+    # An approval is answered through its own run only.
+    with pytest.raises(RpcError) as err:
+        host.request(
+            "approval/respond",
+            {"runId": run_a["runId"], "approvalId": ask_b.params["approvalId"], "decision": "once"},
+        )
+    assert err.value.kind is ErrorType.UNKNOWN_APPROVAL
+    host.request(
+        "approval/respond",
+        {"runId": run_b["runId"], "approvalId": ask_b.params["approvalId"], "decision": "once"},
+    )
+    host.wait_run_completed(run_b["runId"])
+    assert not victim_b.exists() and victim_a.exists()
+    host.request(
+        "approval/respond",
+        {"runId": run_a["runId"], "approvalId": ask_a.params["approvalId"], "decision": "deny"},
+    )
+    host.wait_run_completed(run_a["runId"])
+    assert victim_a.exists()
