@@ -136,6 +136,13 @@ HOST_METHODS: dict[str, Method] = _methods(
         "Answer an approval/requested: the waiting tool call runs or is blocked.",
     ),
     Method(
+        "clarify/respond",
+        t.ClarifyRespondParams,
+        t.ClarifyRespondResult,
+        "run",
+        "Answer a clarify/requested: the agent's waiting question gets the answer.",
+    ),
+    Method(
         "run/result",
         t.RunTarget,
         t.RunResultResult,
@@ -175,6 +182,18 @@ SERVER_NOTIFICATIONS: dict[str, NotificationSpec] = {
             "approval/resolved",
             t.ApprovalResolvedNotification,
             "An approval request is no longer pending (answered, timed out, cancelled).",
+            True,
+        ),
+        NotificationSpec(
+            "clarify/requested",
+            t.ClarifyRequestedNotification,
+            "The agent asks the user a clarifying question and waits for the answer.",
+            True,
+        ),
+        NotificationSpec(
+            "clarify/resolved",
+            t.ClarifyResolvedNotification,
+            "A clarifying question is no longer pending (answered, timed out, cancelled).",
             True,
         ),
         NotificationSpec(

@@ -34,6 +34,7 @@ WorkerState = Literal["starting", "ready", "stopping", "exited", "backoff"]
 StartMode = Literal["forked", "spawned"]
 ApprovalDecision = Literal["once", "session", "always", "deny"]
 ApprovalOutcome = Literal["approved", "denied", "timed_out", "cancelled"]
+ClarifyOutcome = Literal["answered", "timed_out", "cancelled"]
 TemplateState = Literal["starting", "ready", "unsafe", "exited", "failed"]
 
 
@@ -314,6 +315,42 @@ class ApprovalResolvedNotification(Record):
         " or ended)."
     )
     decision: ApprovalDecision | None = doc_field("The host's answer; null if it gave none.")
+
+
+# --- clarifying questions ---------------------------------------------------
+
+
+class ClarifyRequestedNotification(Record):
+    run_id: str = doc_field("The run whose agent asks.")
+    session_id: str = doc_field("Its session.")
+    seq: int = doc_field("Per-run sequence number.")
+    clarify_id: str = doc_field("Names this question in clarify/respond.")
+    question: str = doc_field("The question.")
+    choices: list[str] | None = doc_field(
+        "Up to 4 suggested answers; any other text is accepted too. Null: open-ended."
+    )
+    timeout_ms: int = doc_field("How long the agent waits for the answer.")
+
+
+class ClarifyRespondParams(Record):
+    run_id: str = doc_field("The run of the question.")
+    clarify_id: str = doc_field("The question being answered.")
+    answer: str = doc_field("The user's answer: one of the choices, or free text.")
+
+
+class ClarifyRespondResult(Record):
+    outcome: Literal["answered"] = doc_field("The agent has the answer.")
+
+
+class ClarifyResolvedNotification(Record):
+    run_id: str = doc_field("The run.")
+    session_id: str = doc_field("Its session.")
+    seq: int = doc_field("Per-run sequence number.")
+    clarify_id: str = doc_field("The question that is no longer pending.")
+    outcome: ClarifyOutcome = doc_field(
+        "answered by the host, timed_out, or cancelled (the run was interrupted or ended)."
+    )
+    answer: str | None = doc_field("The answer the agent got; null when none came.")
 
 
 # --- supervisor <-> worker (internal) --------------------------------------

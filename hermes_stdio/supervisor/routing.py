@@ -34,7 +34,7 @@ from .workers import WorkerPool, WorkerSlot
 # What a worker's Run writes first (outbox.py): method, runId, sessionId, seq.
 _RUN_PREFIX = re.compile(
     rb'\{"jsonrpc":"2\.0","method":"(run/started|run/delta|run/event|run/completed'
-    rb'|approval/requested|approval/resolved)",'
+    rb'|approval/requested|approval/resolved|clarify/requested|clarify/resolved)",'
     rb'"params":\{"runId":"([A-Za-z0-9_-]+)","sessionId":"([^"\\]+)","seq":([0-9]+)[,}]'
 )
 
@@ -228,6 +228,16 @@ class RoutedMethods:
                 ErrorType.UNKNOWN_APPROVAL,
                 f"approval {p.approval_id!r} is not pending: run {p.run_id!r} has ended",
                 approvalId=p.approval_id,
+            )
+        self._forward(req, slot)
+
+    def _h_clarify_respond(self, req: Request, p: t.ClarifyRespondParams) -> None:
+        slot, _final = self._run_slot(p.run_id)
+        if slot is None:
+            raise RpcError(
+                ErrorType.UNKNOWN_CLARIFY,
+                f"question {p.clarify_id!r} is not pending: run {p.run_id!r} has ended",
+                clarifyId=p.clarify_id,
             )
         self._forward(req, slot)
 

@@ -3,8 +3,11 @@
 Contract:
 - ``AgentAdapter`` is what the worker needs from an agent implementation:
   ``preload``, ``build`` (one agent per session, callbacks bound to the
-  session's *current* run), ``run_turn``, ``interrupt`` and ``close``. Unit
-  tests substitute fakes; ``HermesAdapter`` drives the real ``AIAgent``.
+  session's *current* run), ``run_turn``, ``interrupt``, ``answer_approval``,
+  ``answer_clarify`` and ``close``. Unit tests substitute fakes;
+  ``HermesAdapter`` drives the real ``AIAgent``.
+- The agent's ``clarify`` tool asks the host (``clarify.ClarifyBridge``,
+  waiting at most hermes' ``agent.clarify_timeout``).
 - hermes-agent is imported lazily (``preload`` warms it, and the openai
   package hermes imports on its first agent build, on a background thread);
   a failed import raises ``AgentUnavailable``.
@@ -32,6 +35,7 @@ from typing import Any, Literal, Protocol
 
 from ..wire import to_jsonable
 from .approvals import ApprovalBridge
+from .clarify import ClarifyBridge
 from .scancache import FileVerdicts, cache_dir
 from .state import Session
 
@@ -77,6 +81,10 @@ class AgentAdapter(Protocol):
         self, session: Session, approval_id: str, decision: str, reason: str | None
     ) -> Literal["approved", "denied"] | None:
         """Resolve a pending approval of ``session``: its outcome, or None if not pending."""
+        ...
+
+    def answer_clarify(self, session: Session, clarify_id: str, text: str) -> bool:
+        """Answer a pending clarifying question of ``session``; False if not pending."""
         ...
 
     def close(self, agent: Any) -> None: ...
@@ -188,6 +196,13 @@ def _cache_tool_scan() -> FileVerdicts | None:
     return verdicts
 
 
+def _clarify_timeout_s() -> float:
+    """hermes' ``agent.clarify_timeout`` (seconds, default 3600)."""
+    from tools.clarify_gateway import get_clarify_timeout
+
+    return float(get_clarify_timeout())
+
+
 def _configured_approval_mode() -> object:
     """``approvals.mode`` as the profile's config.yaml sets it; None when it does not."""
     from hermes_cli.config import read_raw_config
@@ -205,6 +220,7 @@ class HermesAdapter:
         self._import_lock = threading.Lock()
         self._db: Any = None
         self._approvals: ApprovalBridge | None = None
+        self._clarify = ClarifyBridge(_clarify_timeout_s)
 
     def preload(self) -> None:
         """Import hermes-agent, and what its first agent build would import, ahead of the
@@ -264,6 +280,7 @@ class HermesAdapter:
             session_id=session.session_id,
             session_db=self._db,
             ephemeral_system_prompt=system_prompt,
+            clarify_callback=self._clarify.callback(session),
             **agent_callbacks(sink),
         )
 
@@ -342,6 +359,9 @@ class HermesAdapter:
         if self._approvals is None:
             return None
         return self._approvals.answer(session.session_id, approval_id, decision, reason)
+
+    def answer_clarify(self, session: Session, clarify_id: str, text: str) -> bool:
+        return self._clarify.answer(session.session_id, clarify_id, text)
 
     def close(self, agent: Any) -> None:
         closer = getattr(agent, "close", None)

@@ -36,6 +36,7 @@ _ROUTED = {
     "run/interrupt",
     "run/result",
     "approval/respond",
+    "clarify/respond",
     "session/status",
     "session/list",
     "session/destroy",
@@ -186,6 +187,21 @@ class WorkerService:
                 approvalId=p.approval_id,
             )
         return t.ApprovalRespondResult(outcome)
+
+    def _h_clarify_respond(self, req: Request, p: t.ClarifyRespondParams) -> t.ClarifyRespondResult:
+        run = self._run(p.run_id)
+        session = self.sessions.get(run.session_id)
+        if (
+            run.done
+            or session is None
+            or not self.adapter.answer_clarify(session, p.clarify_id, p.answer)
+        ):
+            raise RpcError(
+                ErrorType.UNKNOWN_CLARIFY,
+                f"question {p.clarify_id!r} is not pending in run {p.run_id!r}",
+                clarifyId=p.clarify_id,
+            )
+        return t.ClarifyRespondResult("answered")
 
     def _h_run_result(self, req: Request, p: t.RunTarget) -> t.RunResultResult:
         return self._run(p.run_id).status()

@@ -128,6 +128,9 @@ class SyntheticAdapter:
     ) -> Literal["approved", "denied"] | None:
         return None  # this agent never asks for approvals
 
+    def answer_clarify(self, session: Session, clarify_id: str, text: str) -> bool:
+        return False  # nor asks questions
+
     def close(self, agent: Any) -> None:
         if isinstance(agent, SyntheticAgent):
             agent.interrupted.set()

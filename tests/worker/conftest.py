@@ -79,6 +79,9 @@ class FakeAdapter:
     ) -> Literal["approved", "denied"] | None:
         return None  # this agent never asks for approvals
 
+    def answer_clarify(self, session: Session, clarify_id: str, text: str) -> bool:
+        return False  # nor asks questions
+
     def close(self, agent: FakeAgent | None) -> None:
         self.closed.append(agent)
         if agent is not None:

@@ -326,3 +326,28 @@ def test_approval_respond_reaches_the_runs_session_and_unknown_ones_are_named(ha
     assert len(answered) == 2
     missing = harness.call("approval/respond", {**params, "runId": "run_nope", "approvalId": "a"})
     assert error_of(missing) is ErrorType.UNKNOWN_RUN
+
+
+def test_clarify_respond_reaches_the_runs_session_and_unknown_ones_are_named(harness):
+    answered = []
+
+    def answer(session, clarify_id, text):
+        answered.append((session.session_id, clarify_id, text))
+        return clarify_id == "clar_known"
+
+    harness.adapter.answer_clarify = answer
+    entered = harness.block()
+    ack = harness.start()
+    assert entered.wait(WAIT)
+    params = {"runId": ack["runId"], "answer": "blue"}
+    known = harness.call("clarify/respond", {**params, "clarifyId": "clar_known"})
+    assert known["result"] == {"outcome": "answered"}
+    assert answered == [(ack["sessionId"], "clar_known", "blue")]
+    unknown = harness.call("clarify/respond", {**params, "clarifyId": "clar_other"})
+    assert error_of(unknown) is ErrorType.UNKNOWN_CLARIFY
+    harness.adapter.wake.set()
+    harness.wait_completed(ack["runId"])
+    harness.wait_idle(ack["runId"])
+    late = harness.call("clarify/respond", {**params, "clarifyId": "clar_known"})
+    assert error_of(late) is ErrorType.UNKNOWN_CLARIFY
+    assert len(answered) == 2

@@ -13,6 +13,8 @@ import {
   type ApprovalRequestedNotification,
   type ApprovalResolvedNotification,
   type ApprovalRespondParams,
+  type ClarifyRequestedNotification,
+  type ClarifyResolvedNotification,
   type ClientInfo,
   type HostNotifications,
   type HostRequests,
@@ -77,6 +79,11 @@ export interface CollectRunOptions {
    * an unanswered request times out (hermes' `approvals.timeout`) and the command is blocked.
    */
   onApproval?: (request: ApprovalRequestedNotification) => ApprovalAnswer | Promise<ApprovalAnswer>;
+  /**
+   * Answers the agent's `clarify/requested` (sent with `clarify/respond`). Without it, answer
+   * from your own `onNotification` handler; unanswered, the question times out.
+   */
+  onClarify?: (question: ClarifyRequestedNotification) => string | Promise<string>;
 }
 
 /** What {@link CollectRunOptions.onApproval} decides. */
@@ -91,6 +98,8 @@ export interface CollectedRun {
   events: RunEventNotification[];
   /** The run's `approval/requested` and `approval/resolved` notifications, in order. */
   approvals: Array<ApprovalRequestedNotification | ApprovalResolvedNotification>;
+  /** The run's `clarify/requested` and `clarify/resolved` notifications, in order. */
+  questions: Array<ClarifyRequestedNotification | ClarifyResolvedNotification>;
   started: RunStartedNotification | undefined;
   /** The run's last notification; check `completed.status` (`complete` | `interrupted` | `error`). */
   completed: RunCompletedNotification;
@@ -103,8 +112,18 @@ type RunNotification =
   | RunEventNotification
   | RunCompletedNotification
   | ApprovalRequestedNotification
-  | ApprovalResolvedNotification;
-type RunMethod = 'run/started' | 'run/delta' | 'run/event' | 'run/completed' | 'approval/requested' | 'approval/resolved';
+  | ApprovalResolvedNotification
+  | ClarifyRequestedNotification
+  | ClarifyResolvedNotification;
+type RunMethod =
+  | 'run/started'
+  | 'run/delta'
+  | 'run/event'
+  | 'run/completed'
+  | 'approval/requested'
+  | 'approval/resolved'
+  | 'clarify/requested'
+  | 'clarify/resolved';
 const RUN_METHODS: readonly RunMethod[] = [
   'run/started',
   'run/delta',
@@ -112,6 +131,8 @@ const RUN_METHODS: readonly RunMethod[] = [
   'run/completed',
   'approval/requested',
   'approval/resolved',
+  'clarify/requested',
+  'clarify/resolved',
 ];
 
 const STDERR_TAIL_BYTES = 64 * 1024;
@@ -359,6 +380,7 @@ export class HermesStdioClient {
     const deltas: RunDeltaNotification[] = [];
     const events: RunEventNotification[] = [];
     const approvals: Array<ApprovalRequestedNotification | ApprovalResolvedNotification> = [];
+    const questions: Array<ClarifyRequestedNotification | ClarifyResolvedNotification> = [];
     let started: RunStartedNotification | undefined;
     return new Promise<CollectedRun>((resolve, reject) => {
       let timer: NodeJS.Timeout | undefined;
@@ -407,6 +429,15 @@ export class HermesStdioClient {
           case 'approval/resolved':
             approvals.push(n as ApprovalResolvedNotification);
             break;
+          case 'clarify/requested': {
+            const question = n as ClarifyRequestedNotification;
+            questions.push(question);
+            if (options.onClarify) this.answerClarify(question, options.onClarify);
+            break;
+          }
+          case 'clarify/resolved':
+            questions.push(n as ClarifyResolvedNotification);
+            break;
           case 'run/completed': {
             cleanup();
             const ordered = [...deltas].sort((a, b) => a.seq - b.seq);
@@ -417,6 +448,7 @@ export class HermesStdioClient {
               deltas: ordered,
               events,
               approvals,
+              questions,
               started,
               completed: n as RunCompletedNotification,
             });
@@ -439,6 +471,19 @@ export class HermesStdioClient {
       .then((answer) => this.request('approval/respond', { runId, approvalId, ...answer }))
       .catch(() => {
         /* not pending any more (timed out, run ended): approval/resolved already says so */
+      });
+  }
+
+  private answerClarify(
+    question: ClarifyRequestedNotification,
+    answer: NonNullable<CollectRunOptions['onClarify']>,
+  ): void {
+    const { runId, clarifyId } = question;
+    void Promise.resolve()
+      .then(() => answer(question))
+      .then((text) => this.request('clarify/respond', { runId, clarifyId, answer: text }))
+      .catch(() => {
+        /* a callback error leaves the question to time out; clarify/resolved will say so */
       });
   }
 

@@ -123,7 +123,7 @@ describe('hermes-stdio supervisor', { skip: !haveBin && `no ${hermesBin}`, timeo
     }
   });
 
-  test('runToCompletion answers approvals through onApproval', { skip: !python && 'no python for the scripted LLM', timeout: 120_000 }, async () => {
+  test('runToCompletion answers approvals and questions through onApproval and onClarify', { skip: !python && 'no python for the scripted LLM', timeout: 120_000 }, async () => {
     const kept = path.join(root, 'approvals', 'kept');
     const gone = path.join(root, 'approvals', 'gone');
     await mkdir(kept, { recursive: true });
@@ -133,6 +133,8 @@ describe('hermes-stdio supervisor', { skip: !haveBin && `no ${hermesBin}`, timeo
       { text: 'left it' },
       { tool: 'terminal', arguments: { command: `rm -rf ${gone}` } },
       { text: 'removed it' },
+      { tool: 'clarify', arguments: { question: 'Which one?', choices: ['red', 'blue'] } },
+      { text: 'blue it is' },
     ]);
     let client;
     try {
@@ -169,6 +171,25 @@ describe('hermes-stdio supervisor', { skip: !haveBin && `no ${hermesBin}`, timeo
       assert.equal(approved.completed.status, 'complete', client.stderrTail);
       assert.equal(approved.approvals.at(-1).outcome, 'approved');
       assert.ok(!existsSync(gone), 'an approved command runs');
+
+      const questions = [];
+      const clarified = await client.runToCompletion(
+        { message: 'which?', sessionId: denied.sessionId },
+        {
+          timeoutMs: 90_000,
+          onClarify: (q) => {
+            questions.push(q.question);
+            return 'the blue one';
+          },
+        },
+      );
+      assert.equal(clarified.completed.status, 'complete', client.stderrTail);
+      assert.deepEqual(questions, ['Which one?']);
+      assert.deepEqual(
+        clarified.questions.map((q) => q.outcome ?? 'requested'),
+        ['requested', 'answered'],
+      );
+      assert.equal(clarified.questions[1].answer, 'the blue one');
       assert.deepEqual(await client.shutdown({ timeoutMs: 30_000 }), { code: 0, signal: null });
     } finally {
       await client?.dispose();

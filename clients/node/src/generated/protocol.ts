@@ -105,6 +105,86 @@ export interface CancelParams {
   id: number | string;
 }
 
+export interface ClarifyRequestedNotification {
+  /**
+   * The run whose agent asks.
+   */
+  runId: string;
+  /**
+   * Its session.
+   */
+  sessionId: string;
+  /**
+   * Per-run sequence number.
+   */
+  seq: number;
+  /**
+   * Names this question in clarify/respond.
+   */
+  clarifyId: string;
+  /**
+   * The question.
+   */
+  question: string;
+  /**
+   * Up to 4 suggested answers; any other text is accepted too. Null: open-ended.
+   */
+  choices: string[] | null;
+  /**
+   * How long the agent waits for the answer.
+   */
+  timeoutMs: number;
+}
+
+export interface ClarifyResolvedNotification {
+  /**
+   * The run.
+   */
+  runId: string;
+  /**
+   * Its session.
+   */
+  sessionId: string;
+  /**
+   * Per-run sequence number.
+   */
+  seq: number;
+  /**
+   * The question that is no longer pending.
+   */
+  clarifyId: string;
+  /**
+   * answered by the host, timed_out, or cancelled (the run was interrupted or ended).
+   */
+  outcome: 'answered' | 'timed_out' | 'cancelled';
+  /**
+   * The answer the agent got; null when none came.
+   */
+  answer: string | null;
+}
+
+export interface ClarifyRespondParams {
+  /**
+   * The run of the question.
+   */
+  runId: string;
+  /**
+   * The question being answered.
+   */
+  clarifyId: string;
+  /**
+   * The user's answer: one of the choices, or free text.
+   */
+  answer: string;
+}
+
+export interface ClarifyRespondResult {
+  /**
+   * The agent has the answer.
+   */
+  outcome: 'answered';
+}
+
 export interface ClientInfo {
   /**
    * The host's name, for logs.
@@ -683,6 +763,8 @@ export type ShutdownResult = null;
 export interface HostRequests {
   /** Answer an approval/requested: the waiting tool call runs or is blocked. */
   'approval/respond': { params: ApprovalRespondParams; result: ApprovalRespondResult };
+  /** Answer a clarify/requested: the agent's waiting question gets the answer. */
+  'clarify/respond': { params: ClarifyRespondParams; result: ClarifyRespondResult };
   /** Opens the session; must be the first request. */
   'initialize': { params: InitializeParams; result: InitializeResult };
   /** Ask a running run to stop; it ends with run/completed status interrupted. */
@@ -721,6 +803,10 @@ export interface ServerNotifications {
   'approval/requested': ApprovalRequestedNotification;
   /** An approval request is no longer pending (answered, timed out, cancelled). */
   'approval/resolved': ApprovalResolvedNotification;
+  /** The agent asks the user a clarifying question and waits for the answer. */
+  'clarify/requested': ClarifyRequestedNotification;
+  /** A clarifying question is no longer pending (answered, timed out, cancelled). */
+  'clarify/resolved': ClarifyResolvedNotification;
   /** The run ended; exactly one per started run, always its last. */
   'run/completed': RunCompletedNotification;
   /** Assistant text, streamed as the model produces it. */
@@ -739,6 +825,7 @@ export type ServerNotificationMethod = keyof ServerNotifications;
 
 export const HOST_REQUEST_METHODS: readonly HostRequestMethod[] = [
   'approval/respond',
+  'clarify/respond',
   'initialize',
   'run/interrupt',
   'run/result',
@@ -758,6 +845,8 @@ export const HOST_NOTIFICATION_METHODS: readonly HostNotificationMethod[] = [
 export const SERVER_NOTIFICATION_METHODS: readonly ServerNotificationMethod[] = [
   'approval/requested',
   'approval/resolved',
+  'clarify/requested',
+  'clarify/resolved',
   'run/completed',
   'run/delta',
   'run/event',
@@ -782,6 +871,7 @@ export const ERROR_CODES = {
   'unknown_run': -32013,
   'session_busy': -32014,
   'unknown_approval': -32015,
+  'unknown_clarify': -32016,
   'worker_crashed': -32020,
   'worker_unavailable': -32021,
   'worker_timeout': -32022,
