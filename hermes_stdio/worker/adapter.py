@@ -11,7 +11,8 @@ Contract:
 - hermes-agent is imported lazily (``preload`` warms it, and the openai
   package hermes imports on its first agent build, on a background thread);
   a failed import raises ``AgentUnavailable``.
-- Session databases use the explicit path ``$HERMES_HOME/state.db``.
+- Session databases use the explicit path ``$HERMES_HOME/state.db``;
+  ``stored_history`` reads a session back from it (resuming after a restart).
 - Dangerous commands always wait for the host (``HERMES_EXEC_ASK=1``):
   approvals are scoped per session (session key = session id) and go through
   ``approvals.ApprovalBridge`` while a turn runs; with no bridge (hermes
@@ -70,6 +71,11 @@ class AgentAdapter(Protocol):
     def build(self, session: Session, sink: EventSink) -> Any: ...
 
     def model_of(self, agent: Any) -> str | None: ...
+
+    def stored_history(self, session_id: str) -> list[dict[str, Any]] | None:
+        """The session's messages as the profile's session database holds them;
+        None when the database does not know the session."""
+        ...
 
     def run_turn(
         self, agent: Any, session: Session, message: str, stop_requested: Callable[[], bool]
@@ -287,6 +293,15 @@ class HermesAdapter:
     def model_of(self, agent: Any) -> str | None:
         model = getattr(agent, "model", None)
         return model if isinstance(model, str) and model else None
+
+    def stored_history(self, session_id: str) -> list[dict[str, Any]] | None:
+        self._modules()
+        db = self._db
+        if db.get_session(session_id) is None:
+            return None
+        # Repaired for replay: a turn cut short (a crash) may have left user;user.
+        messages = db.get_messages_as_conversation(session_id, repair_alternation=True)
+        return list(messages) if isinstance(messages, list) else None
 
     def run_turn(
         self, agent: Any, session: Session, message: str, stop_requested: Callable[[], bool]

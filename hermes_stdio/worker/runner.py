@@ -58,6 +58,15 @@ def execute_run(adapter: AgentAdapter, session: Session, run: Run, message: str)
                     run.complete("error", None, _error(t.RunErrorType.AGENT_ERROR, exc))
                     return
     agent = session.agent
+    if session.restore:
+        session.restore = False
+        try:
+            stored = adapter.stored_history(session.session_id)
+        except Exception as exc:
+            run.complete("error", None, _error(t.RunErrorType.AGENT_ERROR, exc))
+            return
+        if stored:
+            session.history = stored
     session.model = adapter.model_of(agent) or session.model
     if run.interrupt_requested:
         run.complete("interrupted", t.RunOutput(None, len(session.history), 0), None)

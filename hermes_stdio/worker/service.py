@@ -97,6 +97,9 @@ class WorkerService:
             session = self.sessions.get(session_id)
             if session is None:
                 session = Session(session_id, self.profile, model=p.model, provider=p.provider)
+                # A known id this worker does not hold (e.g. after a restart): the run
+                # thread loads its stored history, unless the host sends one.
+                session.restore = p.session_id is not None and p.conversation_history is None
                 self.sessions[session_id] = session
             if session.run is not None:
                 raise RpcError(

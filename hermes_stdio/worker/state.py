@@ -42,6 +42,8 @@ class Session:
     agent: Any = None
     history: list[dict[str, Any]] = field(default_factory=list)
     run: Run | None = None
+    # Not held in memory when first asked for: its stored history may be resumed.
+    restore: bool = False
     last_used_at: int = field(default_factory=lambda: int(time.time() * 1000))
     build_lock: threading.Lock = field(default_factory=threading.Lock)
 

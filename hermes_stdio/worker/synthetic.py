@@ -131,6 +131,9 @@ class SyntheticAdapter:
     def answer_clarify(self, session: Session, clarify_id: str, text: str) -> bool:
         return False  # nor asks questions
 
+    def stored_history(self, session_id: str) -> list[dict[str, Any]] | None:
+        return None  # keeps no database
+
     def close(self, agent: Any) -> None:
         if isinstance(agent, SyntheticAgent):
             agent.interrupted.set()

@@ -284,3 +284,29 @@ def test_the_first_worker_saves_hermes_tool_scan_and_later_workers_start_from_it
     status = host.request("supervisor/status")
     modes = {w["profile"]: w["startMode"] for w in status["workers"]}
     assert modes == {"default": mode, "work": mode}
+
+
+def test_a_session_continues_from_its_stored_history_after_its_worker_was_killed(
+    host: HostClient, llm: ScriptedLLM
+) -> None:
+    llm.enqueue(Reply.text(["Noted: zebra."]))
+    first = host.request("run/start", {"message": "Remember the word zebra."})
+    assert host.wait_run_completed(first["runId"]).params["status"] == "complete"
+    pid = worker_pids(host)[("default", None)]
+    os.kill(pid, signal.SIGKILL)
+    host.wait_for(lambda n: n.method == "worker/exited" and n.params["pid"] == pid)
+
+    llm.clear()
+    llm.enqueue(Reply.text(["It was zebra."]))
+    again = host.request("run/start", {"message": "Which word?", "sessionId": first["sessionId"]})
+    done = host.wait_run_completed(again["runId"])
+    assert done.params["status"] == "complete"
+    assert done.params["result"]["messageCount"] == 4
+    sent = [(m["role"], m.get("content")) for m in llm.requests[0]["messages"]]
+    assert ("user", "Remember the word zebra.") in sent
+    assert ("assistant", "Noted: zebra.") in sent
+    assert sent[-1] == ("user", "Which word?")
+    # A new id the database does not know starts empty, as before.
+    llm.enqueue(Reply.text(["hi"]))
+    fresh = host.request("run/start", {"message": "hi", "sessionId": "sess-never-seen"})
+    assert host.wait_run_completed(fresh["runId"]).params["result"]["messageCount"] == 2

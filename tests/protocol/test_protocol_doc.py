@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import inspect
+import json
 import re
 from pathlib import Path
 
@@ -48,3 +49,12 @@ def test_every_run_event_type_the_worker_emits_is_documented() -> None:
     emitted = set(re.findall(r'sink\.event\(\s*"([a-z._]+)"', source))
     assert emitted
     assert {t for t in emitted if f"| `{t}` |" not in DOC} == set()
+
+
+def test_the_initialize_example_lists_every_method_and_notification_in_table_order() -> None:
+    line = next(
+        ln for ln in DOC.splitlines() if ln.startswith("←") and '"capabilities":{"methods"' in ln
+    )
+    capabilities = json.loads(line[1:].strip())["result"]["capabilities"]
+    assert capabilities["methods"] == list(HOST_METHODS)
+    assert capabilities["notifications"] == list(SERVER_NOTIFICATIONS)

@@ -82,6 +82,9 @@ class FakeAdapter:
     def answer_clarify(self, session: Session, clarify_id: str, text: str) -> bool:
         return False  # nor asks questions
 
+    def stored_history(self, session_id: str) -> list[dict[str, Any]] | None:
+        return None  # keeps no database
+
     def close(self, agent: FakeAgent | None) -> None:
         self.closed.append(agent)
         if agent is not None:

@@ -351,3 +351,29 @@ def test_clarify_respond_reaches_the_runs_session_and_unknown_ones_are_named(har
     late = harness.call("clarify/respond", {**params, "clarifyId": "clar_known"})
     assert error_of(late) is ErrorType.UNKNOWN_CLARIFY
     assert len(answered) == 2
+
+
+def test_a_session_id_the_worker_does_not_hold_resumes_from_stored_history(harness):
+    stored = [{"role": "user", "content": "before"}, {"role": "assistant", "content": "ok"}]
+    asked: list[str] = []
+
+    def stored_history(session_id):
+        asked.append(session_id)
+        return list(stored) if session_id == "sess_known" else None
+
+    harness.adapter.stored_history = stored_history
+    for params, count in (
+        ({"sessionId": "sess_known"}, 4),  # stored two + this turn's two
+        ({"sessionId": "sess_unknown"}, 2),
+        ({"sessionId": "sess_given", "conversationHistory": []}, 2),  # the host's history wins
+        ({}, 2),  # a new session
+    ):
+        ack = harness.start(**params)
+        done = harness.wait_completed(ack["runId"])
+        harness.wait_idle(ack["runId"])
+        assert done["result"]["messageCount"] == count, params
+    assert asked == ["sess_known", "sess_unknown"]
+    # Once held, the session is not read back again.
+    ack = harness.start(sessionId="sess_known")
+    assert harness.wait_completed(ack["runId"])["result"]["messageCount"] == 6
+    assert asked == ["sess_known", "sess_unknown"]
