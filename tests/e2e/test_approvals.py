@@ -29,6 +29,13 @@ def requested(host: HostClient, run_id: str) -> Notification:
     )
 
 
+def respond(
+    host: HostClient, run: dict[str, Any], ask: Notification, decision: str, **extra: Any
+) -> Any:
+    params = {"runId": run["runId"], "approvalId": ask.params["approvalId"], "decision": decision}
+    return host.request("approval/respond", {**params, **extra})
+
+
 def methods(host: HostClient, run_id: str) -> list[str]:
     return [n.method for n in host.run_notifications(run_id)]
 
@@ -126,10 +133,7 @@ def test_a_session_approval_covers_that_session_only(
     dangerous(llm, tmp_path / "v3")
     other = host.request("run/start", {"message": "clean up"})
     ask = requested(host, other["runId"])
-    host.request(
-        "approval/respond",
-        {"runId": other["runId"], "approvalId": ask.params["approvalId"], "decision": "deny"},
-    )
+    respond(host, other, ask, "deny")
     host.wait_run_completed(other["runId"])
     assert (tmp_path / "v3").exists()
 
@@ -151,10 +155,7 @@ def test_an_unanswered_request_times_out_blocked_and_says_so(
     assert victim.exists()
     assert "BLOCKED" in tool_result(host, run["runId"])
     with pytest.raises(RpcError) as err:
-        host.request(
-            "approval/respond",
-            {"runId": run["runId"], "approvalId": ask.params["approvalId"], "decision": "once"},
-        )
+        respond(host, run, ask, "once")
     assert err.value.kind is ErrorType.UNKNOWN_APPROVAL
 
 
@@ -186,10 +187,7 @@ def test_without_an_approvals_mode_in_the_profile_the_host_is_asked(
     dangerous(llm, victim)
     run = host.request("run/start", {"message": "clean up"})
     ask = requested(host, run["runId"])
-    host.request(
-        "approval/respond",
-        {"runId": run["runId"], "approvalId": ask.params["approvalId"], "decision": "deny"},
-    )
+    respond(host, run, ask, "deny")
     host.wait_run_completed(run["runId"])
     assert victim.exists()
 
@@ -238,20 +236,11 @@ def test_two_sessions_waiting_at_once_each_get_their_own_answer(
 
     # An approval is answered through its own run only.
     with pytest.raises(RpcError) as err:
-        host.request(
-            "approval/respond",
-            {"runId": run_a["runId"], "approvalId": ask_b.params["approvalId"], "decision": "once"},
-        )
+        respond(host, run_a, ask_b, "once")
     assert err.value.kind is ErrorType.UNKNOWN_APPROVAL
-    host.request(
-        "approval/respond",
-        {"runId": run_b["runId"], "approvalId": ask_b.params["approvalId"], "decision": "once"},
-    )
+    respond(host, run_b, ask_b, "once")
     host.wait_run_completed(run_b["runId"])
     assert not victim_b.exists() and victim_a.exists()
-    host.request(
-        "approval/respond",
-        {"runId": run_a["runId"], "approvalId": ask_a.params["approvalId"], "decision": "deny"},
-    )
+    respond(host, run_a, ask_a, "deny")
     host.wait_run_completed(run_a["runId"])
     assert victim_a.exists()

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 
 import { HermesStdioClient, HermesStdioError, PROTOCOL_VERSION } from '../dist/index.js';
-import { hermesBin, hermesPython, offlineEnv, run, startScriptedLLM } from './support/helpers.mjs';
+import { hermesBin, hermesPython, makeHome, offlineEnv, startScriptedLLM } from './support/helpers.mjs';
 
 const haveBin = existsSync(hermesBin);
 if (!haveBin) console.warn(`# ${hermesBin} not found: set HERMES_STDIO_BIN`);
@@ -78,14 +78,7 @@ describe('hermes-stdio supervisor', { skip: !haveBin && `no ${hermesBin}`, timeo
     const llm = await startScriptedLLM(python, reply);
     let client;
     try {
-      const made = await run(python, [
-        '-c',
-        'import sys, pathlib; from hermes_stdio.testing.home import make_home; print(make_home(pathlib.Path(sys.argv[1]), sys.argv[2]))',
-        path.join(root, 'run'),
-        `http://127.0.0.1:${llm.port}/v1`,
-      ]);
-      assert.equal(made.code, 0, made.stderr);
-      const home = made.stdout.trim();
+      const home = await makeHome(python, path.join(root, 'run'), llm.port);
       client = await HermesStdioClient.spawn({ command: hermesBin, env: offlineEnv(home) });
       await client.initialize({ name: 'node-test' });
 
@@ -138,14 +131,8 @@ describe('hermes-stdio supervisor', { skip: !haveBin && `no ${hermesBin}`, timeo
     ]);
     let client;
     try {
-      const made = await run(python, [
-        '-c',
-        'import sys, pathlib; from hermes_stdio.testing.home import make_home; print(make_home(pathlib.Path(sys.argv[1]), sys.argv[2]))',
-        path.join(root, 'approvals-home'),
-        `http://127.0.0.1:${llm.port}/v1`,
-      ]);
-      assert.equal(made.code, 0, made.stderr);
-      client = await HermesStdioClient.spawn({ command: hermesBin, env: offlineEnv(made.stdout.trim()) });
+      const home = await makeHome(python, path.join(root, 'approvals-home'), llm.port);
+      client = await HermesStdioClient.spawn({ command: hermesBin, env: offlineEnv(home) });
       await client.initialize({ name: 'node-test' });
 
       const asked = [];

@@ -27,6 +27,18 @@ export function offlineEnv(home) {
   return { ...env, HERMES_HOME: home, TIRITH_ENABLED: '0', HERMES_DISABLE_LAZY_INSTALLS: '1', NO_PROXY: '*' };
 }
 
+/** A Hermes home under `dir` wired to the scripted LLM on `port` (hermes_stdio.testing.home). */
+export async function makeHome(python, dir, port) {
+  const made = await run(python, [
+    '-c',
+    'import sys, pathlib; from hermes_stdio.testing.home import make_home; print(make_home(pathlib.Path(sys.argv[1]), sys.argv[2]))',
+    dir,
+    `http://127.0.0.1:${port}/v1`,
+  ]);
+  if (made.code !== 0) throw new Error(`make_home failed: ${made.stderr}`);
+  return made.stdout.trim();
+}
+
 /** Run a command to completion; resolves {code, stdout, stderr}. */
 export function run(cmd, args, opts = {}) {
   return new Promise((resolve, reject) => {
