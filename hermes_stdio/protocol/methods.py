@@ -115,6 +115,13 @@ HOST_METHODS: dict[str, Method] = _methods(
         "Interrupt any run and forget a loaded session (its history stays in the DB).",
     ),
     Method(
+        "session/switchModel",
+        t.SessionSwitchModelParams,
+        t.SessionSwitchModelResult,
+        "session",
+        "Switch a session's model (and provider) from its next run on.",
+    ),
+    Method(
         "run/start",
         t.RunStartParams,
         t.RunStartResult,

@@ -185,6 +185,21 @@ class SessionDestroyResult(Record):
     destroyed: bool = doc_field("False when the session was not loaded.")
 
 
+class SessionSwitchModelParams(Record):
+    session_id: str = doc_field("The session; created (or resumed) when no worker holds it.")
+    model: str = doc_field("The model for the session's next runs.")
+    provider: str | None = doc_field("Its provider; the profile's default when absent.", None)
+    profile: str | None = doc_field("Profile to ask when the session is not routed yet.", None)
+    worker_key: str | None = doc_field("Worker isolation key.", None)
+
+
+class SessionSwitchModelResult(Record):
+    session_id: str = doc_field("The session.")
+    model: str = doc_field("The model its next run uses.")
+    provider: str | None = doc_field("The provider that model resolved to.")
+    deferred: bool = doc_field("True when a run is in progress: it finishes on the old model.")
+
+
 class SessionListParams(Record):
     profile: str | None = doc_field("Profile to list; default when absent.", None)
     worker_key: str | None = doc_field("Worker isolation key.", None)

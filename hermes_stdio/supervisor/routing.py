@@ -180,6 +180,14 @@ class RoutedMethods:
 
         self._forward(req, slot or self.pool.slot(*key), None if known else record)
 
+    def _h_session_switchModel(self, req: Request, p: t.SessionSwitchModelParams) -> None:
+        key = self._session_key(p.session_id, p.profile, p.worker_key)
+
+        def record(result: Any) -> None:
+            self.routes.add_session(p.session_id, key)
+
+        self._forward(req, self.pool.slot(*key), record)
+
     def _h_session_list(self, req: Request, p: t.SessionListParams) -> None:
         slot = self._running(self._key(p.profile, p.worker_key))
         if slot is None:

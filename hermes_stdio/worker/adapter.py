@@ -72,6 +72,15 @@ class AgentAdapter(Protocol):
 
     def model_of(self, agent: Any) -> str | None: ...
 
+    def resolve_model(self, model: str, provider: str | None) -> str | None:
+        """Check that ``model`` (with ``provider``) can be used; the provider it resolves
+        to. Raises when it cannot."""
+        ...
+
+    def switch_model(self, agent: Any, model: str, provider: str | None) -> None:
+        """Switch a built agent to ``model`` before its next turn."""
+        ...
+
     def stored_history(self, session_id: str) -> list[dict[str, Any]] | None:
         """The session's messages as the profile's session database holds them;
         None when the database does not know the session."""
@@ -293,6 +302,27 @@ class HermesAdapter:
     def model_of(self, agent: Any) -> str | None:
         model = getattr(agent, "model", None)
         return model if isinstance(model, str) and model else None
+
+    def _runtime(self, model: str, provider: str | None) -> dict[str, Any]:
+        self._modules()
+        from hermes_cli.runtime_provider import resolve_runtime_provider
+
+        runtime: dict[str, Any] = resolve_runtime_provider(requested=provider, target_model=model)
+        return runtime
+
+    def resolve_model(self, model: str, provider: str | None) -> str | None:
+        resolved = self._runtime(model, provider).get("provider")
+        return str(resolved) if resolved else provider
+
+    def switch_model(self, agent: Any, model: str, provider: str | None) -> None:
+        runtime = self._runtime(model, provider)
+        agent.switch_model(
+            model,
+            runtime.get("provider") or provider or "",
+            api_key=runtime.get("api_key") or "",
+            base_url=runtime.get("base_url") or "",
+            api_mode=runtime.get("api_mode") or "",
+        )
 
     def stored_history(self, session_id: str) -> list[dict[str, Any]] | None:
         self._modules()

@@ -67,6 +67,13 @@ def execute_run(adapter: AgentAdapter, session: Session, run: Run, message: str)
             return
         if stored:
             session.history = stored
+    if session.switch_pending:
+        session.switch_pending = False
+        try:
+            adapter.switch_model(agent, session.model or "", session.provider)
+        except Exception as exc:
+            run.complete("error", None, _error(t.RunErrorType.AGENT_ERROR, exc))
+            return
     session.model = adapter.model_of(agent) or session.model
     if run.interrupt_requested:
         run.complete("interrupted", t.RunOutput(None, len(session.history), 0), None)

@@ -40,6 +40,7 @@ _ROUTED = {
     "session/status",
     "session/list",
     "session/destroy",
+    "session/switchModel",
     "worker/shutdown",
 }
 
@@ -227,6 +228,35 @@ class WorkerService:
         with self._lock:
             sessions = list(self.sessions.values())
         return t.SessionListResult([s.info() for s in sessions])
+
+    def _h_session_switchModel(self, req: Request, p: t.SessionSwitchModelParams) -> Any:
+        def switch() -> None:
+            assert self.peer is not None
+            try:  # may import hermes: never on the reader thread
+                provider = self.adapter.resolve_model(p.model, p.provider)
+            except Exception as exc:
+                self.peer.respond_error(
+                    req.id,
+                    RpcError(
+                        ErrorType.INVALID_PARAMS,
+                        f"cannot use model {p.model!r} (provider {p.provider!r}): {exc}",
+                        field="params.provider" if p.provider else "params.model",
+                    ),
+                )
+                return
+            with self._lock:
+                session = self.sessions.get(p.session_id)
+                if session is None:
+                    session = Session(p.session_id, self.profile, restore=True)
+                    self.sessions[p.session_id] = session
+                session.model, session.provider = p.model, provider
+                session.switch_pending = True
+                deferred = session.run is not None
+            result = t.SessionSwitchModelResult(p.session_id, p.model, provider, deferred)
+            self.peer.respond(req.id, encode(result))
+
+        threading.Thread(target=switch, name="switch-model", daemon=True).start()
+        return _DEFERRED
 
     def _h_session_destroy(self, req: Request, p: t.SessionTarget) -> Any:
         with self._lock:

@@ -44,6 +44,8 @@ class Session:
     run: Run | None = None
     # Not held in memory when first asked for: its stored history may be resumed.
     restore: bool = False
+    # Set by session/switchModel: the next run switches its agent to ``model``.
+    switch_pending: bool = False
     last_used_at: int = field(default_factory=lambda: int(time.time() * 1000))
     build_lock: threading.Lock = field(default_factory=threading.Lock)
 

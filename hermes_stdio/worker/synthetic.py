@@ -24,9 +24,10 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
-from typing import Any, Literal
+from typing import Any
 
 from .adapter import EventSink, TurnOutcome
+from .plain import PlainAdapterMethods
 from .state import Session
 
 STAMP_DIGITS = 19
@@ -67,7 +68,7 @@ class SyntheticAgent:
         self.interrupted = threading.Event()
 
 
-class SyntheticAdapter:
+class SyntheticAdapter(PlainAdapterMethods):
     model = "synthetic"
 
     def preload(self) -> None:
@@ -122,17 +123,6 @@ class SyntheticAdapter:
     def interrupt(self, agent: Any, message: str | None) -> None:
         if isinstance(agent, SyntheticAgent):
             agent.interrupted.set()
-
-    def answer_approval(
-        self, session: Session, approval_id: str, decision: str, reason: str | None
-    ) -> Literal["approved", "denied"] | None:
-        return None  # this agent never asks for approvals
-
-    def answer_clarify(self, session: Session, clarify_id: str, text: str) -> bool:
-        return False  # nor asks questions
-
-    def stored_history(self, session_id: str) -> list[dict[str, Any]] | None:
-        return None  # keeps no database
 
     def close(self, agent: Any) -> None:
         if isinstance(agent, SyntheticAgent):

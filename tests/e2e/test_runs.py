@@ -242,6 +242,35 @@ def test_a_new_session_uses_the_model_named_in_run_start(
     assert status["model"] == "other-model"
 
 
+def test_switching_a_sessions_model_takes_effect_from_its_next_run(
+    host: HostClient, llm: ScriptedLLM
+) -> None:
+    llm.enqueue(Reply.text(["ok"]))
+    run, notes = run_to_end(host, {"message": "first"})
+    assert notes[0].params["model"] == "test-model"
+    sid = run["sessionId"]
+    switched = host.request("session/switchModel", {"sessionId": sid, "model": "other-model"})
+    assert switched == {
+        "sessionId": sid,
+        "model": "other-model",
+        "provider": "custom",
+        "deferred": False,
+    }
+    llm.enqueue(Reply.text(["ok"]))
+    _, notes = run_to_end(host, {"message": "second", "sessionId": sid})
+    assert notes[0].params["model"] == "other-model"
+    sent = [r for r in llm.requests if "second" in str(r.get("messages"))]
+    assert sent and sent[0]["model"] == "other-model"
+    assert host.request("session/status", {"sessionId": sid})["model"] == "other-model"
+    # A provider hermes does not know is refused, and nothing changes.
+    with pytest.raises(RpcError) as err:
+        host.request(
+            "session/switchModel", {"sessionId": sid, "model": "m", "provider": "no-such-provider"}
+        )
+    assert err.value.kind is ErrorType.INVALID_PARAMS
+    assert host.request("session/status", {"sessionId": sid})["model"] == "other-model"
+
+
 def test_supervisor_status_is_answered_while_a_worker_is_still_starting(
     host: HostClient, llm: ScriptedLLM
 ) -> None:

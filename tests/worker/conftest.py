@@ -5,12 +5,13 @@ from __future__ import annotations
 import json
 import threading
 from collections.abc import Callable, Iterator
-from typing import Any, Literal
+from typing import Any
 
 import pytest
 
 from hermes_stdio.wire import Request, RpcError
 from hermes_stdio.worker.adapter import EventSink, TurnOutcome
+from hermes_stdio.worker.plain import PlainAdapterMethods
 from hermes_stdio.worker.service import WorkerService
 from hermes_stdio.worker.state import Session
 
@@ -38,7 +39,7 @@ def echo_turn(agent: FakeAgent, session: Session, message: str, stop: Any) -> Tu
     return TurnOutcome("Hello", history, api_calls=1)
 
 
-class FakeAdapter:
+class FakeAdapter(PlainAdapterMethods):
     """Implements AgentAdapter; ``turn`` and ``build_error`` script its behaviour."""
 
     def __init__(self) -> None:
@@ -73,17 +74,6 @@ class FakeAdapter:
         agent.interrupt_messages.append(message)
         agent.interrupted.set()
         self.wake.set()
-
-    def answer_approval(
-        self, session: Session, approval_id: str, decision: str, reason: str | None
-    ) -> Literal["approved", "denied"] | None:
-        return None  # this agent never asks for approvals
-
-    def answer_clarify(self, session: Session, clarify_id: str, text: str) -> bool:
-        return False  # nor asks questions
-
-    def stored_history(self, session_id: str) -> list[dict[str, Any]] | None:
-        return None  # keeps no database
 
     def close(self, agent: FakeAgent | None) -> None:
         self.closed.append(agent)

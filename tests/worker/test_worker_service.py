@@ -377,3 +377,50 @@ def test_a_session_id_the_worker_does_not_hold_resumes_from_stored_history(harne
     ack = harness.start(sessionId="sess_known")
     assert harness.wait_completed(ack["runId"])["result"]["messageCount"] == 6
     assert asked == ["sess_known", "sess_unknown"]
+
+
+def started_model(harness, run_id):
+    [started] = [m for m in harness.run_messages(run_id) if m["method"] == "run/started"]
+    return started["params"]["model"]
+
+
+def test_switch_model_applies_from_the_next_run_and_waits_for_a_running_one(harness):
+    echo = harness.adapter.turn
+    ack = harness.start()
+    harness.wait_completed(ack["runId"])
+    harness.wait_idle(ack["runId"])
+    sid = ack["sessionId"]
+    idle = harness.call("session/switchModel", {"sessionId": sid, "model": "m2", "provider": "p"})
+    assert idle["result"] == {"sessionId": sid, "model": "m2", "provider": "p", "deferred": False}
+    entered = harness.block()
+    running = harness.start(sessionId=sid)
+    assert entered.wait(WAIT)
+    assert started_model(harness, running["runId"]) == "m2"
+    busy = harness.call("session/switchModel", {"sessionId": sid, "model": "m3"})
+    assert busy["result"]["deferred"] is True
+    harness.adapter.wake.set()
+    harness.wait_completed(running["runId"])
+    harness.wait_idle(running["runId"])
+    harness.adapter.turn = echo
+    after = harness.start(sessionId=sid)
+    harness.wait_completed(after["runId"])
+    assert started_model(harness, after["runId"]) == "m3"
+    # A session no worker holds is created with that model (and resumed if stored).
+    new = harness.call("session/switchModel", {"sessionId": "sess_new", "model": "m4"})
+    assert new["result"]["deferred"] is False
+    run = harness.start(sessionId="sess_new")
+    harness.wait_completed(run["runId"])
+    assert started_model(harness, run["runId"]) == "m4"
+
+
+def test_switch_model_to_a_model_that_cannot_resolve_is_invalid_params(harness):
+    def resolve(model, provider):
+        raise ValueError(f"Unknown provider {provider!r}")
+
+    harness.adapter.resolve_model = resolve
+    answer = harness.call(
+        "session/switchModel", {"sessionId": "s", "model": "m", "provider": "nope"}
+    )
+    assert error_of(answer) is ErrorType.INVALID_PARAMS
+    assert answer["error"]["data"]["field"] == "params.provider"
+    assert "s" not in harness.service.sessions

@@ -561,6 +561,48 @@ export interface SessionStatusParams {
   ifLoaded?: boolean;
 }
 
+export interface SessionSwitchModelParams {
+  /**
+   * The session; created (or resumed) when no worker holds it.
+   */
+  sessionId: string;
+  /**
+   * The model for the session's next runs.
+   */
+  model: string;
+  /**
+   * Its provider; the profile's default when absent.
+   */
+  provider?: string | null;
+  /**
+   * Profile to ask when the session is not routed yet.
+   */
+  profile?: string | null;
+  /**
+   * Worker isolation key.
+   */
+  workerKey?: string | null;
+}
+
+export interface SessionSwitchModelResult {
+  /**
+   * The session.
+   */
+  sessionId: string;
+  /**
+   * The model its next run uses.
+   */
+  model: string;
+  /**
+   * The provider that model resolved to.
+   */
+  provider: string | null;
+  /**
+   * True when a run is in progress: it finishes on the old model.
+   */
+  deferred: boolean;
+}
+
 export interface SessionTarget {
   /**
    * The session.
@@ -779,6 +821,8 @@ export interface HostRequests {
   'session/list': { params: SessionListParams; result: SessionListResult };
   /** Describe a session; with ifLoaded it never starts a worker. */
   'session/status': { params: SessionStatusParams; result: SessionInfo };
+  /** Switch a session's model (and provider) from its next run on. */
+  'session/switchModel': { params: SessionSwitchModelParams; result: SessionSwitchModelResult };
   /** Stops every worker; then only exit is accepted. */
   'shutdown': { params: EmptyParams; result: ShutdownResult };
   /** Supervisor and worker health, without touching any worker. */
@@ -833,6 +877,7 @@ export const HOST_REQUEST_METHODS: readonly HostRequestMethod[] = [
   'session/destroy',
   'session/list',
   'session/status',
+  'session/switchModel',
   'shutdown',
   'supervisor/status',
   'worker/restart',

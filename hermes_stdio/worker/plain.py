@@ -1,0 +1,32 @@
+"""Defaults for agents that never ask the host anything and keep no database.
+
+Contract: ``PlainAdapterMethods`` implements the parts of ``adapter.AgentAdapter``
+that only a real hermes-agent needs (approvals, clarifying questions, stored
+history, model resolution); the synthetic agent and test fakes inherit them
+and implement the rest. An agent object gets a new model by attribute.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from .state import Session
+
+
+class PlainAdapterMethods:
+    def answer_approval(
+        self, session: Session, approval_id: str, decision: str, reason: str | None
+    ) -> Literal["approved", "denied"] | None:
+        return None  # never asks for approvals
+
+    def answer_clarify(self, session: Session, clarify_id: str, text: str) -> bool:
+        return False  # nor asks questions
+
+    def stored_history(self, session_id: str) -> list[dict[str, Any]] | None:
+        return None  # keeps no database
+
+    def resolve_model(self, model: str, provider: str | None) -> str | None:
+        return provider
+
+    def switch_model(self, agent: Any, model: str, provider: str | None) -> None:
+        agent.model = model
