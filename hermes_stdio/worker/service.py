@@ -122,6 +122,7 @@ class WorkerService:
             session.source = p.source
         if p.conversation_history is not None:
             session.history = list(p.conversation_history)
+            session.restore = False  # the host's history wins over a stored one
         assert self.peer is not None
         # The ack goes out before the run thread can emit anything for this run.
         self.peer.respond(req.id, encode(t.RunStartResult(run.run_id, session_id)))

@@ -424,3 +424,14 @@ def test_switch_model_to_a_model_that_cannot_resolve_is_invalid_params(harness):
     assert error_of(answer) is ErrorType.INVALID_PARAMS
     assert answer["error"]["data"]["field"] == "params.provider"
     assert "s" not in harness.service.sessions
+
+
+def test_history_sent_with_run_start_wins_over_a_stored_one_for_a_session_made_by_switch_model(
+    harness,
+):
+    asked: list[str] = []
+    harness.adapter.stored_history = lambda sid: asked.append(sid) or [{"role": "user"}] * 5
+    harness.call("session/switchModel", {"sessionId": "sess_k", "model": "m"})
+    ack = harness.start(sessionId="sess_k", conversationHistory=[])
+    assert harness.wait_completed(ack["runId"])["result"]["messageCount"] == 2
+    assert asked == []
