@@ -230,23 +230,17 @@ class RoutedMethods:
         self._forward(req, slot)
 
     def _h_approval_respond(self, req: Request, p: t.ApprovalRespondParams) -> None:
-        slot, _final = self._run_slot(p.run_id)
-        if slot is None:  # the run ended (or its worker did): nothing waits any more
-            raise RpcError(
-                ErrorType.UNKNOWN_APPROVAL,
-                f"approval {p.approval_id!r} is not pending: run {p.run_id!r} has ended",
-                approvalId=p.approval_id,
-            )
-        self._forward(req, slot)
+        self._to_live_run(req, p.run_id, ErrorType.UNKNOWN_APPROVAL, approvalId=p.approval_id)
 
     def _h_clarify_respond(self, req: Request, p: t.ClarifyRespondParams) -> None:
-        slot, _final = self._run_slot(p.run_id)
-        if slot is None:
-            raise RpcError(
-                ErrorType.UNKNOWN_CLARIFY,
-                f"question {p.clarify_id!r} is not pending: run {p.run_id!r} has ended",
-                clarifyId=p.clarify_id,
-            )
+        self._to_live_run(req, p.run_id, ErrorType.UNKNOWN_CLARIFY, clarifyId=p.clarify_id)
+
+    def _to_live_run(self, req: Request, run_id: str, gone: ErrorType, **data: Any) -> None:
+        """Forward an answer to what a run waits for; ``gone`` once the run has ended."""
+        slot, _final = self._run_slot(run_id)
+        if slot is None:  # the run ended (or its worker did): nothing waits any more
+            what = next(iter(data.values()))
+            raise RpcError(gone, f"{what!r} is not pending: run {run_id!r} has ended", **data)
         self._forward(req, slot)
 
     # --- worker side -------------------------------------------------------
