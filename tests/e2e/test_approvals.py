@@ -29,6 +29,16 @@ def requested(host: HostClient, run_id: str) -> Notification:
     )
 
 
+def waiting(
+    host: HostClient, llm: ScriptedLLM, tmp_path: Path
+) -> tuple[Path, dict[str, Any], Notification]:
+    """A run whose dangerous tool call waits: the victim, the run, its approval/requested."""
+    victim = tmp_path / "victim"
+    dangerous(llm, victim)
+    run = host.request("run/start", {"message": "clean up"})
+    return victim, run, requested(host, run["runId"])
+
+
 def respond(
     host: HostClient, run: dict[str, Any], ask: Notification, decision: str, **extra: Any
 ) -> Any:
@@ -94,10 +104,7 @@ def test_a_dangerous_command_waits_for_the_host_and_runs_once_approved(
 def test_a_denied_command_never_runs_and_the_agent_hears_the_reason(
     host: HostClient, llm: ScriptedLLM, tmp_path: Path
 ) -> None:
-    victim = tmp_path / "victim"
-    dangerous(llm, victim)
-    run = host.request("run/start", {"message": "clean up"})
-    ask = requested(host, run["runId"])
+    victim, run, ask = waiting(host, llm, tmp_path)
     answer = {
         "runId": run["runId"],
         "approvalId": ask.params["approvalId"],
@@ -144,10 +151,7 @@ def test_an_unanswered_request_times_out_blocked_and_says_so(
     set_approvals(home, mode="manual", timeout=1)
     host = start_host()
     host.initialize()
-    victim = tmp_path / "victim"
-    dangerous(llm, victim)
-    run = host.request("run/start", {"message": "clean up"})
-    ask = requested(host, run["runId"])
+    victim, run, ask = waiting(host, llm, tmp_path)
     resolved = host.wait_for(lambda n: n.method == "approval/resolved", timeout=30)
     assert resolved.params["approvalId"] == ask.params["approvalId"]
     assert resolved.params["outcome"] == "timed_out" and resolved.params["decision"] is None
@@ -162,10 +166,7 @@ def test_an_unanswered_request_times_out_blocked_and_says_so(
 def test_interrupting_a_run_cancels_its_pending_request(
     host: HostClient, llm: ScriptedLLM, tmp_path: Path
 ) -> None:
-    victim = tmp_path / "victim"
-    dangerous(llm, victim)
-    run = host.request("run/start", {"message": "clean up"})
-    ask = requested(host, run["runId"])
+    victim, run, ask = waiting(host, llm, tmp_path)
     host.request("run/interrupt", {"runId": run["runId"]})
     resolved = host.wait_for(lambda n: n.method == "approval/resolved", timeout=30)
     assert resolved.params["approvalId"] == ask.params["approvalId"]
@@ -183,10 +184,7 @@ def test_without_an_approvals_mode_in_the_profile_the_host_is_asked(
     (home / "config.yaml").write_text(yaml.safe_dump(config))
     host = start_host()
     host.initialize()
-    victim = tmp_path / "victim"
-    dangerous(llm, victim)
-    run = host.request("run/start", {"message": "clean up"})
-    ask = requested(host, run["runId"])
+    victim, run, ask = waiting(host, llm, tmp_path)
     respond(host, run, ask, "deny")
     host.wait_run_completed(run["runId"])
     assert victim.exists()
