@@ -122,6 +122,13 @@ HOST_METHODS: dict[str, Method] = _methods(
         "Switch a session's model (and provider) from its next run on.",
     ),
     Method(
+        "session/estimateContext",
+        t.SessionContextParams,
+        t.SessionContextResult,
+        "session",
+        "Rough token count of a session's next request against its model's context window.",
+    ),
+    Method(
         "run/start",
         t.RunStartParams,
         t.RunStartResult,

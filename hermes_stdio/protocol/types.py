@@ -200,6 +200,30 @@ class SessionSwitchModelResult(Record):
     deferred: bool = doc_field("True when a run is in progress: it finishes on the old model.")
 
 
+class SessionContextParams(Record):
+    session_id: str = doc_field("The session; created (or resumed) when no worker holds it.")
+    profile: str | None = doc_field("Profile to ask when the session is not routed yet.", None)
+    worker_key: str | None = doc_field("Worker isolation key.", None)
+    messages: list[JsonObject] | None = doc_field(
+        "Estimate this OpenAI-style history instead of the session's own.", None
+    )
+    instructions: str | None = doc_field(
+        "Estimate with these extra system instructions instead of the session's.", None
+    )
+
+
+class SessionContextResult(Record):
+    session_id: str = doc_field("The session.")
+    model: str | None = doc_field("The session's model.")
+    context_length: int | None = doc_field("The model's context window in tokens, if known.")
+    tokens: int = doc_field("Rough tokens of the next request: history, system prompt and tools.")
+    fixed_tokens: int = doc_field("Of those, what every request carries: system prompt and tools.")
+    system_prompt_tokens: int = doc_field("Of the fixed ones, the system prompt's.")
+    tool_tokens: int = doc_field("Of the fixed ones, the tool schemas'.")
+    message_count: int = doc_field("Messages in the estimated history.")
+    tool_count: int = doc_field("Tools the agent offers the model.")
+
+
 class SessionListParams(Record):
     profile: str | None = doc_field("Profile to list; default when absent.", None)
     worker_key: str | None = doc_field("Worker isolation key.", None)

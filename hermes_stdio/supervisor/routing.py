@@ -181,10 +181,19 @@ class RoutedMethods:
         self._forward(req, slot or self.pool.slot(*key), None if known else record)
 
     def _h_session_switchModel(self, req: Request, p: t.SessionSwitchModelParams) -> None:
-        key = self._session_key(p.session_id, p.profile, p.worker_key)
+        self._to_session_creating(req, p.session_id, p.profile, p.worker_key)
+
+    def _h_session_estimateContext(self, req: Request, p: t.SessionContextParams) -> None:
+        self._to_session_creating(req, p.session_id, p.profile, p.worker_key)
+
+    def _to_session_creating(
+        self, req: Request, session_id: str, profile: str | None, worker_key: str | None
+    ) -> None:
+        """Forward a request that makes the worker hold the session; route it there."""
+        key = self._session_key(session_id, profile, worker_key)
 
         def record(result: Any) -> None:
-            self.routes.add_session(p.session_id, key)
+            self.routes.add_session(session_id, key)
 
         self._forward(req, self.pool.slot(*key), record)
 

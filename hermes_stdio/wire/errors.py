@@ -59,6 +59,12 @@ class ErrorType(Enum):
     WORKER_CRASHED = (-32020, "worker_crashed", "The worker process died while handling this.")
     WORKER_UNAVAILABLE = (-32021, "worker_unavailable", "The worker cannot be started right now.")
     WORKER_TIMEOUT = (-32022, "worker_timeout", "The worker did not answer in time.")
+    AGENT_UNAVAILABLE = (
+        -32023,
+        "agent_unavailable",
+        "hermes-agent cannot be imported by the worker's Python.",
+    )
+    AGENT_ERROR = (-32024, "agent_error", "The session's agent could not be built.")
 
     def __init__(self, code: int, type_: str, summary: str) -> None:
         self.code = code

@@ -81,6 +81,13 @@ class AgentAdapter(Protocol):
         """Switch a built agent to ``model`` before its next turn."""
         ...
 
+    def estimate_context(
+        self, agent: Any, messages: list[dict[str, Any]], instructions: str | None
+    ) -> dict[str, Any]:
+        """Rough token figures of a request with ``messages``: the keyword fields of
+        ``SessionContextResult`` after ``session_id`` and ``model``."""
+        ...
+
     def stored_history(self, session_id: str) -> list[dict[str, Any]] | None:
         """The session's messages as the profile's session database holds them;
         None when the database does not know the session."""
@@ -323,6 +330,31 @@ class HermesAdapter:
             base_url=runtime.get("base_url") or "",
             api_mode=runtime.get("api_mode") or "",
         )
+
+    def estimate_context(
+        self, agent: Any, messages: list[dict[str, Any]], instructions: str | None
+    ) -> dict[str, Any]:
+        from agent.model_metadata import estimate_request_tokens_rough as rough
+
+        prompt = str(getattr(agent, "_cached_system_prompt", "") or "")
+        if not prompt:
+            prompt = str(agent._build_system_prompt(None) or "")
+        if instructions:  # hermes sends them with every request, after its own prompt
+            prompt = f"{prompt}\n\n{instructions}"
+        tools = list(getattr(agent, "tools", None) or [])
+        fixed = int(rough([], system_prompt=prompt, tools=tools or None))
+        system = int(rough([], system_prompt=prompt, tools=None))
+        compressor = getattr(agent, "context_compressor", None)
+        length = getattr(compressor, "context_length", None)
+        return {
+            "context_length": int(length) if isinstance(length, int) and length > 0 else None,
+            "tokens": int(rough(messages, system_prompt=prompt, tools=tools or None)),
+            "fixed_tokens": fixed,
+            "system_prompt_tokens": system,
+            "tool_tokens": max(0, fixed - system),
+            "message_count": len(messages),
+            "tool_count": len(tools),
+        }
 
     def stored_history(self, session_id: str) -> list[dict[str, Any]] | None:
         self._modules()

@@ -2,7 +2,8 @@
 
 Contract: ``PlainAdapterMethods`` implements the parts of ``adapter.AgentAdapter``
 that only a real hermes-agent needs (approvals, clarifying questions, stored
-history, model resolution); the synthetic agent and test fakes inherit them
+history, model resolution, a rough context estimate of about 4 characters per
+token); the synthetic agent and test fakes inherit them
 and implement the rest. An agent object gets a new model by attribute.
 """
 
@@ -24,6 +25,20 @@ class PlainAdapterMethods:
 
     def stored_history(self, session_id: str) -> list[dict[str, Any]] | None:
         return None  # keeps no database
+
+    def estimate_context(
+        self, agent: Any, messages: list[dict[str, Any]], instructions: str | None
+    ) -> dict[str, Any]:
+        prompt = len(instructions or "") // 4
+        return {
+            "context_length": None,
+            "tokens": prompt + sum(len(str(m)) // 4 for m in messages),
+            "fixed_tokens": prompt,
+            "system_prompt_tokens": prompt,
+            "tool_tokens": 0,
+            "message_count": len(messages),
+            "tool_count": 0,
+        }
 
     def resolve_model(self, model: str, provider: str | None) -> str | None:
         return provider

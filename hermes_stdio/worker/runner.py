@@ -1,6 +1,8 @@
 """One run, start to finish, on its own thread.
 
-Contract: ``execute_run`` builds the session's agent if needed, emits
+Contract: ``ready_agent`` prepares a session's agent (build, resume, model
+switch) and is shared with requests that need one. ``execute_run`` builds the
+session's agent if needed, emits
 ``run/started``, runs the turn and ends the run with ``run/completed``:
 ``interrupted`` if an interrupt was requested, ``error`` (type
 ``agent_unavailable`` or ``agent_error``) if the agent could not be built or
@@ -45,35 +47,44 @@ def _error(kind: t.RunErrorKind, exc: BaseException) -> t.RunError:
     )
 
 
+class AgentNotReady(Exception):
+    def __init__(self, kind: t.RunErrorKind, cause: BaseException) -> None:
+        super().__init__(str(cause))
+        self.kind = kind
+        self.cause = cause
+
+
+def ready_agent(adapter: AgentAdapter, session: Session) -> Any:
+    """The session's agent: built if needed, its stored history loaded if the session
+    was resumed, a pending model switch applied. Raises ``AgentNotReady``."""
+    with session.build_lock:
+        if session.agent is None:
+            try:
+                session.agent = adapter.build(session, SessionSink(session))
+            except AgentUnavailable as exc:
+                raise AgentNotReady(t.RunErrorType.AGENT_UNAVAILABLE, exc) from exc
+            except Exception as exc:
+                raise AgentNotReady(t.RunErrorType.AGENT_ERROR, exc) from exc
+        try:
+            if session.restore:
+                stored = adapter.stored_history(session.session_id)
+                session.restore = False
+                if stored:
+                    session.history = stored
+            if session.switch_pending:
+                session.switch_pending = False  # a failed switch fails one run, not all
+                adapter.switch_model(session.agent, session.model or "", session.provider)
+        except Exception as exc:
+            raise AgentNotReady(t.RunErrorType.AGENT_ERROR, exc) from exc
+        return session.agent
+
+
 def execute_run(adapter: AgentAdapter, session: Session, run: Run, message: str) -> None:
-    if session.agent is None:
-        with session.build_lock:
-            if session.agent is None:
-                try:
-                    session.agent = adapter.build(session, SessionSink(session))
-                except AgentUnavailable as exc:
-                    run.complete("error", None, _error(t.RunErrorType.AGENT_UNAVAILABLE, exc))
-                    return
-                except Exception as exc:
-                    run.complete("error", None, _error(t.RunErrorType.AGENT_ERROR, exc))
-                    return
-    agent = session.agent
-    if session.restore:
-        session.restore = False
-        try:
-            stored = adapter.stored_history(session.session_id)
-        except Exception as exc:
-            run.complete("error", None, _error(t.RunErrorType.AGENT_ERROR, exc))
-            return
-        if stored:
-            session.history = stored
-    if session.switch_pending:
-        session.switch_pending = False
-        try:
-            adapter.switch_model(agent, session.model or "", session.provider)
-        except Exception as exc:
-            run.complete("error", None, _error(t.RunErrorType.AGENT_ERROR, exc))
-            return
+    try:
+        agent = ready_agent(adapter, session)
+    except AgentNotReady as exc:
+        run.complete("error", None, _error(exc.kind, exc.cause))
+        return
     session.model = adapter.model_of(agent) or session.model
     if run.interrupt_requested:
         run.complete("interrupted", t.RunOutput(None, len(session.history), 0), None)

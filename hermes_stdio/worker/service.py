@@ -27,7 +27,7 @@ from ..wire import ErrorType, Notification, Request, RpcError, to_wire_error
 from .adapter import AgentAdapter
 from .memory import release_free_memory
 from .outbox import Outbox
-from .runner import execute_run
+from .runner import AgentNotReady, execute_run, ready_agent
 from .state import Run, RunTable, Session, new_id
 
 _METHODS = {**HOST_METHODS, **WORKER_METHODS}
@@ -41,6 +41,7 @@ _ROUTED = {
     "session/list",
     "session/destroy",
     "session/switchModel",
+    "session/estimateContext",
     "worker/shutdown",
 }
 
@@ -245,11 +246,8 @@ class WorkerService:
                     ),
                 )
                 return
+            session = self._session(p.session_id)
             with self._lock:
-                session = self.sessions.get(p.session_id)
-                if session is None:
-                    session = Session(p.session_id, self.profile, restore=True)
-                    self.sessions[p.session_id] = session
                 session.model, session.provider = p.model, provider
                 session.switch_pending = True
                 deferred = session.run is not None
@@ -258,6 +256,44 @@ class WorkerService:
 
         threading.Thread(target=switch, name="switch-model", daemon=True).start()
         return _DEFERRED
+
+    def _h_session_estimateContext(self, req: Request, p: t.SessionContextParams) -> Any:
+        def estimate() -> None:
+            assert self.peer is not None
+            session = self._session(p.session_id)
+            try:  # may build the agent: never on the reader thread
+                agent = ready_agent(self.adapter, session)
+                history = p.messages if p.messages is not None else session.history
+                instructions = (
+                    p.instructions if p.instructions is not None else session.instructions
+                )
+                figures = self.adapter.estimate_context(agent, list(history), instructions)
+            except AgentNotReady as exc:
+                kind = (
+                    ErrorType.AGENT_UNAVAILABLE
+                    if exc.kind == t.RunErrorType.AGENT_UNAVAILABLE
+                    else ErrorType.AGENT_ERROR
+                )
+                self.peer.respond_error(req.id, RpcError(kind, str(exc)))
+                return
+            except Exception as exc:
+                self.peer.respond_error(req.id, to_wire_error(exc))
+                return
+            model = self.adapter.model_of(agent) or session.model
+            result = t.SessionContextResult(session_id=p.session_id, model=model, **figures)
+            self.peer.respond(req.id, encode(result))
+
+        threading.Thread(target=estimate, name="estimate", daemon=True).start()
+        return _DEFERRED
+
+    def _session(self, session_id: str) -> Session:
+        """The session, or a new one resumed from the database when this worker lacks it."""
+        with self._lock:
+            session = self.sessions.get(session_id)
+            if session is None:
+                session = Session(session_id, self.profile, restore=True)
+                self.sessions[session_id] = session
+            return session
 
     def _h_session_destroy(self, req: Request, p: t.SessionTarget) -> Any:
         with self._lock:

@@ -337,3 +337,23 @@ def test_run_notifications_have_exactly_the_documented_bytes_on_the_wire(
     )
     assert expected_delta.encode() in host.raw_frames
     assert expected_done.encode() in host.raw_frames
+
+
+def test_estimate_context_gives_rough_tokens_against_the_models_window(
+    host: HostClient, llm: ScriptedLLM
+) -> None:
+    llm.enqueue(Reply.text(["a short answer"]))
+    run, _ = run_to_end(host, {"message": "a short question"})
+    sid = run["sessionId"]
+    est = host.request("session/estimateContext", {"sessionId": sid})
+    assert est["sessionId"] == sid and est["model"] == "test-model"
+    assert est["contextLength"] == 131072  # the profile's model.context_length
+    assert est["messageCount"] == 2 and est["toolCount"] > 0
+    assert est["tokens"] > est["fixedTokens"] > 0
+    assert est["fixedTokens"] == est["systemPromptTokens"] + est["toolTokens"]
+    longer = [{"role": "user", "content": "word " * 2000}]
+    big = host.request("session/estimateContext", {"sessionId": sid, "messages": longer})
+    assert big["messageCount"] == 1 and big["tokens"] > est["tokens"] + 1000
+    # A new session: no history yet, the same fixed cost.
+    fresh = host.request("session/estimateContext", {"sessionId": "sess-estimate-new"})
+    assert fresh["messageCount"] == 0 and fresh["fixedTokens"] == est["fixedTokens"]

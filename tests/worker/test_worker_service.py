@@ -435,3 +435,30 @@ def test_history_sent_with_run_start_wins_over_a_stored_one_for_a_session_made_b
     ack = harness.start(sessionId="sess_k", conversationHistory=[])
     assert harness.wait_completed(ack["runId"])["result"]["messageCount"] == 2
     assert asked == []
+
+
+def test_estimate_context_counts_the_sessions_history_or_the_given_messages(harness):
+    ack = harness.start()
+    harness.wait_completed(ack["runId"])
+    harness.wait_idle(ack["runId"])
+    sid = ack["sessionId"]
+    own = harness.call("session/estimateContext", {"sessionId": sid})["result"]
+    assert own["sessionId"] == sid and own["model"] == "fake-model"
+    assert own["messageCount"] == 2 and own["tokens"] > 0
+    given = [{"role": "user", "content": "x" * 400}] * 3
+    other = harness.call("session/estimateContext", {"sessionId": sid, "messages": given})
+    assert other["result"]["messageCount"] == 3
+    assert other["result"]["tokens"] > own["tokens"]
+    # A session the worker does not hold is resumed from the database first.
+    harness.adapter.stored_history = lambda s: [{"role": "user", "content": "old"}]
+    resumed = harness.call("session/estimateContext", {"sessionId": "sess_stored"})
+    assert resumed["result"]["messageCount"] == 1
+
+
+def test_estimate_context_reports_an_agent_that_cannot_be_built(harness):
+    harness.adapter.build_error = RuntimeError("no model configured")
+    answer = harness.call("session/estimateContext", {"sessionId": "s"})
+    assert error_of(answer) is ErrorType.AGENT_ERROR
+    harness.adapter.build_error = AgentUnavailable("cannot import hermes-agent")
+    answer = harness.call("session/estimateContext", {"sessionId": "s2"})
+    assert error_of(answer) is ErrorType.AGENT_UNAVAILABLE

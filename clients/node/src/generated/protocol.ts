@@ -482,6 +482,72 @@ export interface ServerInfo {
   version: string;
 }
 
+export interface SessionContextParams {
+  /**
+   * The session; created (or resumed) when no worker holds it.
+   */
+  sessionId: string;
+  /**
+   * Profile to ask when the session is not routed yet.
+   */
+  profile?: string | null;
+  /**
+   * Worker isolation key.
+   */
+  workerKey?: string | null;
+  /**
+   * Estimate this OpenAI-style history instead of the session's own.
+   */
+  messages?:
+    | {
+        [k: string]: unknown;
+      }[]
+    | null;
+  /**
+   * Estimate with these extra system instructions instead of the session's.
+   */
+  instructions?: string | null;
+}
+
+export interface SessionContextResult {
+  /**
+   * The session.
+   */
+  sessionId: string;
+  /**
+   * The session's model.
+   */
+  model: string | null;
+  /**
+   * The model's context window in tokens, if known.
+   */
+  contextLength: number | null;
+  /**
+   * Rough tokens of the next request: history, system prompt and tools.
+   */
+  tokens: number;
+  /**
+   * Of those, what every request carries: system prompt and tools.
+   */
+  fixedTokens: number;
+  /**
+   * Of the fixed ones, the system prompt's.
+   */
+  systemPromptTokens: number;
+  /**
+   * Of the fixed ones, the tool schemas'.
+   */
+  toolTokens: number;
+  /**
+   * Messages in the estimated history.
+   */
+  messageCount: number;
+  /**
+   * Tools the agent offers the model.
+   */
+  toolCount: number;
+}
+
 export interface SessionDestroyResult {
   /**
    * False when the session was not loaded.
@@ -817,6 +883,8 @@ export interface HostRequests {
   'run/start': { params: RunStartParams; result: RunStartResult };
   /** Interrupt any run and forget a loaded session (its history stays in the DB). */
   'session/destroy': { params: SessionTarget; result: SessionDestroyResult };
+  /** Rough token count of a session's next request against its model's context window. */
+  'session/estimateContext': { params: SessionContextParams; result: SessionContextResult };
   /** Sessions loaded in a profile's worker; never starts a worker. */
   'session/list': { params: SessionListParams; result: SessionListResult };
   /** Describe a session; with ifLoaded it never starts a worker. */
@@ -875,6 +943,7 @@ export const HOST_REQUEST_METHODS: readonly HostRequestMethod[] = [
   'run/result',
   'run/start',
   'session/destroy',
+  'session/estimateContext',
   'session/list',
   'session/status',
   'session/switchModel',
@@ -920,5 +989,7 @@ export const ERROR_CODES = {
   'worker_crashed': -32020,
   'worker_unavailable': -32021,
   'worker_timeout': -32022,
+  'agent_unavailable': -32023,
+  'agent_error': -32024,
 } as const;
 export type ErrorDataType = keyof typeof ERROR_CODES;
