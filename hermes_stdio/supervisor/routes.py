@@ -1,6 +1,7 @@
 """Routing tables: which worker holds a session, which worker runs a run.
 
-Contract: thread-safe. A run's route lives while it runs and, once finished,
+Contract: thread-safe. A run's route lives while it runs (with the approval and
+clarify requests it waits on) and, once finished,
 among the last ``keep_finished`` finished runs (so ``run/result`` can still be
 routed); a worker's exit drops its sessions and returns its unfinished runs.
 The supervisor holds only these routes and worker health; sessions and runs
@@ -17,7 +18,7 @@ SlotKey = tuple[str, str | None]
 
 
 class RunRoute:
-    __slots__ = ("done", "final", "last_seq", "run_id", "session_id", "slot")
+    __slots__ = ("done", "final", "last_seq", "run_id", "session_id", "slot", "waiting")
 
     def __init__(self, run_id: str, session_id: str, slot: SlotKey) -> None:
         self.run_id = run_id
@@ -27,6 +28,8 @@ class RunRoute:
         self.done = False
         # Set when the supervisor itself ended the run (its worker died): run/result answers it.
         self.final: dict[str, Any] | None = None
+        # Host answers the run waits for, e.g. ("approval", "appr_…"), in request order.
+        self.waiting: dict[tuple[str, str], None] = {}
 
 
 class Routes:
@@ -67,6 +70,16 @@ class Routes:
             if completed:
                 self._finish_locked(route)
             return route
+
+    def note_waiting(self, run_id: str, what: tuple[str, str], waiting: bool) -> None:
+        with self._lock:
+            route = self._runs.get(run_id)
+            if route is None:
+                return
+            if waiting:
+                route.waiting[what] = None
+            else:
+                route.waiting.pop(what, None)
 
     def finish(self, route: RunRoute, final: dict[str, Any] | None = None) -> None:
         with self._lock:

@@ -7,9 +7,11 @@ Contract (a mixin of ``Supervisor``, which provides ``home``, ``pool``,
   on the host's reader). A session stays with the worker that holds it.
 - Worker run notifications are relayed byte for byte in batches, reading only
   the routing prefix the worker always writes first; anything else is parsed.
-- When a worker dies, each of its unfinished runs gets one synthesized
-  ``run/completed`` (``worker_crashed``, or ``worker_stopped`` when we stopped
-  it) with the next ``seq``, then the host gets ``worker/exited``.
+- When a worker dies, each of its unfinished runs gets, with the next ``seq``
+  numbers, one ``approval/resolved`` / ``clarify/resolved`` (``cancelled``) per
+  request it still waited on, then one synthesized ``run/completed``
+  (``worker_crashed``, or ``worker_stopped`` when we stopped it); then the host
+  gets ``worker/exited``.
 """
 
 from __future__ import annotations
@@ -31,10 +33,10 @@ from .profiles import check_name, profile_home
 from .routes import Routes, SlotKey
 from .workers import WorkerPool, WorkerSlot
 
-# What a worker's Run writes first (outbox.py): method, runId, sessionId, seq.
+# What a worker's Run writes first (outbox.py): method, runId, sessionId, seq. Approval
+# and clarify notifications are rare and take the parsed path, which notes their ids.
 _RUN_PREFIX = re.compile(
-    rb'\{"jsonrpc":"2\.0","method":"(run/started|run/delta|run/event|run/completed'
-    rb'|approval/requested|approval/resolved|clarify/requested|clarify/resolved)",'
+    rb'\{"jsonrpc":"2\.0","method":"(run/started|run/delta|run/event|run/completed)",'
     rb'"params":\{"runId":"([A-Za-z0-9_-]+)","sessionId":"([^"\\]+)","seq":([0-9]+)[,}]'
 )
 
@@ -286,6 +288,10 @@ class RoutedMethods:
         run_id, seq = params.get("runId"), params.get("seq")
         if isinstance(run_id, str) and isinstance(seq, int):
             self._track(slot, note.method, run_id, str(params.get("sessionId")), seq)
+            kind, _, event = note.method.partition("/")
+            ident = params.get(f"{kind}Id")
+            if event in ("requested", "resolved") and isinstance(ident, str):
+                self.routes.note_waiting(run_id, (kind, ident), event == "requested")
         assert self.host is not None
         self.host.send_raw(body)
 
@@ -300,9 +306,22 @@ class RoutedMethods:
         why = "was stopped" if note.expected else f"exited ({note.signal or note.exit_code})"
         kind = t.RunErrorType.WORKER_STOPPED if note.expected else t.RunErrorType.WORKER_CRASHED
         for route in self.routes.drop_slot(slot.key):
+            seq = route.last_seq
+            # What the run waited for dies with it: each request is still closed once.
+            for what, ident in list(route.waiting):
+                seq += 1
+                closed: dict[str, Any] = {
+                    "runId": route.run_id,
+                    "sessionId": route.session_id,
+                    "seq": seq,
+                    f"{what}Id": ident,
+                    "outcome": "cancelled",
+                    "decision" if what == "approval" else "answer": None,
+                }
+                self.host.send_raw(encode_notification(f"{what}/resolved", closed))
             error = t.RunError(kind, f"worker for profile {slot.label!r} {why} during the run")
             done = t.RunCompletedNotification(
-                route.run_id, route.session_id, route.last_seq + 1, "error", None, error
+                route.run_id, route.session_id, seq + 1, "error", None, error
             )
             final = t.RunResultResult(route.run_id, route.session_id, "error", None, error)
             self.routes.finish(route, encode(final))

@@ -4,12 +4,15 @@ approval/resolved."""
 
 from __future__ import annotations
 
+import os
+import signal
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
 
+from hermes_stdio.protocol.types import RunErrorType
 from hermes_stdio.testing.host import HostClient
 from hermes_stdio.testing.llm_server import Reply, ScriptedLLM
 from hermes_stdio.wire import ErrorType, Notification, RpcError
@@ -242,3 +245,29 @@ def test_two_sessions_waiting_at_once_each_get_their_own_answer(
     respond(host, run_a, ask_a, "deny")
     host.wait_run_completed(run_a["runId"])
     assert victim_a.exists()
+
+
+def test_a_worker_killed_while_a_request_waits_closes_the_request_then_the_run(
+    host: HostClient, llm: ScriptedLLM, tmp_path: Path
+) -> None:
+    victim, run, ask = waiting(host, llm, tmp_path)
+    pid = host.request("supervisor/status")["workers"][0]["pid"]
+    os.kill(pid, signal.SIGKILL)
+    done = host.wait_run_completed(run["runId"])
+    assert done.params["error"]["type"] == RunErrorType.WORKER_CRASHED
+    notes = host.run_notifications(run["runId"])
+    assert [n.params["seq"] for n in notes] == list(range(1, len(notes) + 1))
+    resolved = notes[-2]
+    assert resolved.method == "approval/resolved"
+    assert resolved.params == {
+        "runId": run["runId"],
+        "sessionId": run["sessionId"],
+        "seq": done.params["seq"] - 1,
+        "approvalId": ask.params["approvalId"],
+        "outcome": "cancelled",
+        "decision": None,
+    }
+    assert victim.exists()
+    with pytest.raises(RpcError) as err:
+        respond(host, run, ask, "once")
+    assert err.value.kind is ErrorType.UNKNOWN_APPROVAL

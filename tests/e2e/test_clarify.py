@@ -4,6 +4,8 @@ reaches the host as clarify/requested and the host's answer reaches the agent.""
 from __future__ import annotations
 
 import json
+import os
+import signal
 from pathlib import Path
 from typing import Any
 
@@ -101,3 +103,19 @@ def test_bad_clarify_answers_get_named_errors(host: HostClient, llm: ScriptedLLM
         with pytest.raises(RpcError) as err:
             host.request("clarify/respond", params)
         assert err.value.kind is kind, params
+
+
+def test_a_worker_killed_while_a_question_waits_closes_it_then_the_run(
+    host: HostClient, llm: ScriptedLLM
+) -> None:
+    ask(llm, "Still there?")
+    run = host.request("run/start", {"message": "go"})
+    question = requested(host, run["runId"])
+    os.kill(host.request("supervisor/status")["workers"][0]["pid"], signal.SIGKILL)
+    done = host.wait_run_completed(run["runId"])
+    notes = host.run_notifications(run["runId"])
+    assert [n.params["seq"] for n in notes] == list(range(1, len(notes) + 1))
+    assert notes[-2].method == "clarify/resolved"
+    assert notes[-2].params["clarifyId"] == question.params["clarifyId"]
+    assert notes[-2].params["outcome"] == "cancelled" and notes[-2].params["answer"] is None
+    assert done.params["status"] == "error"
