@@ -3,9 +3,11 @@
 Contract:
 - ``AgentAdapter`` is what the worker needs from an agent implementation:
   ``preload``, ``build`` (one agent per session, callbacks bound to the
-  session's *current* run), ``run_turn``, ``interrupt``, ``answer_approval``,
-  ``answer_clarify`` and ``close``. Unit tests substitute fakes;
-  ``HermesAdapter`` drives the real ``AIAgent``.
+  session's *current* run, see ``callbacks``), ``run_turn``, ``interrupt``,
+  ``answer_approval``, ``answer_clarify``, ``resolve_model``/``switch_model``,
+  ``estimate_context``, ``stored_history`` and ``close``. Unit tests and the
+  synthetic agent substitute fakes (``plain``); ``HermesAdapter`` drives the
+  real ``AIAgent``.
 - The agent's ``clarify`` tool asks the host (``clarify.ClarifyBridge``,
   waiting at most hermes' ``agent.clarify_timeout``).
 - hermes-agent is imported lazily (``preload`` warms it, and the openai
@@ -34,13 +36,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
-from ..wire import to_jsonable
 from .approvals import ApprovalBridge
+from .callbacks import EventSink, agent_callbacks, text_of
 from .clarify import ClarifyBridge
 from .scancache import FileVerdicts, cache_dir
 from .state import Session
-
-MAX_TOOL_RESULT_CHARS = 64 * 1024
 
 
 class AgentUnavailable(Exception):
@@ -55,14 +55,6 @@ class TurnOutcome:
     failed: bool = False
     error: str | None = None
     api_calls: int | None = None
-
-
-class EventSink(Protocol):
-    """Where an agent's callbacks go: the session's current run."""
-
-    def delta(self, text: str) -> None: ...
-
-    def event(self, type_: str, **fields: Any) -> None: ...
 
 
 class AgentAdapter(Protocol):
@@ -110,83 +102,6 @@ class AgentAdapter(Protocol):
         ...
 
     def close(self, agent: Any) -> None: ...
-
-
-def _text(value: Any) -> str:
-    return value if isinstance(value, str) else str(value)
-
-
-def agent_callbacks(sink: EventSink) -> dict[str, Callable[..., None]]:
-    """AIAgent callback kwargs mapped onto ``run/delta`` and ``run/event``."""
-
-    def stream_delta(text: Any = None) -> None:
-        if text is None:
-            sink.event("turn.boundary")
-        elif text:
-            sink.delta(_text(text))
-
-    def tool_start(call_id: Any, name: Any, args: Any = None) -> None:
-        sink.event(
-            "tool.started",
-            toolCallId=_text(call_id or ""),
-            name=_text(name or ""),
-            args=to_jsonable(args or {}),
-        )
-
-    def tool_complete(call_id: Any, name: Any, args: Any = None, result: Any = None) -> None:
-        text = None if result is None else _text(result)
-        sink.event(
-            "tool.completed",
-            toolCallId=_text(call_id or ""),
-            name=_text(name or ""),
-            result=None if text is None else text[:MAX_TOOL_RESULT_CHARS],
-            truncated=text is not None and len(text) > MAX_TOOL_RESULT_CHARS,
-        )
-
-    def tool_progress(
-        kind: Any = None, name: Any = None, preview: Any = None, args: Any = None, **_: Any
-    ) -> None:
-        if kind in (None, "tool.started", "tool.completed"):
-            return  # the start/complete callbacks carry these, with the call id
-        if kind == "_thinking":
-            sink.event("thinking", text=_text(name or ""))
-        elif kind == "reasoning.available":
-            sink.event("reasoning.available", text=_text(preview or ""))
-        else:
-            sink.event(
-                "tool.progress",
-                kind=_text(kind),
-                name=_text(name or ""),
-                preview=None if preview is None else _text(preview),
-            )
-
-    def reasoning(text: Any = None) -> None:
-        if text:
-            sink.event("reasoning.delta", text=_text(text))
-
-    def thinking(text: Any = None) -> None:
-        sink.event("thinking", text=_text(text or ""))
-
-    def status(kind: Any = None, message: Any = None, *_: Any) -> None:
-        sink.event("status", kind=_text(kind or ""), message=_text(message or ""))
-
-    def step(api_calls: Any = None, tools: Any = None) -> None:
-        sink.event(
-            "step",
-            apiCalls=api_calls if isinstance(api_calls, int) else None,
-            tools=to_jsonable(tools or []),
-        )
-
-    return {
-        "stream_delta_callback": stream_delta,
-        "tool_start_callback": tool_start,
-        "tool_complete_callback": tool_complete,
-        "tool_progress_callback": tool_progress,
-        "reasoning_callback": reasoning,
-        "thinking_callback": thinking,
-        "status_callback": status,
-        "step_callback": step,
-    }
 
 
 def _cache_tool_scan() -> FileVerdicts | None:
@@ -414,7 +329,7 @@ class HermesAdapter:
             if session.workspace:
                 runtime_cwd.clear_session_cwd()
         if not isinstance(result, dict):
-            return TurnOutcome(final_response=_text(result) if result is not None else None)
+            return TurnOutcome(final_response=text_of(result) if result is not None else None)
         messages = result.get("messages")
         final = result.get("final_response")
         error = result.get("error") or result.get("failure_reason")
@@ -423,7 +338,7 @@ class HermesAdapter:
             messages=messages if isinstance(messages, list) else list(session.history),
             interrupted=bool(result.get("interrupted")),
             failed=bool(result.get("failed")),
-            error=_text(error) if error else None,
+            error=text_of(error) if error else None,
             api_calls=result.get("api_calls") if isinstance(result.get("api_calls"), int) else None,
         )
 

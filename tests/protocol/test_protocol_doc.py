@@ -17,7 +17,7 @@ from hermes_stdio.protocol import (
 )
 from hermes_stdio.protocol.schema import build_schema
 from hermes_stdio.wire import ErrorType
-from hermes_stdio.worker import adapter
+from hermes_stdio.worker import callbacks
 
 DOC = (Path(__file__).resolve().parents[2] / "protocol.md").read_text(encoding="utf-8")
 
@@ -45,7 +45,7 @@ def test_every_error_code_is_documented_with_its_type(kind: ErrorType) -> None:
 
 
 def test_every_run_event_type_the_worker_emits_is_documented() -> None:
-    source = inspect.getsource(adapter.agent_callbacks)
+    source = inspect.getsource(callbacks.agent_callbacks)
     emitted = set(re.findall(r'sink\.event\(\s*"([a-z._]+)"', source))
     assert emitted
     assert {t for t in emitted if f"| `{t}` |" not in DOC} == set()

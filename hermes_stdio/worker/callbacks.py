@@ -1,0 +1,102 @@
+"""How an AIAgent's callbacks become ``run/delta`` and ``run/event``.
+
+Contract: ``agent_callbacks(sink)`` gives the AIAgent callback keyword
+arguments, each mapping hermes' call onto ``sink.delta`` or ``sink.event``
+with JSON-safe fields (event types as protocol.md lists them); tool results
+are cut at ``MAX_TOOL_RESULT_CHARS``. ``EventSink`` is the session's current
+run. Nothing here imports hermes-agent.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, Protocol
+
+from ..wire import to_jsonable
+
+MAX_TOOL_RESULT_CHARS = 64 * 1024
+
+
+class EventSink(Protocol):
+    """Where an agent's callbacks go: the session's current run."""
+
+    def delta(self, text: str) -> None: ...
+
+    def event(self, type_: str, **fields: Any) -> None: ...
+
+
+def text_of(value: Any) -> str:
+    return value if isinstance(value, str) else str(value)
+
+
+def agent_callbacks(sink: EventSink) -> dict[str, Callable[..., None]]:
+    """AIAgent callback kwargs mapped onto ``run/delta`` and ``run/event``."""
+
+    def stream_delta(text: Any = None) -> None:
+        if text is None:
+            sink.event("turn.boundary")
+        elif text:
+            sink.delta(text_of(text))
+
+    def tool_start(call_id: Any, name: Any, args: Any = None) -> None:
+        sink.event(
+            "tool.started",
+            toolCallId=text_of(call_id or ""),
+            name=text_of(name or ""),
+            args=to_jsonable(args or {}),
+        )
+
+    def tool_complete(call_id: Any, name: Any, args: Any = None, result: Any = None) -> None:
+        text = None if result is None else text_of(result)
+        sink.event(
+            "tool.completed",
+            toolCallId=text_of(call_id or ""),
+            name=text_of(name or ""),
+            result=None if text is None else text[:MAX_TOOL_RESULT_CHARS],
+            truncated=text is not None and len(text) > MAX_TOOL_RESULT_CHARS,
+        )
+
+    def tool_progress(
+        kind: Any = None, name: Any = None, preview: Any = None, args: Any = None, **_: Any
+    ) -> None:
+        if kind in (None, "tool.started", "tool.completed"):
+            return  # the start/complete callbacks carry these, with the call id
+        if kind == "_thinking":
+            sink.event("thinking", text=text_of(name or ""))
+        elif kind == "reasoning.available":
+            sink.event("reasoning.available", text=text_of(preview or ""))
+        else:
+            sink.event(
+                "tool.progress",
+                kind=text_of(kind),
+                name=text_of(name or ""),
+                preview=None if preview is None else text_of(preview),
+            )
+
+    def reasoning(text: Any = None) -> None:
+        if text:
+            sink.event("reasoning.delta", text=text_of(text))
+
+    def thinking(text: Any = None) -> None:
+        sink.event("thinking", text=text_of(text or ""))
+
+    def status(kind: Any = None, message: Any = None, *_: Any) -> None:
+        sink.event("status", kind=text_of(kind or ""), message=text_of(message or ""))
+
+    def step(api_calls: Any = None, tools: Any = None) -> None:
+        sink.event(
+            "step",
+            apiCalls=api_calls if isinstance(api_calls, int) else None,
+            tools=to_jsonable(tools or []),
+        )
+
+    return {
+        "stream_delta_callback": stream_delta,
+        "tool_start_callback": tool_start,
+        "tool_complete_callback": tool_complete,
+        "tool_progress_callback": tool_progress,
+        "reasoning_callback": reasoning,
+        "thinking_callback": thinking,
+        "status_callback": status,
+        "step_callback": step,
+    }
