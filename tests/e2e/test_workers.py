@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import yaml
 
 from hermes_stdio.protocol.types import RunErrorType
 from hermes_stdio.testing.host import HostClient
@@ -310,3 +311,24 @@ def test_a_session_continues_from_its_stored_history_after_its_worker_was_killed
     llm.enqueue(Reply.text(["hi"]))
     fresh = host.request("run/start", {"message": "hi", "sessionId": "sess-never-seen"})
     assert host.wait_run_completed(fresh["runId"]).params["result"]["messageCount"] == 2
+
+
+def test_estimate_context_names_an_agent_that_cannot_be_imported_or_built(
+    start_host: StartHost, home: Path
+) -> None:
+    host = start_host("--agent-python", _python_without_hermes())
+    host.initialize()
+    with pytest.raises(RpcError) as err:
+        host.request("session/estimateContext", {"sessionId": "sess-no-agent"})
+    assert err.value.kind is ErrorType.AGENT_UNAVAILABLE
+
+    config = home / "profiles" / "play" / "config.yaml"
+    cfg = yaml.safe_load(config.read_text())
+    cfg["model"]["provider"] = "no-such-provider"
+    config.write_text(yaml.safe_dump(cfg))
+    host = start_host()
+    host.initialize()
+    with pytest.raises(RpcError) as err:
+        host.request("session/estimateContext", {"sessionId": "sess-bad", "profile": "play"})
+    assert err.value.kind is ErrorType.AGENT_ERROR
+    assert host.request("supervisor/status")["pid"] == host.proc.pid
