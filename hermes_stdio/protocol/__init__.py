@@ -1,6 +1,6 @@
 """The protocol, defined once: types, the method table and the JSON Schema export."""
 
-from . import types
+from . import asks, types
 from .methods import (
     HOST_METHODS,
     RUN_NOTIFICATIONS,
@@ -22,6 +22,7 @@ __all__ = [
     "WORKER_NOTIFICATIONS",
     "Method",
     "NotificationSpec",
+    "asks",
     "camel",
     "decode",
     "encode",

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import Any, Literal, NamedTuple
 
+from . import asks as a
 from . import types as t
 
 Route = Literal["supervisor", "profile", "session", "run"]
@@ -122,6 +123,13 @@ HOST_METHODS: dict[str, Method] = _methods(
         "Switch a session's model (and provider) from its next run on.",
     ),
     Method(
+        "session/history",
+        t.SessionTarget,
+        t.SessionHistoryResult,
+        "session",
+        "A session's messages, from its worker or the profile's session database.",
+    ),
+    Method(
         "session/estimateContext",
         t.SessionContextParams,
         t.SessionContextResult,
@@ -143,18 +151,33 @@ HOST_METHODS: dict[str, Method] = _methods(
         "Ask a running run to stop; it ends with run/completed status interrupted.",
     ),
     Method(
+        "run/steer",
+        t.RunSteerParams,
+        t.RunSteerResult,
+        "run",
+        "Add text for a running agent without interrupting it; it reads it with its next"
+        " tool result.",
+    ),
+    Method(
         "approval/respond",
-        t.ApprovalRespondParams,
-        t.ApprovalRespondResult,
+        a.ApprovalRespondParams,
+        a.ApprovalRespondResult,
         "run",
         "Answer an approval/requested: the waiting tool call runs or is blocked.",
     ),
     Method(
         "clarify/respond",
-        t.ClarifyRespondParams,
-        t.ClarifyRespondResult,
+        a.ClarifyRespondParams,
+        a.ClarifyRespondResult,
         "run",
         "Answer a clarify/requested: the agent's waiting question gets the answer.",
+    ),
+    Method(
+        "compression/respond",
+        a.CompressionRespondParams,
+        a.CompressionRespondResult,
+        "run",
+        "Answer a compression/requested with the compressed conversation, or an error.",
     ),
     Method(
         "run/result",
@@ -188,26 +211,39 @@ SERVER_NOTIFICATIONS: dict[str, NotificationSpec] = {
         ),
         NotificationSpec(
             "approval/requested",
-            t.ApprovalRequestedNotification,
+            a.ApprovalRequestedNotification,
             "A tool call waits for the host's approval of a dangerous command.",
             True,
         ),
         NotificationSpec(
             "approval/resolved",
-            t.ApprovalResolvedNotification,
+            a.ApprovalResolvedNotification,
             "An approval request is no longer pending (answered, timed out, cancelled).",
             True,
         ),
         NotificationSpec(
             "clarify/requested",
-            t.ClarifyRequestedNotification,
+            a.ClarifyRequestedNotification,
             "The agent asks the user a clarifying question and waits for the answer.",
             True,
         ),
         NotificationSpec(
             "clarify/resolved",
-            t.ClarifyResolvedNotification,
+            a.ClarifyResolvedNotification,
             "A clarifying question is no longer pending (answered, timed out, cancelled).",
+            True,
+        ),
+        NotificationSpec(
+            "compression/requested",
+            a.CompressionRequestedNotification,
+            "A run waits for the host to compress its session's conversation.",
+            True,
+        ),
+        NotificationSpec(
+            "compression/resolved",
+            a.CompressionResolvedNotification,
+            "A compression request is no longer pending (compressed, failed, timed out,"
+            " cancelled).",
             True,
         ),
         NotificationSpec(

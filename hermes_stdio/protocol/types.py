@@ -32,9 +32,7 @@ class RunErrorType:
 
 WorkerState = Literal["starting", "ready", "stopping", "exited", "backoff"]
 StartMode = Literal["forked", "spawned"]
-ApprovalDecision = Literal["once", "session", "always", "deny"]
-ApprovalOutcome = Literal["approved", "denied", "timed_out", "cancelled"]
-ClarifyOutcome = Literal["answered", "timed_out", "cancelled"]
+CompressionMode = Literal["agent", "host"]
 TemplateState = Literal["starting", "ready", "unsafe", "exited", "failed"]
 
 
@@ -224,6 +222,16 @@ class SessionContextResult(Record):
     tool_count: int = doc_field("Tools the agent offers the model.")
 
 
+class SessionHistoryResult(Record):
+    session_id: str = doc_field("The session.")
+    messages: list[JsonObject] = doc_field(
+        "Its OpenAI-style messages as of its last finished turn (a run in progress adds"
+        " its own when it ends); loaded from the profile's session database when no"
+        " worker holds the session."
+    )
+    message_count: int = doc_field("len(messages).")
+
+
 class SessionListParams(Record):
     profile: str | None = doc_field("Profile to list; default when absent.", None)
     worker_key: str | None = doc_field("Worker isolation key.", None)
@@ -251,6 +259,16 @@ class RunStartParams(Record):
     )
     workspace: str | None = doc_field("Working directory for the session's tools.", None)
     source: str | None = doc_field("Where the message came from, stored with the session.", None)
+    compression: CompressionMode | None = doc_field(
+        "Who compresses the session's context when it nears the model's window: agent"
+        " (hermes' own summary; the default) or host (compression/requested). Kept for"
+        " the session's later runs.",
+        None,
+    )
+    force_compress: bool = doc_field(
+        "Compress the session's history before this turn, the way its compression setting says.",
+        False,
+    )
 
 
 class RunStartResult(Record):
@@ -264,6 +282,15 @@ class RunTarget(Record):
 
 class RunInterruptResult(Record):
     interrupted: bool = doc_field("False when the run had already finished.")
+
+
+class RunSteerParams(Record):
+    run_id: str = doc_field("The run.")
+    text: str = doc_field("What the user adds while the agent works.")
+
+
+class RunSteerResult(Record):
+    accepted: bool = doc_field("False when the run had already finished or the text is blank.")
 
 
 class RunError(Record):
@@ -314,82 +341,6 @@ class RunCompletedNotification(Record):
     status: RunStatus = doc_field("How the run ended.")
     result: RunOutput | None = doc_field("The outcome, unless status is error.")
     error: RunError | None = doc_field("Why it failed, when status is error.")
-
-
-# --- approvals -------------------------------------------------------------
-
-
-class ApprovalRequestedNotification(Record):
-    run_id: str = doc_field("The run whose tool call waits.")
-    session_id: str = doc_field("Its session.")
-    seq: int = doc_field("Per-run sequence number.")
-    approval_id: str = doc_field("Names this request in approval/respond.")
-    command: str = doc_field("The command or code to run, with secrets redacted.")
-    description: str = doc_field("Why it needs approval (what the guard matched).")
-    pattern_keys: list[str] = doc_field("The dangerous patterns it matched.")
-    allow_permanent: bool = doc_field("Whether the decision always may be offered.")
-
-
-class ApprovalRespondParams(Record):
-    run_id: str = doc_field("The run of the approval request.")
-    approval_id: str = doc_field("The request being answered.")
-    decision: ApprovalDecision = doc_field(
-        "once, session (this pattern, rest of the session), always (also saved to the"
-        " profile's allowlist) or deny."
-    )
-    reason: str | None = doc_field("With deny: told to the agent so it can adapt.", None)
-
-
-class ApprovalRespondResult(Record):
-    outcome: Literal["approved", "denied"] = doc_field("What the answer did.")
-
-
-class ApprovalResolvedNotification(Record):
-    run_id: str = doc_field("The run.")
-    session_id: str = doc_field("Its session.")
-    seq: int = doc_field("Per-run sequence number.")
-    approval_id: str = doc_field("The request that is no longer pending.")
-    outcome: ApprovalOutcome = doc_field(
-        "approved or denied by the host, timed_out, or cancelled (the run was interrupted"
-        " or ended)."
-    )
-    decision: ApprovalDecision | None = doc_field("The host's answer; null if it gave none.")
-
-
-# --- clarifying questions ---------------------------------------------------
-
-
-class ClarifyRequestedNotification(Record):
-    run_id: str = doc_field("The run whose agent asks.")
-    session_id: str = doc_field("Its session.")
-    seq: int = doc_field("Per-run sequence number.")
-    clarify_id: str = doc_field("Names this question in clarify/respond.")
-    question: str = doc_field("The question.")
-    choices: list[str] | None = doc_field(
-        "Up to 4 suggested answers; any other text is accepted too. Null: open-ended."
-    )
-    timeout_ms: int = doc_field("How long the agent waits for the answer.")
-
-
-class ClarifyRespondParams(Record):
-    run_id: str = doc_field("The run of the question.")
-    clarify_id: str = doc_field("The question being answered.")
-    answer: str = doc_field("The user's answer: one of the choices, or free text.")
-
-
-class ClarifyRespondResult(Record):
-    outcome: Literal["answered"] = doc_field("The agent has the answer.")
-
-
-class ClarifyResolvedNotification(Record):
-    run_id: str = doc_field("The run.")
-    session_id: str = doc_field("Its session.")
-    seq: int = doc_field("Per-run sequence number.")
-    clarify_id: str = doc_field("The question that is no longer pending.")
-    outcome: ClarifyOutcome = doc_field(
-        "answered by the host, timed_out, or cancelled (the run was interrupted or ended)."
-    )
-    answer: str | None = doc_field("The answer the agent got; null when none came.")
 
 
 # --- supervisor <-> worker (internal) --------------------------------------

@@ -8,9 +8,10 @@ Contract (a mixin of ``Supervisor``, which provides ``home``, ``pool``,
 - Worker run notifications are relayed byte for byte in batches, reading only
   the routing prefix the worker always writes first; anything else is parsed.
 - When a worker dies, each of its unfinished runs gets, with the next ``seq``
-  numbers, one ``approval/resolved`` / ``clarify/resolved`` (``cancelled``) per
-  request it still waited on, then one synthesized ``run/completed``
-  (``worker_crashed``, or ``worker_stopped`` when we stopped it); then the host
+  numbers, one ``approval/resolved`` / ``clarify/resolved`` /
+  ``compression/resolved`` (``cancelled``) per request it still waited on,
+  then one synthesized ``run/completed`` (``worker_crashed``, or
+  ``worker_stopped`` when we stopped it); then the host
   gets ``worker/exited``.
 """
 
@@ -25,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from ..protocol import RUN_NOTIFICATIONS, encode
+from ..protocol import asks as a
 from ..protocol import types as t
 from ..transport import Peer
 from ..wire import ErrorType, Notification, Request, RequestId, Response, RpcError
@@ -39,6 +41,14 @@ _RUN_PREFIX = re.compile(
     rb'\{"jsonrpc":"2\.0","method":"(run/started|run/delta|run/event|run/completed)",'
     rb'"params":\{"runId":"([A-Za-z0-9_-]+)","sessionId":"([^"\\]+)","seq":([0-9]+)[,}]'
 )
+
+
+# What a request closed without an answer carries, by kind (see protocol/asks.py).
+_UNANSWERED: dict[str, dict[str, None]] = {
+    "approval": {"decision": None},
+    "clarify": {"answer": None},
+    "compression": {"messageCount": None, "tokens": None, "error": None},
+}
 
 
 def spawn_thread(fn: Callable[[], None]) -> None:
@@ -199,6 +209,10 @@ class RoutedMethods:
 
         self._forward(req, self.pool.slot(*key), record)
 
+    def _h_session_history(self, req: Request, p: t.SessionTarget) -> None:
+        key = self._session_key(p.session_id, p.profile, p.worker_key)
+        self._forward(req, self.pool.slot(*key))  # a stored session is read by the worker
+
     def _h_session_list(self, req: Request, p: t.SessionListParams) -> None:
         slot = self._running(self._key(p.profile, p.worker_key))
         if slot is None:
@@ -227,6 +241,13 @@ class RoutedMethods:
             return
         self._forward(req, slot)
 
+    def _h_run_steer(self, req: Request, p: t.RunSteerParams) -> None:
+        slot, _final = self._run_slot(p.run_id)
+        if slot is None:
+            self._reply(req.id, encode(t.RunSteerResult(False)))
+            return
+        self._forward(req, slot)
+
     def _h_run_result(self, req: Request, p: t.RunTarget) -> None:
         slot, final = self._run_slot(p.run_id)
         if slot is None:
@@ -240,11 +261,16 @@ class RoutedMethods:
             return
         self._forward(req, slot)
 
-    def _h_approval_respond(self, req: Request, p: t.ApprovalRespondParams) -> None:
+    def _h_approval_respond(self, req: Request, p: a.ApprovalRespondParams) -> None:
         self._to_live_run(req, p.run_id, ErrorType.UNKNOWN_APPROVAL, approvalId=p.approval_id)
 
-    def _h_clarify_respond(self, req: Request, p: t.ClarifyRespondParams) -> None:
+    def _h_clarify_respond(self, req: Request, p: a.ClarifyRespondParams) -> None:
         self._to_live_run(req, p.run_id, ErrorType.UNKNOWN_CLARIFY, clarifyId=p.clarify_id)
+
+    def _h_compression_respond(self, req: Request, p: a.CompressionRespondParams) -> None:
+        self._to_live_run(
+            req, p.run_id, ErrorType.UNKNOWN_COMPRESSION, compressionId=p.compression_id
+        )
 
     def _to_live_run(self, req: Request, run_id: str, gone: ErrorType, **data: Any) -> None:
         """Forward an answer to what a run waits for; ``gone`` once the run has ended."""
@@ -316,7 +342,7 @@ class RoutedMethods:
                     "seq": seq,
                     f"{what}Id": ident,
                     "outcome": "cancelled",
-                    "decision" if what == "approval" else "answer": None,
+                    **_UNANSWERED[what],
                 }
                 self.host.send_raw(encode_notification(f"{what}/resolved", closed))
             error = t.RunError(kind, f"worker for profile {slot.label!r} {why} during the run")

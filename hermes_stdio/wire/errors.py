@@ -44,6 +44,11 @@ class ErrorType(Enum):
     UNSUPPORTED_PROTOCOL = (-32004, "unsupported_protocol", "No common protocol version.")
     INVALID_PROFILE = (-32010, "invalid_profile", "The profile name is not allowed.")
     UNKNOWN_PROFILE = (-32011, "unknown_profile", "No such profile under the Hermes home.")
+    UNKNOWN_SESSION = (
+        -32012,
+        "unknown_session",
+        "No worker holds the session and the profile's session database does not know it.",
+    )
     UNKNOWN_RUN = (-32013, "unknown_run", "No such run, or its result has expired.")
     SESSION_BUSY = (-32014, "session_busy", "The session already has a run in progress.")
     UNKNOWN_APPROVAL = (
@@ -55,6 +60,11 @@ class ErrorType(Enum):
         -32016,
         "unknown_clarify",
         "No such question is pending: answered, timed out, or its run ended.",
+    )
+    UNKNOWN_COMPRESSION = (
+        -32017,
+        "unknown_compression",
+        "No such compression request is pending: answered, timed out, or its run ended.",
     )
     WORKER_CRASHED = (-32020, "worker_crashed", "The worker process died while handling this.")
     WORKER_UNAVAILABLE = (-32021, "worker_unavailable", "The worker cannot be started right now.")

@@ -4,12 +4,18 @@ Contract:
 - ``AgentAdapter`` is what the worker needs from an agent implementation:
   ``preload``, ``build`` (one agent per session, callbacks bound to the
   session's *current* run, see ``callbacks``), ``run_turn``, ``interrupt``,
-  ``answer_approval``, ``answer_clarify``, ``resolve_model``/``switch_model``,
+  ``answer_approval``, ``answer_clarify``, ``answer_compression``, ``steer``,
+  ``resolve_model``/``switch_model``,
   ``estimate_context``, ``stored_history`` and ``close``. Unit tests and the
   synthetic agent substitute fakes (``plain``); ``HermesAdapter`` drives the
   real ``AIAgent``.
 - The agent's ``clarify`` tool asks the host (``clarify.ClarifyBridge``,
   waiting at most hermes' ``agent.clarify_timeout``).
+- A session whose ``compression`` is ``host`` has hermes' context compression
+  done by the host (``compression``); ``forceCompress`` compresses before the
+  turn, the way the session's compression says.
+- Steering text queued before the turn reaches the agent after it has cleared
+  the previous turn's state (hermes drops pending steering text there).
 - hermes-agent is imported lazily (``preload`` warms it, and the openai
   package hermes imports on its first agent build, on a background thread);
   a failed import raises ``AgentUnavailable``.
@@ -39,6 +45,7 @@ from typing import Any, Literal, Protocol
 from .approvals import ApprovalBridge
 from .callbacks import EventSink, agent_callbacks, text_of
 from .clarify import ClarifyBridge
+from .compression import CompressionBridge, delegate_compression
 from .scancache import FileVerdicts, cache_dir
 from .state import Session
 
@@ -101,6 +108,21 @@ class AgentAdapter(Protocol):
         """Answer a pending clarifying question of ``session``; False if not pending."""
         ...
 
+    def answer_compression(
+        self,
+        session: Session,
+        compression_id: str,
+        messages: list[dict[str, Any]] | None,
+        error: str | None,
+    ) -> Literal["compressed", "failed"] | None:
+        """Answer a pending compression request of ``session``: its outcome, or None if
+        not pending."""
+        ...
+
+    def steer(self, agent: Any, text: str) -> bool:
+        """Give a running agent text to read with its next tool result."""
+        ...
+
     def close(self, agent: Any) -> None: ...
 
 
@@ -158,6 +180,7 @@ class HermesAdapter:
         self._db: Any = None
         self._approvals: ApprovalBridge | None = None
         self._clarify = ClarifyBridge(_clarify_timeout_s)
+        self._compression = CompressionBridge()
 
     def preload(self) -> None:
         """Import hermes-agent, and what its first agent build would import, ahead of the
@@ -201,7 +224,7 @@ class HermesAdapter:
         runtime = resolve_runtime_provider(requested=session.provider, target_model=model or None)
         agent_cfg: dict[str, Any] = cfg["agent"] if isinstance(cfg.get("agent"), dict) else {}
         system_prompt = session.instructions or str(agent_cfg.get("system_prompt") or "") or None
-        return run_agent.AIAgent(
+        agent = run_agent.AIAgent(
             model=model,
             max_iterations=int(agent_cfg.get("max_turns") or cfg.get("max_turns") or 90),
             provider=runtime.get("provider"),
@@ -220,6 +243,10 @@ class HermesAdapter:
             clarify_callback=self._clarify.callback(session),
             **agent_callbacks(sink),
         )
+        from agent.model_metadata import estimate_request_tokens_rough
+
+        delegate_compression(agent, session, self._compression, estimate_request_tokens_rough)
+        return agent
 
     def model_of(self, agent: Any) -> str | None:
         model = getattr(agent, "model", None)
@@ -316,6 +343,15 @@ class HermesAdapter:
             agent.clear_interrupt()  # a stale interrupt would otherwise carry into this turn
             if stop_requested():  # ...but not one meant for this run
                 agent.interrupt(None)
+            for text in session.run.open_steering() if session.run is not None else ():
+                agent.steer(text)
+            if session.compress_next:
+                session.compress_next = False
+                if session.history:
+                    compressed = agent._compress_context(
+                        list(session.history), None, task_id=session.session_id, force=True
+                    )
+                    session.history = list(compressed[0])
             result = agent.run_conversation(
                 message,
                 conversation_history=list(session.history),
@@ -354,6 +390,18 @@ class HermesAdapter:
 
     def answer_clarify(self, session: Session, clarify_id: str, text: str) -> bool:
         return self._clarify.answer(session.session_id, clarify_id, text)
+
+    def answer_compression(
+        self,
+        session: Session,
+        compression_id: str,
+        messages: list[dict[str, Any]] | None,
+        error: str | None,
+    ) -> Literal["compressed", "failed"] | None:
+        return self._compression.answer(session.session_id, compression_id, messages, error)
+
+    def steer(self, agent: Any, text: str) -> bool:
+        return bool(agent.steer(text))
 
     def close(self, agent: Any) -> None:
         closer = getattr(agent, "close", None)

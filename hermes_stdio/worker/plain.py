@@ -1,9 +1,10 @@
 """Defaults for agents that never ask the host anything and keep no database.
 
 Contract: ``PlainAdapterMethods`` implements the parts of ``adapter.AgentAdapter``
-that only a real hermes-agent needs (approvals, clarifying questions, stored
-history, model resolution, a rough context estimate of about 4 characters per
-token); the synthetic agent and test fakes inherit them
+that only a real hermes-agent needs (approvals, clarifying questions,
+compression, steering, stored history, model resolution, a rough context
+estimate of about 4 characters per token); the synthetic agent and test fakes
+inherit them
 and implement the rest. An agent object gets a new model by attribute.
 """
 
@@ -22,6 +23,18 @@ class PlainAdapterMethods:
 
     def answer_clarify(self, session: Session, clarify_id: str, text: str) -> bool:
         return False  # nor asks questions
+
+    def answer_compression(
+        self,
+        session: Session,
+        compression_id: str,
+        messages: list[dict[str, Any]] | None,
+        error: str | None,
+    ) -> Literal["compressed", "failed"] | None:
+        return None  # nor asks the host to compress
+
+    def steer(self, agent: Any, text: str) -> bool:
+        return False  # takes no text mid-turn
 
     def stored_history(self, session_id: str) -> list[dict[str, Any]] | None:
         return None  # keeps no database

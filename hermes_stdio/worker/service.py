@@ -24,8 +24,10 @@ from ..protocol import HOST_METHODS, WORKER_METHODS, decode, encode
 from ..protocol import types as t
 from ..transport import FrameWriter, Peer
 from ..wire import ErrorType, Notification, Request, RpcError, to_wire_error
-from .adapter import AgentAdapter
+from .adapter import AgentAdapter, AgentUnavailable
+from .answers import AnswerMethods
 from .memory import release_free_memory
+from .messages import public
 from .outbox import Outbox
 from .runner import AgentNotReady, execute_run, ready_agent
 from .state import Run, RunTable, Session, new_id
@@ -37,6 +39,9 @@ _ROUTED = {
     "run/result",
     "approval/respond",
     "clarify/respond",
+    "compression/respond",
+    "run/steer",
+    "session/history",
     "session/status",
     "session/list",
     "session/destroy",
@@ -46,7 +51,7 @@ _ROUTED = {
 }
 
 
-class WorkerService:
+class WorkerService(AnswerMethods):
     def __init__(self, profile: str, adapter: AgentAdapter, *, stop_timeout: float = 10.0) -> None:
         self.profile = profile
         self.adapter = adapter
@@ -121,6 +126,9 @@ class WorkerService:
             session.workspace = p.workspace
         if p.source is not None:
             session.source = p.source
+        if p.compression is not None:
+            session.compression = p.compression
+        session.compress_next = p.force_compress
         if p.conversation_history is not None:
             session.history = list(p.conversation_history)
             session.restore = False  # the host's history wins over a stored one
@@ -177,37 +185,6 @@ class WorkerService:
         session = session or self.sessions.get(run.session_id)
         if session is not None and session.agent is not None:
             self.adapter.interrupt(session.agent, message)
-
-    def _h_approval_respond(
-        self, req: Request, p: t.ApprovalRespondParams
-    ) -> t.ApprovalRespondResult:
-        run = self._run(p.run_id)
-        session = self.sessions.get(run.session_id)
-        outcome = None
-        if not run.done and session is not None:
-            outcome = self.adapter.answer_approval(session, p.approval_id, p.decision, p.reason)
-        if outcome is None:
-            raise RpcError(
-                ErrorType.UNKNOWN_APPROVAL,
-                f"approval {p.approval_id!r} is not pending in run {p.run_id!r}",
-                approvalId=p.approval_id,
-            )
-        return t.ApprovalRespondResult(outcome)
-
-    def _h_clarify_respond(self, req: Request, p: t.ClarifyRespondParams) -> t.ClarifyRespondResult:
-        run = self._run(p.run_id)
-        session = self.sessions.get(run.session_id)
-        if (
-            run.done
-            or session is None
-            or not self.adapter.answer_clarify(session, p.clarify_id, p.answer)
-        ):
-            raise RpcError(
-                ErrorType.UNKNOWN_CLARIFY,
-                f"question {p.clarify_id!r} is not pending in run {p.run_id!r}",
-                clarifyId=p.clarify_id,
-            )
-        return t.ClarifyRespondResult("answered")
 
     def _h_run_result(self, req: Request, p: t.RunTarget) -> t.RunResultResult:
         return self._run(p.run_id).status()
@@ -285,6 +262,41 @@ class WorkerService:
 
         threading.Thread(target=estimate, name="estimate", daemon=True).start()
         return _DEFERRED
+
+    def _h_session_history(self, req: Request, p: t.SessionTarget) -> Any:
+        session = self.sessions.get(p.session_id)
+        if session is not None and not session.restore:
+            return self._history(p.session_id, session.history)
+
+        def load() -> None:
+            assert self.peer is not None
+            try:  # imports hermes: never on the reader thread
+                stored = self.adapter.stored_history(p.session_id)
+            except AgentUnavailable as exc:
+                self.peer.respond_error(req.id, RpcError(ErrorType.AGENT_UNAVAILABLE, str(exc)))
+                return
+            except Exception as exc:
+                self.peer.respond_error(req.id, to_wire_error(exc))
+                return
+            if stored is None:
+                self.peer.respond_error(
+                    req.id,
+                    RpcError(
+                        ErrorType.UNKNOWN_SESSION,
+                        f"unknown session {p.session_id!r}",
+                        sessionId=p.session_id,
+                    ),
+                )
+                return
+            self.peer.respond(req.id, encode(self._history(p.session_id, stored)))
+
+        threading.Thread(target=load, name="history", daemon=True).start()
+        return _DEFERRED
+
+    @staticmethod
+    def _history(session_id: str, messages: list[dict[str, Any]]) -> t.SessionHistoryResult:
+        shown = public(list(messages))
+        return t.SessionHistoryResult(session_id, shown, len(shown))
 
     def _session(self, session_id: str) -> Session:
         """The session, or a new one resumed from the database when this worker lacks it."""

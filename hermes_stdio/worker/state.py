@@ -7,6 +7,8 @@ Contract:
   threads, and lagging deltas coalesce.
 - ``Run.complete`` sends the one ``run/completed``; afterwards every emit is
   dropped (late stream deltas cannot follow the terminal notification).
+- Steering text (``run/steer``) sent before the turn starts waits in the run
+  (``queue_steer``) until the adapter takes it (``open_steering``).
 - ``RunTable`` keeps active runs, plus finished ones for ``ttl_s`` and at
   most ``keep`` of them: records hold the outcome, never the streamed text.
 """
@@ -46,6 +48,9 @@ class Session:
     restore: bool = False
     # Set by session/switchModel: the next run switches its agent to ``model``.
     switch_pending: bool = False
+    # Who compresses the context (run/start compression); compress_next: forceCompress.
+    compression: str = "agent"
+    compress_next: bool = False
     last_used_at: int = field(default_factory=lambda: int(time.time() * 1000))
     build_lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -79,6 +84,24 @@ class Run:
         # (the session) is free by the time the host hears the run ended.
         self.on_complete: Callable[[], None] | None = None
         self._delta_head = delta_head(run_id, session_id)
+        self._steers: list[str] = []
+        self._steering = False
+
+    def queue_steer(self, text: str) -> bool:
+        """Keep steering text until the turn starts; False once it has (steer the
+        agent directly then)."""
+        with self._lock:
+            if self._steering:
+                return False
+            self._steers.append(text)
+            return True
+
+    def open_steering(self) -> list[str]:
+        """The turn has started: what was queued for it; later text goes to the agent."""
+        with self._lock:
+            self._steering = True
+            queued, self._steers = self._steers, []
+            return queued
 
     def next_seq(self) -> int:
         # Only the outbox's single draining thread renders items, in queue order.

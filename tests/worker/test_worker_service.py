@@ -300,59 +300,6 @@ def test_bad_run_start_params_are_invalid_params_naming_the_field(harness, param
     assert harness.service.sessions == {}
 
 
-def test_approval_respond_reaches_the_runs_session_and_unknown_ones_are_named(harness):
-    answered = []
-
-    def answer(session, approval_id, decision, reason):
-        answered.append((session.session_id, approval_id, decision, reason))
-        return "denied" if approval_id == "appr_known" else None
-
-    harness.adapter.answer_approval = answer
-    entered = harness.block()
-    ack = harness.start()
-    assert entered.wait(WAIT)
-    params = {"runId": ack["runId"], "decision": "deny", "reason": "no"}
-    known = harness.call("approval/respond", {**params, "approvalId": "appr_known"})
-    assert known["result"] == {"outcome": "denied"}
-    assert answered == [(ack["sessionId"], "appr_known", "deny", "no")]
-    unknown = harness.call("approval/respond", {**params, "approvalId": "appr_other"})
-    assert error_of(unknown) is ErrorType.UNKNOWN_APPROVAL
-    harness.adapter.wake.set()
-    harness.wait_completed(ack["runId"])
-    harness.wait_idle(ack["runId"])
-    # The run is over: nothing can be pending, the adapter is not even asked.
-    late = harness.call("approval/respond", {**params, "approvalId": "appr_known"})
-    assert error_of(late) is ErrorType.UNKNOWN_APPROVAL
-    assert len(answered) == 2
-    missing = harness.call("approval/respond", {**params, "runId": "run_nope", "approvalId": "a"})
-    assert error_of(missing) is ErrorType.UNKNOWN_RUN
-
-
-def test_clarify_respond_reaches_the_runs_session_and_unknown_ones_are_named(harness):
-    answered = []
-
-    def answer(session, clarify_id, text):
-        answered.append((session.session_id, clarify_id, text))
-        return clarify_id == "clar_known"
-
-    harness.adapter.answer_clarify = answer
-    entered = harness.block()
-    ack = harness.start()
-    assert entered.wait(WAIT)
-    params = {"runId": ack["runId"], "answer": "blue"}
-    known = harness.call("clarify/respond", {**params, "clarifyId": "clar_known"})
-    assert known["result"] == {"outcome": "answered"}
-    assert answered == [(ack["sessionId"], "clar_known", "blue")]
-    unknown = harness.call("clarify/respond", {**params, "clarifyId": "clar_other"})
-    assert error_of(unknown) is ErrorType.UNKNOWN_CLARIFY
-    harness.adapter.wake.set()
-    harness.wait_completed(ack["runId"])
-    harness.wait_idle(ack["runId"])
-    late = harness.call("clarify/respond", {**params, "clarifyId": "clar_known"})
-    assert error_of(late) is ErrorType.UNKNOWN_CLARIFY
-    assert len(answered) == 2
-
-
 def test_a_session_id_the_worker_does_not_hold_resumes_from_stored_history(harness):
     stored = [{"role": "user", "content": "before"}, {"role": "assistant", "content": "ok"}]
     asked: list[str] = []
@@ -461,4 +408,41 @@ def test_estimate_context_reports_an_agent_that_cannot_be_built(harness):
     assert error_of(answer) is ErrorType.AGENT_ERROR
     harness.adapter.build_error = AgentUnavailable("cannot import hermes-agent")
     answer = harness.call("session/estimateContext", {"sessionId": "s2"})
+    assert error_of(answer) is ErrorType.AGENT_UNAVAILABLE
+
+
+def test_session_history_answers_from_memory_without_private_keys(harness):
+    ack = harness.start("first")
+    harness.wait_completed(ack["runId"])
+    harness.wait_idle(ack["runId"])
+    harness.service.sessions[ack["sessionId"]].history[0]["_db_persisted"] = True
+    answer = harness.call("session/history", {"sessionId": ack["sessionId"]})
+    assert answer["result"] == {
+        "sessionId": ack["sessionId"],
+        "messages": [
+            {"role": "user", "content": "first"},
+            {"role": "assistant", "content": "Hello"},
+        ],
+        "messageCount": 2,
+    }
+    harness.call("session/destroy", {"sessionId": ack["sessionId"]})
+
+
+def test_session_history_of_a_session_not_held_reads_the_store_without_loading_it(harness):
+    stored = [{"role": "user", "content": "before"}, {"role": "assistant", "content": "ok"}]
+    harness.adapter.stored_history = lambda sid: stored if sid == "sess_stored" else None
+    answer = harness.call("session/history", {"sessionId": "sess_stored"})
+    assert answer["result"]["messages"] == stored
+    assert harness.service.sessions == {}
+    unknown = harness.call("session/history", {"sessionId": "sess_nobody"})
+    assert error_of(unknown) is ErrorType.UNKNOWN_SESSION
+    assert unknown["error"]["data"]["sessionId"] == "sess_nobody"
+
+
+def test_session_history_without_hermes_is_agent_unavailable(harness):
+    def missing(session_id):
+        raise AgentUnavailable("cannot import hermes-agent")
+
+    harness.adapter.stored_history = missing
+    answer = harness.call("session/history", {"sessionId": "sess_x"})
     assert error_of(answer) is ErrorType.AGENT_UNAVAILABLE

@@ -16,6 +16,9 @@ import {
   type ClarifyRequestedNotification,
   type ClarifyResolvedNotification,
   type ClientInfo,
+  type CompressionRequestedNotification,
+  type CompressionResolvedNotification,
+  type CompressionRespondParams,
   type HostNotifications,
   type HostRequests,
   type InitializeParams,
@@ -84,7 +87,18 @@ export interface CollectRunOptions {
    * from your own `onNotification` handler; unanswered, the question times out.
    */
   onClarify?: (question: ClarifyRequestedNotification) => string | Promise<string>;
+  /**
+   * Compresses the conversation when the run sends `compression/requested` (sessions started
+   * with `compression: 'host'`): return the compressed `messages`, or an `error`; a callback
+   * that throws sends its error. The answer goes out with `compression/respond`.
+   */
+  onCompression?: (
+    request: CompressionRequestedNotification,
+  ) => CompressionAnswer | Promise<CompressionAnswer>;
 }
+
+/** What {@link CollectRunOptions.onCompression} returns. */
+export type CompressionAnswer = Pick<CompressionRespondParams, 'messages' | 'error'>;
 
 /** What {@link CollectRunOptions.onApproval} decides. */
 export type ApprovalAnswer = Pick<ApprovalRespondParams, 'decision' | 'reason'>;
@@ -100,6 +114,8 @@ export interface CollectedRun {
   approvals: Array<ApprovalRequestedNotification | ApprovalResolvedNotification>;
   /** The run's `clarify/requested` and `clarify/resolved` notifications, in order. */
   questions: Array<ClarifyRequestedNotification | ClarifyResolvedNotification>;
+  /** The run's `compression/requested` and `compression/resolved` notifications, in order. */
+  compressions: Array<CompressionRequestedNotification | CompressionResolvedNotification>;
   started: RunStartedNotification | undefined;
   /** The run's last notification; check `completed.status` (`complete` | `interrupted` | `error`). */
   completed: RunCompletedNotification;
@@ -114,7 +130,9 @@ type RunNotification =
   | ApprovalRequestedNotification
   | ApprovalResolvedNotification
   | ClarifyRequestedNotification
-  | ClarifyResolvedNotification;
+  | ClarifyResolvedNotification
+  | CompressionRequestedNotification
+  | CompressionResolvedNotification;
 type RunMethod =
   | 'run/started'
   | 'run/delta'
@@ -123,7 +141,9 @@ type RunMethod =
   | 'approval/requested'
   | 'approval/resolved'
   | 'clarify/requested'
-  | 'clarify/resolved';
+  | 'clarify/resolved'
+  | 'compression/requested'
+  | 'compression/resolved';
 const RUN_METHODS: readonly RunMethod[] = [
   'run/started',
   'run/delta',
@@ -133,6 +153,8 @@ const RUN_METHODS: readonly RunMethod[] = [
   'approval/resolved',
   'clarify/requested',
   'clarify/resolved',
+  'compression/requested',
+  'compression/resolved',
 ];
 
 const STDERR_TAIL_BYTES = 64 * 1024;
@@ -381,6 +403,7 @@ export class HermesStdioClient {
     const events: RunEventNotification[] = [];
     const approvals: Array<ApprovalRequestedNotification | ApprovalResolvedNotification> = [];
     const questions: Array<ClarifyRequestedNotification | ClarifyResolvedNotification> = [];
+    const compressions: Array<CompressionRequestedNotification | CompressionResolvedNotification> = [];
     let started: RunStartedNotification | undefined;
     return new Promise<CollectedRun>((resolve, reject) => {
       let timer: NodeJS.Timeout | undefined;
@@ -438,6 +461,15 @@ export class HermesStdioClient {
           case 'clarify/resolved':
             questions.push(n as ClarifyResolvedNotification);
             break;
+          case 'compression/requested': {
+            const request = n as CompressionRequestedNotification;
+            compressions.push(request);
+            if (options.onCompression) this.answerCompression(request, options.onCompression);
+            break;
+          }
+          case 'compression/resolved':
+            compressions.push(n as CompressionResolvedNotification);
+            break;
           case 'run/completed': {
             cleanup();
             const ordered = [...deltas].sort((a, b) => a.seq - b.seq);
@@ -449,6 +481,7 @@ export class HermesStdioClient {
               events,
               approvals,
               questions,
+              compressions,
               started,
               completed: n as RunCompletedNotification,
             });
@@ -484,6 +517,20 @@ export class HermesStdioClient {
       .then((text) => this.request('clarify/respond', { runId, clarifyId, answer: text }))
       .catch(() => {
         /* a callback error leaves the question to time out; clarify/resolved will say so */
+      });
+  }
+
+  private answerCompression(
+    request: CompressionRequestedNotification,
+    compress: NonNullable<CollectRunOptions['onCompression']>,
+  ): void {
+    const { runId, compressionId } = request;
+    void Promise.resolve()
+      .then(() => compress(request))
+      .catch((err: unknown): CompressionAnswer => ({ error: `host error: ${String(err)}` }))
+      .then((answer) => this.request('compression/respond', { runId, compressionId, ...answer }))
+      .catch(() => {
+        /* not pending any more (timed out, run ended): compression/resolved already says so */
       });
   }
 

@@ -116,7 +116,7 @@ describe('hermes-stdio supervisor', { skip: !haveBin && `no ${hermesBin}`, timeo
     }
   });
 
-  test('runToCompletion answers approvals and questions through onApproval and onClarify', { skip: !python && 'no python for the scripted LLM', timeout: 120_000 }, async () => {
+  test('runToCompletion answers approvals, questions and compression through onApproval, onClarify and onCompression', { skip: !python && 'no python for the scripted LLM', timeout: 120_000 }, async () => {
     const kept = path.join(root, 'approvals', 'kept');
     const gone = path.join(root, 'approvals', 'gone');
     await mkdir(kept, { recursive: true });
@@ -128,6 +128,7 @@ describe('hermes-stdio supervisor', { skip: !haveBin && `no ${hermesBin}`, timeo
       { text: 'removed it' },
       { tool: 'clarify', arguments: { question: 'Which one?', choices: ['red', 'blue'] } },
       { text: 'blue it is' },
+      { text: 'compressed' },
     ]);
     let client;
     try {
@@ -177,6 +178,31 @@ describe('hermes-stdio supervisor', { skip: !haveBin && `no ${hermesBin}`, timeo
         ['requested', 'answered'],
       );
       assert.equal(clarified.questions[1].answer, 'the blue one');
+
+      const summary = [
+        { role: 'user', content: 'Summary: the user cleaned up.' },
+        { role: 'assistant', content: 'Noted.' },
+      ];
+      const compressed = await client.runToCompletion(
+        { message: 'go on', sessionId: denied.sessionId, compression: 'host', forceCompress: true },
+        {
+          timeoutMs: 90_000,
+          onCompression: (request) => {
+            assert.ok(request.messageCount >= 6, JSON.stringify(request.messages));
+            return { messages: summary };
+          },
+        },
+      );
+      assert.equal(compressed.completed.status, 'complete', client.stderrTail);
+      assert.deepEqual(
+        compressed.compressions.map((c) => c.outcome ?? 'requested'),
+        ['requested', 'compressed'],
+      );
+      const history = await client.request('session/history', { sessionId: denied.sessionId });
+      assert.deepEqual(
+        history.messages.map((m) => m.content),
+        ['Summary: the user cleaned up.', 'Noted.', 'go on', 'compressed'],
+      );
       assert.deepEqual(await client.shutdown({ timeoutMs: 30_000 }), { code: 0, signal: null });
     } finally {
       await client?.dispose();

@@ -196,6 +196,116 @@ export interface ClientInfo {
   version?: string | null;
 }
 
+export interface CompressionRequestedNotification {
+  /**
+   * The run whose context is to be compressed.
+   */
+  runId: string;
+  /**
+   * Its session (its compression is host).
+   */
+  sessionId: string;
+  /**
+   * Per-run sequence number.
+   */
+  seq: number;
+  /**
+   * Names this request in compression/respond.
+   */
+  compressionId: string;
+  /**
+   * The conversation to compress, OpenAI-style; during a turn the current user message is the last user message.
+   */
+  messages: {
+    [k: string]: unknown;
+  }[];
+  /**
+   * len(messages).
+   */
+  messageCount: number;
+  /**
+   * Rough tokens of a request with these messages.
+   */
+  tokens: number;
+  /**
+   * The model's context window in tokens, if known.
+   */
+  contextLength: number | null;
+  /**
+   * What the summary should keep above all, if anything.
+   */
+  focusTopic: string | null;
+  /**
+   * How long the run waits for the answer.
+   */
+  timeoutMs: number;
+}
+
+export interface CompressionResolvedNotification {
+  /**
+   * The run.
+   */
+  runId: string;
+  /**
+   * Its session.
+   */
+  sessionId: string;
+  /**
+   * Per-run sequence number.
+   */
+  seq: number;
+  /**
+   * The request that is no longer pending.
+   */
+  compressionId: string;
+  /**
+   * compressed (the host's messages replaced the conversation), failed (the host sent an error), timed_out, or cancelled (the run was interrupted or ended).
+   */
+  outcome: 'compressed' | 'failed' | 'timed_out' | 'cancelled';
+  /**
+   * Messages after compression; null unless compressed.
+   */
+  messageCount: number | null;
+  /**
+   * Rough tokens after compression; null unless compressed.
+   */
+  tokens: number | null;
+  /**
+   * The host's error when failed; null otherwise.
+   */
+  error: string | null;
+}
+
+export interface CompressionRespondParams {
+  /**
+   * The run of the compression request.
+   */
+  runId: string;
+  /**
+   * The request being answered.
+   */
+  compressionId: string;
+  /**
+   * The compressed conversation, which replaces it: OpenAI-style messages, each with a role (system, user, assistant or tool); keep the current user message as it is. Send this or error.
+   */
+  messages?:
+    | {
+        [k: string]: unknown;
+      }[]
+    | null;
+  /**
+   * Instead of messages: why the host could not compress; the conversation stays as it was.
+   */
+  error?: string | null;
+}
+
+export interface CompressionRespondResult {
+  /**
+   * What the answer did.
+   */
+  outcome: 'compressed' | 'failed';
+}
+
 /**
  * No params: send {} or omit params.
  */
@@ -413,6 +523,14 @@ export interface RunStartParams {
    * Where the message came from, stored with the session.
    */
   source?: string | null;
+  /**
+   * Who compresses the session's context when it nears the model's window: agent (hermes' own summary; the default) or host (compression/requested). Kept for the session's later runs.
+   */
+  compression?: ('agent' | 'host') | null;
+  /**
+   * Compress the session's history before this turn, the way its compression setting says.
+   */
+  forceCompress?: boolean;
 }
 
 export interface RunStartResult {
@@ -447,6 +565,24 @@ export interface RunStartedNotification {
    * The model the agent uses.
    */
   model: string | null;
+}
+
+export interface RunSteerParams {
+  /**
+   * The run.
+   */
+  runId: string;
+  /**
+   * What the user adds while the agent works.
+   */
+  text: string;
+}
+
+export interface RunSteerResult {
+  /**
+   * False when the run had already finished or the text is blank.
+   */
+  accepted: boolean;
 }
 
 export interface RunTarget {
@@ -553,6 +689,23 @@ export interface SessionDestroyResult {
    * False when the session was not loaded.
    */
   destroyed: boolean;
+}
+
+export interface SessionHistoryResult {
+  /**
+   * The session.
+   */
+  sessionId: string;
+  /**
+   * Its OpenAI-style messages as of its last finished turn (a run in progress adds its own when it ends); loaded from the profile's session database when no worker holds the session.
+   */
+  messages: {
+    [k: string]: unknown;
+  }[];
+  /**
+   * len(messages).
+   */
+  messageCount: number;
 }
 
 export interface SessionInfo {
@@ -873,6 +1026,8 @@ export interface HostRequests {
   'approval/respond': { params: ApprovalRespondParams; result: ApprovalRespondResult };
   /** Answer a clarify/requested: the agent's waiting question gets the answer. */
   'clarify/respond': { params: ClarifyRespondParams; result: ClarifyRespondResult };
+  /** Answer a compression/requested with the compressed conversation, or an error. */
+  'compression/respond': { params: CompressionRespondParams; result: CompressionRespondResult };
   /** Opens the session; must be the first request. */
   'initialize': { params: InitializeParams; result: InitializeResult };
   /** Ask a running run to stop; it ends with run/completed status interrupted. */
@@ -881,10 +1036,14 @@ export interface HostRequests {
   'run/result': { params: RunTarget; result: RunResultResult };
   /** Start a turn; answered at once, then the run's notifications follow. */
   'run/start': { params: RunStartParams; result: RunStartResult };
+  /** Add text for a running agent without interrupting it; it reads it with its next tool result. */
+  'run/steer': { params: RunSteerParams; result: RunSteerResult };
   /** Interrupt any run and forget a loaded session (its history stays in the DB). */
   'session/destroy': { params: SessionTarget; result: SessionDestroyResult };
   /** Rough token count of a session's next request against its model's context window. */
   'session/estimateContext': { params: SessionContextParams; result: SessionContextResult };
+  /** A session's messages, from its worker or the profile's session database. */
+  'session/history': { params: SessionTarget; result: SessionHistoryResult };
   /** Sessions loaded in a profile's worker; never starts a worker. */
   'session/list': { params: SessionListParams; result: SessionListResult };
   /** Describe a session; with ifLoaded it never starts a worker. */
@@ -919,6 +1078,10 @@ export interface ServerNotifications {
   'clarify/requested': ClarifyRequestedNotification;
   /** A clarifying question is no longer pending (answered, timed out, cancelled). */
   'clarify/resolved': ClarifyResolvedNotification;
+  /** A run waits for the host to compress its session's conversation. */
+  'compression/requested': CompressionRequestedNotification;
+  /** A compression request is no longer pending (compressed, failed, timed out, cancelled). */
+  'compression/resolved': CompressionResolvedNotification;
   /** The run ended; exactly one per started run, always its last. */
   'run/completed': RunCompletedNotification;
   /** Assistant text, streamed as the model produces it. */
@@ -938,12 +1101,15 @@ export type ServerNotificationMethod = keyof ServerNotifications;
 export const HOST_REQUEST_METHODS: readonly HostRequestMethod[] = [
   'approval/respond',
   'clarify/respond',
+  'compression/respond',
   'initialize',
   'run/interrupt',
   'run/result',
   'run/start',
+  'run/steer',
   'session/destroy',
   'session/estimateContext',
+  'session/history',
   'session/list',
   'session/status',
   'session/switchModel',
@@ -961,6 +1127,8 @@ export const SERVER_NOTIFICATION_METHODS: readonly ServerNotificationMethod[] = 
   'approval/resolved',
   'clarify/requested',
   'clarify/resolved',
+  'compression/requested',
+  'compression/resolved',
   'run/completed',
   'run/delta',
   'run/event',
@@ -982,10 +1150,12 @@ export const ERROR_CODES = {
   'unsupported_protocol': -32004,
   'invalid_profile': -32010,
   'unknown_profile': -32011,
+  'unknown_session': -32012,
   'unknown_run': -32013,
   'session_busy': -32014,
   'unknown_approval': -32015,
   'unknown_clarify': -32016,
+  'unknown_compression': -32017,
   'worker_crashed': -32020,
   'worker_unavailable': -32021,
   'worker_timeout': -32022,

@@ -1,0 +1,147 @@
+"""What a run asks the host and waits for: approvals, clarifying questions, compression.
+
+Each kind is a ``.../requested`` notification naming the request by an id, a
+``.../respond`` request that answers it, and one ``.../resolved`` notification
+that closes it (answered, timed out, cancelled), all scoped to the run. Names
+follow ``types``: snake_case here, camelCase on the wire.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from .record import Record, doc_field
+from .types import JsonObject
+
+ApprovalDecision = Literal["once", "session", "always", "deny"]
+ApprovalOutcome = Literal["approved", "denied", "timed_out", "cancelled"]
+ClarifyOutcome = Literal["answered", "timed_out", "cancelled"]
+CompressionOutcome = Literal["compressed", "failed", "timed_out", "cancelled"]
+
+
+# --- approvals -------------------------------------------------------------
+
+
+class ApprovalRequestedNotification(Record):
+    run_id: str = doc_field("The run whose tool call waits.")
+    session_id: str = doc_field("Its session.")
+    seq: int = doc_field("Per-run sequence number.")
+    approval_id: str = doc_field("Names this request in approval/respond.")
+    command: str = doc_field("The command or code to run, with secrets redacted.")
+    description: str = doc_field("Why it needs approval (what the guard matched).")
+    pattern_keys: list[str] = doc_field("The dangerous patterns it matched.")
+    allow_permanent: bool = doc_field("Whether the decision always may be offered.")
+
+
+class ApprovalRespondParams(Record):
+    run_id: str = doc_field("The run of the approval request.")
+    approval_id: str = doc_field("The request being answered.")
+    decision: ApprovalDecision = doc_field(
+        "once, session (this pattern, rest of the session), always (also saved to the"
+        " profile's allowlist) or deny."
+    )
+    reason: str | None = doc_field("With deny: told to the agent so it can adapt.", None)
+
+
+class ApprovalRespondResult(Record):
+    outcome: Literal["approved", "denied"] = doc_field("What the answer did.")
+
+
+class ApprovalResolvedNotification(Record):
+    run_id: str = doc_field("The run.")
+    session_id: str = doc_field("Its session.")
+    seq: int = doc_field("Per-run sequence number.")
+    approval_id: str = doc_field("The request that is no longer pending.")
+    outcome: ApprovalOutcome = doc_field(
+        "approved or denied by the host, timed_out, or cancelled (the run was interrupted"
+        " or ended)."
+    )
+    decision: ApprovalDecision | None = doc_field("The host's answer; null if it gave none.")
+
+
+# --- clarifying questions ---------------------------------------------------
+
+
+class ClarifyRequestedNotification(Record):
+    run_id: str = doc_field("The run whose agent asks.")
+    session_id: str = doc_field("Its session.")
+    seq: int = doc_field("Per-run sequence number.")
+    clarify_id: str = doc_field("Names this question in clarify/respond.")
+    question: str = doc_field("The question.")
+    choices: list[str] | None = doc_field(
+        "Up to 4 suggested answers; any other text is accepted too. Null: open-ended."
+    )
+    timeout_ms: int = doc_field("How long the agent waits for the answer.")
+
+
+class ClarifyRespondParams(Record):
+    run_id: str = doc_field("The run of the question.")
+    clarify_id: str = doc_field("The question being answered.")
+    answer: str = doc_field("The user's answer: one of the choices, or free text.")
+
+
+class ClarifyRespondResult(Record):
+    outcome: Literal["answered"] = doc_field("The agent has the answer.")
+
+
+class ClarifyResolvedNotification(Record):
+    run_id: str = doc_field("The run.")
+    session_id: str = doc_field("Its session.")
+    seq: int = doc_field("Per-run sequence number.")
+    clarify_id: str = doc_field("The question that is no longer pending.")
+    outcome: ClarifyOutcome = doc_field(
+        "answered by the host, timed_out, or cancelled (the run was interrupted or ended)."
+    )
+    answer: str | None = doc_field("The answer the agent got; null when none came.")
+
+
+# --- compression -------------------------------------------------------------
+
+
+class CompressionRequestedNotification(Record):
+    run_id: str = doc_field("The run whose context is to be compressed.")
+    session_id: str = doc_field("Its session (its compression is host).")
+    seq: int = doc_field("Per-run sequence number.")
+    compression_id: str = doc_field("Names this request in compression/respond.")
+    messages: list[JsonObject] = doc_field(
+        "The conversation to compress, OpenAI-style; during a turn the current user"
+        " message is the last user message."
+    )
+    message_count: int = doc_field("len(messages).")
+    tokens: int = doc_field("Rough tokens of a request with these messages.")
+    context_length: int | None = doc_field("The model's context window in tokens, if known.")
+    focus_topic: str | None = doc_field("What the summary should keep above all, if anything.")
+    timeout_ms: int = doc_field("How long the run waits for the answer.")
+
+
+class CompressionRespondParams(Record):
+    run_id: str = doc_field("The run of the compression request.")
+    compression_id: str = doc_field("The request being answered.")
+    messages: list[JsonObject] | None = doc_field(
+        "The compressed conversation, which replaces it: OpenAI-style messages, each"
+        " with a role (system, user, assistant or tool); keep the current user message"
+        " as it is. Send this or error.",
+        None,
+    )
+    error: str | None = doc_field(
+        "Instead of messages: why the host could not compress; the conversation stays as it was.",
+        None,
+    )
+
+
+class CompressionRespondResult(Record):
+    outcome: Literal["compressed", "failed"] = doc_field("What the answer did.")
+
+
+class CompressionResolvedNotification(Record):
+    run_id: str = doc_field("The run.")
+    session_id: str = doc_field("Its session.")
+    seq: int = doc_field("Per-run sequence number.")
+    compression_id: str = doc_field("The request that is no longer pending.")
+    outcome: CompressionOutcome = doc_field(
+        "compressed (the host's messages replaced the conversation), failed (the host"
+        " sent an error), timed_out, or cancelled (the run was interrupted or ended)."
+    )
+    message_count: int | None = doc_field("Messages after compression; null unless compressed.")
+    tokens: int | None = doc_field("Rough tokens after compression; null unless compressed.")
+    error: str | None = doc_field("The host's error when failed; null otherwise.")

@@ -1,0 +1,215 @@
+"""Compression done by the host, through the real binary and real hermes-agent: the run
+asks with compression/requested, the host's messages replace the conversation (in
+memory and in the session database), and every request is closed by
+compression/resolved."""
+
+from __future__ import annotations
+
+import os
+import signal
+from typing import Any
+
+import pytest
+
+from hermes_stdio.protocol.types import RunErrorType
+from hermes_stdio.testing.host import HostClient
+from hermes_stdio.testing.llm_server import Reply, ScriptedLLM
+from hermes_stdio.wire import ErrorType, Notification, RpcError
+
+from .conftest import worker_pids
+
+SUMMARY = [
+    {"role": "user", "content": "Summary so far: the user asked to remember a fruit."},
+    {"role": "assistant", "content": "Noted."},
+]
+
+
+def remembered(host: HostClient, llm: ScriptedLLM) -> str:
+    """A session with one finished turn that mentions KIWI, compressed by the host."""
+    llm.enqueue(Reply.text(["I will remember KIWI."]))
+    run = host.request("run/start", {"message": "remember KIWI", "compression": "host"})
+    assert host.wait_run_completed(run["runId"]).params["status"] == "complete"
+    return str(run["sessionId"])
+
+
+def asking(host: HostClient, llm: ScriptedLLM, sid: str) -> tuple[dict[str, Any], Notification]:
+    """The session's next run, waiting on its forced compression request."""
+    llm.enqueue(Reply.text(["fine"]))
+    run = host.request(
+        "run/start", {"sessionId": sid, "message": "what now?", "forceCompress": True}
+    )
+    ask = host.wait_for(
+        lambda n: n.method == "compression/requested" and n.params["runId"] == run["runId"],
+        timeout=60,
+    )
+    return run, ask
+
+
+def respond(host: HostClient, run: dict[str, Any], ask: Notification, **answer: Any) -> Any:
+    params = {"runId": run["runId"], "compressionId": ask.params["compressionId"], **answer}
+    return host.request("compression/respond", params)
+
+
+def resolved(host: HostClient, run_id: str) -> dict[str, Any]:
+    notes = host.run_notifications(run_id)
+    return next(n.params for n in notes if n.method == "compression/resolved")
+
+
+def turn_request(llm: ScriptedLLM, question: str) -> list[dict[str, Any]]:
+    """The conversation (without the system prompt) the model got for ``question``."""
+    for body in reversed(llm.requests):
+        messages = body.get("messages") or []
+        if messages and messages[-1].get("content") == question:
+            return [m for m in messages if m.get("role") != "system"]
+    raise AssertionError(f"no model request ends with {question!r}")
+
+
+def said(messages: list[dict[str, Any]]) -> list[tuple[str, str]]:
+    return [(m["role"], m["content"]) for m in messages]
+
+
+def test_the_hosts_compressed_conversation_replaces_the_session_for_the_model_and_the_db(
+    host: HostClient, llm: ScriptedLLM
+) -> None:
+    sid = remembered(host, llm)
+    run, ask = asking(host, llm, sid)
+    assert said(ask.params["messages"]) == [
+        ("user", "remember KIWI"),
+        ("assistant", "I will remember KIWI."),
+    ]
+    assert ask.params["messageCount"] == 2
+    assert ask.params["tokens"] > 0
+    assert ask.params["contextLength"] == 131072
+    assert ask.params["timeoutMs"] == 180_000
+    assert respond(host, run, ask, messages=SUMMARY) == {"outcome": "compressed"}
+    assert host.wait_run_completed(run["runId"]).params["status"] == "complete"
+
+    closed = resolved(host, run["runId"])
+    assert closed["outcome"] == "compressed" and closed["messageCount"] == 2
+    assert closed["tokens"] > 0 and closed["error"] is None
+    sent = turn_request(llm, "what now?")
+    assert said(sent) == [*said(SUMMARY), ("user", "what now?")]
+    expected = [*said(SUMMARY), ("user", "what now?"), ("assistant", "fine")]
+    history = host.request("session/history", {"sessionId": sid})
+    assert said(history["messages"]) == expected
+
+    # The database holds the compressed conversation once, not beside the old one.
+    os.kill(worker_pids(host)[("default", None)], signal.SIGKILL)
+    host.wait_for(lambda n: n.method == "worker/exited", timeout=30)
+    assert said(host.request("session/history", {"sessionId": sid})["messages"]) == expected
+
+
+def test_a_host_error_leaves_the_conversation_as_it_was(host: HostClient, llm: ScriptedLLM) -> None:
+    sid = remembered(host, llm)
+    run, ask = asking(host, llm, sid)
+    assert respond(host, run, ask, error="summariser offline") == {"outcome": "failed"}
+    assert host.wait_run_completed(run["runId"]).params["status"] == "complete"
+    closed = resolved(host, run["runId"])
+    assert (closed["outcome"], closed["error"]) == ("failed", "summariser offline")
+    assert closed["messageCount"] is None and closed["tokens"] is None
+    assert said(turn_request(llm, "what now?"))[0] == ("user", "remember KIWI")
+
+
+def test_an_interrupt_cancels_a_waiting_compression_request(
+    host: HostClient, llm: ScriptedLLM
+) -> None:
+    sid = remembered(host, llm)
+    run, ask = asking(host, llm, sid)
+    assert host.request("run/interrupt", {"runId": run["runId"]}) == {"interrupted": True}
+    done = host.wait_run_completed(run["runId"])
+    assert done.params["status"] == "interrupted"
+    assert resolved(host, run["runId"])["outcome"] == "cancelled"
+    with pytest.raises(RpcError) as err:
+        respond(host, run, ask, messages=SUMMARY)
+    assert err.value.kind is ErrorType.UNKNOWN_COMPRESSION
+
+
+def test_a_worker_killed_while_compression_waits_closes_the_request_then_the_run(
+    host: HostClient, llm: ScriptedLLM
+) -> None:
+    sid = remembered(host, llm)
+    run, ask = asking(host, llm, sid)
+    os.kill(worker_pids(host)[("default", None)], signal.SIGKILL)
+    done = host.wait_run_completed(run["runId"])
+    assert done.params["error"]["type"] == RunErrorType.WORKER_CRASHED
+    notes = host.run_notifications(run["runId"])
+    assert [n.params["seq"] for n in notes] == list(range(1, len(notes) + 1))
+    assert notes[-2].method == "compression/resolved"
+    assert notes[-2].params == {
+        "runId": run["runId"],
+        "sessionId": sid,
+        "seq": done.params["seq"] - 1,
+        "compressionId": ask.params["compressionId"],
+        "outcome": "cancelled",
+        "messageCount": None,
+        "tokens": None,
+        "error": None,
+    }
+
+
+def test_bad_compression_answers_get_named_errors(host: HostClient, llm: ScriptedLLM) -> None:
+    sid = remembered(host, llm)
+    run, ask = asking(host, llm, sid)
+    bad: list[dict[str, Any]] = [
+        {},
+        {"messages": SUMMARY, "error": "both"},
+        {"messages": []},
+        {"messages": [{"role": "narrator", "content": "x"}]},
+        {"messages": ["not an object"]},
+    ]
+    for answer in bad:
+        with pytest.raises(RpcError) as err:
+            respond(host, run, ask, **answer)
+        assert err.value.kind is ErrorType.INVALID_PARAMS, answer
+    with pytest.raises(RpcError) as err:
+        host.request(
+            "compression/respond",
+            {"runId": run["runId"], "compressionId": "cmp_other", "messages": SUMMARY},
+        )
+    assert err.value.kind is ErrorType.UNKNOWN_COMPRESSION
+    assert respond(host, run, ask, messages=SUMMARY) == {"outcome": "compressed"}
+    with pytest.raises(RpcError) as err:
+        respond(host, run, ask, messages=SUMMARY)  # answered already
+    assert err.value.kind is ErrorType.UNKNOWN_COMPRESSION
+    host.wait_run_completed(run["runId"])
+
+
+def test_an_agent_compressed_session_never_asks_the_host(
+    host: HostClient, llm: ScriptedLLM
+) -> None:
+    llm.enqueue(Reply.text(["I will remember KIWI."]))
+    first = host.request("run/start", {"message": "remember KIWI"})
+    host.wait_run_completed(first["runId"])
+    llm.enqueue(Reply.text(["fine"]))
+    run = host.request(
+        "run/start",
+        {"sessionId": first["sessionId"], "message": "what now?", "forceCompress": True},
+    )
+    assert host.wait_run_completed(run["runId"]).params["status"] == "complete"
+    methods = {n.method for n in host.run_notifications(run["runId"])}
+    assert "compression/requested" not in methods
+
+
+def test_a_conversation_near_the_window_is_compressed_by_the_host_before_the_model_call(
+    host: HostClient, llm: ScriptedLLM
+) -> None:
+    filler = "the quick brown fox jumps over the lazy dog " * 9000  # ~100K tokens
+    history = [
+        {"role": "user", "content": f"keep this in mind: {filler}"},
+        {"role": "assistant", "content": "Kept."},
+    ]
+    llm.enqueue(Reply.text(["fine"]))
+    run = host.request(
+        "run/start",
+        {"message": "what now?", "compression": "host", "conversationHistory": history},
+    )
+    ask = host.wait_for(
+        lambda n: n.method == "compression/requested" and n.params["runId"] == run["runId"],
+        timeout=60,
+    )
+    assert ask.params["tokens"] > ask.params["contextLength"] // 2
+    assert said(ask.params["messages"])[-1] == ("user", "what now?")
+    kept = [*SUMMARY, {"role": "user", "content": "what now?"}]
+    assert respond(host, run, ask, messages=kept) == {"outcome": "compressed"}
+    assert host.wait_run_completed(run["runId"]).params["status"] == "complete"
+    assert said(turn_request(llm, "what now?")) == said(kept)

@@ -1,0 +1,50 @@
+"""session/history through the real binary and real hermes-agent: a session's messages
+from its worker, and from the profile's session database when no worker holds it."""
+
+from __future__ import annotations
+
+import os
+import signal
+
+import pytest
+
+from hermes_stdio.testing.host import HostClient
+from hermes_stdio.testing.llm_server import Reply, ScriptedLLM
+from hermes_stdio.wire import ErrorType, RpcError
+
+from .conftest import worker_pids
+
+
+def test_session_history_lists_the_messages_and_reads_them_back_after_a_worker_dies(
+    host: HostClient, llm: ScriptedLLM
+) -> None:
+    llm.enqueue(Reply.tool_call("terminal", {"command": "echo hi"}), Reply.text(["It said hi."]))
+    run = host.request("run/start", {"message": "run echo hi"})
+    host.wait_run_completed(run["runId"])
+    sid = run["sessionId"]
+    live = host.request("session/history", {"sessionId": sid})
+    assert live["sessionId"] == sid
+    roles = [m["role"] for m in live["messages"]]
+    assert roles == ["user", "assistant", "tool", "assistant"]
+    assert live["messageCount"] == 4
+    assert live["messages"][0]["content"] == "run echo hi"
+    assert live["messages"][1]["tool_calls"][0]["function"]["name"] == "terminal"
+    assert live["messages"][2]["tool_call_id"] == live["messages"][1]["tool_calls"][0]["id"]
+    assert live["messages"][-1]["content"] == "It said hi."
+    assert not [k for m in live["messages"] for k in m if k.startswith("_")]
+
+    os.kill(worker_pids(host)[("default", None)], signal.SIGKILL)
+    host.wait_for(lambda n: n.method == "worker/exited", timeout=30)
+    stored = host.request("session/history", {"sessionId": sid})
+    assert [(m["role"], m.get("content")) for m in stored["messages"]] == [
+        (m["role"], m.get("content")) for m in live["messages"]
+    ]
+    # Reading it did not load it.
+    assert host.request("session/status", {"sessionId": sid})["loaded"] is False
+
+
+def test_session_history_of_a_session_nobody_knows_is_unknown_session(host: HostClient) -> None:
+    with pytest.raises(RpcError) as err:
+        host.request("session/history", {"sessionId": "sess-never-seen"})
+    assert err.value.kind is ErrorType.UNKNOWN_SESSION
+    assert err.value.data["sessionId"] == "sess-never-seen"
