@@ -137,6 +137,13 @@ HOST_METHODS: dict[str, Method] = _methods(
         "Rough token count of a session's next request against its model's context window.",
     ),
     Method(
+        "command/list",
+        t.WorkerTarget,
+        t.CommandListResult,
+        "profile",
+        "The profile's slash commands (skills and skill bundles), scanned afresh.",
+    ),
+    Method(
         "run/start",
         t.RunStartParams,
         t.RunStartResult,

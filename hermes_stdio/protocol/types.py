@@ -265,10 +265,25 @@ class RunStartParams(Record):
         " the session's later runs.",
         None,
     )
+    expand_commands: bool = doc_field(
+        "Run a leading /skill or /bundle command (command/list) the way hermes' CLI does;"
+        " false sends the message as typed.",
+        True,
+    )
     force_compress: bool = doc_field(
         "Compress the session's history before this turn, the way its compression setting says.",
         False,
     )
+
+
+class CommandInfo(Record):
+    name: str = doc_field("The command as typed, e.g. /code-review.")
+    description: str = doc_field("What it does, from the skill or bundle.")
+    kind: Literal["skill", "bundle"] = doc_field("A skill, or a bundle of skills.")
+
+
+class CommandListResult(Record):
+    commands: list[CommandInfo] = doc_field("The profile's slash commands, sorted by name.")
 
 
 class RunStartResult(Record):

@@ -213,6 +213,9 @@ class RoutedMethods:
         key = self._session_key(p.session_id, p.profile, p.worker_key)
         self._forward(req, self.pool.slot(*key))  # a stored session is read by the worker
 
+    def _h_command_list(self, req: Request, p: t.WorkerTarget) -> None:
+        self._forward(req, self.pool.slot(*self._key(p.profile, p.worker_key)))
+
     def _h_session_list(self, req: Request, p: t.SessionListParams) -> None:
         slot = self._running(self._key(p.profile, p.worker_key))
         if slot is None:

@@ -5,6 +5,7 @@ Contract:
   ``preload``, ``build`` (one agent per session, callbacks bound to the
   session's *current* run, see ``callbacks``), ``run_turn``, ``interrupt``,
   ``answer_approval``, ``answer_clarify``, ``answer_compression``, ``steer``,
+  ``list_commands``/``expand_command`` (``skills``),
   ``resolve_model``/``switch_model``,
   ``estimate_context``, ``stored_history`` and ``close``. Unit tests and the
   synthetic agent substitute fakes (``plain``); ``HermesAdapter`` drives the
@@ -32,21 +33,19 @@ Contract:
 from __future__ import annotations
 
 import contextlib
-import hashlib
-import importlib.metadata
 import os
-import sys
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
+from . import skills
 from .approvals import ApprovalBridge
 from .callbacks import EventSink, agent_callbacks, text_of
 from .clarify import ClarifyBridge
 from .compression import CompressionBridge, delegate_compression
-from .scancache import FileVerdicts, cache_dir
+from .scancache import FileVerdicts, serve_tool_scan
 from .state import Session
 
 
@@ -123,36 +122,22 @@ class AgentAdapter(Protocol):
         """Give a running agent text to read with its next tool result."""
         ...
 
+    def list_commands(self) -> list[dict[str, str]]: ...
+
+    def expand_command(
+        self, session: Session, message: str
+    ) -> tuple[str, dict[str, Any]] | None: ...
+
     def close(self, agent: Any) -> None: ...
 
 
 def _cache_tool_scan() -> FileVerdicts | None:
-    """Serve hermes' tool-module scan from saved verdicts (see ``scancache``).
-
-    Only when hermes still has the scan function this was written against;
-    otherwise hermes scans as it always does.
-    """
+    """Serve hermes' tool-module scan from saved verdicts (see ``scancache``)."""
     try:
         from tools import registry
     except Exception:
         return None
-    scan = getattr(registry, "_module_registers_tools", None)
-    if not callable(scan) or getattr(scan, "__module__", None) != registry.__name__:
-        return None  # missing, or already wrapped
-    where = cache_dir(os.environ)
-    if where is None:
-        return None
-    try:
-        source = Path(registry.__file__ or "")
-        st = source.stat()
-        version = importlib.metadata.version("hermes-agent")
-    except (OSError, ValueError, importlib.metadata.PackageNotFoundError):
-        return None
-    salt = f"{version}|{source}|{st.st_size}|{st.st_mtime_ns}|{sys.version}"
-    digest = hashlib.sha256(str(source.parent).encode()).hexdigest()[:16]
-    verdicts = FileVerdicts(where / f"tool-scan-{digest}.json", salt)
-    registry._module_registers_tools = verdicts.wrap(scan)
-    return verdicts
+    return serve_tool_scan(registry)
 
 
 def _clarify_timeout_s() -> float:
@@ -402,6 +387,17 @@ class HermesAdapter:
 
     def steer(self, agent: Any, text: str) -> bool:
         return bool(agent.steer(text))
+
+    def list_commands(self) -> list[dict[str, str]]:
+        self._modules()
+        from agent import skill_bundles, skill_commands
+
+        return skills.list_commands(skill_commands, skill_bundles)
+
+    def expand_command(self, session: Session, message: str) -> tuple[str, dict[str, Any]] | None:
+        from agent import skill_bundles, skill_commands
+
+        return skills.expand(skill_commands, skill_bundles, message, session.session_id)
 
     def close(self, agent: Any) -> None:
         closer = getattr(agent, "close", None)

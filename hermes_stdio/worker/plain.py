@@ -2,7 +2,7 @@
 
 Contract: ``PlainAdapterMethods`` implements the parts of ``adapter.AgentAdapter``
 that only a real hermes-agent needs (approvals, clarifying questions,
-compression, steering, stored history, model resolution, a rough context
+compression, steering, slash commands, stored history, model resolution, a rough context
 estimate of about 4 characters per token); the synthetic agent and test fakes
 inherit them
 and implement the rest. An agent object gets a new model by attribute.
@@ -35,6 +35,12 @@ class PlainAdapterMethods:
 
     def steer(self, agent: Any, text: str) -> bool:
         return False  # takes no text mid-turn
+
+    def list_commands(self) -> list[dict[str, str]]:
+        return []  # has no skills
+
+    def expand_command(self, session: Session, message: str) -> tuple[str, dict[str, Any]] | None:
+        return None
 
     def stored_history(self, session_id: str) -> list[dict[str, Any]] | None:
         return None  # keeps no database

@@ -3,7 +3,8 @@
 Contract: ``ready_agent`` prepares a session's agent (build, resume, model
 switch) and is shared with requests that need one. ``execute_run`` builds the
 session's agent if needed, emits
-``run/started``, runs the turn and ends the run with ``run/completed``:
+``run/started``, expands a leading slash command (``command.expanded``, unless
+the run says not to), runs the turn and ends the run with ``run/completed``:
 ``interrupted`` if an interrupt was requested, ``error`` (type
 ``agent_unavailable`` or ``agent_error``) if the agent could not be built or
 the turn failed, else ``complete``. Callbacks that fire after the run ended
@@ -91,6 +92,10 @@ def execute_run(adapter: AgentAdapter, session: Session, run: Run, message: str)
         return
     run.emit("run/started", {"profile": session.profile, "model": session.model})
     try:
+        expanded = adapter.expand_command(session, message) if run.expand_commands else None
+        if expanded is not None:
+            message = expanded[0]
+            run.emit("run/event", {"event": {"type": "command.expanded", **expanded[1]}})
         outcome = adapter.run_turn(agent, session, message, lambda: run.interrupt_requested)
     except Exception as exc:
         run.complete("error", None, _error(t.RunErrorType.AGENT_ERROR, exc))

@@ -16,6 +16,11 @@ Contract:
 - ``save()`` writes the verdicts (atomically: a temp file, then a rename) if
   anything was recorded; it never raises. A cache that cannot be read or
   written costs speed, never correctness.
+- ``serve_tool_scan(registry)`` wraps hermes' ``tools.registry`` scan
+  function with verdicts saved under ``cache_dir`` (salted with hermes'
+  version, the registry file and Python's version) and returns them to be
+  saved after the import; None, leaving hermes to scan as it always does,
+  when the scan function is not the one this was written against.
 - ``cache_dir(environ)`` is ``$XDG_CACHE_HOME/hermes-stdio`` or
   ``~/.cache/hermes-stdio``; a relative ``XDG_CACHE_HOME`` is ignored (as the
   XDG spec says), and with no absolute home either there is no cache (None).
@@ -24,8 +29,11 @@ Contract:
 from __future__ import annotations
 
 import contextlib
+import hashlib
+import importlib.metadata
 import json
 import os
+import sys
 import tempfile
 import threading
 from collections.abc import Callable, Mapping
@@ -108,3 +116,23 @@ class FileVerdicts:
             if tmp is not None:
                 with contextlib.suppress(OSError):
                     os.unlink(tmp)
+
+
+def serve_tool_scan(registry: Any) -> FileVerdicts | None:
+    scan = getattr(registry, "_module_registers_tools", None)
+    if not callable(scan) or getattr(scan, "__module__", None) != registry.__name__:
+        return None  # missing, or already wrapped
+    where = cache_dir(os.environ)
+    if where is None:
+        return None
+    try:
+        source = Path(registry.__file__ or "")
+        st = source.stat()
+        version = importlib.metadata.version("hermes-agent")
+    except (OSError, ValueError, importlib.metadata.PackageNotFoundError):
+        return None
+    salt = f"{version}|{source}|{st.st_size}|{st.st_mtime_ns}|{sys.version}"
+    digest = hashlib.sha256(str(source.parent).encode()).hexdigest()[:16]
+    verdicts = FileVerdicts(where / f"tool-scan-{digest}.json", salt)
+    registry._module_registers_tools = verdicts.wrap(scan)
+    return verdicts

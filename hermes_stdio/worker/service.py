@@ -42,6 +42,7 @@ _ROUTED = {
     "compression/respond",
     "run/steer",
     "session/history",
+    "command/list",
     "session/status",
     "session/list",
     "session/destroy",
@@ -116,6 +117,7 @@ class WorkerService(AnswerMethods):
                     runId=session.run.run_id,
                 )
             run = Run(new_id("run"), session_id, self._outbox())
+            run.expand_commands = p.expand_commands
             run.on_complete = lambda: self._release(session, run)
             session.run = run
             session.last_used_at = int(time.time() * 1000)
@@ -261,6 +263,22 @@ class WorkerService(AnswerMethods):
             self.peer.respond(req.id, encode(result))
 
         threading.Thread(target=estimate, name="estimate", daemon=True).start()
+        return _DEFERRED
+
+    def _h_command_list(self, req: Request, p: t.WorkerTarget) -> Any:
+        def scan() -> None:
+            assert self.peer is not None
+            try:  # imports hermes and reads skill files: never on the reader thread
+                found = [t.CommandInfo(**c) for c in self.adapter.list_commands()]  # type: ignore[arg-type]
+            except AgentUnavailable as exc:
+                self.peer.respond_error(req.id, RpcError(ErrorType.AGENT_UNAVAILABLE, str(exc)))
+                return
+            except Exception as exc:
+                self.peer.respond_error(req.id, to_wire_error(exc))
+                return
+            self.peer.respond(req.id, encode(t.CommandListResult(found)))
+
+        threading.Thread(target=scan, name="commands", daemon=True).start()
         return _DEFERRED
 
     def _h_session_history(self, req: Request, p: t.SessionTarget) -> Any:

@@ -84,6 +84,7 @@ class Run:
         # (the session) is free by the time the host hears the run ended.
         self.on_complete: Callable[[], None] | None = None
         self._delta_head = delta_head(run_id, session_id)
+        self.expand_commands = True  # run/start expandCommands
         self._steers: list[str] = []
         self._steering = False
 

@@ -439,6 +439,42 @@ def test_session_history_of_a_session_not_held_reads_the_store_without_loading_i
     assert unknown["error"]["data"]["sessionId"] == "sess_nobody"
 
 
+def test_command_list_answers_the_adapters_commands_off_the_reader_thread(harness):
+    listed = [{"name": "/alpha", "description": "A.", "kind": "skill"}]
+    harness.adapter.list_commands = lambda: listed
+    assert harness.call("command/list", {})["result"] == {"commands": listed}
+
+    def missing():
+        raise AgentUnavailable("cannot import hermes-agent")
+
+    harness.adapter.list_commands = missing
+    assert error_of(harness.call("command/list", {})) is ErrorType.AGENT_UNAVAILABLE
+
+
+def test_a_leading_slash_command_is_expanded_before_the_turn_unless_the_run_says_not(harness):
+    seen = []
+
+    def expand(session, message):
+        return ("[skill] " + message[1:], {"command": "/alpha", "kind": "skill"})
+
+    def turn(agent, session, message, stop):
+        seen.append(message)
+        return TurnOutcome("ok", [*session.history])
+
+    harness.adapter.expand_command = expand
+    harness.adapter.turn = turn
+    ack = harness.start("/alpha go")
+    harness.wait_completed(ack["runId"])
+    events = [m["params"]["event"] for m in harness.run_messages(ack["runId"])[1:2]]
+    assert events == [{"type": "command.expanded", "command": "/alpha", "kind": "skill"}]
+    harness.wait_idle(ack["runId"])
+    plain = harness.start("/alpha go", sessionId=ack["sessionId"], expandCommands=False)
+    harness.wait_completed(plain["runId"])
+    harness.wait_idle(plain["runId"])
+    assert seen == ["[skill] alpha go", "/alpha go"]
+    harness.call("session/destroy", {"sessionId": ack["sessionId"]})
+
+
 def test_session_history_without_hermes_is_agent_unavailable(harness):
     def missing(session_id):
         raise AgentUnavailable("cannot import hermes-agent")

@@ -196,6 +196,28 @@ export interface ClientInfo {
   version?: string | null;
 }
 
+export interface CommandInfo {
+  /**
+   * The command as typed, e.g. /code-review.
+   */
+  name: string;
+  /**
+   * What it does, from the skill or bundle.
+   */
+  description: string;
+  /**
+   * A skill, or a bundle of skills.
+   */
+  kind: 'skill' | 'bundle';
+}
+
+export interface CommandListResult {
+  /**
+   * The profile's slash commands, sorted by name.
+   */
+  commands: CommandInfo[];
+}
+
 export interface CompressionRequestedNotification {
   /**
    * The run whose context is to be compressed.
@@ -527,6 +549,10 @@ export interface RunStartParams {
    * Who compresses the session's context when it nears the model's window: agent (hermes' own summary; the default) or host (compression/requested). Kept for the session's later runs.
    */
   compression?: ('agent' | 'host') | null;
+  /**
+   * Run a leading /skill or /bundle command (command/list) the way hermes' CLI does; false sends the message as typed.
+   */
+  expandCommands?: boolean;
   /**
    * Compress the session's history before this turn, the way its compression setting says.
    */
@@ -1026,6 +1052,8 @@ export interface HostRequests {
   'approval/respond': { params: ApprovalRespondParams; result: ApprovalRespondResult };
   /** Answer a clarify/requested: the agent's waiting question gets the answer. */
   'clarify/respond': { params: ClarifyRespondParams; result: ClarifyRespondResult };
+  /** The profile's slash commands (skills and skill bundles), scanned afresh. */
+  'command/list': { params: WorkerTarget; result: CommandListResult };
   /** Answer a compression/requested with the compressed conversation, or an error. */
   'compression/respond': { params: CompressionRespondParams; result: CompressionRespondResult };
   /** Opens the session; must be the first request. */
@@ -1101,6 +1129,7 @@ export type ServerNotificationMethod = keyof ServerNotifications;
 export const HOST_REQUEST_METHODS: readonly HostRequestMethod[] = [
   'approval/respond',
   'clarify/respond',
+  'command/list',
   'compression/respond',
   'initialize',
   'run/interrupt',

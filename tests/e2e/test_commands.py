@@ -1,0 +1,137 @@
+"""Slash commands through the real binary and real hermes-agent: command/list shows the
+profile's skills and bundles, and a run/start message that starts with one runs it the
+way hermes' CLI does."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from hermes_stdio.testing.host import HostClient
+from hermes_stdio.testing.llm_server import Reply, ScriptedLLM
+
+SKILL = """---
+name: {name}
+description: {description}
+---
+# {name}
+
+{body}
+"""
+
+
+def add_skill(home: Path, name: str, description: str, body: str) -> None:
+    where = home / "skills" / name
+    where.mkdir(parents=True)
+    (where / "SKILL.md").write_text(SKILL.format(name=name, description=description, body=body))
+
+
+@pytest.fixture
+def skilled(home: Path) -> Path:
+    add_skill(home, "fruit-word", "Answers with a fruit.", "Always answer with PAPAYA.")
+    add_skill(home, "veg-word", "Answers with a vegetable.", "Always answer with TURNIP.")
+    bundles = home / "skill-bundles"
+    bundles.mkdir()
+    (bundles / "greens.yaml").write_text(
+        "name: greens\ndescription: Fruit and veg.\nskills: [fruit-word, veg-word]\n"
+    )
+    return home
+
+
+def mine(commands: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [c for c in commands if c["name"] in ("/fruit-word", "/veg-word", "/greens")]
+
+
+def user_message_sent(llm: ScriptedLLM) -> str:
+    return str(llm.requests[-1]["messages"][-1]["content"])
+
+
+def expanded(host: HostClient, run_id: str) -> list[dict[str, Any]]:
+    notes = host.run_notifications(run_id)
+    return [
+        n.params["event"]
+        for n in notes
+        if n.method == "run/event" and n.params["event"]["type"] == "command.expanded"
+    ]
+
+
+def test_command_list_shows_the_profiles_skills_and_bundles(
+    skilled: Path, host: HostClient
+) -> None:
+    commands = host.request("command/list", {})["commands"]
+    assert mine(commands) == [
+        {"name": "/fruit-word", "description": "Answers with a fruit.", "kind": "skill"},
+        {"name": "/greens", "description": "Fruit and veg.", "kind": "bundle"},
+        {"name": "/veg-word", "description": "Answers with a vegetable.", "kind": "skill"},
+    ]
+    assert [c["name"] for c in commands] == sorted(c["name"] for c in commands)
+    assert mine(host.request("command/list", {"profile": "work"})["commands"]) == []
+
+
+def test_a_skill_command_sends_the_skill_with_the_rest_as_the_instruction(
+    skilled: Path, host: HostClient, llm: ScriptedLLM
+) -> None:
+    llm.enqueue(Reply.text(["PAPAYA"]))
+    run = host.request("run/start", {"message": "/fruit_word name one please"})
+    assert host.wait_run_completed(run["runId"]).params["status"] == "complete"
+    sent = user_message_sent(llm)
+    assert "Always answer with PAPAYA." in sent and "name one please" in sent
+    assert expanded(host, run["runId"]) == [
+        {
+            "type": "command.expanded",
+            "command": "/fruit-word",
+            "kind": "skill",
+            "skills": ["fruit-word"],
+            "missing": [],
+        }
+    ]
+
+
+def test_a_bundle_and_stacked_skills_load_every_skill(
+    skilled: Path, host: HostClient, llm: ScriptedLLM
+) -> None:
+    llm.enqueue(Reply.text(["both"]), Reply.text(["both"]))
+    bundle = host.request("run/start", {"message": "/greens go"})
+    host.wait_run_completed(bundle["runId"])
+    sent = user_message_sent(llm)
+    assert "PAPAYA" in sent and "TURNIP" in sent
+    event = expanded(host, bundle["runId"])[0]
+    assert (event["kind"], sorted(event["skills"])) == ("bundle", ["fruit-word", "veg-word"])
+
+    stacked = host.request(
+        "run/start", {"sessionId": bundle["sessionId"], "message": "/fruit-word /veg-word go"}
+    )
+    host.wait_run_completed(stacked["runId"])
+    sent = user_message_sent(llm)
+    assert "PAPAYA" in sent and "TURNIP" in sent
+    assert expanded(host, stacked["runId"])[0]["skills"] == ["fruit-word", "veg-word"]
+
+
+def test_other_slash_text_and_expand_commands_false_are_sent_as_typed(
+    skilled: Path, host: HostClient, llm: ScriptedLLM
+) -> None:
+    llm.enqueue(Reply.text(["ok"]), Reply.text(["ok"]))
+    path = host.request("run/start", {"message": "/etc/hosts: what is it?"})
+    host.wait_run_completed(path["runId"])
+    assert user_message_sent(llm) == "/etc/hosts: what is it?"
+    plain = host.request(
+        "run/start",
+        {"sessionId": path["sessionId"], "message": "/fruit-word", "expandCommands": False},
+    )
+    host.wait_run_completed(plain["runId"])
+    assert user_message_sent(llm) == "/fruit-word"
+    assert expanded(host, path["runId"]) == expanded(host, plain["runId"]) == []
+
+
+def test_a_skill_added_while_the_worker_runs_is_found(
+    skilled: Path, host: HostClient, llm: ScriptedLLM
+) -> None:
+    llm.enqueue(Reply.text(["ok"]), Reply.text(["KALE"]))
+    first = host.request("run/start", {"message": "/fruit-word"})
+    host.wait_run_completed(first["runId"])
+    add_skill(skilled, "leaf-word", "Answers with a leaf.", "Always answer with KALE.")
+    run = host.request("run/start", {"message": "/leaf-word"})
+    host.wait_run_completed(run["runId"])
+    assert "Always answer with KALE." in user_message_sent(llm)
