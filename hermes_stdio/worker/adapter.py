@@ -1,15 +1,9 @@
-"""The one module that imports hermes-agent.
+"""The one module that imports hermes-agent: ``HermesAdapter``, the
+``contract.AgentAdapter`` that drives hermes' real ``AIAgent``.
 
 Contract:
-- ``AgentAdapter`` is what the worker needs from an agent implementation:
-  ``preload``, ``build`` (one agent per session, callbacks bound to the
-  session's *current* run, see ``callbacks``), ``run_turn``, ``interrupt``,
-  ``answer_approval``, ``answer_clarify``, ``answer_compression``, ``steer``,
-  ``list_commands``/``expand_command`` (``skills``),
-  ``resolve_model``/``switch_model``,
-  ``estimate_context``, ``stored_history`` and ``close``. Unit tests and the
-  synthetic agent substitute fakes (``plain``); ``HermesAdapter`` drives the
-  real ``AIAgent``.
+- One agent per session, its callbacks bound to the session's *current* run
+  (``callbacks``).
 - The agent's ``clarify`` tool asks the host (``clarify.ClarifyBridge``,
   waiting at most hermes' ``agent.clarify_timeout``).
 - A session whose ``compression`` is ``host`` has hermes' context compression
@@ -17,6 +11,10 @@ Contract:
   turn, the way the session's compression says.
 - Steering text queued before the turn reaches the agent after it has cleared
   the previous turn's state (hermes drops pending steering text there).
+- A turn that raises, or is still running when the worker stops, has what it
+  did so far written to the session database (hermes' own flush, which skips
+  rows already written); the next run of a session whose turn raised reloads
+  it from there.
 - hermes-agent is imported lazily (``preload`` warms it, and the openai
   package hermes imports on its first agent build, on a background thread);
   a failed import raises ``AgentUnavailable``.
@@ -34,101 +32,20 @@ from __future__ import annotations
 
 import contextlib
 import os
+import sys
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, Protocol
+from typing import Any, Literal
 
 from . import skills
 from .approvals import ApprovalBridge
 from .callbacks import EventSink, agent_callbacks, text_of
 from .clarify import ClarifyBridge
 from .compression import CompressionBridge, delegate_compression
+from .contract import AgentUnavailable, TurnOutcome
 from .scancache import FileVerdicts, serve_tool_scan
 from .state import Session
-
-
-class AgentUnavailable(Exception):
-    """hermes-agent cannot be imported in this worker's Python."""
-
-
-@dataclass
-class TurnOutcome:
-    final_response: str | None
-    messages: list[dict[str, Any]] = field(default_factory=list)
-    interrupted: bool = False
-    failed: bool = False
-    error: str | None = None
-    api_calls: int | None = None
-
-
-class AgentAdapter(Protocol):
-    def preload(self) -> None: ...
-
-    def build(self, session: Session, sink: EventSink) -> Any: ...
-
-    def model_of(self, agent: Any) -> str | None: ...
-
-    def resolve_model(self, model: str, provider: str | None) -> str | None:
-        """Check that ``model`` (with ``provider``) can be used; the provider it resolves
-        to. Raises when it cannot."""
-        ...
-
-    def switch_model(self, agent: Any, model: str, provider: str | None) -> None:
-        """Switch a built agent to ``model`` before its next turn."""
-        ...
-
-    def estimate_context(
-        self, agent: Any, messages: list[dict[str, Any]], instructions: str | None
-    ) -> dict[str, Any]:
-        """Rough token figures of a request with ``messages``: the keyword fields of
-        ``SessionContextResult`` after ``session_id`` and ``model``."""
-        ...
-
-    def stored_history(self, session_id: str) -> list[dict[str, Any]] | None:
-        """The session's messages as the profile's session database holds them;
-        None when the database does not know the session."""
-        ...
-
-    def run_turn(
-        self, agent: Any, session: Session, message: str, stop_requested: Callable[[], bool]
-    ) -> TurnOutcome: ...
-
-    def interrupt(self, agent: Any, message: str | None) -> None: ...
-
-    def answer_approval(
-        self, session: Session, approval_id: str, decision: str, reason: str | None
-    ) -> Literal["approved", "denied"] | None:
-        """Resolve a pending approval of ``session``: its outcome, or None if not pending."""
-        ...
-
-    def answer_clarify(self, session: Session, clarify_id: str, text: str) -> bool:
-        """Answer a pending clarifying question of ``session``; False if not pending."""
-        ...
-
-    def answer_compression(
-        self,
-        session: Session,
-        compression_id: str,
-        messages: list[dict[str, Any]] | None,
-        error: str | None,
-    ) -> Literal["compressed", "failed"] | None:
-        """Answer a pending compression request of ``session``: its outcome, or None if
-        not pending."""
-        ...
-
-    def steer(self, agent: Any, text: str) -> bool:
-        """Give a running agent text to read with its next tool result."""
-        ...
-
-    def list_commands(self) -> list[dict[str, str]]: ...
-
-    def expand_command(
-        self, session: Session, message: str
-    ) -> tuple[str, dict[str, Any]] | None: ...
-
-    def close(self, agent: Any) -> None: ...
 
 
 def _cache_tool_scan() -> FileVerdicts | None:
@@ -342,6 +259,10 @@ class HermesAdapter:
                 conversation_history=list(session.history),
                 task_id=session.session_id,
             )
+        except Exception:
+            self.save_transcript(agent)
+            session.restore = True  # the database is now the best record of the turn
+            raise
         finally:
             if self._approvals is not None:
                 self._approvals.close(session.session_id)  # releases any waiter: blocked
@@ -387,6 +308,19 @@ class HermesAdapter:
 
     def steer(self, agent: Any, text: str) -> bool:
         return bool(agent.steer(text))
+
+    def save_transcript(self, agent: Any) -> None:
+        messages = getattr(agent, "_session_messages", None)
+        flush = getattr(agent, "_flush_messages_to_session_db", None)
+        if not isinstance(messages, list) or not messages or not callable(flush):
+            return
+        try:
+            strip = getattr(agent, "_drop_trailing_empty_response_scaffolding", None)
+            if callable(strip):
+                strip(messages)  # hermes' retry nudges are not part of the conversation
+            flush(messages)
+        except Exception as exc:
+            print(f"worker: saving the turn's transcript failed: {exc!r}", file=sys.stderr)
 
     def list_commands(self) -> list[dict[str, str]]:
         self._modules()

@@ -16,7 +16,7 @@ from __future__ import annotations
 from ..protocol import asks as a
 from ..protocol import types as t
 from ..wire import ErrorType, Request, RpcError
-from .adapter import AgentAdapter
+from .contract import AgentAdapter
 from .messages import checked
 from .state import Run, Session
 

@@ -27,8 +27,9 @@ from ..protocol import types as t
 from ..transport import Peer, take_over_stdio
 from ..transport.process import WORKER_TAG, kill_tagged
 from ..wire import DEFAULT_MAX_BODY_BYTES
-from .adapter import AgentAdapter, HermesAdapter
+from .adapter import HermesAdapter
 from .audit import ImportAudit
+from .contract import AgentAdapter
 from .service import WorkerService
 
 

@@ -42,6 +42,9 @@ class PlainAdapterMethods:
     def expand_command(self, session: Session, message: str) -> tuple[str, dict[str, Any]] | None:
         return None
 
+    def save_transcript(self, agent: Any) -> None:
+        pass  # keeps no database
+
     def stored_history(self, session_id: str) -> list[dict[str, Any]] | None:
         return None  # keeps no database
 

@@ -18,7 +18,7 @@ import traceback
 from typing import Any
 
 from ..protocol import types as t
-from .adapter import AgentAdapter, AgentUnavailable
+from .contract import AgentAdapter, AgentUnavailable
 from .state import Run, Session
 
 

@@ -24,8 +24,8 @@ from ..protocol import HOST_METHODS, WORKER_METHODS, decode, encode
 from ..protocol import types as t
 from ..transport import FrameWriter, Peer
 from ..wire import ErrorType, Notification, Request, RpcError, to_wire_error
-from .adapter import AgentAdapter, AgentUnavailable
 from .answers import AnswerMethods
+from .contract import AgentAdapter, AgentUnavailable
 from .memory import release_free_memory
 from .messages import public
 from .outbox import Outbox
@@ -375,6 +375,10 @@ class WorkerService(AnswerMethods):
             thread = self._threads.get(run.run_id)
             if thread is not None:
                 thread.join(max(0.0, deadline - time.monotonic()))
+                if thread.is_alive():  # stuck past the bound: keep what the turn did so far
+                    session = self.sessions.get(run.session_id)
+                    if session is not None and session.agent is not None:
+                        self.adapter.save_transcript(session.agent)
             # A run stuck past the bound still gets its terminal notification.
             run.complete("interrupted", None, None)
         for session in list(self.sessions.values()):

@@ -26,8 +26,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from .adapter import TurnOutcome
 from .callbacks import EventSink
+from .contract import TurnOutcome
 from .plain import PlainAdapterMethods
 from .state import Session
 

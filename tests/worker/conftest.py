@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from hermes_stdio.wire import Request, RpcError
-from hermes_stdio.worker.adapter import TurnOutcome
 from hermes_stdio.worker.callbacks import EventSink
+from hermes_stdio.worker.contract import TurnOutcome
 from hermes_stdio.worker.plain import PlainAdapterMethods
 from hermes_stdio.worker.service import WorkerService
 from hermes_stdio.worker.state import Session

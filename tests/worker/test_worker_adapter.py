@@ -37,3 +37,60 @@ def test_preload_imports_hermes_then_the_openai_package_its_first_agent_build_ne
     # openai after run_agent: hermes has loaded the profile's .env by the time it imports.
     assert order["run_agent"] is not None and order["openai"] is not None
     assert order["openai"] > order["run_agent"]
+
+
+_RAISING_TURN = """
+import json, sys
+from pathlib import Path
+from hermes_stdio.worker.adapter import HermesAdapter
+from hermes_stdio.worker.state import Session
+
+class Agent:
+    _session_messages = None
+
+    def __init__(self):
+        self.flushed = []
+
+    def clear_interrupt(self):
+        pass
+
+    def run_conversation(self, message, conversation_history, task_id):
+        self._session_messages = [
+            *conversation_history,
+            {"role": "user", "content": message},
+            {"role": "assistant", "content": "generated before the failure"},
+        ]
+        raise RuntimeError("late post-processing failure")
+
+    def _flush_messages_to_session_db(self, messages):
+        self.flushed.append([m["content"] for m in messages])
+
+session = Session("sess_1", "default")
+session.history = [{"role": "user", "content": "before"}]
+agent = Agent()
+try:
+    HermesAdapter(Path(sys.argv[1])).run_turn(agent, session, "now", lambda: False)
+    raised = None
+except RuntimeError as exc:
+    raised = str(exc)
+print(json.dumps({"raised": raised, "flushed": agent.flushed, "restore": session.restore}))
+"""
+
+
+def test_a_turn_that_raises_has_what_it_generated_written_and_is_reloaded_next_run(
+    tmp_path: Path,
+) -> None:
+    home = make_home(tmp_path, "http://127.0.0.1:9/v1")
+    out = subprocess.run(
+        [sys.executable, "-c", _RAISING_TURN, str(home)],
+        env=offline_env(home),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    assert json.loads(out.stdout.strip().splitlines()[-1]) == {
+        "raised": "late post-processing failure",
+        "flushed": [["before", "now", "generated before the failure"]],
+        "restore": True,
+    }

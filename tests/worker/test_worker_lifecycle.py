@@ -8,7 +8,7 @@ import threading
 
 from hermes_stdio.transport import Peer
 from hermes_stdio.wire import Notification, Request, Response
-from hermes_stdio.worker.adapter import TurnOutcome
+from hermes_stdio.worker.contract import TurnOutcome
 from hermes_stdio.worker.service import WorkerService
 
 WAIT = 10.0
@@ -115,10 +115,12 @@ def test_worker_shutdown_interrupts_runs_then_answers_and_signals_done(harness):
     assert harness.adapter.closed == harness.adapter.agents
 
 
-def test_stop_runs_completes_a_stuck_run_within_the_bound_exactly_once(harness):
+def test_stop_runs_saves_a_stuck_runs_transcript_and_completes_it_within_the_bound_once(harness):
     release, entered = threading.Event(), threading.Event()
     harness.adapter.turn = stuck_turn(release, entered)
     harness.service.stop_timeout = 0.2
+    saved = []
+    harness.adapter.save_transcript = saved.append
     ack = harness.start()
     try:
         assert entered.wait(WAIT)
@@ -126,6 +128,8 @@ def test_stop_runs_completes_a_stuck_run_within_the_bound_exactly_once(harness):
         assert [c["params"]["status"] for c in completions(harness, ack["runId"])] == [
             "interrupted"
         ]
+        # What the stuck turn did so far is saved before the worker goes.
+        assert saved == [harness.adapter.agents[0]]
     finally:
         release.set()
     harness.wait_idle(ack["runId"])

@@ -8,7 +8,7 @@ import pytest
 
 from hermes_stdio.protocol.types import RunErrorType
 from hermes_stdio.wire import ErrorType
-from hermes_stdio.worker.adapter import AgentUnavailable, TurnOutcome
+from hermes_stdio.worker.contract import AgentUnavailable, TurnOutcome
 
 WAIT = 10.0
 

@@ -1,0 +1,108 @@
+"""What the worker needs from an agent implementation.
+
+Contract:
+- ``AgentAdapter``: ``preload``, ``build`` (one agent per session),
+  ``run_turn`` (returns a ``TurnOutcome``), ``interrupt``,
+  ``answer_approval``, ``answer_clarify``, ``answer_compression``, ``steer``,
+  ``list_commands``/``expand_command``, ``save_transcript``,
+  ``resolve_model``/``switch_model``, ``estimate_context``,
+  ``stored_history`` and ``close``. ``adapter.HermesAdapter`` implements it
+  with hermes-agent; the synthetic agent and unit tests' fakes build on
+  ``plain.PlainAdapterMethods``.
+- ``AgentUnavailable``: hermes-agent cannot be imported.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol
+
+from .callbacks import EventSink
+from .state import Session
+
+
+class AgentUnavailable(Exception):
+    """hermes-agent cannot be imported in this worker's Python."""
+
+
+@dataclass
+class TurnOutcome:
+    final_response: str | None
+    messages: list[dict[str, Any]] = field(default_factory=list)
+    interrupted: bool = False
+    failed: bool = False
+    error: str | None = None
+    api_calls: int | None = None
+
+
+class AgentAdapter(Protocol):
+    def preload(self) -> None: ...
+
+    def build(self, session: Session, sink: EventSink) -> Any: ...
+
+    def model_of(self, agent: Any) -> str | None: ...
+
+    def resolve_model(self, model: str, provider: str | None) -> str | None:
+        """Check that ``model`` (with ``provider``) can be used; the provider it resolves
+        to. Raises when it cannot."""
+        ...
+
+    def switch_model(self, agent: Any, model: str, provider: str | None) -> None:
+        """Switch a built agent to ``model`` before its next turn."""
+        ...
+
+    def estimate_context(
+        self, agent: Any, messages: list[dict[str, Any]], instructions: str | None
+    ) -> dict[str, Any]:
+        """Rough token figures of a request with ``messages``: the keyword fields of
+        ``SessionContextResult`` after ``session_id`` and ``model``."""
+        ...
+
+    def stored_history(self, session_id: str) -> list[dict[str, Any]] | None:
+        """The session's messages as the profile's session database holds them;
+        None when the database does not know the session."""
+        ...
+
+    def run_turn(
+        self, agent: Any, session: Session, message: str, stop_requested: Callable[[], bool]
+    ) -> TurnOutcome: ...
+
+    def interrupt(self, agent: Any, message: str | None) -> None: ...
+
+    def answer_approval(
+        self, session: Session, approval_id: str, decision: str, reason: str | None
+    ) -> Literal["approved", "denied"] | None:
+        """Resolve a pending approval of ``session``: its outcome, or None if not pending."""
+        ...
+
+    def answer_clarify(self, session: Session, clarify_id: str, text: str) -> bool:
+        """Answer a pending clarifying question of ``session``; False if not pending."""
+        ...
+
+    def answer_compression(
+        self,
+        session: Session,
+        compression_id: str,
+        messages: list[dict[str, Any]] | None,
+        error: str | None,
+    ) -> Literal["compressed", "failed"] | None:
+        """Answer a pending compression request of ``session``: its outcome, or None if
+        not pending."""
+        ...
+
+    def steer(self, agent: Any, text: str) -> bool:
+        """Give a running agent text to read with its next tool result."""
+        ...
+
+    def list_commands(self) -> list[dict[str, str]]: ...
+
+    def save_transcript(self, agent: Any) -> None:
+        """Write what the agent's current turn did so far to the session database."""
+        ...
+
+    def expand_command(
+        self, session: Session, message: str
+    ) -> tuple[str, dict[str, Any]] | None: ...
+
+    def close(self, agent: Any) -> None: ...
