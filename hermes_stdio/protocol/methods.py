@@ -130,6 +130,13 @@ HOST_METHODS: dict[str, Method] = _methods(
         "A session's messages, from its worker or the profile's session database.",
     ),
     Method(
+        "session/goal",
+        t.SessionGoalParams,
+        t.GoalInfo,
+        "session",
+        "Set, inspect, pause, resume or clear a session's standing goal and its subgoals.",
+    ),
+    Method(
         "session/estimateContext",
         t.SessionContextParams,
         t.SessionContextResult,

@@ -232,6 +232,33 @@ class SessionHistoryResult(Record):
     message_count: int = doc_field("len(messages).")
 
 
+GoalAction = Literal[
+    "status", "set", "pause", "resume", "clear", "addSubgoal", "removeSubgoal", "clearSubgoals"
+]
+
+
+class SessionGoalParams(Record):
+    session_id: str = doc_field("The session.")
+    action: GoalAction = doc_field("What to do with its goal (see protocol.md).")
+    text: str | None = doc_field("The goal (set) or the subgoal (addSubgoal).", None)
+    max_turns: int | None = doc_field(
+        "set: the turn budget; the profile's goals.max_turns (20) otherwise.", None
+    )
+    index: int | None = doc_field("removeSubgoal: which one, from 1.", None)
+    profile: str | None = doc_field("Profile to ask when the session is not routed yet.", None)
+    worker_key: str | None = doc_field("Worker isolation key.", None)
+
+
+class GoalInfo(Record):
+    goal: str | None = doc_field("The standing goal; null when the session has none.")
+    status: Literal["active", "paused", "done"] | None = doc_field("Where it stands.")
+    turns_used: int = doc_field("Turns judged against it so far.")
+    max_turns: int | None = doc_field("Its turn budget.")
+    subgoals: list[str] = doc_field("Criteria added to it, in order.")
+    last_verdict: str | None = doc_field("The judge's last verdict: done, continue, wait ...")
+    last_reason: str | None = doc_field("Why, in the judge's words.")
+
+
 class SessionListParams(Record):
     profile: str | None = doc_field("Profile to list; default when absent.", None)
     worker_key: str | None = doc_field("Worker isolation key.", None)

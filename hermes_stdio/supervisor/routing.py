@@ -213,6 +213,10 @@ class RoutedMethods:
         key = self._session_key(p.session_id, p.profile, p.worker_key)
         self._forward(req, self.pool.slot(*key))  # a stored session is read by the worker
 
+    def _h_session_goal(self, req: Request, p: t.SessionGoalParams) -> None:
+        key = self._session_key(p.session_id, p.profile, p.worker_key)
+        self._forward(req, self.pool.slot(*key))  # goals live in the profile's database
+
     def _h_command_list(self, req: Request, p: t.WorkerTarget) -> None:
         self._forward(req, self.pool.slot(*self._key(p.profile, p.worker_key)))
 

@@ -11,6 +11,7 @@ Contract:
   turn, the way the session's compression says.
 - Steering text queued before the turn reaches the agent after it has cleared
   the previous turn's state (hermes drops pending steering text there).
+- Goals (``goals``) are hermes' own, kept in the profile's session database.
 - A turn that raises, or is still running when the worker stops, has what it
   did so far written to the session database (hermes' own flush, which skips
   rows already written); the next run of a session whose turn raised reloads
@@ -38,7 +39,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
 
-from . import skills
+from ..protocol import types as t
+from . import goals, skills
 from .approvals import ApprovalBridge
 from .callbacks import EventSink, agent_callbacks, text_of
 from .clarify import ClarifyBridge
@@ -321,6 +323,30 @@ class HermesAdapter:
             flush(messages)
         except Exception as exc:
             print(f"worker: saving the turn's transcript failed: {exc!r}", file=sys.stderr)
+
+    def _goals(self) -> tuple[Any, int]:
+        self._modules()
+        from hermes_cli import goals as hermes_goals
+        from hermes_cli.config import load_config
+
+        configured = (load_config() or {}).get("goals")
+        turns = configured.get("max_turns") if isinstance(configured, dict) else None
+        return hermes_goals, int(turns) if isinstance(turns, int) and turns > 0 else 20
+
+    def goal(
+        self,
+        session_id: str,
+        action: str,
+        text: str | None,
+        index: int | None,
+        max_turns: int | None,
+    ) -> t.GoalInfo:
+        hermes_goals, turns = self._goals()
+        return goals.apply(hermes_goals, session_id, action, text, index, max_turns, turns)
+
+    def evaluate_goal(self, session_id: str, final_response: str) -> dict[str, Any] | None:
+        hermes_goals, turns = self._goals()
+        return goals.evaluate(hermes_goals, session_id, final_response, turns)
 
     def list_commands(self) -> list[dict[str, str]]:
         self._modules()

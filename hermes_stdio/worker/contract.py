@@ -4,7 +4,8 @@ Contract:
 - ``AgentAdapter``: ``preload``, ``build`` (one agent per session),
   ``run_turn`` (returns a ``TurnOutcome``), ``interrupt``,
   ``answer_approval``, ``answer_clarify``, ``answer_compression``, ``steer``,
-  ``list_commands``/``expand_command``, ``save_transcript``,
+  ``list_commands``/``expand_command``, ``goal``/``evaluate_goal``,
+  ``save_transcript``,
   ``resolve_model``/``switch_model``, ``estimate_context``,
   ``stored_history`` and ``close``. ``adapter.HermesAdapter`` implements it
   with hermes-agent; the synthetic agent and unit tests' fakes build on
@@ -18,6 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
+from ..protocol import types as t
 from .callbacks import EventSink
 from .state import Session
 
@@ -96,6 +98,23 @@ class AgentAdapter(Protocol):
         ...
 
     def list_commands(self) -> list[dict[str, str]]: ...
+
+    def goal(
+        self,
+        session_id: str,
+        action: str,
+        text: str | None,
+        index: int | None,
+        max_turns: int | None,
+    ) -> t.GoalInfo:
+        """Apply a session/goal action; the goal's state.
+        Raises ``ValueError`` when the action cannot apply."""
+        ...
+
+    def evaluate_goal(self, session_id: str, final_response: str) -> dict[str, Any] | None:
+        """Judge a finished turn against the session's active goal: the
+        ``goal.evaluated`` event's fields, or None without an active goal."""
+        ...
 
     def save_transcript(self, agent: Any) -> None:
         """Write what the agent's current turn did so far to the session database."""

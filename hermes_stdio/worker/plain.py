@@ -2,7 +2,7 @@
 
 Contract: ``PlainAdapterMethods`` implements the parts of ``adapter.AgentAdapter``
 that only a real hermes-agent needs (approvals, clarifying questions,
-compression, steering, slash commands, stored history, model resolution, a rough context
+compression, steering, slash commands, goals, stored history, model resolution, a rough context
 estimate of about 4 characters per token); the synthetic agent and test fakes
 inherit them
 and implement the rest. An agent object gets a new model by attribute.
@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
+from ..protocol import types as t
 from .state import Session
 
 
@@ -40,6 +41,19 @@ class PlainAdapterMethods:
         return []  # has no skills
 
     def expand_command(self, session: Session, message: str) -> tuple[str, dict[str, Any]] | None:
+        return None
+
+    def goal(
+        self,
+        session_id: str,
+        action: str,
+        text: str | None,
+        index: int | None,
+        max_turns: int | None,
+    ) -> t.GoalInfo:
+        raise ValueError("this agent has no goals")
+
+    def evaluate_goal(self, session_id: str, final_response: str) -> dict[str, Any] | None:
         return None
 
     def save_transcript(self, agent: Any) -> None:

@@ -4,7 +4,8 @@ Contract: ``ready_agent`` prepares a session's agent (build, resume, model
 switch) and is shared with requests that need one. ``execute_run`` builds the
 session's agent if needed, emits
 ``run/started``, expands a leading slash command (``command.expanded``, unless
-the run says not to), runs the turn and ends the run with ``run/completed``:
+the run says not to), runs the turn, has a finished turn judged against the
+session's active goal (``goal.evaluated``) and ends the run with ``run/completed``:
 ``interrupted`` if an interrupt was requested, ``error`` (type
 ``agent_unavailable`` or ``agent_error``) if the agent could not be built or
 the turn failed, else ``complete``. Callbacks that fire after the run ended
@@ -104,11 +105,25 @@ def execute_run(adapter: AgentAdapter, session: Session, run: Run, message: str)
     output = t.RunOutput(outcome.final_response, len(outcome.messages), outcome.api_calls)
     if outcome.interrupted or run.interrupt_requested:
         run.complete("interrupted", output, None)
-    elif outcome.failed or (outcome.error and not outcome.final_response):
+        return
+    if outcome.failed or (outcome.error and not outcome.final_response):
         run.complete(
             "error",
             None,
             t.RunError(t.RunErrorType.AGENT_ERROR, outcome.error or "the turn failed"),
         )
-    else:
-        run.complete("complete", output, None)
+        return
+    _judge_goal(adapter, session, run, outcome.final_response or "")
+    run.complete("complete", output, None)
+
+
+def _judge_goal(adapter: AgentAdapter, session: Session, run: Run, final: str) -> None:
+    """A finished turn of a session with an active goal: the judge's verdict, as the
+    run's last event. A judge that fails costs the event, never the run."""
+    try:
+        verdict = adapter.evaluate_goal(session.session_id, final)
+    except Exception as exc:
+        print(f"worker: judging the session's goal failed: {exc!r}", file=sys.stderr)
+        return
+    if verdict is not None:
+        run.emit("run/event", {"event": {"type": "goal.evaluated", **verdict}})

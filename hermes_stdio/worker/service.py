@@ -43,6 +43,7 @@ _ROUTED = {
     "run/steer",
     "session/history",
     "command/list",
+    "session/goal",
     "session/status",
     "session/list",
     "session/destroy",
@@ -279,6 +280,27 @@ class WorkerService(AnswerMethods):
             self.peer.respond(req.id, encode(t.CommandListResult(found)))
 
         threading.Thread(target=scan, name="commands", daemon=True).start()
+        return _DEFERRED
+
+    def _h_session_goal(self, req: Request, p: t.SessionGoalParams) -> Any:
+        def apply() -> None:
+            assert self.peer is not None
+            try:  # imports hermes and writes the database: never on the reader thread
+                state = self.adapter.goal(p.session_id, p.action, p.text, p.index, p.max_turns)
+            except ValueError as exc:
+                self.peer.respond_error(
+                    req.id, RpcError(ErrorType.INVALID_PARAMS, str(exc), field="params.action")
+                )
+                return
+            except AgentUnavailable as exc:
+                self.peer.respond_error(req.id, RpcError(ErrorType.AGENT_UNAVAILABLE, str(exc)))
+                return
+            except Exception as exc:
+                self.peer.respond_error(req.id, to_wire_error(exc))
+                return
+            self.peer.respond(req.id, encode(state))
+
+        threading.Thread(target=apply, name="goal", daemon=True).start()
         return _DEFERRED
 
     def _h_session_history(self, req: Request, p: t.SessionTarget) -> Any:

@@ -482,3 +482,68 @@ def test_session_history_without_hermes_is_agent_unavailable(harness):
     harness.adapter.stored_history = missing
     answer = harness.call("session/history", {"sessionId": "sess_x"})
     assert error_of(answer) is ErrorType.AGENT_UNAVAILABLE
+
+
+def test_session_goal_answers_the_adapters_state_and_a_refusal_is_invalid_params(harness):
+    from hermes_stdio.protocol.types import GoalInfo
+
+    calls = []
+
+    def goal(session_id, action, text, index, max_turns):
+        calls.append((session_id, action, text, index, max_turns))
+        if action == "pause":
+            raise ValueError("the session has no goal")
+        return GoalInfo("ship it", "active", 0, 7, [], None, None)
+
+    harness.adapter.goal = goal
+    answer = harness.call("session/goal", {"sessionId": "s", "action": "set", "text": "ship it"})
+    assert answer["result"] == {
+        "goal": "ship it",
+        "status": "active",
+        "turnsUsed": 0,
+        "maxTurns": 7,
+        "subgoals": [],
+        "lastVerdict": None,
+        "lastReason": None,
+    }
+    refused = harness.call("session/goal", {"sessionId": "s", "action": "pause"})
+    assert error_of(refused) is ErrorType.INVALID_PARAMS
+    assert calls == [("s", "set", "ship it", None, None), ("s", "pause", None, None, None)]
+    assert harness.service.sessions == {}  # goals need no loaded session
+
+
+def test_a_finished_turn_ends_with_the_goal_verdict_and_a_failing_judge_costs_only_the_event(
+    harness,
+):
+    judged = []
+
+    def evaluate(session_id, final):
+        judged.append(final)
+        if len(judged) == 2:
+            raise RuntimeError("judge unreachable")
+        return {"verdict": "continue", "shouldContinue": True}
+
+    harness.adapter.evaluate_goal = evaluate
+    ack = harness.start("one")
+    harness.wait_completed(ack["runId"])
+    notes = harness.run_messages(ack["runId"])
+    assert notes[-2]["params"]["event"] == {
+        "type": "goal.evaluated",
+        "verdict": "continue",
+        "shouldContinue": True,
+    }
+    harness.wait_idle(ack["runId"])
+    again = harness.start("two", sessionId=ack["sessionId"])
+    assert harness.wait_completed(again["runId"])["status"] == "complete"
+    assert judged == ["Hello", "Hello"]
+    assert not [m for m in harness.run_messages(again["runId"]) if "goal" in str(m)]
+    harness.wait_idle(again["runId"])
+
+    harness.adapter.turn = lambda agent, session, message, stop: TurnOutcome(
+        None, [], failed=True, error="boom"
+    )
+    failed = harness.start("three", sessionId=ack["sessionId"])
+    assert harness.wait_completed(failed["runId"])["status"] == "error"
+    assert len(judged) == 2  # a failed turn is not judged
+    harness.wait_idle(failed["runId"])
+    harness.call("session/destroy", {"sessionId": ack["sessionId"]})

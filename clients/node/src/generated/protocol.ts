@@ -333,6 +333,37 @@ export interface CompressionRespondResult {
  */
 export type EmptyParams = Record<string, never>;
 
+export interface GoalInfo {
+  /**
+   * The standing goal; null when the session has none.
+   */
+  goal: string | null;
+  /**
+   * Where it stands.
+   */
+  status: ('active' | 'paused' | 'done') | null;
+  /**
+   * Turns judged against it so far.
+   */
+  turnsUsed: number;
+  /**
+   * Its turn budget.
+   */
+  maxTurns: number | null;
+  /**
+   * Criteria added to it, in order.
+   */
+  subgoals: string[];
+  /**
+   * The judge's last verdict: done, continue, wait ...
+   */
+  lastVerdict: string | null;
+  /**
+   * Why, in the judge's words.
+   */
+  lastReason: string | null;
+}
+
 export interface InitializeOptions {
   /**
    * Profiles whose workers start (and import hermes-agent) right after initialize, so their first run/start does not wait for a cold worker.
@@ -717,6 +748,45 @@ export interface SessionDestroyResult {
   destroyed: boolean;
 }
 
+export interface SessionGoalParams {
+  /**
+   * The session.
+   */
+  sessionId: string;
+  /**
+   * What to do with its goal (see protocol.md).
+   */
+  action:
+    | 'status'
+    | 'set'
+    | 'pause'
+    | 'resume'
+    | 'clear'
+    | 'addSubgoal'
+    | 'removeSubgoal'
+    | 'clearSubgoals';
+  /**
+   * The goal (set) or the subgoal (addSubgoal).
+   */
+  text?: string | null;
+  /**
+   * set: the turn budget; the profile's goals.max_turns (20) otherwise.
+   */
+  maxTurns?: number | null;
+  /**
+   * removeSubgoal: which one, from 1.
+   */
+  index?: number | null;
+  /**
+   * Profile to ask when the session is not routed yet.
+   */
+  profile?: string | null;
+  /**
+   * Worker isolation key.
+   */
+  workerKey?: string | null;
+}
+
 export interface SessionHistoryResult {
   /**
    * The session.
@@ -1070,6 +1140,8 @@ export interface HostRequests {
   'session/destroy': { params: SessionTarget; result: SessionDestroyResult };
   /** Rough token count of a session's next request against its model's context window. */
   'session/estimateContext': { params: SessionContextParams; result: SessionContextResult };
+  /** Set, inspect, pause, resume or clear a session's standing goal and its subgoals. */
+  'session/goal': { params: SessionGoalParams; result: GoalInfo };
   /** A session's messages, from its worker or the profile's session database. */
   'session/history': { params: SessionTarget; result: SessionHistoryResult };
   /** Sessions loaded in a profile's worker; never starts a worker. */
@@ -1138,6 +1210,7 @@ export const HOST_REQUEST_METHODS: readonly HostRequestMethod[] = [
   'run/steer',
   'session/destroy',
   'session/estimateContext',
+  'session/goal',
   'session/history',
   'session/list',
   'session/status',
