@@ -75,6 +75,11 @@ class ErrorType(Enum):
         "hermes-agent cannot be imported by the worker's Python.",
     )
     AGENT_ERROR = (-32024, "agent_error", "The session's agent could not be built.")
+    AGENT_RUNTIME_STALE = (
+        -32025,
+        "agent_runtime_stale",
+        "hermes-agent changed on disk since the worker loaded it; restart the worker.",
+    )
 
     def __init__(self, code: int, type_: str, summary: str) -> None:
         self.code = code

@@ -11,6 +11,8 @@ Contract:
   turn, the way the session's compression says.
 - Steering text queued before the turn reaches the agent after it has cleared
   the previous turn's state (hermes drops pending steering text there).
+- Once hermes-agent is loaded, ``runtime_changed`` says whether its files
+  changed on disk since (``runtime``).
 - Goals (``goals``) are hermes' own, kept in the profile's session database.
 - A turn that raises, or is still running when the worker stops, has what it
   did so far written to the session database (hermes' own flush, which skips
@@ -46,6 +48,7 @@ from .callbacks import EventSink, agent_callbacks, text_of
 from .clarify import ClarifyBridge
 from .compression import CompressionBridge, delegate_compression
 from .contract import AgentUnavailable, TurnOutcome
+from .runtime import Fingerprint, loaded_files
 from .scancache import FileVerdicts, serve_tool_scan
 from .state import Session
 
@@ -85,6 +88,7 @@ class HermesAdapter:
         self._approvals: ApprovalBridge | None = None
         self._clarify = ClarifyBridge(_clarify_timeout_s)
         self._compression = CompressionBridge()
+        self._loaded: Fingerprint | None = None
 
     def preload(self) -> None:
         """Import hermes-agent, and what its first agent build would import, ahead of the
@@ -110,6 +114,8 @@ class HermesAdapter:
                 ) from exc
             if verdicts is not None:
                 verdicts.save()
+            if self._loaded is None:
+                self._loaded = Fingerprint.of(loaded_files(run_agent, "hermes-agent"))
             if self._db is None:
                 self._db = SessionDB(db_path=self.home / "state.db")
             if self._approvals is None:
@@ -310,6 +316,9 @@ class HermesAdapter:
 
     def steer(self, agent: Any, text: str) -> bool:
         return bool(agent.steer(text))
+
+    def runtime_changed(self) -> str | None:
+        return self._loaded.changed() if self._loaded is not None else None
 
     def save_transcript(self, agent: Any) -> None:
         messages = getattr(agent, "_session_messages", None)

@@ -5,7 +5,7 @@ Contract:
   ``run_turn`` (returns a ``TurnOutcome``), ``interrupt``,
   ``answer_approval``, ``answer_clarify``, ``answer_compression``, ``steer``,
   ``list_commands``/``expand_command``, ``goal``/``evaluate_goal``,
-  ``save_transcript``,
+  ``save_transcript``, ``runtime_changed``,
   ``resolve_model``/``switch_model``, ``estimate_context``,
   ``stored_history`` and ``close``. ``adapter.HermesAdapter`` implements it
   with hermes-agent; the synthetic agent and unit tests' fakes build on
@@ -114,6 +114,11 @@ class AgentAdapter(Protocol):
     def evaluate_goal(self, session_id: str, final_response: str) -> dict[str, Any] | None:
         """Judge a finished turn against the session's active goal: the
         ``goal.evaluated`` event's fields, or None without an active goal."""
+        ...
+
+    def runtime_changed(self) -> str | None:
+        """What changed on disk since the agent's code was loaded; None if nothing
+        did (or nothing is loaded yet)."""
         ...
 
     def save_transcript(self, agent: Any) -> None:

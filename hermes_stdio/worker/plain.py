@@ -56,6 +56,9 @@ class PlainAdapterMethods:
     def evaluate_goal(self, session_id: str, final_response: str) -> dict[str, Any] | None:
         return None
 
+    def runtime_changed(self) -> str | None:
+        return None  # its code is ours
+
     def save_transcript(self, agent: Any) -> None:
         pass  # keeps no database
 

@@ -25,10 +25,11 @@ from ..protocol import types as t
 from ..transport import FrameWriter, Peer
 from ..wire import ErrorType, Notification, Request, RpcError, to_wire_error
 from .answers import AnswerMethods
-from .contract import AgentAdapter, AgentUnavailable
+from .contract import AgentAdapter
 from .memory import release_free_memory
-from .messages import public
 from .outbox import Outbox
+from .queries import DEFERRED as _DEFERRED
+from .queries import QueryMethods
 from .runner import AgentNotReady, execute_run, ready_agent
 from .state import Run, RunTable, Session, new_id
 
@@ -53,7 +54,7 @@ _ROUTED = {
 }
 
 
-class WorkerService(AnswerMethods):
+class WorkerService(AnswerMethods, QueryMethods):
     def __init__(self, profile: str, adapter: AgentAdapter, *, stop_timeout: float = 10.0) -> None:
         self.profile = profile
         self.adapter = adapter
@@ -100,7 +101,19 @@ class WorkerService(AnswerMethods):
 
     # --- runs --------------------------------------------------------------
 
+    def _fresh_runtime(self) -> None:
+        """New work needs the agent code this worker loaded to be the code on disk."""
+        changed = self.adapter.runtime_changed()
+        if changed is not None:
+            raise RpcError(
+                ErrorType.AGENT_RUNTIME_STALE,
+                f"hermes-agent changed on disk since this worker loaded it ({changed});"
+                " restart the worker (worker/restart) to use the new version",
+                profile=self.profile,
+            )
+
     def _h_run_start(self, req: Request, p: t.RunStartParams) -> t.RunStartResult:
+        self._fresh_runtime()
         session_id = p.session_id or new_id("sess")
         with self._lock:
             session = self.sessions.get(session_id)
@@ -238,6 +251,8 @@ class WorkerService(AnswerMethods):
         return _DEFERRED
 
     def _h_session_estimateContext(self, req: Request, p: t.SessionContextParams) -> Any:
+        self._fresh_runtime()
+
         def estimate() -> None:
             assert self.peer is not None
             session = self._session(p.session_id)
@@ -265,78 +280,6 @@ class WorkerService(AnswerMethods):
 
         threading.Thread(target=estimate, name="estimate", daemon=True).start()
         return _DEFERRED
-
-    def _h_command_list(self, req: Request, p: t.WorkerTarget) -> Any:
-        def scan() -> None:
-            assert self.peer is not None
-            try:  # imports hermes and reads skill files: never on the reader thread
-                found = [t.CommandInfo(**c) for c in self.adapter.list_commands()]  # type: ignore[arg-type]
-            except AgentUnavailable as exc:
-                self.peer.respond_error(req.id, RpcError(ErrorType.AGENT_UNAVAILABLE, str(exc)))
-                return
-            except Exception as exc:
-                self.peer.respond_error(req.id, to_wire_error(exc))
-                return
-            self.peer.respond(req.id, encode(t.CommandListResult(found)))
-
-        threading.Thread(target=scan, name="commands", daemon=True).start()
-        return _DEFERRED
-
-    def _h_session_goal(self, req: Request, p: t.SessionGoalParams) -> Any:
-        def apply() -> None:
-            assert self.peer is not None
-            try:  # imports hermes and writes the database: never on the reader thread
-                state = self.adapter.goal(p.session_id, p.action, p.text, p.index, p.max_turns)
-            except ValueError as exc:
-                self.peer.respond_error(
-                    req.id, RpcError(ErrorType.INVALID_PARAMS, str(exc), field="params.action")
-                )
-                return
-            except AgentUnavailable as exc:
-                self.peer.respond_error(req.id, RpcError(ErrorType.AGENT_UNAVAILABLE, str(exc)))
-                return
-            except Exception as exc:
-                self.peer.respond_error(req.id, to_wire_error(exc))
-                return
-            self.peer.respond(req.id, encode(state))
-
-        threading.Thread(target=apply, name="goal", daemon=True).start()
-        return _DEFERRED
-
-    def _h_session_history(self, req: Request, p: t.SessionTarget) -> Any:
-        session = self.sessions.get(p.session_id)
-        if session is not None and not session.restore:
-            return self._history(p.session_id, session.history)
-
-        def load() -> None:
-            assert self.peer is not None
-            try:  # imports hermes: never on the reader thread
-                stored = self.adapter.stored_history(p.session_id)
-            except AgentUnavailable as exc:
-                self.peer.respond_error(req.id, RpcError(ErrorType.AGENT_UNAVAILABLE, str(exc)))
-                return
-            except Exception as exc:
-                self.peer.respond_error(req.id, to_wire_error(exc))
-                return
-            if stored is None:
-                self.peer.respond_error(
-                    req.id,
-                    RpcError(
-                        ErrorType.UNKNOWN_SESSION,
-                        f"unknown session {p.session_id!r}",
-                        sessionId=p.session_id,
-                    ),
-                )
-                return
-            self.peer.respond(req.id, encode(self._history(p.session_id, stored)))
-
-        threading.Thread(target=load, name="history", daemon=True).start()
-        return _DEFERRED
-
-    @staticmethod
-    def _history(session_id: str, messages: list[dict[str, Any]]) -> t.SessionHistoryResult:
-        shown = public(list(messages))
-        return t.SessionHistoryResult(session_id, shown, len(shown))
 
     def _session(self, session_id: str) -> Session:
         """The session, or a new one resumed from the database when this worker lacks it."""
@@ -405,6 +348,3 @@ class WorkerService(AnswerMethods):
             run.complete("interrupted", None, None)
         for session in list(self.sessions.values()):
             self.adapter.close(session.agent)
-
-
-_DEFERRED = object()

@@ -1263,5 +1263,6 @@ export const ERROR_CODES = {
   'worker_timeout': -32022,
   'agent_unavailable': -32023,
   'agent_error': -32024,
+  'agent_runtime_stale': -32025,
 } as const;
 export type ErrorDataType = keyof typeof ERROR_CODES;

@@ -1,0 +1,88 @@
+"""Requests a worker answers from hermes' own stores, off the reader thread.
+
+Contract (a mixin of ``WorkerService``, which provides ``adapter``,
+``sessions`` and ``peer``): ``command/list`` (the profile's skills and
+bundles), ``session/goal`` (its goals) and ``session/history`` (a session
+held in memory is answered at once; any other is read from the profile's
+database without loading it) may import hermes-agent or touch the disk, so
+each is answered from a thread of its own (``answer_off_reader``, which
+returns ``DEFERRED``). hermes-agent missing is ``agent_unavailable``; an
+action hermes refuses is ``invalid_params``; a session nobody knows is
+``unknown_session``.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from ..protocol import encode
+from ..protocol import types as t
+from ..protocol.record import Record
+from ..transport import Peer
+from ..wire import ErrorType, Request, RpcError, to_wire_error
+from .contract import AgentAdapter, AgentUnavailable
+from .messages import public
+from .state import Session
+
+DEFERRED = object()  # a handler's result: the answer is sent later, by a thread
+
+
+class QueryMethods:
+    adapter: AgentAdapter
+    sessions: dict[str, Session]
+    peer: Peer | None
+
+    def answer_off_reader(self, req: Request, name: str, answer: Callable[[], Record]) -> object:
+        def run() -> None:
+            assert self.peer is not None
+            try:
+                result = answer()
+            except AgentUnavailable as exc:
+                self.peer.respond_error(req.id, RpcError(ErrorType.AGENT_UNAVAILABLE, str(exc)))
+            except Exception as exc:
+                self.peer.respond_error(req.id, to_wire_error(exc))
+            else:
+                self.peer.respond(req.id, encode(result))
+
+        threading.Thread(target=run, name=name, daemon=True).start()
+        return DEFERRED
+
+    def _h_command_list(self, req: Request, p: t.WorkerTarget) -> Any:
+        def scan() -> t.CommandListResult:
+            found = self.adapter.list_commands()
+            return t.CommandListResult([t.CommandInfo(**c) for c in found])  # type: ignore[arg-type]
+
+        return self.answer_off_reader(req, "commands", scan)
+
+    def _h_session_goal(self, req: Request, p: t.SessionGoalParams) -> Any:
+        def apply() -> t.GoalInfo:
+            try:
+                return self.adapter.goal(p.session_id, p.action, p.text, p.index, p.max_turns)
+            except ValueError as exc:
+                raise RpcError(ErrorType.INVALID_PARAMS, str(exc), field="params.action") from exc
+
+        return self.answer_off_reader(req, "goal", apply)
+
+    def _h_session_history(self, req: Request, p: t.SessionTarget) -> Any:
+        session = self.sessions.get(p.session_id)
+        if session is not None and not session.restore:
+            return _history(p.session_id, session.history)
+
+        def load() -> t.SessionHistoryResult:
+            stored = self.adapter.stored_history(p.session_id)
+            if stored is None:
+                raise RpcError(
+                    ErrorType.UNKNOWN_SESSION,
+                    f"unknown session {p.session_id!r}",
+                    sessionId=p.session_id,
+                )
+            return _history(p.session_id, stored)
+
+        return self.answer_off_reader(req, "history", load)
+
+
+def _history(session_id: str, messages: list[dict[str, Any]]) -> t.SessionHistoryResult:
+    shown = public(list(messages))
+    return t.SessionHistoryResult(session_id, shown, len(shown))
