@@ -8,7 +8,8 @@ Contract:
   waiting at most hermes' ``agent.clarify_timeout``).
 - A session whose ``compression`` is ``host`` has hermes' context compression
   done by the host (``compression``); ``forceCompress`` compresses before the
-  turn, the way the session's compression says.
+  turn, the way the session's compression says. The choice is kept in the
+  profile's database, so a session resumed by another worker keeps it.
 - Steering text queued before the turn reaches the agent after it has cleared
   the previous turn's state (hermes drops pending steering text there).
 - Once hermes-agent is loaded, ``runtime_changed`` says whether its files
@@ -226,6 +227,7 @@ class HermesAdapter:
 
         if session.instructions is not None:
             agent.ephemeral_system_prompt = session.instructions
+        self._recall_compression(session)
         key_token = approval.set_current_session_key(session.session_id)
 
         def emit(method: str, payload: dict[str, Any]) -> object:
@@ -291,6 +293,15 @@ class HermesAdapter:
             error=text_of(error) if error else None,
             api_calls=result.get("api_calls") if isinstance(result.get("api_calls"), int) else None,
         )
+
+    def _recall_compression(self, session: Session) -> None:
+        key = f"hermes-stdio.compression:{session.session_id}"
+        if session.compression_new:
+            self._db.set_meta(key, session.compression or "agent")
+            session.compression_new = False
+        elif session.compression is None:
+            stored = self._db.get_meta(key)
+            session.compression = stored if stored in ("agent", "host") else "agent"
 
     def interrupt(self, agent: Any, message: str | None) -> None:
         agent.interrupt(message)

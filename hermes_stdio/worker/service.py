@@ -143,7 +143,7 @@ class WorkerService(AnswerMethods, QueryMethods):
         if p.source is not None:
             session.source = p.source
         if p.compression is not None:
-            session.compression = p.compression
+            session.compression, session.compression_new = p.compression, True
         session.compress_next = p.force_compress
         if p.conversation_history is not None:
             session.history = list(p.conversation_history)

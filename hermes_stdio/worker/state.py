@@ -48,8 +48,11 @@ class Session:
     restore: bool = False
     # Set by session/switchModel: the next run switches its agent to ``model``.
     switch_pending: bool = False
-    # Who compresses the context (run/start compression); compress_next: forceCompress.
-    compression: str = "agent"
+    # Who compresses the context: run/start's compression, kept in the profile's
+    # database (saved when ``compression_new``); None until known (agent by default).
+    compression: str | None = None
+    compression_new: bool = False
+    # run/start forceCompress: compress before the next turn.
     compress_next: bool = False
     last_used_at: int = field(default_factory=lambda: int(time.time() * 1000))
     build_lock: threading.Lock = field(default_factory=threading.Lock)

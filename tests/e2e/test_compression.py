@@ -213,3 +213,15 @@ def test_a_conversation_near_the_window_is_compressed_by_the_host_before_the_mod
     assert respond(host, run, ask, messages=kept) == {"outcome": "compressed"}
     assert host.wait_run_completed(run["runId"]).params["status"] == "complete"
     assert said(turn_request(llm, "what now?")) == said(kept)
+
+
+def test_a_sessions_host_compression_outlives_its_worker(
+    host: HostClient, llm: ScriptedLLM
+) -> None:
+    sid = remembered(host, llm)  # said compression: host once, in its first run
+    os.kill(worker_pids(host)[("default", None)], signal.SIGKILL)
+    host.wait_for(lambda n: n.method == "worker/exited", timeout=30)
+    run, ask = asking(host, llm, sid)  # a new worker, a run/start that does not say
+    assert said(ask.params["messages"])[0] == ("user", "remember KIWI")
+    assert respond(host, run, ask, messages=SUMMARY) == {"outcome": "compressed"}
+    assert host.wait_run_completed(run["runId"]).params["status"] == "complete"
