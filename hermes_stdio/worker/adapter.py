@@ -296,7 +296,9 @@ class HermesAdapter:
 
     def _recall_compression(self, session: Session) -> None:
         key = f"hermes-stdio.compression:{session.session_id}"
-        if session.compression_new:
+        if self._db is None:  # no database opened (yet): the choice stays in memory
+            session.compression = session.compression or "agent"
+        elif session.compression_new:
             self._db.set_meta(key, session.compression or "agent")
             session.compression_new = False
         elif session.compression is None:
