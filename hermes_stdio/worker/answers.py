@@ -13,12 +13,17 @@ a finished run or blank text is not accepted. None of these block.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Literal, TypeVar
+
 from ..protocol import asks as a
 from ..protocol import types as t
 from ..wire import ErrorType, Request, RpcError
 from .contract import AgentAdapter
 from .messages import checked
 from .state import Run, Session
+
+_T = TypeVar("_T")
 
 
 class AnswerMethods:
@@ -28,35 +33,36 @@ class AnswerMethods:
     def _run(self, run_id: str) -> Run:
         raise NotImplementedError
 
+    def _answer(
+        self, run_id: str, gone: ErrorType, ident: str, give: Callable[[Session], _T | None]
+    ) -> _T:
+        """``give`` the answer to the live run's session; ``gone`` when nothing took it."""
+        run = self._run(run_id)
+        session = self.sessions.get(run.session_id)
+        outcome = give(session) if not run.done and session is not None else None
+        if outcome is None:
+            what = gone.type.removeprefix("unknown_")
+            raise RpcError(
+                gone, f"{what} {ident!r} is not pending in run {run_id!r}", **{f"{what}Id": ident}
+            )
+        return outcome
+
     def _h_approval_respond(
         self, req: Request, p: a.ApprovalRespondParams
     ) -> a.ApprovalRespondResult:
-        run = self._run(p.run_id)
-        session = self.sessions.get(run.session_id)
-        outcome = None
-        if not run.done and session is not None:
-            outcome = self.adapter.answer_approval(session, p.approval_id, p.decision, p.reason)
-        if outcome is None:
-            raise RpcError(
-                ErrorType.UNKNOWN_APPROVAL,
-                f"approval {p.approval_id!r} is not pending in run {p.run_id!r}",
-                approvalId=p.approval_id,
-            )
+        def give(session: Session) -> Literal["approved", "denied"] | None:
+            return self.adapter.answer_approval(session, p.approval_id, p.decision, p.reason)
+
+        outcome: Literal["approved", "denied"] = self._answer(
+            p.run_id, ErrorType.UNKNOWN_APPROVAL, p.approval_id, give
+        )
         return a.ApprovalRespondResult(outcome)
 
     def _h_clarify_respond(self, req: Request, p: a.ClarifyRespondParams) -> a.ClarifyRespondResult:
-        run = self._run(p.run_id)
-        session = self.sessions.get(run.session_id)
-        if (
-            run.done
-            or session is None
-            or not self.adapter.answer_clarify(session, p.clarify_id, p.answer)
-        ):
-            raise RpcError(
-                ErrorType.UNKNOWN_CLARIFY,
-                f"question {p.clarify_id!r} is not pending in run {p.run_id!r}",
-                clarifyId=p.clarify_id,
-            )
+        def give(session: Session) -> bool | None:
+            return self.adapter.answer_clarify(session, p.clarify_id, p.answer) or None
+
+        self._answer(p.run_id, ErrorType.UNKNOWN_CLARIFY, p.clarify_id, give)
         return a.ClarifyRespondResult("answered")
 
     def _h_compression_respond(
@@ -70,17 +76,13 @@ class AnswerMethods:
             messages = checked(p.messages) if p.messages is not None else None
         except ValueError as exc:
             raise RpcError(ErrorType.INVALID_PARAMS, str(exc), field="params.messages") from exc
-        run = self._run(p.run_id)
-        session = self.sessions.get(run.session_id)
-        outcome = None
-        if not run.done and session is not None:
-            outcome = self.adapter.answer_compression(session, p.compression_id, messages, p.error)
-        if outcome is None:
-            raise RpcError(
-                ErrorType.UNKNOWN_COMPRESSION,
-                f"compression {p.compression_id!r} is not pending in run {p.run_id!r}",
-                compressionId=p.compression_id,
-            )
+
+        def give(session: Session) -> Literal["compressed", "failed"] | None:
+            return self.adapter.answer_compression(session, p.compression_id, messages, p.error)
+
+        outcome: Literal["compressed", "failed"] = self._answer(
+            p.run_id, ErrorType.UNKNOWN_COMPRESSION, p.compression_id, give
+        )
         return a.CompressionRespondResult(outcome)
 
     def _h_run_steer(self, req: Request, p: t.RunSteerParams) -> t.RunSteerResult:

@@ -73,12 +73,7 @@ def expand(
         if not built:
             raise ValueError(f"bundle {key} could not be loaded")
         text, loaded, missing = built
-        return text, {
-            "command": key,
-            "kind": kind,
-            "skills": list(loaded),
-            "missing": list(missing),
-        }
+        return text, _event(key, kind, loaded, missing)
     extra, instruction = skills.split_stacked_skill_commands(rest)
     if extra:
         built = skills.build_stacked_skill_invocation_message(
@@ -87,12 +82,7 @@ def expand(
         if not built:
             raise ValueError(f"skills {' '.join([key, *extra])} could not be loaded")
         text, loaded, missing = built
-        return text, {
-            "command": key,
-            "kind": kind,
-            "skills": list(loaded),
-            "missing": list(missing),
-        }
+        return text, _event(key, kind, loaded, missing)
     text = skills.build_skill_invocation_message(key, rest, task_id=task_id, runtime_note=_NOTE)
     if not text:
         raise ValueError(f"skill {key} could not be loaded")
