@@ -9,6 +9,9 @@ Contract:
   measured again with the agent's process alone on CPU 0 and the rest (LLM,
   supervisor, host) on the other CPUs, which separates CPU sharing between
   processes on a small machine from per-delta overhead on the agent's thread.
+  hermes-stdio is measured both ways its peers are: each turn in a new session
+  (a new agent, as tui_gateway is driven) and every turn in one warm session
+  (``..._warm``; one agent, as in-process), the history reset each turn.
 - ``real_supervisor(ctx)`` returns a live ``Live`` (client + result dict)
   after cold start, warm starts, latency, throughput and memory over
   ``Config.short_runs`` short runs; the caller measures idle and closes it.
@@ -161,20 +164,25 @@ def real_supervisor(ctx: Ctx) -> Live:
     mem["worker_after_1_run_mb"] = rss_mb(worker_pid)  # before the latency and throughput runs
     mem["supervisor_after_1_run_mb"] = rss_mb(client.pid)
 
-    ctx.arm_chunks(cfg.real_latency_chunks, cfg.real_chunk_delay_ms)
-    ctx.settle("real.latency")
-    lat, _ = runner.run("real-lat")
-    res["latency"] = _token_latency(ctx, lat.token_ns)
+    def streams(suffix: str, sid: Callable[[str], str]) -> None:
+        ctx.arm_chunks(cfg.real_latency_chunks, cfg.real_chunk_delay_ms)
+        ctx.settle(f"real.latency{suffix}")
+        lat, _ = runner.run(sid("real-lat"))
+        res[f"latency{suffix}"] = _token_latency(ctx, lat.token_ns)
 
-    def tp_turn(label: str) -> tuple[dict[int, int], Stream | None]:
-        ctx.settle(label)
-        stream, _ = runner.run(label)
-        return stream.token_ns, stream
+        def tp_turn(label: str) -> tuple[dict[int, int], Stream | None]:
+            ctx.settle(label)
+            stream, _ = runner.run(sid(label))
+            return stream.token_ns, stream
 
-    res["throughput"] = _tp_median(ctx, "real.throughput", tp_turn)
-    with pinned([worker_pid], [client.pid, ctx.llm_pid]) as ok:
-        if ok:
-            res["throughput_pinned"] = _tp_median(ctx, "real.throughput_pinned", tp_turn)
+        res[f"throughput{suffix}"] = _tp_median(ctx, f"real.throughput{suffix}", tp_turn)
+        with pinned([worker_pid], [client.pid, ctx.llm_pid]) as ok:
+            if ok:
+                label = f"real.throughput_pinned{suffix}"
+                res[f"throughput_pinned{suffix}"] = _tp_median(ctx, label, tp_turn)
+
+    streams("", lambda label: label)  # a new session (agent) per turn, as tui_gateway's
+    streams("_warm", lambda label: "real-warm-worker")  # one warm session, as in-process
 
     ctx.reply_ok()
     short = memory_series(
