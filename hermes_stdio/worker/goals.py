@@ -15,14 +15,25 @@ database, keyed by session id, so they need no loaded session):
   to the auxiliary model, which counts a turn of the budget) and the result is
   what the ``goal.evaluated`` event says: verdict, reason, whether to go on
   and with what prompt, and the goal's state after it.
+- Both load the goal, change it and save it back; for one session they take
+  turns, so a subgoal added while the judge thinks is not lost when the
+  judge's verdict is saved.
 """
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 from ..protocol import encode
 from ..protocol import types as t
+
+# Striped: a fixed set of locks, so nothing grows with the sessions seen.
+_LOCKS = tuple(threading.Lock() for _ in range(32))
+
+
+def _one_at_a_time(session_id: str) -> threading.Lock:
+    return _LOCKS[hash(session_id) % len(_LOCKS)]
 
 
 def info(state: Any) -> t.GoalInfo:
@@ -40,6 +51,19 @@ def info(state: Any) -> t.GoalInfo:
 
 
 def apply(
+    goals: Any,
+    session_id: str,
+    action: str,
+    text: str | None,
+    index: int | None,
+    max_turns: int | None,
+    default_turns: int,
+) -> t.GoalInfo:
+    with _one_at_a_time(session_id):
+        return _apply(goals, session_id, action, text, index, max_turns, default_turns)
+
+
+def _apply(
     goals: Any,
     session_id: str,
     action: str,
@@ -74,10 +98,11 @@ def apply(
 def evaluate(
     goals: Any, session_id: str, final_response: str, default_turns: int
 ) -> dict[str, Any] | None:
-    mgr = goals.GoalManager(session_id, default_max_turns=default_turns)
-    if not mgr.is_active():
-        return None
-    decision = mgr.evaluate_after_turn(final_response, user_initiated=True)
+    with _one_at_a_time(session_id):
+        mgr = goals.GoalManager(session_id, default_max_turns=default_turns)
+        if not mgr.is_active():
+            return None
+        decision = mgr.evaluate_after_turn(final_response, user_initiated=True)
     return {
         "verdict": str(decision.get("verdict") or ""),
         "reason": str(decision.get("reason") or ""),
