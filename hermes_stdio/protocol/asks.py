@@ -143,5 +143,7 @@ class CompressionResolvedNotification(Record):
         " sent an error), timed_out, or cancelled (the run was interrupted or ended)."
     )
     message_count: int | None = doc_field("Messages after compression; null unless compressed.")
-    tokens: int | None = doc_field("Rough tokens after compression; null unless compressed.")
+    tokens: int | None = doc_field(
+        "Rough tokens after compression; null unless compressed (or not estimable)."
+    )
     error: str | None = doc_field("The host's error when failed; null otherwise.")

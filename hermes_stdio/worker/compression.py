@@ -9,7 +9,8 @@ Contract:
   ``answer()``, ``timeout_s`` passes, or the run is interrupted or ends.
 - Every request is closed by one ``compression/resolved``: compressed (with
   the new message count and tokens, from ``measure``), failed (the host's
-  error), timed_out or cancelled. ``ask`` returns the host's messages when
+  error), timed_out or cancelled (``tokens`` is null when hermes' estimator
+  cannot count the host's messages). ``ask`` returns the host's messages when
   compressed, else None: the conversation stays as it was.
 - ``answer(session_id, compression_id, messages, error)`` takes already
   checked messages (``messages.checked``) or an error; it returns the outcome,
@@ -94,7 +95,11 @@ class CompressionBridge:
         closed: dict[str, Any] = {"messageCount": None, "tokens": None, "error": None}
         if result is not None:
             outcome = "compressed"
-            closed.update(messageCount=len(result), tokens=measure(result))
+            closed["messageCount"] = len(result)
+            try:
+                closed["tokens"] = measure(result)
+            except Exception as exc:  # an odd message the estimator chokes on costs the figure
+                print(f"worker: estimating the compressed tokens failed: {exc!r}", file=sys.stderr)
         elif answered:
             outcome = "failed"
             closed["error"] = pending.error

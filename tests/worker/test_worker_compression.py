@@ -178,3 +178,22 @@ def test_a_host_compression_that_fails_leaves_the_messages_and_the_database_alon
     assert out["r"] == (OLD, "SYSTEM")
     assert agent._session_db.compacted == []
     assert agent._last_flushed_db_idx == 5
+
+
+def test_host_messages_the_estimator_cannot_count_still_compress_without_a_token_figure() -> None:
+    wire, bridge = Wire(), CompressionBridge()
+    session = session_with_run(wire)
+
+    def choke(messages: list[dict[str, Any]]) -> int:
+        raise TypeError("unexpected content")
+
+    out: dict[str, Any] = {}
+    thread = threading.Thread(
+        target=lambda: out.update(r=bridge.ask(session, OLD, 1, None, None, choke))
+    )
+    thread.start()
+    bridge.answer("sess_1", wire.wait_method("compression/requested")["compressionId"], NEW, None)
+    thread.join(WAIT)
+    assert out["r"] == NEW
+    closed = wire.wait_method("compression/resolved")
+    assert (closed["outcome"], closed["messageCount"], closed["tokens"]) == ("compressed", 1, None)

@@ -289,7 +289,7 @@ export interface CompressionResolvedNotification {
    */
   messageCount: number | null;
   /**
-   * Rough tokens after compression; null unless compressed.
+   * Rough tokens after compression; null unless compressed (or not estimable).
    */
   tokens: number | null;
   /**
