@@ -57,6 +57,12 @@ class QueryMethods:
         return self.answer_off_reader(req, "commands", scan)
 
     def _h_session_goal(self, req: Request, p: t.SessionGoalParams) -> Any:
+        for name, value in (("maxTurns", p.max_turns), ("index", p.index)):
+            if value is not None and value < 1:
+                raise RpcError(
+                    ErrorType.INVALID_PARAMS, f"{name} must be 1 or more", field=f"params.{name}"
+                )
+
         def apply() -> t.GoalInfo:
             try:
                 return self.adapter.goal(p.session_id, p.action, p.text, p.index, p.max_turns)

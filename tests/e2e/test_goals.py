@@ -106,9 +106,15 @@ def test_goal_actions_that_cannot_apply_are_invalid_params(host: HostClient) -> 
             goal(host, action, **params)
         assert err.value.kind is ErrorType.INVALID_PARAMS, (action, params)
     goal(host, "set", text="something")
-    with pytest.raises(RpcError) as err:
-        goal(host, "removeSubgoal", index=3)
-    assert err.value.kind is ErrorType.INVALID_PARAMS
+    for action, params, field in [
+        ("removeSubgoal", {"index": 3}, "params.action"),
+        ("removeSubgoal", {"index": 0}, "params.index"),
+        ("set", {"text": "x", "maxTurns": 0}, "params.maxTurns"),
+    ]:
+        with pytest.raises(RpcError) as err:
+            goal(host, action, **params)
+        assert err.value.kind is ErrorType.INVALID_PARAMS
+        assert err.value.data["field"] == field
     with pytest.raises(RpcError) as err:
         goal(host, "explode")
     assert err.value.kind is ErrorType.INVALID_PARAMS
