@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+from hermes_stdio.protocol import HOST_METHODS
 from hermes_stdio.testing.host import HostClient
 from hermes_stdio.testing.llm_server import Reply, ScriptedLLM
 from hermes_stdio.wire import ErrorType, RpcError
@@ -79,6 +80,25 @@ def test_invalid_params_are_refused_naming_the_field(
         host.request("run/start", params)
     assert err.value.kind is ErrorType.INVALID_PARAMS
     assert err.value.data["field"] == field
+    still_serving(host)
+
+
+REQUESTS = [
+    name
+    for name, m in HOST_METHODS.items()
+    if not m.notification and name not in ("initialize", "shutdown")
+]
+
+
+def test_every_request_refuses_an_unknown_field_by_name_and_the_server_goes_on(
+    host: HostClient,
+) -> None:
+    for method in REQUESTS:
+        with pytest.raises(RpcError) as err:
+            host.request(method, {"bogus": 1})
+        assert err.value.kind is ErrorType.INVALID_PARAMS, method
+        # The first problem found is named: a missing required field, or the stray one.
+        assert str(err.value.data["field"]).startswith("params."), method
     still_serving(host)
 
 
