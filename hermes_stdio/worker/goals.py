@@ -60,39 +60,27 @@ def apply(
     default_turns: int,
 ) -> t.GoalInfo:
     with _one_at_a_time(session_id):
-        return _apply(goals, session_id, action, text, index, max_turns, default_turns)
-
-
-def _apply(
-    goals: Any,
-    session_id: str,
-    action: str,
-    text: str | None,
-    index: int | None,
-    max_turns: int | None,
-    default_turns: int,
-) -> t.GoalInfo:
-    mgr = goals.GoalManager(session_id, default_max_turns=default_turns)
-    try:
-        if action == "set":
-            mgr.set(text or "", max_turns=max_turns)
-        elif action in ("pause", "resume") and not mgr.has_goal():
-            raise ValueError("the session has no goal")
-        elif action == "pause":
-            mgr.pause(reason="paused by the host")
-        elif action == "resume":
-            mgr.resume()
-        elif action == "clear":
-            mgr.clear()
-        elif action == "addSubgoal":
-            mgr.add_subgoal(text or "")
-        elif action == "removeSubgoal":
-            mgr.remove_subgoal(index if index is not None else 0)
-        elif action == "clearSubgoals":
-            mgr.clear_subgoals()
-    except (RuntimeError, IndexError) as exc:  # hermes' "no active goal", bad index
-        raise ValueError(str(exc)) from exc
-    return info(mgr.state)
+        mgr = goals.GoalManager(session_id, default_max_turns=default_turns)
+        try:
+            if action == "set":
+                mgr.set(text or "", max_turns=max_turns)
+            elif action in ("pause", "resume") and not mgr.has_goal():
+                raise ValueError("the session has no goal")
+            elif action == "pause":
+                mgr.pause(reason="paused by the host")
+            elif action == "resume":
+                mgr.resume()
+            elif action == "clear":
+                mgr.clear()
+            elif action == "addSubgoal":
+                mgr.add_subgoal(text or "")
+            elif action == "removeSubgoal":
+                mgr.remove_subgoal(index if index is not None else 0)
+            elif action == "clearSubgoals":
+                mgr.clear_subgoals()
+        except (RuntimeError, IndexError) as exc:  # hermes' "no active goal", bad index
+            raise ValueError(str(exc)) from exc
+        return info(mgr.state)
 
 
 def evaluate(
