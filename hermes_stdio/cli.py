@@ -35,6 +35,13 @@ def _parser() -> argparse.ArgumentParser:
             help="spawn every worker cold instead of forking it from a pre-imported template",
         )
         p.add_argument(
+            "--worker-idle-timeout",
+            type=float,
+            default=1800.0,
+            metavar="SECONDS",
+            help="stop a worker with no run that nothing has used for this long (0: never)",
+        )
+        p.add_argument(
             "--synthetic-agent",
             action="store_true",
             help="benchmarks only: workers run a synthetic agent instead of hermes-agent",
@@ -85,4 +92,5 @@ def main(argv: list[str] | None = None) -> int:
         worker_args=worker_args,
         ready_timeout=args.worker_ready_timeout,
         worker_template=not args.no_worker_template,
+        worker_idle_s=args.worker_idle_timeout,
     )

@@ -30,6 +30,7 @@ def serve(
     worker_args: list[str],
     ready_timeout: float,
     worker_template: bool = True,
+    worker_idle_s: float = 1800.0,
 ) -> int:
     read_fd, write_fd = take_over_stdio()
     environ = dict(os.environ)
@@ -42,6 +43,7 @@ def serve(
         worker_args=worker_args,
         ready_timeout=ready_timeout,
         worker_template=worker_template,
+        worker_idle_s=worker_idle_s,
     )
     # A small relay buffer: when the host stops reading, backpressure reaches the
     # workers soon, where consecutive deltas of a run coalesce before pausing the agent.

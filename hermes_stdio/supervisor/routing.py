@@ -33,7 +33,7 @@ from ..wire import ErrorType, Notification, Request, RequestId, Response, RpcErr
 from ..wire.jsonrpc import encode_notification
 from .profiles import check_name, profile_home
 from .routes import Routes, SlotKey
-from .workers import WorkerPool, WorkerSlot
+from .workers import WorkerPool, WorkerSlot, now_ms
 
 # What a worker's Run writes first (outbox.py): method, runId, sessionId, seq. Approval
 # and clarify notifications are rare and take the parsed path, which notes their ids.
@@ -332,6 +332,8 @@ class RoutedMethods:
         """What a relayed run notification tells the routes (fast and slow path alike)."""
         if method == "run/started":
             self.routes.add_run(run_id, session_id, slot.key)
+        elif method == "run/completed":
+            slot.last_used_at = now_ms()  # idleness counts from the end of its last run
         self.routes.note_seq(run_id, seq, method == "run/completed")
 
     def _worker_exited(self, slot: WorkerSlot, note: t.WorkerExitedNotification) -> None:

@@ -35,6 +35,7 @@ from ..protocol import (
 from ..protocol import types as t
 from ..transport import Peer
 from ..wire import ErrorType, Notification, Request, RequestId, RpcError, to_wire_error
+from .idle import IdleWorkers
 from .profiles import template_env
 from .routes import Routes
 from .routing import RoutedMethods, spawn_thread
@@ -54,6 +55,7 @@ class Supervisor(RoutedMethods):
         worker_args: list[str] | None = None,
         ready_timeout: float = 20.0,
         worker_template: bool = False,
+        worker_idle_s: float = 0.0,
     ) -> None:
         self.home = home
         self.max_body_bytes = max_body_bytes
@@ -77,6 +79,8 @@ class Supervisor(RoutedMethods):
             ready_timeout=ready_timeout,
             template=template,
         )
+        self.idle = IdleWorkers(self.pool, self.routes, worker_idle_s)
+        self.pool.on_ready = lambda _slot: self.idle.arm()
         self.host: Peer | None = None
         self.state = "uninitialized"  # -> initialized -> shut_down
         self.exit_code: int | None = None

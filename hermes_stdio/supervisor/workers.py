@@ -138,6 +138,7 @@ class WorkerPool:
         self.template = template
         self._lock = threading.Lock()
         self._slots: dict[SlotKey, WorkerSlot] = {}
+        self.on_ready: Callable[[WorkerSlot], None] | None = None
 
     def slot(self, profile: str, worker_key: str | None) -> WorkerSlot:
         with self._lock:
@@ -247,6 +248,8 @@ class WorkerPool:
             if ready.start_mode == "spawned" and slot.start_mode == "forked":
                 slot.start_mode, slot.fork_fallback = "spawned", ready.fork_fallback
         slot.ready.set()
+        if slot.state == "ready" and self.on_ready is not None:
+            self.on_ready(slot)
 
     def reap(self, slot: WorkerSlot, proc: ChildProcess, reason: str, token: str = "") -> None:
         code = stop_child(proc, grace_s=2.0, after_stdin_s=1.0, after_term_s=2.0)

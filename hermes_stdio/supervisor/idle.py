@@ -1,0 +1,94 @@
+"""Stopping workers nobody has used for a while, without polling.
+
+Contract: ``IdleWorkers(pool, routes, idle_s)``. ``arm()`` (called whenever a
+worker becomes ready) keeps one timer set for the earliest moment a running
+worker could have been unused for ``idle_s``. When it fires, each ready worker
+with no run in progress whose last use (a request routed to it, the end of
+one of its runs: ``WorkerSlot.last_used_at``) is at least ``idle_s`` old is
+stopped gracefully on a thread of its own, re-checked under the slot's lock so
+that a request starting it meanwhile wins; ``worker/exited`` (expected) then
+tells the host, and the next request for the profile starts a new worker whose
+sessions resume from the database. The timer is set again for the workers
+left; with none running it stays unset, so an idle supervisor wakes at most
+once per ``idle_s``. ``idle_s`` <= 0 turns all of this off.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+
+from ..transport.timers import TIMERS, TimerHandle, Timers
+from .routes import Routes
+from .workers import WorkerPool, WorkerSlot, now_ms
+
+
+class IdleWorkers:
+    def __init__(
+        self, pool: WorkerPool, routes: Routes, idle_s: float, timers: Timers = TIMERS
+    ) -> None:
+        self.pool, self.routes, self.idle_s, self._timers = pool, routes, idle_s, timers
+        self._lock = threading.Lock()
+        self._timer: TimerHandle | None = None
+        self._due_ms = 0  # when the timer set fires (wall ms); 0: none set
+        self._stopping: set[WorkerSlot] = set()  # being stopped by us right now
+        self.stopped = 0
+
+    def arm(self) -> None:
+        if self.idle_s <= 0:
+            return
+        due = self._next_due()
+        if due is None:
+            return
+        with self._lock:
+            if self._timer is not None and self._due_ms <= due:
+                return  # one set to fire sooner checks this worker too
+            if self._timer is not None:
+                self._timer.cancel()
+            self._due_ms = due
+            self._timer = self._timers.call_later(max(0.0, (due - now_ms()) / 1000), self._fire)
+
+    def _next_due(self) -> int | None:
+        idle_ms = int(self.idle_s * 1000)
+        dues = [
+            max(slot.last_used_at, now_ms() if self._busy(slot) else 0) + idle_ms
+            for slot in self.pool.slots()
+            if slot.state == "ready" and slot not in self._stopping
+        ]
+        return min(dues) if dues else None
+
+    def _busy(self, slot: WorkerSlot) -> bool:
+        return self.routes.counts(slot.key)[1] > 0
+
+    def _idle(self, slot: WorkerSlot) -> bool:
+        return (
+            slot.state == "ready"
+            and not self._busy(slot)
+            and now_ms() - slot.last_used_at >= int(self.idle_s * 1000)
+        )
+
+    def _fire(self) -> None:
+        with self._lock:
+            self._timer, self._due_ms = None, 0
+        for slot in self.pool.slots():
+            if self._idle(slot) and slot not in self._stopping:
+                self._stopping.add(slot)
+                threading.Thread(
+                    target=self._stop, args=(slot,), name="idle-stop", daemon=True
+                ).start()
+        self.arm()
+
+    def _stop(self, slot: WorkerSlot) -> None:
+        try:
+            with slot.lock:  # a start for this slot waits for us, then starts afresh
+                if not self._idle(slot):
+                    return
+                print(
+                    f"hermes-stdio: stopping worker {slot.label}: unused for {self.idle_s:g} s",
+                    file=sys.stderr,
+                )
+                self.pool.stop(slot)
+                self.stopped += 1
+        finally:
+            self._stopping.discard(slot)
+            self.arm()  # a request that won the race left a worker to watch

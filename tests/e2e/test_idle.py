@@ -1,0 +1,51 @@
+"""Idle workers through the real binary: a worker with no run that nothing has used for
+--worker-idle-timeout is stopped (worker/exited, expected), never while a run is in
+progress, and the next request starts a new one whose sessions resume from the DB."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from hermes_stdio.testing.llm_server import Reply, ScriptedLLM
+
+from .conftest import StartHost
+from .test_approvals import respond, waiting
+
+IDLE_S = "1"
+
+
+def test_an_unused_worker_is_stopped_and_the_next_run_resumes_its_session(
+    start_host: StartHost, llm: ScriptedLLM
+) -> None:
+    host = start_host("--worker-idle-timeout", IDLE_S)
+    host.initialize()
+    llm.enqueue(Reply.text(["I will remember KIWI."]))
+    first = host.request("run/start", {"message": "remember KIWI"})
+    host.wait_run_completed(first["runId"])
+    exited = host.wait_for(lambda n: n.method == "worker/exited", timeout=30)
+    assert exited.params["expected"] is True and exited.params["profile"] == "default"
+    assert host.request("supervisor/status")["workers"][0]["state"] == "exited"
+    host.wait_stderr(lambda line: "unused for 1 s" in line)
+
+    llm.enqueue(Reply.text(["KIWI"]))
+    again = host.request("run/start", {"sessionId": first["sessionId"], "message": "which?"})
+    done = host.wait_run_completed(again["runId"]).params
+    assert done["status"] == "complete" and done["result"]["messageCount"] == 4
+
+
+def test_a_worker_whose_run_waits_on_the_host_is_not_stopped(
+    start_host: StartHost, llm: ScriptedLLM, tmp_path: Path
+) -> None:
+    host = start_host("--worker-idle-timeout", IDLE_S)
+    host.initialize()
+    _victim, run, ask = waiting(host, llm, tmp_path)
+    # Three idle periods pass while the run waits for the approval: nothing stops.
+    with pytest.raises(TimeoutError):
+        host.wait_for(lambda n: n.method == "worker/exited", timeout=3)
+    respond(host, run, ask, "deny")
+    assert host.wait_run_completed(run["runId"]).params["status"] == "complete"
+    # Idle from the end of its run on.
+    exited = host.wait_for(lambda n: n.method == "worker/exited", timeout=30)
+    assert exited.params["expected"] is True
