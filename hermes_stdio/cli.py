@@ -42,6 +42,13 @@ def _parser() -> argparse.ArgumentParser:
             help="stop a worker with no run that nothing has used for this long (0: never)",
         )
         p.add_argument(
+            "--session-idle-timeout",
+            type=float,
+            default=1800.0,
+            metavar="SECONDS",
+            help="unload a session (its agent) that nothing has used for this long (0: never)",
+        )
+        p.add_argument(
             "--synthetic-agent",
             action="store_true",
             help="benchmarks only: workers run a synthetic agent instead of hermes-agent",
@@ -85,6 +92,8 @@ def main(argv: list[str] | None = None) -> int:
     )
     if args.synthetic_agent:
         worker_args.append("--synthetic-agent")
+    if args.session_idle_timeout != 1800.0:
+        worker_args += ["--session-idle-timeout", str(args.session_idle_timeout)]
     return serve(
         hermes_home=args.hermes_home,
         agent_python=args.agent_python,

@@ -45,6 +45,12 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
         "--synthetic-agent", action="store_true", help="benchmarks only: a scripted stand-in agent"
     )
     parser.add_argument(
+        "--session-idle-timeout",
+        type=float,
+        default=1800.0,
+        help="unload a session that nothing used for this many seconds (0: never)",
+    )
+    parser.add_argument(
         "--fork-fallback", default=None, help="set by a forked worker that fell back to this"
     )
     return parser.parse_args(argv)
@@ -96,7 +102,7 @@ def _serve(
     *,
     preload: bool,
 ) -> int:
-    service = WorkerService(args.profile, adapter)
+    service = WorkerService(args.profile, adapter, session_idle_s=args.session_idle_timeout)
     peer = Peer(
         "supervisor",
         read_fd,

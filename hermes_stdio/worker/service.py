@@ -10,6 +10,11 @@ Contract:
   waits (bounded) for them.
 - ``worker/shutdown`` interrupts every run, waits for them (bounded), answers,
   then lets the process exit. EOF on stdin does the same without answering.
+- A session with no run that nothing has used (a run's start or end, a
+  request that loads it) for ``session_idle_s`` is unloaded: dropped from
+  memory and its agent closed; its history stays in the database, and the
+  next run resumes it from there. One timer is set for the earliest such
+  moment, from the end of each run; nothing polls.
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ from typing import Any
 from ..protocol import HOST_METHODS, WORKER_METHODS, decode, encode
 from ..protocol import types as t
 from ..transport import FrameWriter, Peer
+from ..transport.timers import TIMERS, TimerHandle, Timers
 from ..wire import ErrorType, Notification, Request, RpcError, to_wire_error
 from .answers import AnswerMethods
 from .contract import AgentAdapter
@@ -55,8 +61,20 @@ _ROUTED = {
 
 
 class WorkerService(AnswerMethods, QueryMethods):
-    def __init__(self, profile: str, adapter: AgentAdapter, *, stop_timeout: float = 10.0) -> None:
+    def __init__(
+        self,
+        profile: str,
+        adapter: AgentAdapter,
+        *,
+        stop_timeout: float = 10.0,
+        session_idle_s: float = 0.0,
+        timers: Timers = TIMERS,
+    ) -> None:
         self.profile = profile
+        self.session_idle_s = session_idle_s
+        self._timers = timers
+        self._idle_timer: TimerHandle | None = None
+        self._idle_due = 0.0  # when it fires (time.time()); 0: none set
         self.adapter = adapter
         self.stop_timeout = stop_timeout
         self.sessions: dict[str, Session] = {}
@@ -184,7 +202,45 @@ class WorkerService(AnswerMethods, QueryMethods):
         with self._lock:
             if session.run is run:
                 session.run = None
+            session.last_used_at = int(time.time() * 1000)
         self.runs.finished(run)
+        self._arm_idle()
+
+    def _arm_idle(self) -> None:
+        if self.session_idle_s <= 0:
+            return
+        with self._lock:
+            unused = [s.last_used_at for s in self.sessions.values() if s.run is None]
+            if not unused:
+                return
+            due = min(unused) / 1000 + self.session_idle_s
+            if self._idle_timer is not None and self._idle_due <= due:
+                return  # one set to fire sooner checks these too
+            if self._idle_timer is not None:
+                self._idle_timer.cancel()
+            self._idle_due = due
+            self._idle_timer = self._timers.call_later(
+                max(0.0, due - time.time()), self._unload_idle
+            )
+
+    def _unload_idle(self) -> None:
+        cutoff = int((time.time() - self.session_idle_s) * 1000)
+        with self._lock:
+            self._idle_timer, self._idle_due = None, 0.0
+            gone = [s for s in self.sessions.values() if s.run is None and s.last_used_at <= cutoff]
+            for session in gone:
+                del self.sessions[session.session_id]
+        for session in gone:
+            print(
+                f"worker: unloading session {session.session_id}: "
+                f"unused for {self.session_idle_s:g} s",
+                file=sys.stderr,
+            )
+            # Closing an agent may take a while: never on the timer thread.
+            threading.Thread(
+                target=self.adapter.close, args=(session.agent,), name="close", daemon=True
+            ).start()
+        self._arm_idle()
 
     def _h_run_interrupt(self, req: Request, p: t.RunTarget) -> t.RunInterruptResult:
         run = self._run(p.run_id)
@@ -288,6 +344,7 @@ class WorkerService(AnswerMethods, QueryMethods):
             if session is None:
                 session = Session(session_id, self.profile, restore=True)
                 self.sessions[session_id] = session
+            session.last_used_at = int(time.time() * 1000)
             return session
 
     def _h_session_destroy(self, req: Request, p: t.SessionTarget) -> Any:

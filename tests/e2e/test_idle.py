@@ -49,3 +49,21 @@ def test_a_worker_whose_run_waits_on_the_host_is_not_stopped(
     # Idle from the end of its run on.
     exited = host.wait_for(lambda n: n.method == "worker/exited", timeout=30)
     assert exited.params["expected"] is True
+
+
+def test_an_unused_session_is_unloaded_and_its_next_run_resumes_it(
+    start_host: StartHost, llm: ScriptedLLM
+) -> None:
+    host = start_host("--session-idle-timeout", IDLE_S, "--worker-idle-timeout", "0")
+    host.initialize()
+    llm.enqueue(Reply.text(["I will remember KIWI."]))
+    first = host.request("run/start", {"message": "remember KIWI"})
+    host.wait_run_completed(first["runId"])
+    sid = first["sessionId"]
+    host.wait_stderr(lambda line: f"unloading session {sid}" in line)
+    assert host.request("session/status", {"sessionId": sid})["loaded"] is False
+    assert host.request("supervisor/status")["workers"][0]["state"] == "ready"
+    llm.enqueue(Reply.text(["KIWI"]))
+    again = host.request("run/start", {"sessionId": sid, "message": "which?"})
+    done = host.wait_run_completed(again["runId"]).params
+    assert done["status"] == "complete" and done["result"]["messageCount"] == 4

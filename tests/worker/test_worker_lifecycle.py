@@ -218,3 +218,46 @@ def test_a_run_over_real_pipes_acks_first_then_streams_then_shuts_down(harness):
         client.join(WAIT)
         os.close(to_worker_r)
         os.close(to_client_r)
+
+
+class _Timers:
+    """Records call_later; the test fires the callbacks itself."""
+
+    def __init__(self) -> None:
+        self.set: list[tuple[float, object]] = []
+
+    def call_later(self, delay, fn):
+        self.set.append((delay, fn))
+        return type("H", (), {"cancel": lambda h: None})()
+
+
+def test_a_session_unused_for_the_idle_time_is_unloaded_and_its_agent_closed(harness):
+    timers = _Timers()
+    harness.service.session_idle_s, harness.service._timers = 60, timers
+    closed, close = threading.Event(), harness.adapter.close
+
+    def close_and_tell(agent):
+        close(agent)
+        closed.set()
+
+    harness.adapter.close = close_and_tell
+    idle = harness.start("one")
+    harness.wait_completed(idle["runId"])
+    harness.wait_idle(idle["runId"])
+    assert len(timers.set) == 1 and 59 < timers.set[0][0] <= 60  # from the end of its run
+    entered = harness.block()
+    busy = harness.start("two")
+    assert entered.wait(WAIT)
+    # Time passes: both sessions were last used long ago, but one is running.
+    for session in harness.service.sessions.values():
+        session.last_used_at -= 120_000
+    timers.set[0][1]()
+    assert set(harness.service.sessions) == {busy["sessionId"]}
+    assert closed.wait(WAIT)  # on a thread of its own
+    assert harness.adapter.closed == [harness.adapter.agents[0]]
+    status = harness.call("session/status", {"sessionId": idle["sessionId"]})["result"]
+    assert status["loaded"] is False
+    harness.adapter.wake.set()
+    harness.wait_completed(busy["runId"])
+    harness.wait_idle(busy["runId"])
+    harness.call("session/destroy", {"sessionId": busy["sessionId"]})
