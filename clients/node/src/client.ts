@@ -29,7 +29,9 @@ import {
   type RunStartedNotification,
   type RunStartParams,
   type RunStartResult,
+  type ServerNotificationMethod,
   type ServerNotifications,
+  SERVER_NOTIFICATION_METHODS,
 } from './generated/protocol.js';
 
 export interface SpawnOptions {
@@ -122,40 +124,13 @@ export interface CollectedRun {
 }
 
 type AnyHandler = (params: unknown) => void;
-type RunNotification =
-  | RunStartedNotification
-  | RunDeltaNotification
-  | RunEventNotification
-  | RunCompletedNotification
-  | ApprovalRequestedNotification
-  | ApprovalResolvedNotification
-  | ClarifyRequestedNotification
-  | ClarifyResolvedNotification
-  | CompressionRequestedNotification
-  | CompressionResolvedNotification;
-type RunMethod =
-  | 'run/started'
-  | 'run/delta'
-  | 'run/event'
-  | 'run/completed'
-  | 'approval/requested'
-  | 'approval/resolved'
-  | 'clarify/requested'
-  | 'clarify/resolved'
-  | 'compression/requested'
-  | 'compression/resolved';
-const RUN_METHODS: readonly RunMethod[] = [
-  'run/started',
-  'run/delta',
-  'run/event',
-  'run/completed',
-  'approval/requested',
-  'approval/resolved',
-  'clarify/requested',
-  'clarify/resolved',
-  'compression/requested',
-  'compression/resolved',
-];
+// Every server notification but worker/exited belongs to a run: derived from the
+// generated lists, so a new run notification needs no change here.
+type RunMethod = Exclude<ServerNotificationMethod, 'worker/exited'>;
+type RunNotification = ServerNotifications[RunMethod];
+const RUN_METHODS: readonly RunMethod[] = SERVER_NOTIFICATION_METHODS.filter(
+  (m): m is RunMethod => m !== 'worker/exited',
+);
 
 const STDERR_TAIL_BYTES = 64 * 1024;
 
