@@ -28,32 +28,22 @@ Contract:
 from __future__ import annotations
 
 import sys
-import threading
-import uuid
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from .messages import public
 from .state import Session
+from .waits import HostWaits
 
-_SLICE_S = 0.25  # how soon a waiting request notices an interrupt
 TIMEOUT_S = 180.0
-
-
-@dataclass
-class _Request:
-    session_id: str
-    event: threading.Event = field(default_factory=threading.Event)
-    messages: list[dict[str, Any]] | None = None
-    error: str | None = None
+# The host's answer: its messages, or (None, its error).
+_Answer = tuple[list[dict[str, Any]] | None, str | None]
 
 
 class CompressionBridge:
     def __init__(self, timeout_s: float = TIMEOUT_S) -> None:
         self.timeout_s = timeout_s
-        self._lock = threading.Lock()
-        self._pending: dict[str, _Request] = {}
+        self._waits: HostWaits[_Answer] = HostWaits("cmp")
 
     def ask(
         self,
@@ -67,10 +57,7 @@ class CompressionBridge:
         run = session.run
         if run is None:
             return None
-        compression_id = f"cmp_{uuid.uuid4().hex}"
-        pending = _Request(session.session_id)
-        with self._lock:
-            self._pending[compression_id] = pending
+        compression_id = self._waits.open(session.session_id)
         run.emit(
             "compression/requested",
             {
@@ -83,15 +70,8 @@ class CompressionBridge:
                 "timeoutMs": int(self.timeout_s * 1000),
             },
         )
-        waited = 0.0
-        while not pending.event.wait(min(_SLICE_S, max(0.0, self.timeout_s - waited))):
-            waited += _SLICE_S
-            if run.interrupt_requested or run.done or waited >= self.timeout_s:
-                break
-        with self._lock:
-            self._pending.pop(compression_id, None)
-            answered = pending.event.is_set()
-        result = pending.messages if answered else None
+        waited, answer = self._waits.wait(compression_id, run, self.timeout_s)
+        result, error = answer if answer is not None else (None, None)
         closed: dict[str, Any] = {"messageCount": None, "tokens": None, "error": None}
         if result is not None:
             outcome = "compressed"
@@ -100,13 +80,11 @@ class CompressionBridge:
                 closed["tokens"] = measure(result)
             except Exception as exc:  # an odd message the estimator chokes on costs the figure
                 print(f"worker: estimating the compressed tokens failed: {exc!r}", file=sys.stderr)
-        elif answered:
+        elif waited == "answered":
             outcome = "failed"
-            closed["error"] = pending.error
-        elif run.interrupt_requested or run.done:
-            outcome = "cancelled"
+            closed["error"] = error
         else:
-            outcome = "timed_out"
+            outcome = waited
         run.emit(
             "compression/resolved", {"compressionId": compression_id, "outcome": outcome, **closed}
         )
@@ -119,12 +97,8 @@ class CompressionBridge:
         messages: list[dict[str, Any]] | None,
         error: str | None,
     ) -> Literal["compressed", "failed"] | None:
-        with self._lock:
-            pending = self._pending.get(compression_id)
-            if pending is None or pending.session_id != session_id or pending.event.is_set():
-                return None
-            pending.messages, pending.error = messages, error
-            pending.event.set()
+        if not self._waits.answer(session_id, compression_id, (messages, error)):
+            return None
         return "compressed" if messages is not None else "failed"
 
 

@@ -1,0 +1,38 @@
+"""HostWaits: a run's thread blocks on one host request until it is answered, times
+out, or the run is interrupted; only the owning session may answer, and only once."""
+
+from __future__ import annotations
+
+import threading
+
+from hermes_stdio.worker.state import Run
+from hermes_stdio.worker.waits import HostWaits
+
+WAIT = 10.0
+
+
+def a_run() -> Run:
+    return Run("run_1", "sess_1", lambda body: True)
+
+
+def test_the_owning_sessions_answer_ends_the_wait_once() -> None:
+    waits: HostWaits[str] = HostWaits("x")
+    ident = waits.open("sess_1")
+    assert ident.startswith("x_")
+    assert waits.answer("sess_other", ident, "no") is False
+    assert waits.answer("sess_1", ident, "yes") is True
+    assert waits.answer("sess_1", ident, "again") is False
+    assert waits.wait(ident, a_run(), WAIT) == ("answered", "yes")
+    assert waits.answer("sess_1", ident, "late") is False  # no longer pending
+
+
+def test_no_answer_times_out_and_an_interrupt_cancels() -> None:
+    waits: HostWaits[str] = HostWaits("x")
+    assert waits.wait(waits.open("sess_1"), a_run(), 0.01) == ("timed_out", None)
+    run, ident = a_run(), waits.open("sess_1")
+    result: list[object] = []
+    waiter = threading.Thread(target=lambda: result.append(waits.wait(ident, run, WAIT)))
+    waiter.start()
+    run.interrupt_requested = True
+    waiter.join(WAIT)
+    assert result == [("cancelled", None)]
