@@ -25,9 +25,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ..protocol import RUN_NOTIFICATIONS, encode
+from ..protocol import RUN_NOTIFICATIONS, SERVER_NOTIFICATIONS, encode
 from ..protocol import asks as a
 from ..protocol import types as t
+from ..protocol.model import fields_of
 from ..transport import Peer
 from ..wire import ErrorType, Notification, Request, RequestId, Response, RpcError
 from ..wire.jsonrpc import encode_notification
@@ -43,12 +44,11 @@ _RUN_PREFIX = re.compile(
 )
 
 
-# What a request closed without an answer carries, by kind (see protocol/asks.py).
-_UNANSWERED: dict[str, dict[str, None]] = {
-    "approval": {"decision": None},
-    "clarify": {"answer": None},
-    "compression": {"messageCount": None, "tokens": None, "error": None},
-}
+def _unanswered(kind: str) -> dict[str, None]:
+    """The fields of ``kind/resolved`` after its outcome, all null: what a request
+    closed without an answer carries (read from the protocol type, protocol/asks.py)."""
+    names = [f.wire for f in fields_of(SERVER_NOTIFICATIONS[f"{kind}/resolved"].params)]
+    return dict.fromkeys(names[names.index("outcome") + 1 :])
 
 
 def spawn_thread(fn: Callable[[], None]) -> None:
@@ -351,7 +351,7 @@ class RoutedMethods:
                     "seq": seq,
                     f"{what}Id": ident,
                     "outcome": "cancelled",
-                    **_UNANSWERED[what],
+                    **_unanswered(what),
                 }
                 self.host.send_raw(encode_notification(f"{what}/resolved", closed))
             error = t.RunError(kind, f"worker for profile {slot.label!r} {why} during the run")
