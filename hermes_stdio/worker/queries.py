@@ -2,10 +2,10 @@
 
 Contract (a mixin of ``WorkerService``, which provides ``adapter``,
 ``sessions`` and ``peer``): ``command/list`` (the profile's skills and
-bundles), ``session/goal`` (its goals) and ``session/history`` (a session
-held in memory is answered at once; any other is read from the profile's
-database without loading it) may import hermes-agent or touch the disk, so
-each is answered from a thread of its own (``answer_off_reader``, which
+bundles), ``session/goal`` (its goals) and ``session/history`` (from memory
+when a worker holds the session, else read from the profile's database
+without loading it) may import hermes-agent, touch the disk or copy a long
+history, so each is answered from a thread of its own (``answer_off_reader``, which
 returns ``DEFERRED``). hermes-agent missing is ``agent_unavailable``; an
 action hermes refuses is ``invalid_params``; a session nobody knows is
 ``unknown_session``.
@@ -72,11 +72,11 @@ class QueryMethods:
         return self.answer_off_reader(req, "goal", apply)
 
     def _h_session_history(self, req: Request, p: t.SessionTarget) -> Any:
-        session = self.sessions.get(p.session_id)
-        if session is not None and not session.restore:
-            return _history(p.session_id, session.history)
-
         def load() -> t.SessionHistoryResult:
+            # Copying a long history is work too: off the reader, like the database read.
+            session = self.sessions.get(p.session_id)
+            if session is not None and not session.restore:
+                return _history(p.session_id, session.history)
             stored = self.adapter.stored_history(p.session_id)
             if stored is None:
                 raise RpcError(
