@@ -18,7 +18,7 @@ from __future__ import annotations
 import sys
 import threading
 
-from ..transport.timers import TIMERS, TimerHandle, Timers
+from ..transport.timers import TIMERS, Soonest, Timers
 from .routes import Routes
 from .workers import WorkerPool, WorkerSlot, now_ms
 
@@ -27,10 +27,8 @@ class IdleWorkers:
     def __init__(
         self, pool: WorkerPool, routes: Routes, idle_s: float, timers: Timers = TIMERS
     ) -> None:
-        self.pool, self.routes, self.idle_s, self._timers = pool, routes, idle_s, timers
-        self._lock = threading.Lock()
-        self._timer: TimerHandle | None = None
-        self._due_ms = 0  # when the timer set fires (wall ms); 0: none set
+        self.pool, self.routes, self.idle_s = pool, routes, idle_s
+        self._timer = Soonest(self._fire, timers)
         self._stopping: set[WorkerSlot] = set()  # being stopped by us right now
         self.stopped = 0
 
@@ -38,15 +36,8 @@ class IdleWorkers:
         if self.idle_s <= 0:
             return
         due = self._next_due()
-        if due is None:
-            return
-        with self._lock:
-            if self._timer is not None and self._due_ms <= due:
-                return  # one set to fire sooner checks this worker too
-            if self._timer is not None:
-                self._timer.cancel()
-            self._due_ms = due
-            self._timer = self._timers.call_later(max(0.0, (due - now_ms()) / 1000), self._fire)
+        if due is not None:
+            self._timer.at((due - now_ms()) / 1000)
 
     def _next_due(self) -> int | None:
         idle_ms = int(self.idle_s * 1000)
@@ -68,8 +59,6 @@ class IdleWorkers:
         )
 
     def _fire(self) -> None:
-        with self._lock:
-            self._timer, self._due_ms = None, 0
         for slot in self.pool.slots():
             if self._idle(slot) and slot not in self._stopping:
                 self._stopping.add(slot)

@@ -3,7 +3,9 @@
 Contract: ``call_later(delay, fn)`` runs ``fn`` (which must not block) on the
 timer thread after ``delay`` seconds unless the returned handle is cancelled
 first. With nothing scheduled the thread sleeps without waking up, so an idle
-process costs no CPU.
+process costs no CPU. ``Soonest(fn)`` keeps one timer for the earliest of many
+deadlines: ``at(delay)`` sets it unless one already fires sooner; ``fn`` runs
+once it fires (the timer is forgotten first, so ``fn`` may set the next).
 """
 
 from __future__ import annotations
@@ -67,3 +69,24 @@ class Timers:
 
 
 TIMERS = Timers()
+
+
+class Soonest:
+    def __init__(self, fn: Callable[[], None], timers: Timers = TIMERS) -> None:
+        self._fn, self._timers = fn, timers
+        self._lock = threading.Lock()
+        self._handle: TimerHandle | None = None
+
+    def at(self, delay: float) -> None:
+        deadline = time.monotonic() + max(0.0, delay)
+        with self._lock:
+            if self._handle is not None and not self._handle.cancelled:
+                if self._handle.deadline <= deadline:
+                    return  # the one set fires sooner and looks again
+                self._handle.cancel()
+            self._handle = self._timers.call_later(max(0.0, delay), self._fire)
+
+    def _fire(self) -> None:
+        with self._lock:
+            self._handle = None
+        self._fn()

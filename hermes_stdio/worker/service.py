@@ -28,7 +28,7 @@ from typing import Any
 from ..protocol import HOST_METHODS, WORKER_METHODS, decode, encode
 from ..protocol import types as t
 from ..transport import FrameWriter, Peer
-from ..transport.timers import TIMERS, TimerHandle, Timers
+from ..transport.timers import TIMERS, Soonest, Timers
 from ..wire import ErrorType, Notification, Request, RpcError, to_wire_error
 from .answers import AnswerMethods
 from .contract import AgentAdapter
@@ -72,9 +72,7 @@ class WorkerService(AnswerMethods, QueryMethods):
     ) -> None:
         self.profile = profile
         self.session_idle_s = session_idle_s
-        self._timers = timers
-        self._idle_timer: TimerHandle | None = None
-        self._idle_due = 0.0  # when it fires (time.time()); 0: none set
+        self._idle_timer = Soonest(self._unload_idle, timers)
         self.adapter = adapter
         self.stop_timeout = stop_timeout
         self.sessions: dict[str, Session] = {}
@@ -211,22 +209,12 @@ class WorkerService(AnswerMethods, QueryMethods):
             return
         with self._lock:
             unused = [s.last_used_at for s in self.sessions.values() if s.run is None]
-            if not unused:
-                return
-            due = min(unused) / 1000 + self.session_idle_s
-            if self._idle_timer is not None and self._idle_due <= due:
-                return  # one set to fire sooner checks these too
-            if self._idle_timer is not None:
-                self._idle_timer.cancel()
-            self._idle_due = due
-            self._idle_timer = self._timers.call_later(
-                max(0.0, due - time.time()), self._unload_idle
-            )
+        if unused:
+            self._idle_timer.at(min(unused) / 1000 + self.session_idle_s - time.time())
 
     def _unload_idle(self) -> None:
         cutoff = int((time.time() - self.session_idle_s) * 1000)
         with self._lock:
-            self._idle_timer, self._idle_due = None, 0.0
             gone = [s for s in self.sessions.values() if s.run is None and s.last_used_at <= cutoff]
             for session in gone:
                 del self.sessions[session.session_id]

@@ -4,10 +4,12 @@ moment, busy and recently used workers kept, and nothing scheduled when switched
 from __future__ import annotations
 
 import threading
+import time
 from typing import Any
 
 from hermes_stdio.supervisor.idle import IdleWorkers
 from hermes_stdio.supervisor.workers import WorkerSlot, now_ms
+from hermes_stdio.transport.timers import TimerHandle
 
 WAIT = 10.0
 
@@ -16,10 +18,9 @@ class FakeTimers:
     def __init__(self) -> None:
         self.set: list[tuple[float, Any]] = []
 
-    def call_later(self, delay: float, fn: Any) -> Any:
-        handle = type("H", (), {"cancelled": False, "cancel": lambda h: None})()
+    def call_later(self, delay: float, fn: Any) -> TimerHandle:
         self.set.append((delay, fn))
-        return handle
+        return TimerHandle(time.monotonic() + delay, fn)
 
 
 class FakePool:

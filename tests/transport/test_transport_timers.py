@@ -6,7 +6,7 @@ import queue
 import threading
 
 from hermes_stdio.transport import TIMERS, TimerHandle
-from hermes_stdio.transport.timers import Timers
+from hermes_stdio.transport.timers import Soonest, Timers
 
 WAIT = 10.0
 
@@ -76,3 +76,27 @@ def test_the_process_wide_timers_run_callbacks():
     done = threading.Event()
     TIMERS.call_later(0.0, done.set)
     assert done.wait(WAIT)
+
+
+def test_soonest_keeps_one_timer_for_the_earliest_deadline_and_may_be_set_again_when_it_fires():
+    fired = threading.Event()
+    calls: list[str] = []
+
+    def fn() -> None:
+        calls.append("fired")
+        fired.set()
+
+    timers = Timers()
+    soonest = Soonest(fn, timers)
+    soonest.at(60)
+    soonest.at(120)  # later: the 60 s timer stays
+    soonest.at(0.01)  # sooner: replaces it
+    assert fired.wait(10)
+    assert calls == ["fired"]
+    with timers._cond:  # the replaced and the ignored timers left nothing live behind
+        live = [h for _, _, h in timers._heap if not h.cancelled]
+    assert live == []
+    fired.clear()
+    soonest.at(0.01)  # set again after it fired
+    assert fired.wait(10)
+    assert calls == ["fired", "fired"]

@@ -5,8 +5,10 @@ from __future__ import annotations
 import os
 import queue
 import threading
+import time
 
 from hermes_stdio.transport import Peer
+from hermes_stdio.transport.timers import Soonest, TimerHandle
 from hermes_stdio.wire import Notification, Request, Response
 from hermes_stdio.worker.contract import TurnOutcome
 from hermes_stdio.worker.service import WorkerService
@@ -228,12 +230,13 @@ class _Timers:
 
     def call_later(self, delay, fn):
         self.set.append((delay, fn))
-        return type("H", (), {"cancel": lambda h: None})()
+        return TimerHandle(time.monotonic() + delay, fn)
 
 
 def test_a_session_unused_for_the_idle_time_is_unloaded_and_its_agent_closed(harness):
     timers = _Timers()
-    harness.service.session_idle_s, harness.service._timers = 60, timers
+    service = harness.service
+    service.session_idle_s, service._idle_timer = 60, Soonest(service._unload_idle, timers)
     closed, close = threading.Event(), harness.adapter.close
 
     def close_and_tell(agent):
