@@ -4,8 +4,10 @@ Contract: ``call_later(delay, fn)`` runs ``fn`` (which must not block) on the
 timer thread after ``delay`` seconds unless the returned handle is cancelled
 first. With nothing scheduled the thread sleeps without waking up, so an idle
 process costs no CPU. ``Soonest(fn)`` keeps one timer for the earliest of many
-deadlines: ``at(delay)`` sets it unless one already fires sooner; ``fn`` runs
-once it fires (the timer is forgotten first, so ``fn`` may set the next).
+deadlines: ``at(delay)`` sets it unless one already fires sooner (or no more
+than ``SLACK_S`` later: callers derive delays from the wall clock, and resetting
+a timer for a millisecond of jitter is churn); ``fn`` runs once it fires (the
+timer is forgotten first, so ``fn`` may set the next).
 """
 
 from __future__ import annotations
@@ -69,6 +71,7 @@ class Timers:
 
 
 TIMERS = Timers()
+SLACK_S = 0.05
 
 
 class Soonest:
@@ -81,7 +84,7 @@ class Soonest:
         deadline = time.monotonic() + max(0.0, delay)
         with self._lock:
             if self._handle is not None and not self._handle.cancelled:
-                if self._handle.deadline <= deadline:
+                if self._handle.deadline <= deadline + SLACK_S:
                     return  # the one set fires sooner and looks again
                 self._handle.cancel()
             self._handle = self._timers.call_later(max(0.0, delay), self._fire)

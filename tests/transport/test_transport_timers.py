@@ -6,7 +6,7 @@ import queue
 import threading
 
 from hermes_stdio.transport import TIMERS, TimerHandle
-from hermes_stdio.transport.timers import Soonest, Timers
+from hermes_stdio.transport.timers import SLACK_S, Soonest, Timers
 
 WAIT = 10.0
 
@@ -100,3 +100,14 @@ def test_soonest_keeps_one_timer_for_the_earliest_deadline_and_may_be_set_again_
     soonest.at(0.01)  # set again after it fired
     assert fired.wait(10)
     assert calls == ["fired", "fired"]
+
+
+def test_soonest_keeps_its_timer_when_a_new_deadline_is_sooner_only_by_clock_jitter():
+    timers = Timers()
+    soonest = Soonest(lambda: None, timers)
+    soonest.at(60)
+    first = soonest._handle
+    soonest.at(60 - SLACK_S / 2)  # what re-deriving the same wall-clock deadline gives
+    assert soonest._handle is first and first is not None and not first.cancelled
+    soonest.at(60 - 2 * SLACK_S)  # really sooner: replaced
+    assert soonest._handle is not first and first.cancelled
