@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import Any, Literal, NamedTuple
 
 from . import asks as a
+from . import toolbox as x
 from . import types as t
 
 Route = Literal["supervisor", "profile", "session", "run"]
@@ -146,9 +147,16 @@ HOST_METHODS: dict[str, Method] = _methods(
     Method(
         "command/list",
         t.WorkerTarget,
-        t.CommandListResult,
+        x.CommandListResult,
         "profile",
         "The profile's slash commands (skills and skill bundles), scanned afresh.",
+    ),
+    Method(
+        "mcp/status",
+        t.WorkerTarget,
+        x.McpStatusResult,
+        "profile",
+        "The profile's MCP servers as its worker sees them: connected, failed, and so on.",
     ),
     Method(
         "run/start",

@@ -303,16 +303,6 @@ class RunStartParams(Record):
     )
 
 
-class CommandInfo(Record):
-    name: str = doc_field("The command as typed, e.g. /code-review.")
-    description: str = doc_field("What it does, from the skill or bundle.")
-    kind: Literal["skill", "bundle"] = doc_field("A skill, or a bundle of skills.")
-
-
-class CommandListResult(Record):
-    commands: list[CommandInfo] = doc_field("The profile's slash commands, sorted by name.")
-
-
 class RunStartResult(Record):
     run_id: str = doc_field("The new run.")
     session_id: str = doc_field("The session it runs in.")

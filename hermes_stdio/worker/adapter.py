@@ -15,6 +15,9 @@ Contract:
 - Once hermes-agent is loaded, ``runtime_changed`` says whether its files
   changed on disk since (``runtime``).
 - Goals (``goals``) are hermes' own, kept in the profile's session database.
+- The profile's MCP servers (``mcp``) connect in the background once
+  ``connect_mcp`` is called (or the first agent is built, which waits for them
+  a bounded while); ``shutdown`` closes them.
 - A turn that raises, or is still running when the worker stops, has what it
   did so far written to the session database (hermes' own flush, which skips
   rows already written); the next run of a session whose turn raised reloads
@@ -35,6 +38,7 @@ Contract:
 from __future__ import annotations
 
 import contextlib
+import importlib
 import os
 import sys
 import threading
@@ -42,13 +46,15 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
 
+from ..protocol import toolbox as tx
 from ..protocol import types as t
 from . import goals, skills
 from .approvals import ApprovalBridge
 from .callbacks import EventSink, agent_callbacks, text_of
 from .clarify import ClarifyBridge
-from .compression import CompressionBridge, delegate_compression
+from .compression import CompressionBridge, delegate_compression, estimate
 from .contract import AgentUnavailable, TurnOutcome
+from .mcp import McpServers
 from .runtime import Fingerprint, loaded_files
 from .scancache import FileVerdicts, serve_tool_scan
 from .state import Session
@@ -90,6 +96,7 @@ class HermesAdapter:
         self._clarify = ClarifyBridge(_clarify_timeout_s)
         self._compression = CompressionBridge()
         self._loaded: Fingerprint | None = None
+        self._mcp: McpServers | None = None
 
     def preload(self) -> None:
         """Import hermes-agent, and what its first agent build would import, ahead of the
@@ -123,7 +130,31 @@ class HermesAdapter:
                 self._approvals = ApprovalBridge(approval, _configured_approval_mode)
             return run_agent
 
+    def connect_mcp(self) -> None:
+        self._mcp_servers()
+
+    def _mcp_servers(self) -> McpServers:
+        self._modules()
+        with self._import_lock:
+            if self._mcp is None:
+                from hermes_cli import mcp_startup
+                from hermes_cli.config import read_raw_config
+
+                servers = (read_raw_config() or {}).get("mcp_servers")
+                tools = lambda: importlib.import_module("tools.mcp_tool")  # noqa: E731
+                self._mcp = McpServers(mcp_startup, tools)
+                self._mcp.start(isinstance(servers, dict) and bool(servers))
+            return self._mcp
+
+    def mcp_status(self) -> list[tx.McpServerInfo]:
+        return self._mcp_servers().status()
+
+    def shutdown(self, timeout: float) -> None:
+        if self._mcp is not None:
+            self._mcp.close(timeout)
+
     def build(self, session: Session, sink: EventSink) -> Any:
+        self._mcp_servers().wait()  # tools of MCP servers that connect in time
         run_agent = self._modules()
         from hermes_cli.config import load_config
         from hermes_cli.runtime_provider import resolve_runtime_provider
@@ -187,27 +218,9 @@ class HermesAdapter:
     def estimate_context(
         self, agent: Any, messages: list[dict[str, Any]], instructions: str | None
     ) -> dict[str, Any]:
-        from agent.model_metadata import estimate_request_tokens_rough as rough
+        from agent.model_metadata import estimate_request_tokens_rough
 
-        prompt = str(getattr(agent, "_cached_system_prompt", "") or "")
-        if not prompt:
-            prompt = str(agent._build_system_prompt(None) or "")
-        if instructions:  # hermes sends them with every request, after its own prompt
-            prompt = f"{prompt}\n\n{instructions}"
-        tools = list(getattr(agent, "tools", None) or [])
-        fixed = int(rough([], system_prompt=prompt, tools=tools or None))
-        system = int(rough([], system_prompt=prompt, tools=None))
-        compressor = getattr(agent, "context_compressor", None)
-        length = getattr(compressor, "context_length", None)
-        return {
-            "context_length": int(length) if isinstance(length, int) and length > 0 else None,
-            "tokens": int(rough(messages, system_prompt=prompt, tools=tools or None)),
-            "fixed_tokens": fixed,
-            "system_prompt_tokens": system,
-            "tool_tokens": max(0, fixed - system),
-            "message_count": len(messages),
-            "tool_count": len(tools),
-        }
+        return estimate(agent, messages, instructions, estimate_request_tokens_rough)
 
     def stored_history(self, session_id: str) -> list[dict[str, Any]] | None:
         self._modules()

@@ -23,6 +23,9 @@ Contract:
   database in place (the old rows are archived), as hermes' own in-place
   compaction does; otherwise the conversation stays as it was and hermes,
   seeing no progress, carries on.
+- ``estimate(agent, messages, instructions, rough)`` is what
+  ``session/estimateContext`` reports: the request's rough size against the
+  agent's context window.
 """
 
 from __future__ import annotations
@@ -146,3 +149,29 @@ def delegate_compression(
         return compressed, prompt
 
     agent._compress_context = compress
+
+
+def estimate(
+    agent: Any, messages: list[dict[str, Any]], instructions: str | None, rough: Any
+) -> dict[str, Any]:
+    """How full an agent's next request with ``messages`` would be, by hermes' rough
+    estimator: the keyword fields of ``SessionContextResult`` after ``model``."""
+    prompt = str(getattr(agent, "_cached_system_prompt", "") or "")
+    if not prompt:
+        prompt = str(agent._build_system_prompt(None) or "")
+    if instructions:  # hermes sends them with every request, after its own prompt
+        prompt = f"{prompt}\n\n{instructions}"
+    tools = list(getattr(agent, "tools", None) or [])
+    fixed = int(rough([], system_prompt=prompt, tools=tools or None))
+    system = int(rough([], system_prompt=prompt, tools=None))
+    compressor = getattr(agent, "context_compressor", None)
+    length = getattr(compressor, "context_length", None)
+    return {
+        "context_length": int(length) if isinstance(length, int) and length > 0 else None,
+        "tokens": int(rough(messages, system_prompt=prompt, tools=tools or None)),
+        "fixed_tokens": fixed,
+        "system_prompt_tokens": system,
+        "tool_tokens": max(0, fixed - system),
+        "message_count": len(messages),
+        "tool_count": len(tools),
+    }

@@ -19,6 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
+from ..protocol import toolbox as tx
 from ..protocol import types as t
 from .callbacks import EventSink
 from .state import Session
@@ -98,6 +99,18 @@ class AgentAdapter(Protocol):
         ...
 
     def list_commands(self) -> list[dict[str, str]]: ...
+
+    def connect_mcp(self) -> None:
+        """Start connecting the profile's MCP servers in the background (once the
+        profile's environment is final); no-op after the first call."""
+        ...
+
+    def mcp_status(self) -> list[tx.McpServerInfo]: ...
+
+    def shutdown(self, timeout: float) -> None:
+        """Release what the process holds besides its agents (MCP server
+        connections), taking at most ``timeout`` seconds."""
+        ...
 
     def goal(
         self,

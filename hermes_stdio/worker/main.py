@@ -4,7 +4,9 @@ Contract: takes stdio over first (fd 1 -> stderr, so hermes' prints never
 reach the wire), announces itself with ``worker/ready``, then warms
 hermes-agent up in the background and serves the supervisor until
 ``worker/shutdown`` or EOF on stdin (the supervisor is gone), after which
-runs are interrupted (bounded) and the process exits.
+runs are interrupted (bounded), the profile's MCP servers are closed (bounded)
+and the process exits. Its MCP servers start connecting once hermes-agent is
+imported with the profile's final environment.
 
 ``main_forked`` is the same worker started by a fork of the worker template
 (``worker.template``). It imports hermes-agent before announcing itself,
@@ -17,6 +19,7 @@ cold worker (same pid and pipes, nothing sent yet) that reports why in
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 import threading
@@ -29,8 +32,10 @@ from ..transport.process import WORKER_TAG, kill_tagged
 from ..wire import DEFAULT_MAX_BODY_BYTES
 from .adapter import HermesAdapter
 from .audit import ImportAudit
-from .contract import AgentAdapter
+from .contract import AgentAdapter, AgentUnavailable
 from .service import WorkerService
+
+MCP_CLOSE_S = 2.5
 
 
 def _parse(argv: list[str] | None) -> argparse.Namespace:
@@ -90,7 +95,8 @@ def main_forked(
             os.dup2(read_fd, 0)
             os.dup2(write_fd, 1)
             os.execve(cold_argv[0], [*cold_argv, "--fork-fallback", reason], env)
-    return _serve(args, adapter, read_fd, write_fd, "forked", preload=False)
+    # (already imported: warming up is only connecting its MCP servers)
+    return _serve(args, adapter, read_fd, write_fd, "forked", preload=not args.no_preload)
 
 
 def _serve(
@@ -123,11 +129,19 @@ def _serve(
         fork_fallback=args.fork_fallback,
     )
     peer.notify("worker/ready", encode(ready))
+
+    def warm_up() -> None:
+        service.adapter.preload()
+        with contextlib.suppress(AgentUnavailable):  # reported when a request needs it
+            service.adapter.connect_mcp()  # the environment is final by now
+
     if preload:
-        threading.Thread(target=service.adapter.preload, name="preload", daemon=True).start()
+        threading.Thread(target=warm_up, name="preload", daemon=True).start()
     while not service.done.wait(3600):
         pass
     peer.writer.wait_idle(5.0)
+    # Inside the supervisor's grace for a voluntary exit (3 s).
+    service.adapter.shutdown(MCP_CLOSE_S)
     token = os.environ.get(WORKER_TAG)
     if token:  # background tool commands must not outlive their worker
         kill_tagged(token)

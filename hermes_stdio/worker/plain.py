@@ -1,17 +1,18 @@
 """Defaults for agents that never ask the host anything and keep no database.
 
-Contract: ``PlainAdapterMethods`` implements the parts of ``adapter.AgentAdapter``
-that only a real hermes-agent needs (approvals, clarifying questions,
-compression, steering, slash commands, goals, stored history, model resolution, a rough context
-estimate of about 4 characters per token); the synthetic agent and test fakes
-inherit them
-and implement the rest. An agent object gets a new model by attribute.
+Contract: ``PlainAdapterMethods`` implements the parts of
+``adapter.AgentAdapter`` that only a real hermes-agent needs (approvals,
+clarifying questions, compression, steering, slash commands, MCP servers,
+goals, stored history, model resolution, a rough context estimate of about 4
+characters per token); the synthetic agent and test fakes inherit them and
+implement the rest. An agent object gets a new model by attribute.
 """
 
 from __future__ import annotations
 
 from typing import Any, Literal
 
+from ..protocol import toolbox as tx
 from ..protocol import types as t
 from .state import Session
 
@@ -36,6 +37,15 @@ class PlainAdapterMethods:
 
     def steer(self, agent: Any, text: str) -> bool:
         return False  # takes no text mid-turn
+
+    def connect_mcp(self) -> None:
+        pass  # no MCP servers
+
+    def mcp_status(self) -> list[tx.McpServerInfo]:
+        return []
+
+    def shutdown(self, timeout: float) -> None:
+        pass  # holds nothing beyond its agents
 
     def list_commands(self) -> list[dict[str, str]]:
         return []  # has no skills

@@ -2,13 +2,13 @@
 
 Contract (a mixin of ``WorkerService``, which provides ``adapter``,
 ``sessions`` and ``peer``): ``command/list`` (the profile's skills and
-bundles), ``session/goal`` (its goals) and ``session/history`` (from memory
-when a worker holds the session, else read from the profile's database
-without loading it) may import hermes-agent, touch the disk or copy a long
-history, so each is answered from a thread of its own (``answer_off_reader``, which
-returns ``DEFERRED``). hermes-agent missing is ``agent_unavailable``; an
-action hermes refuses is ``invalid_params``; a session nobody knows is
-``unknown_session``.
+bundles), ``mcp/status`` (its MCP servers), ``session/goal`` (its goals) and
+``session/history`` (from memory when a worker holds the session, else read
+from the profile's database without loading it) may import hermes-agent, touch
+the disk or copy a long history, so each is answered from a thread of its own
+(``answer_off_reader``, which returns ``DEFERRED``). hermes-agent missing is
+``agent_unavailable``; an action hermes refuses is ``invalid_params``; a
+session nobody knows is ``unknown_session``.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..protocol import encode
+from ..protocol import toolbox as x
 from ..protocol import types as t
 from ..protocol.record import Record
 from ..transport import Peer
@@ -50,11 +51,16 @@ class QueryMethods:
         return DEFERRED
 
     def _h_command_list(self, req: Request, p: t.WorkerTarget) -> Any:
-        def scan() -> t.CommandListResult:
+        def scan() -> x.CommandListResult:
             found = self.adapter.list_commands()
-            return t.CommandListResult([t.CommandInfo(**c) for c in found])  # type: ignore[arg-type]
+            return x.CommandListResult([x.CommandInfo(**c) for c in found])  # type: ignore[arg-type]
 
         return self.answer_off_reader(req, "commands", scan)
+
+    def _h_mcp_status(self, req: Request, p: t.WorkerTarget) -> Any:
+        return self.answer_off_reader(
+            req, "mcp-status", lambda: x.McpStatusResult(self.adapter.mcp_status())
+        )
 
     def _h_session_goal(self, req: Request, p: t.SessionGoalParams) -> Any:
         for name, value in (("maxTurns", p.max_turns), ("index", p.index)):

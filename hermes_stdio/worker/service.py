@@ -50,6 +50,7 @@ _ROUTED = {
     "run/steer",
     "session/history",
     "command/list",
+    "mcp/status",
     "session/goal",
     "session/status",
     "session/list",

@@ -6,6 +6,7 @@ import threading
 
 import pytest
 
+from hermes_stdio.protocol.toolbox import McpServerInfo
 from hermes_stdio.protocol.types import RunErrorType
 from hermes_stdio.wire import ErrorType
 from hermes_stdio.worker.contract import AgentUnavailable, TurnOutcome
@@ -449,6 +450,23 @@ def test_command_list_answers_the_adapters_commands_off_the_reader_thread(harnes
 
     harness.adapter.list_commands = missing
     assert error_of(harness.call("command/list", {})) is ErrorType.AGENT_UNAVAILABLE
+
+
+def test_mcp_status_answers_the_adapters_servers_off_the_reader_thread(harness):
+    assert harness.call("mcp/status", {})["result"] == {"servers": []}
+    echo = McpServerInfo("echo", "stdio", "failed", 0, "spawn failed")
+    harness.adapter.mcp_status = lambda: [echo]
+    assert harness.call("mcp/status", {})["result"] == {
+        "servers": [
+            {
+                "name": "echo",
+                "transport": "stdio",
+                "status": "failed",
+                "tools": 0,
+                "error": "spawn failed",
+            }
+        ]
+    }
 
 
 def test_a_leading_slash_command_is_expanded_before_the_turn_unless_the_run_says_not(harness):

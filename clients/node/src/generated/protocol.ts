@@ -407,6 +407,36 @@ export interface InitializeResult {
   capabilities: ServerCapabilities;
 }
 
+export interface McpServerInfo {
+  /**
+   * The server's name under mcp_servers in the profile's config.yaml.
+   */
+  name: string;
+  /**
+   * How hermes reaches it: stdio, or http / sse for a url.
+   */
+  transport: string;
+  /**
+   * connected; connecting (still starting); failed (see error); disabled (enabled: false); configured (not started by this worker, e.g. added to config.yaml since).
+   */
+  status: 'connected' | 'connecting' | 'failed' | 'disabled' | 'configured';
+  /**
+   * How many tools it gives the profile's agents; 0 unless connected.
+   */
+  tools: number;
+  /**
+   * Why it failed to connect; null otherwise.
+   */
+  error?: string | null;
+}
+
+export interface McpStatusResult {
+  /**
+   * Each MCP server the profile's config.yaml lists, in its order; empty when none.
+   */
+  servers: McpServerInfo[];
+}
+
 export interface RunCompletedNotification {
   /**
    * The run.
@@ -1128,6 +1158,8 @@ export interface HostRequests {
   'compression/respond': { params: CompressionRespondParams; result: CompressionRespondResult };
   /** Opens the session; must be the first request. */
   'initialize': { params: InitializeParams; result: InitializeResult };
+  /** The profile's MCP servers as its worker sees them: connected, failed, and so on. */
+  'mcp/status': { params: WorkerTarget; result: McpStatusResult };
   /** Ask a running run to stop; it ends with run/completed status interrupted. */
   'run/interrupt': { params: RunTarget; result: RunInterruptResult };
   /** A run's status and result; finished runs are kept for a bounded time and count. */
@@ -1204,6 +1236,7 @@ export const HOST_REQUEST_METHODS: readonly HostRequestMethod[] = [
   'command/list',
   'compression/respond',
   'initialize',
+  'mcp/status',
   'run/interrupt',
   'run/result',
   'run/start',

@@ -1,0 +1,78 @@
+"""The profile's MCP servers, connected and closed through hermes' own machinery.
+
+Contract (``McpServers``; the adapter hands it hermes' ``mcp_startup`` module and
+a loader of ``tools.mcp_tool``, once hermes-agent is imported with the
+profile's final environment):
+- ``start(configured)`` begins hermes' background discovery when the profile's
+  config.yaml lists ``mcp_servers``; with none, the MCP SDK is never imported.
+  Once per process.
+- ``wait()``, before an agent is built, waits for discovery at most hermes'
+  ``mcp_discovery_timeout`` (default 1.5 s), so fast servers' tools are in the
+  agent's first tool list; a slower server's tools join at a later turn
+  (hermes refreshes an agent's MCP tools between turns).
+- ``status()`` lists each configured server as hermes sees it: connected,
+  connecting, failed, disabled or configured, with its tool count and error.
+- ``close(timeout)`` closes every connection as hermes' CLI does on exit (a
+  stdio server's stdin is closed, then it is signalled after hermes' grace),
+  waiting at most ``timeout`` in all; a server that outlives that is killed by
+  hermes' parent-death watchdog once the worker has exited.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable
+from typing import Any, get_args
+
+from ..protocol import toolbox as tx
+
+log = logging.getLogger("hermes_stdio.mcp")
+_STATES = set(get_args(tx.McpServerState))
+
+
+class McpServers:
+    def __init__(self, startup: Any, tools: Callable[[], Any]) -> None:
+        self._startup, self._tools = startup, tools
+        self._lock = threading.Lock()
+        self._started = False
+        self._configured = False
+
+    def start(self, configured: bool) -> None:
+        with self._lock:
+            if self._started:
+                return
+            self._started, self._configured = True, configured
+        if configured:
+            self._startup.start_background_mcp_discovery(logger=log, thread_name="mcp-discovery")
+
+    def wait(self) -> None:
+        if self._configured:
+            self._startup.wait_for_mcp_discovery()
+
+    def status(self) -> list[tx.McpServerInfo]:
+        if not self._configured:
+            return []
+        return [
+            tx.McpServerInfo(
+                name=str(s.get("name", "")),
+                transport=str(s.get("transport", "")),
+                status=s["status"] if s.get("status") in _STATES else "failed",
+                tools=int(s.get("tools") or 0),
+                error=None if s.get("error") is None else str(s["error"]),
+            )
+            for s in self._tools().get_mcp_status()
+        ]
+
+    def close(self, timeout: float) -> None:
+        if not self._configured:
+            return
+        deadline = time.monotonic() + timeout
+        # A server still connecting is not closable yet: give discovery a moment.
+        self._startup.wait_for_mcp_discovery(min(1.0, timeout / 2))
+        closer = threading.Thread(
+            target=self._tools().shutdown_mcp_servers, name="mcp-close", daemon=True
+        )
+        closer.start()
+        closer.join(max(0.0, deadline - time.monotonic()))

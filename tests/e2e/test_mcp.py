@@ -1,0 +1,103 @@
+"""MCP servers through the real binary and real hermes-agent: a server listed in a
+profile's config.yaml gives the profile's agents its tools, mcp/status reports it,
+and a stopping worker closes it before it exits."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from hermes_stdio.testing.host import HostClient
+from hermes_stdio.testing.llm_server import Reply, ScriptedLLM
+
+from .conftest import started_worker, wait_gone, worker_pids
+
+SERVER = Path(__file__).with_name("fixtures") / "mcp_echo_server.py"
+LINGER_S = 1.0  # how long the server takes to exit once its stdin closes
+
+
+def add_mcp_servers(profile_dir: Path, servers: dict[str, Any]) -> None:
+    config_path = profile_dir / "config.yaml"
+    config = yaml.safe_load(config_path.read_text())
+    config["mcp_servers"] = servers
+    # The first agent build waits for discovery this long at most: generous, since the
+    # server's Python starts cold on a loaded machine; it returns once connected.
+    config["mcp_discovery_timeout"] = 60
+    config_path.write_text(yaml.safe_dump(config))
+
+
+@pytest.fixture
+def pid_file(home: Path, tmp_path: Path) -> Path:
+    pid_file = tmp_path / "mcp-echo.pid"
+    echo = {
+        "command": sys.executable,
+        "args": [str(SERVER)],
+        "env": {"MCP_ECHO_PID_FILE": str(pid_file), "MCP_ECHO_LINGER_S": str(LINGER_S)},
+    }
+    add_mcp_servers(home / "profiles" / "work", {"echo": echo})
+    return pid_file
+
+
+def tool_events(host: HostClient, run_id: str, type_: str) -> list[dict[str, Any]]:
+    return [
+        n.params["event"]
+        for n in host.run_notifications(run_id)
+        if n.method == "run/event" and n.params["event"]["type"] == type_
+    ]
+
+
+def test_an_mcp_servers_tool_is_called_by_the_agent_and_its_result_reaches_host_and_model(
+    any_host: HostClient, llm: ScriptedLLM, pid_file: Path
+) -> None:
+    host = any_host  # spawned or forked: either connects once the profile's env is final
+    llm.enqueue(Reply.tool_call("mcp__echo__echo", {"text": "hi"}), Reply.text(["done"]))
+    run = host.request("run/start", {"message": "use echo", "profile": "work"})
+    completed = host.wait_run_completed(run["runId"])
+    assert completed.params["status"] == "complete"
+    [finished] = tool_events(host, run["runId"], "tool.completed")
+    assert finished["name"] == "mcp__echo__echo"
+    assert "echo from mcp: hi" in finished["result"]
+    offered = {tool["function"]["name"] for tool in llm.requests[0]["tools"]}
+    assert "mcp__echo__echo" in offered
+    tool_results = [m for m in llm.requests[1]["messages"] if m["role"] == "tool"]
+    assert "echo from mcp: hi" in str(tool_results[-1]["content"])
+
+
+def test_mcp_status_reports_each_configured_server_and_none_for_a_profile_without(
+    host: HostClient, llm: ScriptedLLM, pid_file: Path
+) -> None:
+    started_worker(host, llm, "work")  # its first agent build waited for discovery
+    [echo] = host.request("mcp/status", {"profile": "work"})["servers"]
+    assert echo["name"] == "echo" and echo["transport"] == "stdio"
+    assert echo["status"] == "connected" and echo["error"] is None
+    assert echo["tools"] >= 1
+    assert host.request("mcp/status", {"profile": "play"}) == {"servers": []}
+
+
+def test_a_server_that_cannot_start_is_reported_failed_and_the_run_goes_on(
+    host: HostClient, llm: ScriptedLLM, home: Path, tmp_path: Path
+) -> None:
+    missing = {"command": str(tmp_path / "no-such-server"), "args": []}
+    add_mcp_servers(home / "profiles" / "play", {"broken": missing})
+    started_worker(host, llm, "play")
+    [broken] = host.request("mcp/status", {"profile": "play"})["servers"]
+    assert broken["name"] == "broken" and broken["status"] == "failed"
+    assert broken["error"]
+
+
+def test_a_stopping_worker_closes_its_mcp_servers_before_it_exits(
+    host: HostClient, llm: ScriptedLLM, pid_file: Path
+) -> None:
+    started_worker(host, llm, "work")
+    server_pid = int(pid_file.read_text())
+    worker_pid = worker_pids(host)[("work", None)]
+    assert host.request("shutdown") is None  # answered once every worker has stopped
+    assert wait_gone(worker_pid, 5)
+    # The server was told (its stdin closed) and waited for: it finished its own
+    # way out, which takes it LINGER_S, before its worker exited.
+    assert pid_file.with_suffix(".exit").read_text() == "clean-exit"
+    assert wait_gone(server_pid, 5)

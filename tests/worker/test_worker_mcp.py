@@ -1,0 +1,80 @@
+"""McpServers with fake hermes modules: discovery only for a profile that lists servers,
+once; status as the wire shows it; a close that hangs is waited for a bounded time."""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Any
+
+from hermes_stdio.protocol.toolbox import McpServerInfo
+from hermes_stdio.worker.mcp import McpServers
+
+
+class FakeStartup:
+    def __init__(self) -> None:
+        self.started: list[str] = []
+        self.waits: list[float | None] = []
+
+    def start_background_mcp_discovery(self, *, logger: Any, thread_name: str) -> None:
+        self.started.append(thread_name)
+
+    def wait_for_mcp_discovery(self, timeout: float | None = None) -> None:
+        self.waits.append(timeout)
+
+
+class FakeTools:
+    def __init__(self, statuses: list[dict[str, Any]]) -> None:
+        self.statuses = statuses
+        self.release = threading.Event()
+        self.closes = 0
+
+    def get_mcp_status(self) -> list[dict[str, Any]]:
+        return self.statuses
+
+    def shutdown_mcp_servers(self) -> None:
+        self.closes += 1
+        self.release.wait(30)
+
+
+def test_a_profile_without_servers_never_touches_hermes_mcp_modules() -> None:
+    startup, tools = FakeStartup(), FakeTools([])
+    servers = McpServers(startup, lambda: tools)
+    servers.start(False)
+    servers.wait()
+    servers.close(1.0)
+    assert servers.status() == []
+    assert (startup.started, startup.waits, tools.closes) == ([], [], 0)
+
+
+def test_discovery_starts_once_and_status_keeps_only_states_the_protocol_names() -> None:
+    startup = FakeStartup()
+    tools = FakeTools(
+        [
+            {"name": "a", "transport": "stdio", "tools": 3, "status": "connected"},
+            {"name": "b", "transport": "http", "tools": 0, "status": "exploded", "error": "boom"},
+        ]
+    )
+    servers = McpServers(startup, lambda: tools)
+    servers.start(True)
+    servers.start(True)
+    assert startup.started == ["mcp-discovery"]
+    servers.wait()
+    assert startup.waits == [None]  # hermes' own bound (mcp_discovery_timeout)
+    assert servers.status() == [
+        McpServerInfo("a", "stdio", "connected", 3, None),
+        McpServerInfo("b", "http", "failed", 0, "boom"),
+    ]
+
+
+def test_a_close_that_hangs_is_abandoned_after_the_timeout() -> None:
+    startup, tools = FakeStartup(), FakeTools([])
+    servers = McpServers(startup, lambda: tools)
+    servers.start(True)
+    began = time.monotonic()
+    servers.close(0.5)
+    took = time.monotonic() - began
+    tools.release.set()
+    assert tools.closes == 1
+    assert took < 5.0  # bounded by the timeout, not by the hanging close (30 s)
+    assert startup.waits and startup.waits[0] is not None and startup.waits[0] <= 0.5
