@@ -4,9 +4,10 @@ Contract: takes stdio over first (fd 1 -> stderr, so hermes' prints never
 reach the wire), announces itself with ``worker/ready``, then warms
 hermes-agent up in the background and serves the supervisor until
 ``worker/shutdown`` or EOF on stdin (the supervisor is gone), after which
-runs are interrupted (bounded), the profile's MCP servers are closed (bounded)
-and the process exits. Its MCP servers start connecting once hermes-agent is
-imported with the profile's final environment.
+runs are interrupted (bounded), the profile's MCP servers are closed and
+hermes' exit handlers run (together bounded, ``_release``), and the process
+exits. Its MCP servers start connecting once hermes-agent is imported with
+the profile's final environment.
 
 ``main_forked`` is the same worker started by a fork of the worker template
 (``worker.template``). It imports hermes-agent before announcing itself,
@@ -19,10 +20,13 @@ cold worker (same pid and pipes, nothing sent yet) that reports why in
 from __future__ import annotations
 
 import argparse
+import atexit
 import contextlib
 import os
 import sys
 import threading
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 from ..protocol import PROTOCOL_VERSION, encode
@@ -35,7 +39,29 @@ from .audit import ImportAudit
 from .contract import AgentAdapter, AgentUnavailable
 from .service import WorkerService
 
+# Inside the 5 s the supervisor waits for a worker to exit once it has answered
+# worker/shutdown, before it signals the process group.
+EXIT_BUDGET_S = 4.0
 MCP_CLOSE_S = 2.5
+
+
+def _release(
+    adapter: AgentAdapter, exit_handlers: Callable[[], None] = atexit._run_exitfuncs
+) -> None:
+    """Close the profile's MCP servers and run the exit handlers hermes registered
+    (sandbox, browser and language-server teardown), side by side and bounded:
+    the worker ends with ``os._exit``, because a normal interpreter exit would wait
+    for threads nobody can stop, and that skips ``atexit``."""
+    deadline = time.monotonic() + EXIT_BUDGET_S
+    jobs = [
+        threading.Thread(target=adapter.shutdown, args=(MCP_CLOSE_S,), name="mcp-close"),
+        threading.Thread(target=exit_handlers, name="atexit"),
+    ]
+    for job in jobs:
+        job.daemon = True
+        job.start()
+    for job in jobs:
+        job.join(max(0.0, deadline - time.monotonic()))
 
 
 def _parse(argv: list[str] | None) -> argparse.Namespace:
@@ -140,8 +166,7 @@ def _serve(
     while not service.done.wait(3600):
         pass
     peer.writer.wait_idle(5.0)
-    # Inside the supervisor's grace for a voluntary exit (3 s).
-    service.adapter.shutdown(MCP_CLOSE_S)
+    _release(service.adapter)
     token = os.environ.get(WORKER_TAG)
     if token:  # background tool commands must not outlive their worker
         kill_tagged(token)

@@ -164,3 +164,31 @@ def test_a_host_that_dies_with_all_its_pipes_still_stops_the_supervisor_and_work
             os.killpg(proc.pid, signal.SIGKILL)
     for pid in pids:
         assert wait_gone(pid, 30), f"worker {pid} outlived its supervisor"
+
+
+EXIT_HANDLER = """
+import atexit, os
+from pathlib import Path
+
+if os.environ.get("HERMES_STDIO_WORKER_TOKEN"):  # workers only, not the supervisor
+    marks = Path(os.environ["EXIT_MARKS"])
+    atexit.register(lambda: (marks / str(os.getpid())).write_text("ran"))
+"""
+
+
+def test_a_stopping_worker_runs_the_exit_handlers_its_agent_code_registered(
+    start_host: StartHost, llm: ScriptedLLM, tmp_path: Path
+) -> None:
+    # hermes registers its sandbox, browser and language-server teardown with atexit,
+    # which os._exit skips; a sitecustomize on PYTHONPATH registers one the same way.
+    overlay, marks = tmp_path / "overlay", tmp_path / "marks"
+    overlay.mkdir()
+    marks.mkdir()
+    (overlay / "sitecustomize.py").write_text(EXIT_HANDLER)
+    env = {"PYTHONPATH": str(overlay), "EXIT_MARKS": str(marks)}
+    host = start_host("--no-worker-template", env=env)
+    host.initialize()
+    pid = started_worker(host, llm)
+    assert host.request("shutdown") is None  # answered once every worker has stopped
+    assert wait_gone(pid, 5)
+    assert (marks / str(pid)).read_text() == "ran"
