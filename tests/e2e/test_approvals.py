@@ -271,3 +271,36 @@ def test_a_worker_killed_while_a_request_waits_closes_the_request_then_the_run(
     with pytest.raises(RpcError) as err:
         respond(host, run, ask, "once")
     assert err.value.kind is ErrorType.UNKNOWN_APPROVAL
+
+
+def run_code(llm: ScriptedLLM, marker: Path) -> None:
+    """Script one turn whose execute_code call writes ``marker``."""
+    code = f"open({str(marker)!r}, 'w').write('ran')"
+    llm.enqueue(Reply.tool_call("execute_code", {"code": code}), Reply.text(["done"]))
+
+
+def test_execute_code_waits_for_the_host_and_a_session_approval_covers_that_session_only(
+    host: HostClient, llm: ScriptedLLM, tmp_path: Path
+) -> None:
+    # execute_code runs arbitrary Python, past the terminal's command patterns, so
+    # hermes has the whole script approved; the bridge must route that too.
+    run_code(llm, tmp_path / "m1")
+    first = host.request("run/start", {"message": "compute"})
+    ask = requested(host, first["runId"])
+    assert ask.params["command"].startswith("execute_code")
+    assert not (tmp_path / "m1").exists()
+    respond(host, first, ask, "session")
+    host.wait_run_completed(first["runId"])
+    assert (tmp_path / "m1").read_text() == "ran"
+
+    run_code(llm, tmp_path / "m2")
+    again = host.request("run/start", {"message": "more", "sessionId": first["sessionId"]})
+    host.wait_run_completed(again["runId"])
+    assert "approval/requested" not in methods(host, again["runId"])
+    assert (tmp_path / "m2").read_text() == "ran"
+
+    run_code(llm, tmp_path / "m3")
+    other = host.request("run/start", {"message": "compute"})
+    respond(host, other, requested(host, other["runId"]), "deny")
+    host.wait_run_completed(other["runId"])
+    assert not (tmp_path / "m3").exists()
