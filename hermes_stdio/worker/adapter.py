@@ -26,7 +26,8 @@ Contract:
   package hermes imports on its first agent build, on a background thread);
   a failed import raises ``AgentUnavailable``.
 - Session databases use the explicit path ``$HERMES_HOME/state.db``;
-  ``stored_history`` reads a session back from it (resuming after a restart).
+  ``stored_history`` reads a session back from it (resuming after a restart),
+  from the tip of its compression chain, where a resumed agent goes on.
 - Dangerous commands always wait for the host (``HERMES_EXEC_ASK=1``):
   approvals are scoped per session (session key = session id) and go through
   ``approvals.ApprovalBridge`` while a turn runs; with no bridge (hermes
@@ -50,9 +51,9 @@ from ..protocol import toolbox as tx
 from ..protocol import types as t
 from . import goals, skills
 from .approvals import ApprovalBridge
-from .callbacks import EventSink, agent_callbacks, text_of
+from .callbacks import EventSink, agent_callbacks
 from .clarify import ClarifyBridge
-from .compression import CompressionBridge, delegate_compression, estimate
+from .compression import CompressionBridge, delegate_compression, estimate, recall_compression
 from .contract import AgentUnavailable, TurnOutcome
 from .mcp import McpServers
 from .runtime import Fingerprint, loaded_files
@@ -179,7 +180,7 @@ class HermesAdapter:
             quiet_mode=True,
             verbose_logging=False,
             platform="cli",
-            session_id=session.session_id,
+            session_id=self._stored_id(session.session_id),
             session_db=self._db,
             ephemeral_system_prompt=system_prompt,
             clarify_callback=self._clarify.callback(session),
@@ -222,13 +223,21 @@ class HermesAdapter:
 
         return estimate(agent, messages, instructions, estimate_request_tokens_rough)
 
+    def _stored_id(self, session_id: str) -> str:
+        """Where the session's conversation lives now: hermes' compression with
+        ``compression.in_place: false`` continues it under a new id (a chain of
+        ``parent_session_id``); resume from its tip, as hermes' CLI does."""
+        return str(self._db.resolve_resume_session_id(session_id) or session_id)
+
     def stored_history(self, session_id: str) -> list[dict[str, Any]] | None:
         self._modules()
         db = self._db
         if db.get_session(session_id) is None:
             return None
         # Repaired for replay: a turn cut short (a crash) may have left user;user.
-        messages = db.get_messages_as_conversation(session_id, repair_alternation=True)
+        messages = db.get_messages_as_conversation(
+            self._stored_id(session_id), repair_alternation=True
+        )
         return list(messages) if isinstance(messages, list) else None
 
     def run_turn(
@@ -240,7 +249,7 @@ class HermesAdapter:
 
         if session.instructions is not None:
             agent.ephemeral_system_prompt = session.instructions
-        self._recall_compression(session)
+        recall_compression(self._db, session)
         key_token = approval.set_current_session_key(session.session_id)
 
         def emit(method: str, payload: dict[str, Any]) -> object:
@@ -293,30 +302,7 @@ class HermesAdapter:
             approval.reset_current_session_key(key_token)
             if session.workspace:
                 runtime_cwd.clear_session_cwd()
-        if not isinstance(result, dict):
-            return TurnOutcome(final_response=text_of(result) if result is not None else None)
-        messages = result.get("messages")
-        final = result.get("final_response")
-        error = result.get("error") or result.get("failure_reason")
-        return TurnOutcome(
-            final_response=final if isinstance(final, str) else None,
-            messages=messages if isinstance(messages, list) else list(session.history),
-            interrupted=bool(result.get("interrupted")),
-            failed=bool(result.get("failed")),
-            error=text_of(error) if error else None,
-            api_calls=result.get("api_calls") if isinstance(result.get("api_calls"), int) else None,
-        )
-
-    def _recall_compression(self, session: Session) -> None:
-        key = f"hermes-stdio.compression:{session.session_id}"
-        if self._db is None:  # no database opened (yet): the choice stays in memory
-            session.compression = session.compression or "agent"
-        elif session.compression_new:
-            self._db.set_meta(key, session.compression or "agent")
-            session.compression_new = False
-        elif session.compression is None:
-            stored = self._db.get_meta(key)
-            session.compression = stored if stored in ("agent", "host") else "agent"
+        return TurnOutcome.of(result, session.history)
 
     def interrupt(self, agent: Any, message: str | None) -> None:
         agent.interrupt(message)

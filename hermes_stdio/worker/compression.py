@@ -23,6 +23,8 @@ Contract:
   database in place (the old rows are archived), as hermes' own in-place
   compaction does; otherwise the conversation stays as it was and hermes,
   seeing no progress, carries on.
+- ``recall_compression(db, session)`` keeps a session's choice in the
+  profile's database, so a session resumed by another worker keeps it.
 - ``estimate(agent, messages, instructions, rough)`` is what
   ``session/estimateContext`` reports: the request's rough size against the
   agent's context window.
@@ -149,6 +151,20 @@ def delegate_compression(
         return compressed, prompt
 
     agent._compress_context = compress
+
+
+def recall_compression(db: Any, session: Session) -> None:
+    """Settle the session's compression choice: a new one is stored in the profile's
+    database (hermes' state meta), an unsaid one is read back from it."""
+    key = f"hermes-stdio.compression:{session.session_id}"
+    if db is None:  # no database opened (yet): the choice stays in memory
+        session.compression = session.compression or "agent"
+    elif session.compression_new:
+        db.set_meta(key, session.compression or "agent")
+        session.compression_new = False
+    elif session.compression is None:
+        stored = db.get_meta(key)
+        session.compression = stored if stored in ("agent", "host") else "agent"
 
 
 def estimate(

@@ -38,6 +38,24 @@ class TurnOutcome:
     error: str | None = None
     api_calls: int | None = None
 
+    @classmethod
+    def of(cls, result: Any, history: list[dict[str, Any]]) -> TurnOutcome:
+        """hermes' ``run_conversation`` result (``history``: the messages to keep when
+        it names none)."""
+        if not isinstance(result, dict):
+            return cls(final_response=None if result is None else str(result))
+        messages, final = result.get("messages"), result.get("final_response")
+        error = result.get("error") or result.get("failure_reason")
+        calls = result.get("api_calls")
+        return cls(
+            final_response=final if isinstance(final, str) else None,
+            messages=messages if isinstance(messages, list) else list(history),
+            interrupted=bool(result.get("interrupted")),
+            failed=bool(result.get("failed")),
+            error=str(error) if error else None,
+            api_calls=calls if isinstance(calls, int) else None,
+        )
+
 
 class AgentAdapter(Protocol):
     def preload(self) -> None: ...

@@ -7,16 +7,18 @@ from __future__ import annotations
 
 import os
 import signal
+from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 from hermes_stdio.protocol.types import RunErrorType
 from hermes_stdio.testing.host import HostClient
 from hermes_stdio.testing.llm_server import Reply, ScriptedLLM
 from hermes_stdio.wire import ErrorType, Notification, RpcError
 
-from .conftest import worker_pids
+from .conftest import StartHost, worker_pids
 
 SUMMARY = [
     {"role": "user", "content": "Summary so far: the user asked to remember a fruit."},
@@ -225,3 +227,44 @@ def test_a_sessions_host_compression_outlives_its_worker(
     assert said(ask.params["messages"])[0] == ("user", "remember KIWI")
     assert respond(host, run, ask, messages=SUMMARY) == {"outcome": "compressed"}
     assert host.wait_run_completed(run["runId"]).params["status"] == "complete"
+
+
+def test_a_session_hermes_compressed_under_a_new_id_resumes_after_a_crash_where_it_went_on(
+    start_host: StartHost, llm: ScriptedLLM, home: Path
+) -> None:
+    # With compression.in_place: false, hermes ends the session's database row and
+    # goes on under a new id (its parent_session_id chain); the host keeps its id.
+    config = yaml.safe_load((home / "config.yaml").read_text())
+    config["compression"] = {"in_place": False}
+    (home / "config.yaml").write_text(yaml.safe_dump(config))
+    host = start_host()
+    host.initialize()
+    llm.enqueue(Reply.text(["I will remember KIWI."]))
+    first = host.request("run/start", {"message": "remember KIWI"})
+    sid = first["sessionId"]
+    host.wait_run_completed(first["runId"])
+    for i in range(3):  # enough turns for hermes to summarise the middle ones
+        llm.enqueue(Reply.text([f"reply {i}"]))
+        run = host.request("run/start", {"sessionId": sid, "message": f"filler {i}"})
+        host.wait_run_completed(run["runId"])
+    llm.enqueue(Reply.text(["the user wants KIWI remembered"]), Reply.text(["fine"]))
+    run = host.request("run/start", {"sessionId": sid, "message": "go", "forceCompress": True})
+    assert host.wait_run_completed(run["runId"]).params["status"] == "complete"
+    llm.enqueue(Reply.text(["ok"]))
+    run = host.request("run/start", {"sessionId": sid, "message": "after compression"})
+    host.wait_run_completed(run["runId"])
+    before_crash = turn_request(llm, "after compression")
+    assert ("user", "filler 1") not in said(before_crash)  # summarised away
+
+    pid = worker_pids(host)[("default", None)]
+    os.kill(pid, signal.SIGKILL)
+    host.wait_for(lambda n: n.method == "worker/exited", timeout=30)
+    llm.enqueue(Reply.text(["ok"]))
+    run = host.request("run/start", {"sessionId": sid, "message": "after the crash"})
+    assert host.wait_run_completed(run["runId"]).params["status"] == "complete"
+    resumed = said(turn_request(llm, "after the crash"))
+    # The compressed conversation and the turns after it, not the rows hermes ended.
+    assert resumed[: len(before_crash)] == [*said(before_crash)[:-1], ("user", "after compression")]
+    assert resumed[len(before_crash)] == ("assistant", "ok")
+    history = host.request("session/history", {"sessionId": sid})["messages"]
+    assert [m["content"] for m in history][-2:] == ["after the crash", "ok"]
