@@ -6,7 +6,8 @@ session's agent if needed, emits
 ``run/started``, expands a leading slash command (``command.expanded``, unless
 the run says not to), runs the turn, has a finished turn judged against the
 session's active goal (``goal.evaluated``) and ends the run with ``run/completed``:
-``interrupted`` if an interrupt was requested, ``error`` (type
+``interrupted`` if an interrupt was requested (also while the judge
+thinks), ``error`` (type
 ``agent_unavailable`` or ``agent_error``) if the agent could not be built or
 the turn failed, else ``complete``. Callbacks that fire after the run ended
 are dropped by ``Run``.
@@ -15,12 +16,15 @@ are dropped by ``Run``.
 from __future__ import annotations
 
 import sys
+import threading
 import traceback
 from typing import Any
 
 from ..protocol import types as t
 from .contract import AgentAdapter, AgentUnavailable
 from .state import Run, Session
+
+JUDGE_WAIT_S = 120.0  # hermes gives its judge 30 s
 
 
 class SessionSink:
@@ -113,17 +117,36 @@ def execute_run(adapter: AgentAdapter, session: Session, run: Run, message: str)
             t.RunError(t.RunErrorType.AGENT_ERROR, outcome.error or "the turn failed"),
         )
         return
-    _judge_goal(adapter, session, run, outcome.final_response or "")
-    run.complete("complete", output, None)
+    judged = _judge_goal(adapter, session, run, outcome.final_response or "")
+    run.complete("complete" if judged else "interrupted", output, None)
 
 
-def _judge_goal(adapter: AgentAdapter, session: Session, run: Run, final: str) -> None:
+def _judge_goal(adapter: AgentAdapter, session: Session, run: Run, final: str) -> bool:
     """A finished turn of a session with an active goal: the judge's verdict, as the
-    run's last event. A judge that fails costs the event, never the run."""
+    run's last event. A judge that fails (or outlasts ``JUDGE_WAIT_S``) costs the
+    event, never the run. The judge thinks on a thread of its own, so an interrupt
+    ends the run at once: False then, and its verdict (still recorded in the goal
+    by hermes) is not sent."""
+    verdicts: list[dict[str, Any] | None] = []
+    wake = threading.Event()
+
+    def judge() -> None:
+        try:
+            verdicts.append(adapter.evaluate_goal(session.session_id, final))
+        except Exception as exc:
+            print(f"worker: judging the session's goal failed: {exc!r}", file=sys.stderr)
+        finally:
+            wake.set()
+
+    forget = run.wake_on_stop(wake)
     try:
-        verdict = adapter.evaluate_goal(session.session_id, final)
-    except Exception as exc:
-        print(f"worker: judging the session's goal failed: {exc!r}", file=sys.stderr)
-        return
-    if verdict is not None:
-        run.emit("run/event", {"event": {"type": "goal.evaluated", **verdict}})
+        if not run.interrupt_requested:
+            threading.Thread(target=judge, name="goal-judge", daemon=True).start()
+            wake.wait(JUDGE_WAIT_S)
+    finally:
+        forget()
+    if run.interrupt_requested:
+        return False
+    if verdicts and verdicts[0] is not None:
+        run.emit("run/event", {"event": {"type": "goal.evaluated", **verdicts[0]}})
+    return True

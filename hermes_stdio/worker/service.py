@@ -241,8 +241,7 @@ class WorkerService(AnswerMethods, QueryMethods):
     def _interrupt(
         self, run: Run, message: str | None = None, session: Session | None = None
     ) -> None:
-        run.interrupt_requested = True
-        run.interrupt_message = message
+        run.request_interrupt(message)
         session = session or self.sessions.get(run.session_id)
         if session is not None and session.agent is not None:
             self.adapter.interrupt(session.agent, message)

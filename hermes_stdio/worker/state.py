@@ -90,6 +90,33 @@ class Run:
         self.expand_commands = True  # run/start expandCommands
         self._steers: list[str] = []
         self._steering = False
+        self._wakers: set[threading.Event] = set()
+
+    def request_interrupt(self, message: str | None) -> None:
+        with self._lock:
+            self.interrupt_requested = True
+            self.interrupt_message = message
+            self._wake()
+
+    def wake_on_stop(self, event: threading.Event) -> Callable[[], None]:
+        """Set ``event`` once the run is asked to stop or completes (at once if it
+        already was); the returned function stops watching."""
+        with self._lock:
+            if self.done or self.interrupt_requested:
+                event.set()
+            else:
+                self._wakers.add(event)
+
+        def forget() -> None:
+            with self._lock:
+                self._wakers.discard(event)
+
+        return forget
+
+    def _wake(self) -> None:
+        for event in self._wakers:
+            event.set()
+        self._wakers.clear()
 
     def queue_steer(self, text: str) -> bool:
         """Keep steering text until the turn starts; False once it has (steer the
@@ -137,6 +164,7 @@ class Run:
                 return False
             self.final = t.RunResultResult(self.run_id, self.session_id, status, result, error)
             self.done = True
+            self._wake()
             self.finished_at = time.monotonic()
             if self.on_complete is not None:
                 self.on_complete()

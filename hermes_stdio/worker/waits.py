@@ -3,7 +3,7 @@
 Contract: ``HostWaits[V](prefix)`` hands out fresh ids (``open``) for requests
 of one session and blocks a run's thread on one (``wait``) until ``answer``
 gives it a value, ``timeout_s`` passes, or the run is interrupted or ends
-(checked every ``SLICE_S``). ``wait`` returns the outcome (``answered``,
+(``Run.wake_on_stop``: nothing polls). ``wait`` returns the outcome (``answered``,
 ``timed_out`` or ``cancelled``) and the value; the request is no longer
 pending afterwards. ``answer(session_id, ident, value)`` is False when that
 request is not pending in that session, or was answered already.
@@ -18,7 +18,6 @@ from typing import Generic, Literal, TypeVar
 
 from .state import Run
 
-SLICE_S = 0.25  # how soon a waiting request notices an interrupt
 V = TypeVar("V")
 WaitOutcome = Literal["answered", "timed_out", "cancelled"]
 
@@ -28,6 +27,7 @@ class _Pending(Generic[V]):
     session_id: str
     event: threading.Event = field(default_factory=threading.Event)
     value: V | None = None
+    answered: bool = False
 
 
 class HostWaits(Generic[V]):
@@ -45,14 +45,14 @@ class HostWaits(Generic[V]):
     def wait(self, ident: str, run: Run, timeout_s: float) -> tuple[WaitOutcome, V | None]:
         with self._lock:
             pending = self._pending[ident]
-        waited = 0.0
-        while not pending.event.wait(min(SLICE_S, max(0.0, timeout_s - waited))):
-            waited += SLICE_S
-            if run.interrupt_requested or run.done or waited >= timeout_s:
-                break
+        forget = run.wake_on_stop(pending.event)
+        try:
+            pending.event.wait(timeout_s)
+        finally:
+            forget()
         with self._lock:
             self._pending.pop(ident, None)
-            answered = pending.event.is_set()
+            answered = pending.answered
         if answered:
             return "answered", pending.value
         return ("cancelled" if run.interrupt_requested or run.done else "timed_out"), None
@@ -60,8 +60,8 @@ class HostWaits(Generic[V]):
     def answer(self, session_id: str, ident: str, value: V) -> bool:
         with self._lock:
             pending = self._pending.get(ident)
-            if pending is None or pending.session_id != session_id or pending.event.is_set():
+            if pending is None or pending.session_id != session_id or pending.answered:
                 return False
-            pending.value = value
+            pending.value, pending.answered = value, True
             pending.event.set()
         return True

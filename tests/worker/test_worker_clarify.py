@@ -91,7 +91,7 @@ def test_interrupting_the_run_cancels_a_waiting_question() -> None:
     out, thread = ask_in_thread(bridge, session, "Still there?")
     wire.wait_method("clarify/requested")
     assert session.run is not None
-    session.run.interrupt_requested = True
+    session.run.request_interrupt(None)
     thread.join(WAIT)
     resolved = wire.wait_method("clarify/resolved")
     assert resolved["outcome"] == "cancelled" and resolved["answer"] is None

@@ -94,7 +94,7 @@ def test_no_answer_in_time_is_timed_out_and_an_interrupt_is_cancelled() -> None:
     out, thread = ask_in_thread(bridge, session)
     cid = wire.wait_method("compression/requested")["compressionId"]
     assert session.run is not None
-    session.run.interrupt_requested = True
+    session.run.request_interrupt(None)
     thread.join(WAIT)
     assert out["result"] is None
     assert wire.wait_method("compression/resolved")["outcome"] == "cancelled"

@@ -452,6 +452,26 @@ def test_command_list_answers_the_adapters_commands_off_the_reader_thread(harnes
     assert error_of(harness.call("command/list", {})) is ErrorType.AGENT_UNAVAILABLE
 
 
+def test_an_interrupt_while_the_judge_thinks_ends_the_run_at_once_without_a_verdict(harness):
+    judging, release = threading.Event(), threading.Event()
+
+    def evaluate(session_id, final):
+        judging.set()
+        release.wait(WAIT)
+        return {"verdict": "done", "shouldContinue": False}
+
+    harness.adapter.evaluate_goal = evaluate
+    ack = harness.start("one")
+    assert judging.wait(WAIT)
+    assert harness.call("run/interrupt", {"runId": ack["runId"]})["result"] == {"interrupted": True}
+    completed = harness.wait_completed(ack["runId"])  # while the judge still thinks
+    release.set()
+    assert completed["status"] == "interrupted"
+    assert completed["result"]["finalResponse"] == "Hello"  # the turn itself finished
+    assert not [m for m in harness.run_messages(ack["runId"]) if "goal" in str(m)]
+    harness.wait_idle(ack["runId"])
+
+
 def test_mcp_status_answers_the_adapters_servers_off_the_reader_thread(harness):
     assert harness.call("mcp/status", {})["result"] == {"servers": []}
     echo = McpServerInfo("echo", "stdio", "failed", 0, "spawn failed")

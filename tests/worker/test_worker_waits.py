@@ -33,6 +33,28 @@ def test_no_answer_times_out_and_an_interrupt_cancels() -> None:
     result: list[object] = []
     waiter = threading.Thread(target=lambda: result.append(waits.wait(ident, run, WAIT)))
     waiter.start()
-    run.interrupt_requested = True
+    run.request_interrupt(None)
     waiter.join(WAIT)
     assert result == [("cancelled", None)]
+
+
+def test_a_run_that_ends_cancels_its_waiting_request() -> None:
+    waits: HostWaits[str] = HostWaits("x")
+    run, ident = a_run(), waits.open("sess_1")
+    result: list[object] = []
+    waiter = threading.Thread(target=lambda: result.append(waits.wait(ident, run, 3600)))
+    waiter.start()
+    run.complete("error")
+    waiter.join(WAIT)
+    assert result == [("cancelled", None)]
+
+
+def test_a_run_wakes_a_watcher_once_stopped_and_at_once_if_it_already_is() -> None:
+    run, watched, forgotten = a_run(), threading.Event(), threading.Event()
+    run.wake_on_stop(watched)
+    run.wake_on_stop(forgotten)()  # stops watching
+    run.request_interrupt("stop")
+    assert watched.is_set() and not forgotten.is_set()
+    late = threading.Event()
+    run.wake_on_stop(late)
+    assert late.is_set()
