@@ -16,6 +16,8 @@ Contract:
   optionally preceded by content pieces (``Reply.tool_call(..., text=[...])``).
   ``Reply.text(..., reasoning=[...])`` streams ``delta.reasoning_content`` pieces first.
   Without ``stream`` a plain ``chat.completion`` JSON object is returned.
+* A reply with a ``Gate`` (``Reply.text(..., gate=Gate())``) is held once its
+  request has arrived (``gate.arrived``) until the test sets ``gate.release``.
 * Error replies answer with the scripted HTTP status and an OpenAI-style error body.
   Note that clients usually retry 429/5xx, and every retry consumes another reply.
 * ``on_chunk_sent(index, text, t_monotonic_ns)`` is called right after each streamed
@@ -38,13 +40,23 @@ import time
 import uuid
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
 from typing import Any, Literal
 
 ChunkHook = Callable[[int, str, int], None]
 JSON = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Gate:
+    """Holds a reply back: ``arrived`` is set when its request comes in, and the
+    reply waits until ``release`` is set (at most ``timeout_s``)."""
+
+    arrived: threading.Event = field(default_factory=threading.Event)
+    release: threading.Event = field(default_factory=threading.Event)
+    timeout_s: float = 60.0
 
 
 @dataclass(frozen=True)
@@ -58,13 +70,18 @@ class Reply:
     reasoning: tuple[str, ...] = ()  # streamed first as ``delta.reasoning_content``
     status: int = 500
     message: str = ""
+    gate: Gate | None = None
 
     @classmethod
     def text(
-        cls, chunks: str | Sequence[str], delay: float = 0.0, reasoning: Sequence[str] = ()
+        cls,
+        chunks: str | Sequence[str],
+        delay: float = 0.0,
+        reasoning: Sequence[str] = (),
+        gate: Gate | None = None,
     ) -> Reply:
         pieces = (chunks,) if isinstance(chunks, str) else tuple(chunks)
-        return cls(kind="text", chunks=pieces, delay=delay, reasoning=tuple(reasoning))
+        return cls(kind="text", chunks=pieces, delay=delay, reasoning=tuple(reasoning), gate=gate)
 
     @classmethod
     def tool_call(
@@ -144,6 +161,9 @@ class _Handler(BaseHTTPRequestHandler):
             return
         llm = self.server.llm
         reply = llm._take(body)
+        if reply.gate is not None:
+            reply.gate.arrived.set()
+            reply.gate.release.wait(reply.gate.timeout_s)
         try:
             if reply.kind == "error":
                 err = {"message": reply.message, "type": "scripted_error", "code": reply.status}

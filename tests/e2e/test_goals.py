@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from hermes_stdio.testing.host import HostClient
-from hermes_stdio.testing.llm_server import Reply, ScriptedLLM
+from hermes_stdio.testing.llm_server import Gate, Reply, ScriptedLLM
 from hermes_stdio.wire import ErrorType, RpcError
 
 SID = "sess-goal"
@@ -118,3 +118,27 @@ def test_goal_actions_that_cannot_apply_are_invalid_params(host: HostClient) -> 
     with pytest.raises(RpcError) as err:
         goal(host, "explode")
     assert err.value.kind is ErrorType.INVALID_PARAMS
+
+
+def test_an_interrupt_while_the_judge_decides_ends_the_run_at_once(
+    host: HostClient, llm: ScriptedLLM
+) -> None:
+    goal(host, "set", text="write the release notes")
+    gate = Gate()
+    verdict = Reply.text([json.dumps({"verdict": "done", "reason": "late"})], gate=gate)
+    llm.enqueue(Reply.text(["Drafted."]), verdict)
+    run = host.request("run/start", {"sessionId": SID, "message": "start on it"})
+    try:
+        assert gate.arrived.wait(60)  # the judge's call is out, its answer held
+        assert host.request("run/interrupt", {"runId": run["runId"]}) == {"interrupted": True}
+        done = host.wait_run_completed(run["runId"]).params
+    finally:
+        gate.release.set()
+    assert done["status"] == "interrupted"
+    assert done["result"]["finalResponse"] == "Drafted."
+    events = [
+        n.params["event"]["type"]
+        for n in host.run_notifications(run["runId"])
+        if n.method == "run/event"
+    ]
+    assert "goal.evaluated" not in events
