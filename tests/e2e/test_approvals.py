@@ -122,32 +122,6 @@ def test_a_denied_command_never_runs_and_the_agent_hears_the_reason(
     assert methods(host, run["runId"]).count("approval/resolved") == 1
 
 
-def test_a_session_approval_covers_that_session_only(
-    host: HostClient, llm: ScriptedLLM, tmp_path: Path
-) -> None:
-    dangerous(llm, tmp_path / "v1")
-    first = host.request("run/start", {"message": "clean up"})
-    ask = requested(host, first["runId"])
-    answer = {"runId": first["runId"], "approvalId": ask.params["approvalId"]}
-    host.request("approval/respond", {**answer, "decision": "session"})
-    host.wait_run_completed(first["runId"])
-
-    # Same session, same kind of command: no question this time.
-    dangerous(llm, tmp_path / "v2")
-    again = host.request("run/start", {"message": "more", "sessionId": first["sessionId"]})
-    host.wait_run_completed(again["runId"])
-    assert "approval/requested" not in methods(host, again["runId"])
-    assert not (tmp_path / "v2").exists()
-
-    # Another session is asked again.
-    dangerous(llm, tmp_path / "v3")
-    other = host.request("run/start", {"message": "clean up"})
-    ask = requested(host, other["runId"])
-    respond(host, other, ask, "deny")
-    host.wait_run_completed(other["runId"])
-    assert (tmp_path / "v3").exists()
-
-
 def test_an_unanswered_request_times_out_blocked_and_says_so(
     start_host: Any, home: Path, llm: ScriptedLLM, tmp_path: Path
 ) -> None:
@@ -279,28 +253,39 @@ def run_code(llm: ScriptedLLM, marker: Path) -> None:
     llm.enqueue(Reply.tool_call("execute_code", {"code": code}), Reply.text(["done"]))
 
 
-def test_execute_code_waits_for_the_host_and_a_session_approval_covers_that_session_only(
-    host: HostClient, llm: ScriptedLLM, tmp_path: Path
+# What a turn asks to do, and whether it happened. execute_code runs arbitrary
+# Python, past the terminal's command patterns, so hermes has the whole script
+# approved; the bridge routes that too.
+ASKS = {
+    "terminal": (dangerous, lambda path: not path.exists(), "rm -rf"),
+    "execute_code": (run_code, lambda path: path.exists(), "execute_code"),
+}
+
+
+@pytest.mark.parametrize("tool", sorted(ASKS))
+def test_a_session_approval_covers_that_session_only(
+    host: HostClient, llm: ScriptedLLM, tmp_path: Path, tool: str
 ) -> None:
-    # execute_code runs arbitrary Python, past the terminal's command patterns, so
-    # hermes has the whole script approved; the bridge must route that too.
-    run_code(llm, tmp_path / "m1")
-    first = host.request("run/start", {"message": "compute"})
+    script, happened, shown = ASKS[tool]
+    script(llm, tmp_path / "v1")
+    first = host.request("run/start", {"message": "go"})
     ask = requested(host, first["runId"])
-    assert ask.params["command"].startswith("execute_code")
-    assert not (tmp_path / "m1").exists()
+    assert ask.params["command"].startswith(shown)
+    assert not happened(tmp_path / "v1")
     respond(host, first, ask, "session")
     host.wait_run_completed(first["runId"])
-    assert (tmp_path / "m1").read_text() == "ran"
+    assert happened(tmp_path / "v1")
 
-    run_code(llm, tmp_path / "m2")
+    # Same session, same kind of call: no question this time.
+    script(llm, tmp_path / "v2")
     again = host.request("run/start", {"message": "more", "sessionId": first["sessionId"]})
     host.wait_run_completed(again["runId"])
     assert "approval/requested" not in methods(host, again["runId"])
-    assert (tmp_path / "m2").read_text() == "ran"
+    assert happened(tmp_path / "v2")
 
-    run_code(llm, tmp_path / "m3")
-    other = host.request("run/start", {"message": "compute"})
+    # Another session is asked again.
+    script(llm, tmp_path / "v3")
+    other = host.request("run/start", {"message": "go"})
     respond(host, other, requested(host, other["runId"]), "deny")
     host.wait_run_completed(other["runId"])
-    assert not (tmp_path / "m3").exists()
+    assert not happened(tmp_path / "v3")
