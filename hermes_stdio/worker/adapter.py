@@ -77,6 +77,14 @@ def _clarify_timeout_s() -> float:
     return float(get_clarify_timeout())
 
 
+def _lists_mcp_servers() -> bool:
+    """Whether the profile's config.yaml lists MCP servers now."""
+    from hermes_cli.config import read_raw_config
+
+    servers = (read_raw_config() or {}).get("mcp_servers")
+    return isinstance(servers, dict) and bool(servers)
+
+
 def _configured_approval_mode() -> object:
     """``approvals.mode`` as the profile's config.yaml sets it; None when it does not."""
     from hermes_cli.config import read_raw_config
@@ -139,12 +147,10 @@ class HermesAdapter:
         with self._import_lock:
             if self._mcp is None:
                 from hermes_cli import mcp_startup
-                from hermes_cli.config import read_raw_config
 
-                servers = (read_raw_config() or {}).get("mcp_servers")
                 tools = lambda: importlib.import_module("tools.mcp_tool")  # noqa: E731
-                self._mcp = McpServers(mcp_startup, tools)
-                self._mcp.start(isinstance(servers, dict) and bool(servers))
+                self._mcp = McpServers(mcp_startup, tools, _lists_mcp_servers)
+                self._mcp.start()
             return self._mcp
 
     def mcp_status(self) -> list[tx.McpServerInfo]:

@@ -1,17 +1,18 @@
 """The profile's MCP servers, connected and closed through hermes' own machinery.
 
-Contract (``McpServers``; the adapter hands it hermes' ``mcp_startup`` module and
-a loader of ``tools.mcp_tool``, once hermes-agent is imported with the
+Contract (``McpServers``; the adapter hands it hermes' ``mcp_startup`` module, a
+loader of ``tools.mcp_tool`` and ``listed()``, whether the profile's
+config.yaml lists ``mcp_servers`` now, once hermes-agent is imported with the
 profile's final environment):
-- ``start(configured)`` begins hermes' background discovery when the profile's
-  config.yaml lists ``mcp_servers``; with none, the MCP SDK is never imported.
-  Once per process.
+- ``start()`` begins hermes' background discovery when the profile lists
+  servers; with none, the MCP SDK is never imported. Once per process.
 - ``wait()``, before an agent is built, waits for discovery at most hermes'
   ``mcp_discovery_timeout`` (default 1.5 s), so fast servers' tools are in the
   agent's first tool list; a slower server's tools join at a later turn
   (hermes refreshes an agent's MCP tools between turns).
-- ``status()`` lists each configured server as hermes sees it: connected,
-  connecting, failed, disabled or configured, with its tool count and error.
+- ``status()`` lists each server the profile lists now as hermes sees it:
+  connected, connecting, failed, disabled, or configured (listed since the
+  worker started), with its tool count and error.
 - ``close(timeout)`` closes every connection as hermes' CLI does on exit (a
   stdio server's stdin is closed, then it is signalled after hermes' grace),
   waiting at most ``timeout`` in all; a server that outlives that is killed by
@@ -33,17 +34,18 @@ _STATES = set(get_args(tx.McpServerState))
 
 
 class McpServers:
-    def __init__(self, startup: Any, tools: Callable[[], Any]) -> None:
-        self._startup, self._tools = startup, tools
+    def __init__(self, startup: Any, tools: Callable[[], Any], listed: Callable[[], bool]) -> None:
+        self._startup, self._tools, self._listed = startup, tools, listed
         self._lock = threading.Lock()
         self._started = False
         self._configured = False
 
-    def start(self, configured: bool) -> None:
+    def start(self) -> None:
         with self._lock:
             if self._started:
                 return
-            self._started, self._configured = True, configured
+            self._started = True
+            self._configured = configured = self._listed()
         if configured:
             self._startup.start_background_mcp_discovery(logger=log, thread_name="mcp-discovery")
 
@@ -52,7 +54,7 @@ class McpServers:
             self._startup.wait_for_mcp_discovery()
 
     def status(self) -> list[tx.McpServerInfo]:
-        if not self._configured:
+        if not (self._configured or self._listed()):
             return []
         return [
             tx.McpServerInfo(

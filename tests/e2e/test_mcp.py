@@ -78,6 +78,20 @@ def test_mcp_status_reports_each_configured_server_and_none_for_a_profile_withou
     assert host.request("mcp/status", {"profile": "play"}) == {"servers": []}
 
 
+def test_a_server_listed_after_its_worker_started_shows_configured_until_a_restart(
+    host: HostClient, llm: ScriptedLLM, home: Path, pid_file: Path
+) -> None:
+    started_worker(host, llm, "play")
+    echo = yaml.safe_load((home / "profiles" / "work" / "config.yaml").read_text())
+    add_mcp_servers(home / "profiles" / "play", echo["mcp_servers"])
+    [late] = host.request("mcp/status", {"profile": "play"})["servers"]
+    assert (late["name"], late["status"], late["tools"]) == ("echo", "configured", 0)
+    host.request("worker/restart", {"profile": "play"})
+    started_worker(host, llm, "play")
+    [echo_now] = host.request("mcp/status", {"profile": "play"})["servers"]
+    assert echo_now["status"] == "connected"
+
+
 def test_a_server_that_cannot_start_is_reported_failed_and_the_run_goes_on(
     host: HostClient, llm: ScriptedLLM, home: Path, tmp_path: Path
 ) -> None:

@@ -39,8 +39,8 @@ class FakeTools:
 
 def test_a_profile_without_servers_never_touches_hermes_mcp_modules() -> None:
     startup, tools = FakeStartup(), FakeTools([])
-    servers = McpServers(startup, lambda: tools)
-    servers.start(False)
+    servers = McpServers(startup, lambda: tools, lambda: False)
+    servers.start()
     servers.wait()
     servers.close(1.0)
     assert servers.status() == []
@@ -55,9 +55,9 @@ def test_discovery_starts_once_and_status_keeps_only_states_the_protocol_names()
             {"name": "b", "transport": "http", "tools": 0, "status": "exploded", "error": "boom"},
         ]
     )
-    servers = McpServers(startup, lambda: tools)
-    servers.start(True)
-    servers.start(True)
+    servers = McpServers(startup, lambda: tools, lambda: True)
+    servers.start()
+    servers.start()
     assert startup.started == ["mcp-discovery"]
     servers.wait()
     assert startup.waits == [None]  # hermes' own bound (mcp_discovery_timeout)
@@ -69,8 +69,8 @@ def test_discovery_starts_once_and_status_keeps_only_states_the_protocol_names()
 
 def test_a_close_that_hangs_is_abandoned_after_the_timeout() -> None:
     startup, tools = FakeStartup(), FakeTools([])
-    servers = McpServers(startup, lambda: tools)
-    servers.start(True)
+    servers = McpServers(startup, lambda: tools, lambda: True)
+    servers.start()
     began = time.monotonic()
     servers.close(0.5)
     took = time.monotonic() - began
@@ -78,3 +78,15 @@ def test_a_close_that_hangs_is_abandoned_after_the_timeout() -> None:
     assert tools.closes == 1
     assert took < 5.0  # bounded by the timeout, not by the hanging close (30 s)
     assert startup.waits and startup.waits[0] is not None and startup.waits[0] <= 0.5
+
+
+def test_servers_listed_after_the_worker_started_show_as_hermes_reports_them() -> None:
+    listed = [False]
+    startup = FakeStartup()
+    tools = FakeTools([{"name": "late", "transport": "stdio", "tools": 0, "status": "configured"}])
+    servers = McpServers(startup, lambda: tools, lambda: listed[0])
+    servers.start()
+    assert servers.status() == []
+    listed[0] = True  # config.yaml edited while the worker runs
+    assert servers.status() == [McpServerInfo("late", "stdio", "configured", 0, None)]
+    assert startup.started == []  # connecting it takes a worker/restart
