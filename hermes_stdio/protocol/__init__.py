@@ -1,6 +1,6 @@
 """The protocol, defined once: types, the method table and the JSON Schema export."""
 
-from . import asks, toolbox, types
+from . import asks, inputs, toolbox, types
 from .methods import (
     HOST_METHODS,
     RUN_NOTIFICATIONS,
@@ -26,6 +26,7 @@ __all__ = [
     "camel",
     "decode",
     "encode",
+    "inputs",
     "toolbox",
     "types",
 ]

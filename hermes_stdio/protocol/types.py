@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
+from .inputs import ImageInput
 from .record import Record, doc_field
 
 PROTOCOL_VERSION = 1
@@ -300,6 +301,11 @@ class RunStartParams(Record):
     force_compress: bool = doc_field(
         "Compress the session's history before this turn, the way its compression setting says.",
         False,
+    )
+    images: list[ImageInput] | None = doc_field(
+        "Images attached to the message: shown to the model itself when it sees images,"
+        " else described to it by hermes' vision tool.",
+        None,
     )
 
 

@@ -29,7 +29,7 @@ Contract:
   ``stored_history`` reads a session back from it (resuming after a restart),
   from the tip of its compression chain, where a resumed agent goes on.
 - Dangerous commands always wait for the host (``HERMES_EXEC_ASK=1``):
-  approvals are scoped per session (session key = session id) and go through
+  approvals are scoped per session (``scope``) and go through
   ``approvals.ApprovalBridge`` while a turn runs; with no bridge (hermes
   internals changed) hermes refuses them, so nothing dangerous runs unasked.
 - hermes' scan of its tool modules is served from saved verdicts
@@ -49,15 +49,16 @@ from typing import Any, Literal
 
 from ..protocol import toolbox as tx
 from ..protocol import types as t
-from . import goals, skills
+from . import goals, images, skills
 from .approvals import ApprovalBridge
 from .callbacks import EventSink, agent_callbacks
 from .clarify import ClarifyBridge
 from .compression import CompressionBridge, delegate_compression, estimate, recall_compression
-from .contract import AgentUnavailable, TurnOutcome
+from .contract import AgentUnavailable, TurnOutcome, UserContent
 from .mcp import McpServers
 from .runtime import Fingerprint, loaded_files
 from .scancache import FileVerdicts, serve_tool_scan
+from .scope import TurnModules, session_scope
 from .state import Session
 
 
@@ -246,8 +247,27 @@ class HermesAdapter:
         )
         return list(messages) if isinstance(messages, list) else None
 
+    def attach_images(
+        self, agent: Any, message: str, attachments: list[images.Attachment]
+    ) -> tuple[UserContent, dict[str, Any]]:
+        from agent.image_routing import build_native_content_parts, decide_image_input_mode
+        from gateway.platforms.base import cache_image_from_bytes
+        from hermes_cli.config import load_config
+        from tools.vision_tools import vision_analyze_tool
+
+        mode = decide_image_input_mode(str(agent.provider or ""), str(agent.model), load_config())
+        describe = images.describer(vision_analyze_tool)
+        hermes = images.HermesImages(
+            mode, cache_image_from_bytes, build_native_content_parts, describe
+        )
+        return images.attach(message, attachments, hermes)
+
     def run_turn(
-        self, agent: Any, session: Session, message: str, stop_requested: Callable[[], bool]
+        self,
+        agent: Any,
+        session: Session,
+        message: UserContent,
+        stop_requested: Callable[[], bool],
     ) -> TurnOutcome:
         from agent import runtime_cwd
         from gateway import session_context
@@ -256,58 +276,30 @@ class HermesAdapter:
         if session.instructions is not None:
             agent.ephemeral_system_prompt = session.instructions
         recall_compression(self._db, session)
-        key_token = approval.set_current_session_key(session.session_id)
-
-        def emit(method: str, payload: dict[str, Any]) -> object:
-            run = session.run
-            return run.emit(method, payload) if run is not None else False
-
-        if self._approvals is not None:
-            self._approvals.open(session.session_id, emit)
-        # Per-thread session context: the source recorded with the session, and the
-        # session's identity for anything hermes scopes by it.
-        context_tokens = session_context.set_session_vars(
-            platform="cli",
-            source=session.source or "",
-            session_id=session.session_id,
-            session_key=session.session_id,
-            profile=session.profile,
-            cwd=session.workspace or "",
-        )
-        if session.workspace:
-            runtime_cwd.set_session_cwd(session.workspace)
-            terminal_tool.register_task_env_overrides(
-                session.session_id, {"cwd": session.workspace}
-            )
+        hermes = TurnModules(approval, session_context, runtime_cwd, terminal_tool)
         try:
-            agent.clear_interrupt()  # a stale interrupt would otherwise carry into this turn
-            if stop_requested():  # ...but not one meant for this run
-                agent.interrupt(None)
-            for text in session.run.open_steering() if session.run is not None else ():
-                agent.steer(text)
-            if session.compress_next:
-                session.compress_next = False
-                if session.history:
-                    compressed = agent._compress_context(
-                        list(session.history), None, task_id=session.session_id, force=True
-                    )
-                    session.history = list(compressed[0])
-            result = agent.run_conversation(
-                message,
-                conversation_history=list(session.history),
-                task_id=session.session_id,
-            )
+            with session_scope(session, hermes, self._approvals):
+                agent.clear_interrupt()  # a stale interrupt would otherwise carry into this turn
+                if stop_requested():  # ...but not one meant for this run
+                    agent.interrupt(None)
+                for text in session.run.open_steering() if session.run is not None else ():
+                    agent.steer(text)
+                if session.compress_next:
+                    session.compress_next = False
+                    if session.history:
+                        compressed = agent._compress_context(
+                            list(session.history), None, task_id=session.session_id, force=True
+                        )
+                        session.history = list(compressed[0])
+                result = agent.run_conversation(
+                    message,
+                    conversation_history=list(session.history),
+                    task_id=session.session_id,
+                )
         except Exception:
             self.save_transcript(agent)
             session.restore = True  # the database is now the best record of the turn
             raise
-        finally:
-            if self._approvals is not None:
-                self._approvals.close(session.session_id)  # releases any waiter: blocked
-            session_context.clear_session_vars(context_tokens)
-            approval.reset_current_session_key(key_token)
-            if session.workspace:
-                runtime_cwd.clear_session_cwd()
         return TurnOutcome.of(result, session.history)
 
     def interrupt(self, agent: Any, message: str | None) -> None:

@@ -22,7 +22,10 @@ from typing import Any, Literal, Protocol
 from ..protocol import toolbox as tx
 from ..protocol import types as t
 from .callbacks import EventSink
+from .images import Attachment
 from .state import Session
+
+UserContent = str | list[dict[str, Any]]  # a text, or OpenAI-style content parts
 
 
 class AgentUnavailable(Exception):
@@ -86,8 +89,19 @@ class AgentAdapter(Protocol):
         ...
 
     def run_turn(
-        self, agent: Any, session: Session, message: str, stop_requested: Callable[[], bool]
+        self,
+        agent: Any,
+        session: Session,
+        message: UserContent,
+        stop_requested: Callable[[], bool],
     ) -> TurnOutcome: ...
+
+    def attach_images(
+        self, agent: Any, message: str, attachments: list[Attachment]
+    ) -> tuple[UserContent, dict[str, Any]]:
+        """The turn's message with its images attached (``images.attach``), and the
+        ``images.attached`` event's fields."""
+        ...
 
     def interrupt(self, agent: Any, message: str | None) -> None: ...
 

@@ -14,6 +14,8 @@ from typing import Any, Literal
 
 from ..protocol import toolbox as tx
 from ..protocol import types as t
+from .contract import UserContent
+from .images import Attachment
 from .state import Session
 
 
@@ -37,6 +39,12 @@ class PlainAdapterMethods:
 
     def steer(self, agent: Any, text: str) -> bool:
         return False  # takes no text mid-turn
+
+    def attach_images(
+        self, agent: Any, message: str, attachments: list[Attachment]
+    ) -> tuple[UserContent, dict[str, Any]]:
+        skipped = [f"{a.label}: this agent takes no images" for a in attachments]
+        return message, {"mode": "text", "attached": 0, "skipped": skipped}
 
     def connect_mcp(self) -> None:
         pass  # no MCP servers

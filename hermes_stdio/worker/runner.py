@@ -4,7 +4,8 @@ Contract: ``ready_agent`` prepares a session's agent (build, resume, model
 switch) and is shared with requests that need one. ``execute_run`` builds the
 session's agent if needed, emits
 ``run/started``, expands a leading slash command (``command.expanded``, unless
-the run says not to), runs the turn, has a finished turn judged against the
+the run says not to), attaches the run's images (``images.attached``), runs
+the turn, has a finished turn judged against the
 session's active goal (``goal.evaluated``) and ends the run with ``run/completed``:
 ``interrupted`` if an interrupt was requested (also while the judge
 thinks), ``error`` (type
@@ -21,7 +22,7 @@ import traceback
 from typing import Any
 
 from ..protocol import types as t
-from .contract import AgentAdapter, AgentUnavailable
+from .contract import AgentAdapter, AgentUnavailable, UserContent
 from .state import Run, Session
 
 JUDGE_WAIT_S = 120.0  # hermes gives its judge 30 s
@@ -101,7 +102,11 @@ def execute_run(adapter: AgentAdapter, session: Session, run: Run, message: str)
         if expanded is not None:
             message = expanded[0]
             run.emit("run/event", {"event": {"type": "command.expanded", **expanded[1]}})
-        outcome = adapter.run_turn(agent, session, message, lambda: run.interrupt_requested)
+        content: UserContent = message
+        if run.images:
+            content, attached = adapter.attach_images(agent, message, run.images)
+            run.emit("run/event", {"event": {"type": "images.attached", **attached}})
+        outcome = adapter.run_turn(agent, session, content, lambda: run.interrupt_requested)
     except Exception as exc:
         run.complete("error", None, _error(t.RunErrorType.AGENT_ERROR, exc))
         return

@@ -30,6 +30,7 @@ from ..protocol import types as t
 from ..transport import FrameWriter, Peer
 from ..transport.timers import TIMERS, Soonest, Timers
 from ..wire import ErrorType, Notification, Request, RpcError, to_wire_error
+from . import images
 from .answers import AnswerMethods
 from .contract import AgentAdapter
 from .memory import release_free_memory
@@ -131,6 +132,7 @@ class WorkerService(AnswerMethods, QueryMethods):
 
     def _h_run_start(self, req: Request, p: t.RunStartParams) -> t.RunStartResult:
         self._fresh_runtime()
+        attachments = images.checked(p.images)
         session_id = p.session_id or new_id("sess")
         with self._lock:
             session = self.sessions.get(session_id)
@@ -148,7 +150,7 @@ class WorkerService(AnswerMethods, QueryMethods):
                     runId=session.run.run_id,
                 )
             run = Run(new_id("run"), session_id, self._outbox())
-            run.expand_commands = p.expand_commands
+            run.expand_commands, run.images = p.expand_commands, attachments
             run.on_complete = lambda: self._release(session, run)
             session.run = run
             session.last_used_at = int(time.time() * 1000)

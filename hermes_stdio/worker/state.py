@@ -25,6 +25,7 @@ from typing import Any
 
 from ..protocol import encode
 from ..protocol import types as t
+from .images import Attachment
 from .outbox import DeltaItem, NoteItem, Outbox, as_outbox, delta_head
 
 
@@ -88,6 +89,7 @@ class Run:
         self.on_complete: Callable[[], None] | None = None
         self._delta_head = delta_head(run_id, session_id)
         self.expand_commands = True  # run/start expandCommands
+        self.images: list[Attachment] = []  # run/start images, checked
         self._steers: list[str] = []
         self._steering = False
         self._wakers: set[threading.Event] = set()

@@ -27,7 +27,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .callbacks import EventSink
-from .contract import TurnOutcome
+from .contract import TurnOutcome, UserContent
 from .plain import PlainAdapterMethods
 from .state import Session
 
@@ -82,18 +82,23 @@ class SyntheticAdapter(PlainAdapterMethods):
         return self.model
 
     def run_turn(
-        self, agent: Any, session: Session, message: str, stop_requested: Callable[[], bool]
+        self,
+        agent: Any,
+        session: Session,
+        message: UserContent,
+        stop_requested: Callable[[], bool],
     ) -> TurnOutcome:
         assert isinstance(agent, SyntheticAgent)
         agent.interrupted.clear()
-        params = parse_params(message)
+        text = message if isinstance(message, str) else str(message)
+        params = parse_params(text)
         sink = agent.sink
         sent = 0
         interrupted = False
         if params is None:
-            sink.delta(f"echo: {message}")
+            sink.delta(f"echo: {text}")
             sent = 1
-            final = f"echo: {message}"
+            final = f"echo: {text}"
         else:
             count, size = params["count"], params["size"]
             interval_ns = params["interval_ms"] * 1_000_000

@@ -364,6 +364,25 @@ export interface GoalInfo {
   lastReason: string | null;
 }
 
+export interface ImageInput {
+  /**
+   * An image file the worker can read.
+   */
+  path?: string | null;
+  /**
+   * The image itself, base64-encoded; needs mimeType.
+   */
+  data?: string | null;
+  /**
+   * With data: image/png, image/jpeg, image/gif or image/webp.
+   */
+  mimeType?: string | null;
+  /**
+   * An http(s) address the model's provider fetches.
+   */
+  url?: string | null;
+}
+
 export interface InitializeOptions {
   /**
    * Profiles whose workers start (and import hermes-agent) right after initialize, so their first run/start does not wait for a cold worker.
@@ -618,6 +637,10 @@ export interface RunStartParams {
    * Compress the session's history before this turn, the way its compression setting says.
    */
   forceCompress?: boolean;
+  /**
+   * Images attached to the message: shown to the model itself when it sees images, else described to it by hermes' vision tool.
+   */
+  images?: ImageInput[] | null;
 }
 
 export interface RunStartResult {

@@ -1,0 +1,67 @@
+"""What hermes reads from the thread a session's turn runs on.
+
+Contract: ``session_scope(session, hermes, approvals)`` is a context manager
+for the run's thread around a turn (``hermes`` holds hermes-agent's
+``approval``, ``session_context``, ``runtime_cwd`` and ``terminal_tool``
+modules, passed in by the adapter). Inside it, hermes' approval session key is
+the session's id (so one session's "session" approval never covers another's
+command) and the session's approval requests go to its current run (through
+``approvals``, when the bridge is installed); hermes' per-thread session
+context carries the session's id, profile, source and workspace, and a
+workspace is the session's working directory for its tools. On the way out
+all of it is undone, which also releases an approval still waiting (hermes
+then refuses the command).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+from .approvals import ApprovalBridge
+from .state import Session
+
+
+@dataclass(frozen=True)
+class TurnModules:
+    approval: Any
+    session_context: Any
+    runtime_cwd: Any
+    terminal_tool: Any
+
+
+@contextmanager
+def session_scope(
+    session: Session, hermes: TurnModules, approvals: ApprovalBridge | None
+) -> Iterator[None]:
+    sid, workspace = session.session_id, session.workspace
+    key_token = hermes.approval.set_current_session_key(sid)
+
+    def emit(method: str, payload: dict[str, Any]) -> object:
+        run = session.run
+        return run.emit(method, payload) if run is not None else False
+
+    if approvals is not None:
+        approvals.open(sid, emit)
+    context_tokens = hermes.session_context.set_session_vars(
+        platform="cli",
+        source=session.source or "",
+        session_id=sid,
+        session_key=sid,
+        profile=session.profile,
+        cwd=workspace or "",
+    )
+    if workspace:
+        hermes.runtime_cwd.set_session_cwd(workspace)
+        hermes.terminal_tool.register_task_env_overrides(sid, {"cwd": workspace})
+    try:
+        yield
+    finally:
+        if approvals is not None:
+            approvals.close(sid)  # releases any waiter: blocked
+        hermes.session_context.clear_session_vars(context_tokens)
+        hermes.approval.reset_current_session_key(key_token)
+        if workspace:
+            hermes.runtime_cwd.clear_session_cwd()
