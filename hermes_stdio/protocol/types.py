@@ -17,7 +17,12 @@ PROTOCOL_VERSION = 1
 JsonObject = dict[str, Any]
 RunStatus = Literal["complete", "interrupted", "error"]
 RunErrorKind = Literal[
-    "agent_unavailable", "agent_error", "worker_crashed", "worker_stopped", "internal_error"
+    "agent_unavailable",
+    "agent_error",
+    "worker_crashed",
+    "worker_stopped",
+    "internal_error",
+    "context_refused",
 ]
 
 
@@ -29,6 +34,7 @@ class RunErrorType:
     WORKER_CRASHED: RunErrorKind = "worker_crashed"
     WORKER_STOPPED: RunErrorKind = "worker_stopped"
     INTERNAL_ERROR: RunErrorKind = "internal_error"
+    CONTEXT_REFUSED: RunErrorKind = "context_refused"
 
 
 WorkerState = Literal["starting", "ready", "stopping", "exited", "backoff"]
@@ -301,6 +307,11 @@ class RunStartParams(Record):
     force_compress: bool = doc_field(
         "Compress the session's history before this turn, the way its compression setting says.",
         False,
+    )
+    expand_references: bool = doc_field(
+        "Expand @file:, @folder:, @diff, @staged, @git: and @url: references the way"
+        " hermes' CLI does; false sends the message as typed.",
+        True,
     )
     images: list[ImageInput] | None = doc_field(
         "Images attached to the message: shown to the model itself when it sees images,"

@@ -49,7 +49,7 @@ from typing import Any, Literal
 
 from ..protocol import toolbox as tx
 from ..protocol import types as t
-from . import goals, images, skills
+from . import goals, images, references, skills
 from .approvals import ApprovalBridge
 from .callbacks import EventSink, agent_callbacks
 from .clarify import ClarifyBridge
@@ -246,6 +246,16 @@ class HermesAdapter:
             self._stored_id(session_id), repair_alternation=True
         )
         return list(messages) if isinstance(messages, list) else None
+
+    def expand_references(
+        self, agent: Any, session: Session, message: str
+    ) -> tuple[str, dict[str, Any]] | None:
+        from agent import context_references
+
+        length = getattr(getattr(agent, "context_compressor", None), "context_length", None)
+        window = length if isinstance(length, int) and length > 0 else 128_000
+        cwd = session.workspace or os.getcwd()
+        return references.expand(context_references, message, cwd, window)
 
     def attach_images(
         self, agent: Any, message: str, attachments: list[images.Attachment]

@@ -96,6 +96,13 @@ class AgentAdapter(Protocol):
         stop_requested: Callable[[], bool],
     ) -> TurnOutcome: ...
 
+    def expand_references(
+        self, agent: Any, session: Session, message: str
+    ) -> tuple[str, dict[str, Any]] | None:
+        """The message with its ``@`` references expanded (``references.expand``)
+        and the ``references.expanded`` event's fields; None when it has none."""
+        ...
+
     def attach_images(
         self, agent: Any, message: str, attachments: list[Attachment]
     ) -> tuple[UserContent, dict[str, Any]]:

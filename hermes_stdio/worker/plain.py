@@ -40,6 +40,11 @@ class PlainAdapterMethods:
     def steer(self, agent: Any, text: str) -> bool:
         return False  # takes no text mid-turn
 
+    def expand_references(
+        self, agent: Any, session: Session, message: str
+    ) -> tuple[str, dict[str, Any]] | None:
+        return None  # reads no files for the model
+
     def attach_images(
         self, agent: Any, message: str, attachments: list[Attachment]
     ) -> tuple[UserContent, dict[str, Any]]:

@@ -2,15 +2,15 @@
 
 Contract: ``ready_agent`` prepares a session's agent (build, resume, model
 switch) and is shared with requests that need one. ``execute_run`` builds the
-session's agent if needed, emits
-``run/started``, expands a leading slash command (``command.expanded``, unless
-the run says not to), attaches the run's images (``images.attached``), runs
-the turn, has a finished turn judged against the
-session's active goal (``goal.evaluated``) and ends the run with ``run/completed``:
-``interrupted`` if an interrupt was requested (also while the judge
-thinks), ``error`` (type
-``agent_unavailable`` or ``agent_error``) if the agent could not be built or
-the turn failed, else ``complete``. Callbacks that fire after the run ended
+session's agent if needed, emits ``run/started``, prepares the message
+(``_prepare``: a leading slash command, ``@`` references and images, unless
+the run says not to, each announced by a ``run/event``), runs the turn, has a
+finished turn judged against the session's active goal (``goal.evaluated``)
+and ends the run with ``run/completed``: ``interrupted`` if an interrupt was
+requested (also while the judge thinks), ``error`` (type
+``agent_unavailable`` or ``agent_error`` if the agent could not be built or
+the turn failed, ``context_refused`` if hermes refused the references), else
+``complete``. Callbacks that fire after the run ended
 are dropped by ``Run``.
 """
 
@@ -98,14 +98,9 @@ def execute_run(adapter: AgentAdapter, session: Session, run: Run, message: str)
         return
     run.emit("run/started", {"profile": session.profile, "model": session.model})
     try:
-        expanded = adapter.expand_command(session, message) if run.expand_commands else None
-        if expanded is not None:
-            message = expanded[0]
-            run.emit("run/event", {"event": {"type": "command.expanded", **expanded[1]}})
-        content: UserContent = message
-        if run.images:
-            content, attached = adapter.attach_images(agent, message, run.images)
-            run.emit("run/event", {"event": {"type": "images.attached", **attached}})
+        content = _prepare(adapter, agent, session, run, message)
+        if content is None:
+            return
         outcome = adapter.run_turn(agent, session, content, lambda: run.interrupt_requested)
     except Exception as exc:
         run.complete("error", None, _error(t.RunErrorType.AGENT_ERROR, exc))
@@ -124,6 +119,36 @@ def execute_run(adapter: AgentAdapter, session: Session, run: Run, message: str)
         return
     judged = _judge_goal(adapter, session, run, outcome.final_response or "")
     run.complete("complete" if judged else "interrupted", output, None)
+
+
+def _prepare(
+    adapter: AgentAdapter, agent: Any, session: Session, run: Run, message: str
+) -> UserContent | None:
+    """What the turn sends: the message after its slash command, its ``@``
+    references and its images, each announced by a run/event; None when the run
+    ended here (hermes refused the references)."""
+
+    def event(type_: str, fields: dict[str, Any]) -> None:
+        run.emit("run/event", {"event": {"type": type_, **fields}})
+
+    expanded = adapter.expand_command(session, message) if run.expand_commands else None
+    if expanded is not None:
+        message = expanded[0]
+        event("command.expanded", expanded[1])
+    if run.expand_references:
+        referenced = adapter.expand_references(agent, session, message)
+        if referenced is not None:
+            message = referenced[0]
+            event("references.expanded", referenced[1])
+            if referenced[1]["blocked"]:
+                refused = "; ".join(referenced[1]["warnings"]) or "@ context refused"
+                run.complete("error", None, t.RunError(t.RunErrorType.CONTEXT_REFUSED, refused))
+                return None
+    if not run.images:
+        return message
+    content, attached = adapter.attach_images(agent, message, run.images)
+    event("images.attached", attached)
+    return content
 
 
 def _judge_goal(adapter: AgentAdapter, session: Session, run: Run, final: str) -> bool:

@@ -151,6 +151,7 @@ class WorkerService(AnswerMethods, QueryMethods):
                 )
             run = Run(new_id("run"), session_id, self._outbox())
             run.expand_commands, run.images = p.expand_commands, attachments
+            run.expand_references = p.expand_references
             run.on_complete = lambda: self._release(session, run)
             session.run = run
             session.last_used_at = int(time.time() * 1000)

@@ -89,6 +89,7 @@ class Run:
         self.on_complete: Callable[[], None] | None = None
         self._delta_head = delta_head(run_id, session_id)
         self.expand_commands = True  # run/start expandCommands
+        self.expand_references = True  # run/start expandReferences
         self.images: list[Attachment] = []  # run/start images, checked
         self._steers: list[str] = []
         self._steering = False

@@ -472,6 +472,28 @@ def test_an_interrupt_while_the_judge_thinks_ends_the_run_at_once_without_a_verd
     harness.wait_idle(ack["runId"])
 
 
+def test_references_hermes_refuses_end_the_run_before_the_turn(harness):
+    turns = []
+    harness.adapter.turn = lambda agent, session, message, stop: turns.append(message)
+    fields = {"references": ["@file:huge"], "warnings": ["too big"], "injectedTokens": 9}
+    harness.adapter.expand_references = lambda agent, session, message: (
+        message,
+        {**fields, "blocked": True},
+    )
+    ack = harness.start("@file:huge")
+    done = harness.wait_completed(ack["runId"])
+    assert done["status"] == "error"
+    assert done["error"] == {"type": RunErrorType.CONTEXT_REFUSED, "message": "too big"}
+    events = [
+        m["params"]["event"]
+        for m in harness.run_messages(ack["runId"])
+        if m["method"] == "run/event"
+    ]
+    assert events == [{"type": "references.expanded", **fields, "blocked": True}]
+    assert turns == []
+    harness.wait_idle(ack["runId"])
+
+
 def test_mcp_status_answers_the_adapters_servers_off_the_reader_thread(harness):
     assert harness.call("mcp/status", {})["result"] == {"servers": []}
     echo = McpServerInfo("echo", "stdio", "failed", 0, "spawn failed")

@@ -507,7 +507,12 @@ export interface RunError {
    * Why the run failed; a stable snake_case string.
    */
   type:
-    'agent_unavailable' | 'agent_error' | 'worker_crashed' | 'worker_stopped' | 'internal_error';
+    | 'agent_unavailable'
+    | 'agent_error'
+    | 'worker_crashed'
+    | 'worker_stopped'
+    | 'internal_error'
+    | 'context_refused';
   /**
    * Human-readable detail.
    */
@@ -637,6 +642,10 @@ export interface RunStartParams {
    * Compress the session's history before this turn, the way its compression setting says.
    */
   forceCompress?: boolean;
+  /**
+   * Expand @file:, @folder:, @diff, @staged, @git: and @url: references the way hermes' CLI does; false sends the message as typed.
+   */
+  expandReferences?: boolean;
   /**
    * Images attached to the message: shown to the model itself when it sees images, else described to it by hermes' vision tool.
    */
