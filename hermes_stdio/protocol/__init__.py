@@ -1,6 +1,6 @@
 """The protocol, defined once: types, the method table and the JSON Schema export."""
 
-from . import asks, inputs, toolbox, types
+from . import asks, inputs, toolbox, types, usage
 from .methods import (
     HOST_METHODS,
     RUN_NOTIFICATIONS,
@@ -29,4 +29,5 @@ __all__ = [
     "inputs",
     "toolbox",
     "types",
+    "usage",
 ]

@@ -18,6 +18,7 @@ from typing import Any, Literal, NamedTuple
 from . import asks as a
 from . import toolbox as x
 from . import types as t
+from . import usage as u
 
 Route = Literal["supervisor", "profile", "session", "run"]
 
@@ -139,8 +140,8 @@ HOST_METHODS: dict[str, Method] = _methods(
     ),
     Method(
         "session/estimateContext",
-        t.SessionContextParams,
-        t.SessionContextResult,
+        u.SessionContextParams,
+        u.SessionContextResult,
         "session",
         "Rough token count of a session's next request against its model's context window.",
     ),

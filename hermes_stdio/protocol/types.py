@@ -11,6 +11,7 @@ from typing import Any, Literal
 
 from .inputs import ImageInput
 from .record import Record, doc_field
+from .usage import TokenUsage
 
 PROTOCOL_VERSION = 1
 
@@ -205,30 +206,6 @@ class SessionSwitchModelResult(Record):
     deferred: bool = doc_field("True when a run is in progress: it finishes on the old model.")
 
 
-class SessionContextParams(Record):
-    session_id: str = doc_field("The session; created (or resumed) when no worker holds it.")
-    profile: str | None = doc_field("Profile to ask when the session is not routed yet.", None)
-    worker_key: str | None = doc_field("Worker isolation key.", None)
-    messages: list[JsonObject] | None = doc_field(
-        "Estimate this OpenAI-style history instead of the session's own.", None
-    )
-    instructions: str | None = doc_field(
-        "Estimate with these extra system instructions instead of the session's.", None
-    )
-
-
-class SessionContextResult(Record):
-    session_id: str = doc_field("The session.")
-    model: str | None = doc_field("The session's model.")
-    context_length: int | None = doc_field("The model's context window in tokens, if known.")
-    tokens: int = doc_field("Rough tokens of the next request: history, system prompt and tools.")
-    fixed_tokens: int = doc_field("Of those, what every request carries: system prompt and tools.")
-    system_prompt_tokens: int = doc_field("Of the fixed ones, the system prompt's.")
-    tool_tokens: int = doc_field("Of the fixed ones, the tool schemas'.")
-    message_count: int = doc_field("Messages in the estimated history.")
-    tool_count: int = doc_field("Tools the agent offers the model.")
-
-
 class SessionHistoryResult(Record):
     session_id: str = doc_field("The session.")
     messages: list[JsonObject] = doc_field(
@@ -351,6 +328,11 @@ class RunOutput(Record):
     final_response: str | None = doc_field("The assistant's final text.")
     message_count: int = doc_field("Messages in the conversation after the run.")
     api_calls: int | None = doc_field("Model calls made during the run.")
+    usage: TokenUsage | None = doc_field(
+        "Tokens the run's model calls used, as the provider reported them; null when the"
+        " agent reports none.",
+        default=None,
+    )
 
 
 class RunResultResult(Record):

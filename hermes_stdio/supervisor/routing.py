@@ -28,6 +28,7 @@ from typing import Any
 from ..protocol import RUN_NOTIFICATIONS, SERVER_NOTIFICATIONS, encode
 from ..protocol import asks as a
 from ..protocol import types as t
+from ..protocol import usage as u
 from ..protocol.model import fields_of
 from ..transport import Peer
 from ..wire import ErrorType, Notification, Request, RequestId, Response, RpcError
@@ -195,7 +196,7 @@ class RoutedMethods:
     def _h_session_switchModel(self, req: Request, p: t.SessionSwitchModelParams) -> None:
         self._to_session_creating(req, p.session_id, p.profile, p.worker_key)
 
-    def _h_session_estimateContext(self, req: Request, p: t.SessionContextParams) -> None:
+    def _h_session_estimateContext(self, req: Request, p: u.SessionContextParams) -> None:
         self._to_session_creating(req, p.session_id, p.profile, p.worker_key)
 
     def _to_session_creating(

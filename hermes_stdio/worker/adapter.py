@@ -49,7 +49,7 @@ from typing import Any, Literal
 
 from ..protocol import toolbox as tx
 from ..protocol import types as t
-from . import goals, images, references, skills
+from . import goals, images, references, skills, usage
 from .approvals import ApprovalBridge
 from .callbacks import EventSink, agent_callbacks
 from .clarify import ClarifyBridge
@@ -287,6 +287,7 @@ class HermesAdapter:
             agent.ephemeral_system_prompt = session.instructions
         recall_compression(self._db, session)
         hermes = TurnModules(approval, session_context, runtime_cwd, terminal_tool)
+        before = usage.counters(agent)
         try:
             with session_scope(session, hermes, self._approvals):
                 agent.clear_interrupt()  # a stale interrupt would otherwise carry into this turn
@@ -310,7 +311,7 @@ class HermesAdapter:
             self.save_transcript(agent)
             session.restore = True  # the database is now the best record of the turn
             raise
-        return TurnOutcome.of(result, session.history)
+        return TurnOutcome.of(result, session.history, usage.turn_usage(agent, before))
 
     def interrupt(self, agent: Any, message: str | None) -> None:
         agent.interrupt(message)

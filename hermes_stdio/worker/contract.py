@@ -21,6 +21,7 @@ from typing import Any, Literal, Protocol
 
 from ..protocol import toolbox as tx
 from ..protocol import types as t
+from ..protocol.usage import TokenUsage
 from .callbacks import EventSink
 from .images import Attachment
 from .state import Session
@@ -40,13 +41,16 @@ class TurnOutcome:
     failed: bool = False
     error: str | None = None
     api_calls: int | None = None
+    usage: TokenUsage | None = None
 
     @classmethod
-    def of(cls, result: Any, history: list[dict[str, Any]]) -> TurnOutcome:
+    def of(
+        cls, result: Any, history: list[dict[str, Any]], usage: TokenUsage | None = None
+    ) -> TurnOutcome:
         """hermes' ``run_conversation`` result (``history``: the messages to keep when
-        it names none)."""
+        it names none; ``usage``: what its model calls used)."""
         if not isinstance(result, dict):
-            return cls(final_response=None if result is None else str(result))
+            return cls(final_response=None if result is None else str(result), usage=usage)
         messages, final = result.get("messages"), result.get("final_response")
         error = result.get("error") or result.get("failure_reason")
         calls = result.get("api_calls")
@@ -57,6 +61,7 @@ class TurnOutcome:
             failed=bool(result.get("failed")),
             error=str(error) if error else None,
             api_calls=calls if isinstance(calls, int) else None,
+            usage=usage,
         )
 
 

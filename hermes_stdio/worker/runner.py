@@ -106,7 +106,9 @@ def execute_run(adapter: AgentAdapter, session: Session, run: Run, message: str)
         run.complete("error", None, _error(t.RunErrorType.AGENT_ERROR, exc))
         return
     session.history = outcome.messages
-    output = t.RunOutput(outcome.final_response, len(outcome.messages), outcome.api_calls)
+    output = t.RunOutput(
+        outcome.final_response, len(outcome.messages), outcome.api_calls, outcome.usage
+    )
     if outcome.interrupted or run.interrupt_requested:
         run.complete("interrupted", output, None)
         return

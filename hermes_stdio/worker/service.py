@@ -27,6 +27,7 @@ from typing import Any
 
 from ..protocol import HOST_METHODS, WORKER_METHODS, decode, encode
 from ..protocol import types as t
+from ..protocol import usage as u
 from ..transport import FrameWriter, Peer
 from ..transport.timers import TIMERS, Soonest, Timers
 from ..wire import ErrorType, Notification, Request, RpcError, to_wire_error
@@ -297,7 +298,7 @@ class WorkerService(AnswerMethods, QueryMethods):
         threading.Thread(target=switch, name="switch-model", daemon=True).start()
         return _DEFERRED
 
-    def _h_session_estimateContext(self, req: Request, p: t.SessionContextParams) -> Any:
+    def _h_session_estimateContext(self, req: Request, p: u.SessionContextParams) -> Any:
         self._fresh_runtime()
 
         def estimate() -> None:
@@ -322,7 +323,7 @@ class WorkerService(AnswerMethods, QueryMethods):
                 self.peer.respond_error(req.id, to_wire_error(exc))
                 return
             model = self.adapter.model_of(agent) or session.model
-            result = t.SessionContextResult(session_id=p.session_id, model=model, **figures)
+            result = u.SessionContextResult(session_id=p.session_id, model=model, **figures)
             self.peer.respond(req.id, encode(result))
 
         threading.Thread(target=estimate, name="estimate", daemon=True).start()

@@ -331,10 +331,18 @@ def test_run_notifications_have_exactly_the_documented_bytes_on_the_wire(
     delta = next(n for n in notes if n.method == "run/delta")
     expected_delta = (head % "delta") + f'{delta.params["seq"]},"text":"Hi \u00e9\\"!"}}}}'
     done = notes[-1]
+    used = done.params["result"]["usage"]  # the scripted model's counts; the order is pinned
+    usage = (
+        '{{"inputTokens":{inputTokens},"outputTokens":{outputTokens},"cacheReadTokens":0,'
+        '"cacheWriteTokens":0,"reasoningTokens":0,"totalTokens":{totalTokens},'
+        '"contextTokens":{contextTokens},"contextLength":131072}}'
+    ).format(**used)
     expected_done = (head % "completed") + (
         f'{done.params["seq"]},"status":"complete","result":{{"finalResponse":"Hi \u00e9\\"!",'
-        f'"messageCount":2,"apiCalls":1}},"error":null}}}}'
+        f'"messageCount":2,"apiCalls":1,"usage":{usage}}},"error":null}}}}'
     )
+    assert used["inputTokens"] > 0 and used["outputTokens"] > 0
+    assert used["totalTokens"] == used["inputTokens"] + used["outputTokens"]
     assert expected_delta.encode() in host.raw_frames
     assert expected_done.encode() in host.raw_frames
 

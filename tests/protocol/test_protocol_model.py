@@ -207,7 +207,12 @@ def test_encode_recurses_through_lists_and_dicts_of_records():
                 "runId": "r",
                 "sessionId": "s",
                 "status": "complete",
-                "result": {"finalResponse": "done", "messageCount": 2, "apiCalls": 1},
+                "result": {
+                    "finalResponse": "done",
+                    "messageCount": 2,
+                    "apiCalls": 1,
+                    "usage": None,
+                },
                 "error": None,
             }
         ],

@@ -99,7 +99,7 @@ def test_complete_sends_exactly_one_run_completed_with_the_next_seq():
             "sessionId": "s",
             "seq": 2,
             "status": "complete",
-            "result": {"finalResponse": "a", "messageCount": 2, "apiCalls": 1},
+            "result": {"finalResponse": "a", "messageCount": 2, "apiCalls": 1, "usage": None},
             "error": None,
         },
     }

@@ -560,6 +560,10 @@ export interface RunOutput {
    * Model calls made during the run.
    */
   apiCalls: number | null;
+  /**
+   * Tokens the run's model calls used, as the provider reported them; null when the agent reports none.
+   */
+  usage?: TokenUsage | null;
 }
 
 export interface RunResultResult {
@@ -1051,6 +1055,41 @@ export interface TemplateInfo {
    * Why it is unsafe or failed; null otherwise.
    */
   problem: string | null;
+}
+
+export interface TokenUsage {
+  /**
+   * Prompt tokens sent, over all of the run's model calls.
+   */
+  inputTokens: number;
+  /**
+   * Tokens the model wrote.
+   */
+  outputTokens: number;
+  /**
+   * Of the input, tokens the provider served from its cache.
+   */
+  cacheReadTokens: number;
+  /**
+   * Of the input, tokens the provider wrote to its cache.
+   */
+  cacheWriteTokens: number;
+  /**
+   * Of the output, reasoning tokens.
+   */
+  reasoningTokens: number;
+  /**
+   * Input and output together, as the provider counts them.
+   */
+  totalTokens: number;
+  /**
+   * The last request's prompt size: how full the context window is now; null if unknown.
+   */
+  contextTokens: number | null;
+  /**
+   * The model's context window, if known.
+   */
+  contextLength: number | null;
 }
 
 export interface WorkerExitedNotification {

@@ -1,0 +1,30 @@
+"""A run's token usage from hermes' per-session counters: the difference over the run,
+the window's fill, and nothing for an agent that keeps no counters."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+from hermes_stdio.protocol.usage import TokenUsage
+from hermes_stdio.worker.usage import counters, turn_usage
+
+
+def agent(**tokens: int) -> SimpleNamespace:
+    fields = {f"session_{k}_tokens": tokens.get(k, 0) for k in ("input", "output", "total")}
+    fields |= {f"session_{k}_tokens": 0 for k in ("cache_read", "cache_write", "reasoning")}
+    compressor = SimpleNamespace(last_prompt_tokens=-1, context_length=1000)
+    return SimpleNamespace(context_compressor=compressor, **fields)
+
+
+def test_usage_is_what_the_run_added_and_the_fill_is_unknown_right_after_compression() -> None:
+    a = agent(input=100, output=10, total=110)
+    before = counters(a)
+    a.session_input_tokens, a.session_output_tokens, a.session_total_tokens = 150, 30, 180
+    assert turn_usage(a, before) == TokenUsage(50, 20, 0, 0, 0, 70, None, 1000)
+    a.context_compressor.last_prompt_tokens = 640
+    assert turn_usage(a, before) == TokenUsage(50, 20, 0, 0, 0, 70, 640, 1000)
+
+
+def test_an_agent_without_counters_reports_no_usage() -> None:
+    assert counters(object()) is None
+    assert turn_usage(object(), None) is None
