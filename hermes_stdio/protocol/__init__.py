@@ -1,6 +1,6 @@
 """The protocol, defined once: types, the method table and the JSON Schema export."""
 
-from . import asks, inputs, toolbox, types, usage
+from . import asks, inputs, stored, toolbox, types, usage
 from .methods import (
     HOST_METHODS,
     RUN_NOTIFICATIONS,
@@ -27,6 +27,7 @@ __all__ = [
     "decode",
     "encode",
     "inputs",
+    "stored",
     "toolbox",
     "types",
     "usage",

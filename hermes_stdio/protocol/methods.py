@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import Any, Literal, NamedTuple
 
 from . import asks as a
+from . import stored as st
 from . import toolbox as x
 from . import types as t
 from . import usage as u
@@ -130,6 +131,13 @@ HOST_METHODS: dict[str, Method] = _methods(
         t.SessionHistoryResult,
         "session",
         "A session's messages, from its worker or the profile's session database.",
+    ),
+    Method(
+        "session/listStored",
+        st.SessionListStoredParams,
+        st.SessionListStoredResult,
+        "profile",
+        "The profile's stored sessions, most recently active first, to browse and resume.",
     ),
     Method(
         "session/goal",

@@ -221,7 +221,8 @@ class RoutedMethods:
     def _h_command_list(self, req: Request, p: t.WorkerTarget) -> None:
         self._forward(req, self.pool.slot(*self._key(p.profile, p.worker_key)))
 
-    _h_mcp_status = _h_command_list  # both ask the profile's worker, starting it if needed
+    # These ask the profile's worker too, starting it if needed.
+    _h_mcp_status = _h_session_listStored = _h_command_list
 
     def _h_session_list(self, req: Request, p: t.SessionListParams) -> None:
         slot = self._running(self._key(p.profile, p.worker_key))

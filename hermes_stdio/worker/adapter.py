@@ -41,7 +41,6 @@ from __future__ import annotations
 import contextlib
 import importlib
 import os
-import sys
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -56,6 +55,7 @@ from .clarify import ClarifyBridge
 from .compression import CompressionBridge, delegate_compression, estimate, recall_compression
 from .contract import AgentUnavailable, TurnOutcome, UserContent
 from .mcp import McpServers
+from .messages import flush_turn
 from .runtime import Fingerprint, loaded_files
 from .scancache import FileVerdicts, serve_tool_scan
 from .scope import TurnModules, session_scope
@@ -272,6 +272,20 @@ class HermesAdapter:
         )
         return images.attach(message, attachments, hermes)
 
+    def stored_sessions(
+        self, query: str | None, source: str | None, limit: int, offset: int
+    ) -> list[dict[str, Any]]:
+        self._modules()
+        rows = self._db.list_sessions_rich(
+            source=source,
+            limit=limit,
+            offset=offset,
+            order_by_last_active=True,  # the only order hermes searches in
+            search_query=query,
+            compact_rows=True,
+        )
+        return list(rows)
+
     def run_turn(
         self,
         agent: Any,
@@ -342,17 +356,7 @@ class HermesAdapter:
         return self._loaded.changed() if self._loaded is not None else None
 
     def save_transcript(self, agent: Any) -> None:
-        messages = getattr(agent, "_session_messages", None)
-        flush = getattr(agent, "_flush_messages_to_session_db", None)
-        if not isinstance(messages, list) or not messages or not callable(flush):
-            return
-        try:
-            strip = getattr(agent, "_drop_trailing_empty_response_scaffolding", None)
-            if callable(strip):
-                strip(messages)  # hermes' retry nudges are not part of the conversation
-            flush(messages)
-        except Exception as exc:
-            print(f"worker: saving the turn's transcript failed: {exc!r}", file=sys.stderr)
+        flush_turn(agent)
 
     def _goals(self) -> tuple[Any, int]:
         self._modules()

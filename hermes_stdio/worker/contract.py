@@ -144,6 +144,13 @@ class AgentAdapter(Protocol):
 
     def list_commands(self) -> list[dict[str, str]]: ...
 
+    def stored_sessions(
+        self, query: str | None, source: str | None, limit: int, offset: int
+    ) -> list[dict[str, Any]]:
+        """A page of hermes' session rows from the profile's database, most recently
+        active first (a compression chain as one row)."""
+        ...
+
     def connect_mcp(self) -> None:
         """Start connecting the profile's MCP servers in the background (once the
         profile's environment is final); no-op after the first call."""

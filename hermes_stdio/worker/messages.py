@@ -7,10 +7,15 @@ Contract:
   list of objects, each with a ``role`` of system, user, assistant or tool.
   Returns fresh copies without private keys; raises ``ValueError`` naming the
   first bad item by its index.
+- ``flush_turn(agent)``: writes what a hermes agent's current turn produced so
+  far to its session database, through hermes' own flush (which skips rows
+  already written), without hermes' retry scaffolding; a failure is reported
+  on stderr, never raised.
 """
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterable
 from typing import Any
 
@@ -34,3 +39,17 @@ def checked(raw: list[Any]) -> list[dict[str, Any]]:
             raise ValueError(f"messages[{i}] needs a role: one of {', '.join(sorted(ROLES))}")
         out.append(_strip(item))
     return out
+
+
+def flush_turn(agent: Any) -> None:
+    messages = getattr(agent, "_session_messages", None)
+    flush = getattr(agent, "_flush_messages_to_session_db", None)
+    if not isinstance(messages, list) or not messages or not callable(flush):
+        return
+    try:
+        strip = getattr(agent, "_drop_trailing_empty_response_scaffolding", None)
+        if callable(strip):
+            strip(messages)  # hermes' retry nudges are not part of the conversation
+        flush(messages)
+    except Exception as exc:
+        print(f"worker: saving the turn's transcript failed: {exc!r}", file=sys.stderr)

@@ -60,6 +60,11 @@ class PlainAdapterMethods:
     def shutdown(self, timeout: float) -> None:
         pass  # holds nothing beyond its agents
 
+    def stored_sessions(
+        self, query: str | None, source: str | None, limit: int, offset: int
+    ) -> list[dict[str, Any]]:
+        return []  # keeps no database
+
     def list_commands(self) -> list[dict[str, str]]:
         return []  # has no skills
 

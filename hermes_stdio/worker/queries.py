@@ -2,7 +2,8 @@
 
 Contract (a mixin of ``WorkerService``, which provides ``adapter``,
 ``sessions`` and ``peer``): ``command/list`` (the profile's skills and
-bundles), ``mcp/status`` (its MCP servers), ``session/goal`` (its goals) and
+bundles), ``mcp/status`` (its MCP servers), ``session/listStored`` (its
+stored sessions, a page at a time), ``session/goal`` (its goals) and
 ``session/history`` (from memory when a worker holds the session, else read
 from the profile's database without loading it) may import hermes-agent, touch
 the disk or copy a long history, so each is answered from a thread of its own
@@ -18,6 +19,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..protocol import encode
+from ..protocol import stored as st
 from ..protocol import toolbox as x
 from ..protocol import types as t
 from ..protocol.record import Record
@@ -56,6 +58,23 @@ class QueryMethods:
             return x.CommandListResult([x.CommandInfo(**c) for c in found])  # type: ignore[arg-type]
 
         return self.answer_off_reader(req, "commands", scan)
+
+    def _h_session_listStored(self, req: Request, p: st.SessionListStoredParams) -> Any:
+        for name, value, low, high in (("limit", p.limit, 1, 200), ("offset", p.offset, 0, None)):
+            if value < low or (high is not None and value > high):
+                bound = f"between {low} and {high}" if high else f"{low} or more"
+                raise RpcError(
+                    ErrorType.INVALID_PARAMS, f"{name} must be {bound}", field=f"params.{name}"
+                )
+
+        def browse() -> st.SessionListStoredResult:
+            # One more than asked: whether there is a next page.
+            rows = self.adapter.stored_sessions(p.query, p.source, p.limit + 1, p.offset)
+            page = [_stored(row) for row in rows[: p.limit]]
+            more = len(rows) > p.limit
+            return st.SessionListStoredResult(page, p.offset + p.limit if more else None)
+
+        return self.answer_off_reader(req, "stored-sessions", browse)
 
     def _h_mcp_status(self, req: Request, p: t.WorkerTarget) -> Any:
         return self.answer_off_reader(
@@ -98,3 +117,27 @@ class QueryMethods:
 def _history(session_id: str, messages: list[dict[str, Any]]) -> t.SessionHistoryResult:
     shown = public(list(messages))
     return t.SessionHistoryResult(session_id, shown, len(shown))
+
+
+def _ms(value: Any) -> int | None:
+    return int(value * 1000) if isinstance(value, int | float) and value > 0 else None
+
+
+def _text(value: Any) -> str | None:
+    return str(value) if value else None
+
+
+def _stored(row: dict[str, Any]) -> st.StoredSession:
+    """One of hermes' session rows; a compressed conversation is listed under the id
+    its host knows (the chain's root), with its live continuation's figures."""
+    count = row.get("message_count")
+    return st.StoredSession(
+        session_id=str(row.get("_lineage_root_id") or row.get("id") or ""),
+        title=_text(row.get("title")),
+        preview=_text(row.get("preview")),
+        source=_text(row.get("source")),
+        model=_text(row.get("model")),
+        message_count=count if isinstance(count, int) else 0,
+        started_at=_ms(row.get("started_at")),
+        last_active_at=_ms(row.get("last_active")),
+    )

@@ -53,6 +53,7 @@ _ROUTED = {
     "session/history",
     "command/list",
     "mcp/status",
+    "session/listStored",
     "session/goal",
     "session/status",
     "session/list",

@@ -268,3 +268,7 @@ def test_a_session_hermes_compressed_under_a_new_id_resumes_after_a_crash_where_
     assert resumed[len(before_crash)] == ("assistant", "ok")
     history = host.request("session/history", {"sessionId": sid})["messages"]
     assert [m["content"] for m in history][-2:] == ["after the crash", "ok"]
+    # Listed once, under the id the host knows, with the continuation's figures.
+    [listed] = host.request("session/listStored", {})["sessions"]
+    assert listed["sessionId"] == sid
+    assert listed["messageCount"] == len(resumed) + 1  # and the reply to it

@@ -48,3 +48,47 @@ def test_session_history_of_a_session_nobody_knows_is_unknown_session(host: Host
         host.request("session/history", {"sessionId": "sess-never-seen"})
     assert err.value.kind is ErrorType.UNKNOWN_SESSION
     assert err.value.data["sessionId"] == "sess-never-seen"
+
+
+def test_stored_sessions_are_listed_newest_first_a_page_at_a_time_and_filtered(
+    host: HostClient, llm: ScriptedLLM
+) -> None:
+    ids = []
+    for message, source in (
+        ("first VSC", "vscode"),
+        ("other app", "other"),
+        ("second VSC", "vscode"),
+    ):
+        llm.enqueue(Reply.text(["ok"]))
+        run = host.request("run/start", {"message": message, "source": source})
+        host.wait_run_completed(run["runId"])
+        ids.append(run["sessionId"])
+    mine = host.request("session/listStored", {"source": "vscode"})
+    assert [s["sessionId"] for s in mine["sessions"]] == [ids[2], ids[0]]
+    assert mine["nextOffset"] is None
+    newest = mine["sessions"][0]
+    assert (newest["source"], newest["messageCount"], newest["model"]) == (
+        "vscode",
+        2,
+        "test-model",
+    )
+    assert newest["preview"].startswith("second VSC")
+    assert newest["lastActiveAt"] >= newest["startedAt"] > 0
+
+    page = host.request("session/listStored", {"limit": 2})
+    assert [s["sessionId"] for s in page["sessions"]] == [ids[2], ids[1]]
+    assert page["nextOffset"] == 2
+    rest = host.request("session/listStored", {"limit": 2, "offset": 2})
+    assert [s["sessionId"] for s in rest["sessions"]] == [ids[0]]
+    assert rest["nextOffset"] is None
+
+    found = host.request("session/listStored", {"query": ids[1][-8:].upper()})
+    assert [s["sessionId"] for s in found["sessions"]] == [ids[1]]
+    assert host.request("session/listStored", {"profile": "play"}) == {
+        "sessions": [],
+        "nextOffset": None,
+    }
+    with pytest.raises(RpcError) as err:
+        host.request("session/listStored", {"limit": 0})
+    assert err.value.kind is ErrorType.INVALID_PARAMS
+    assert err.value.data["field"] == "params.limit"

@@ -923,6 +923,44 @@ export interface SessionListResult {
   sessions: SessionInfo[];
 }
 
+export interface SessionListStoredParams {
+  /**
+   * Hermes profile; default when absent.
+   */
+  profile?: string | null;
+  /**
+   * Worker isolation key.
+   */
+  workerKey?: string | null;
+  /**
+   * Only sessions whose title or id contains this (case-insensitive).
+   */
+  query?: string | null;
+  /**
+   * Only sessions started with this run/start source, e.g. vscode.
+   */
+  source?: string | null;
+  /**
+   * At most this many (1 to 200).
+   */
+  limit?: number;
+  /**
+   * Skip this many: nextOffset of the previous page.
+   */
+  offset?: number;
+}
+
+export interface SessionListStoredResult {
+  /**
+   * Most recently active first.
+   */
+  sessions: StoredSession[];
+  /**
+   * The offset of the next page; null on the last one.
+   */
+  nextOffset: number | null;
+}
+
 export interface SessionStatusParams {
   /**
    * The session to describe.
@@ -997,6 +1035,41 @@ export interface SessionTarget {
    * Worker isolation key.
    */
   workerKey?: string | null;
+}
+
+export interface StoredSession {
+  /**
+   * The id to resume it with in run/start.
+   */
+  sessionId: string;
+  /**
+   * Its title (hermes names sessions after the first turn).
+   */
+  title: string | null;
+  /**
+   * The start of its first user message.
+   */
+  preview: string | null;
+  /**
+   * Where it came from: run/start source, cli, and so on.
+   */
+  source: string | null;
+  /**
+   * The model it last ran with.
+   */
+  model: string | null;
+  /**
+   * Messages it holds.
+   */
+  messageCount: number;
+  /**
+   * When it started (ms since the epoch).
+   */
+  startedAt: number | null;
+  /**
+   * When it last had a message (ms since the epoch).
+   */
+  lastActiveAt: number | null;
 }
 
 export interface SupervisorStatusResult {
@@ -1249,6 +1322,8 @@ export interface HostRequests {
   'session/history': { params: SessionTarget; result: SessionHistoryResult };
   /** Sessions loaded in a profile's worker; never starts a worker. */
   'session/list': { params: SessionListParams; result: SessionListResult };
+  /** The profile's stored sessions, most recently active first, to browse and resume. */
+  'session/listStored': { params: SessionListStoredParams; result: SessionListStoredResult };
   /** Describe a session; with ifLoaded it never starts a worker. */
   'session/status': { params: SessionStatusParams; result: SessionInfo };
   /** Switch a session's model (and provider) from its next run on. */
@@ -1317,6 +1392,7 @@ export const HOST_REQUEST_METHODS: readonly HostRequestMethod[] = [
   'session/goal',
   'session/history',
   'session/list',
+  'session/listStored',
   'session/status',
   'session/switchModel',
   'shutdown',

@@ -1,0 +1,36 @@
+"""Sessions as a profile's database keeps them, for a host to browse and resume.
+Names follow ``types``: snake_case here, camelCase on the wire.
+"""
+
+from __future__ import annotations
+
+from .record import Record, doc_field
+
+
+class SessionListStoredParams(Record):
+    profile: str | None = doc_field("Hermes profile; default when absent.", default=None)
+    worker_key: str | None = doc_field("Worker isolation key.", default=None)
+    query: str | None = doc_field(
+        "Only sessions whose title or id contains this (case-insensitive).", default=None
+    )
+    source: str | None = doc_field(
+        "Only sessions started with this run/start source, e.g. vscode.", default=None
+    )
+    limit: int = doc_field("At most this many (1 to 200).", default=50)
+    offset: int = doc_field("Skip this many: nextOffset of the previous page.", default=0)
+
+
+class StoredSession(Record):
+    session_id: str = doc_field("The id to resume it with in run/start.")
+    title: str | None = doc_field("Its title (hermes names sessions after the first turn).")
+    preview: str | None = doc_field("The start of its first user message.")
+    source: str | None = doc_field("Where it came from: run/start source, cli, and so on.")
+    model: str | None = doc_field("The model it last ran with.")
+    message_count: int = doc_field("Messages it holds.")
+    started_at: int | None = doc_field("When it started (ms since the epoch).")
+    last_active_at: int | None = doc_field("When it last had a message (ms since the epoch).")
+
+
+class SessionListStoredResult(Record):
+    sessions: list[StoredSession] = doc_field("Most recently active first.")
+    next_offset: int | None = doc_field("The offset of the next page; null on the last one.")
