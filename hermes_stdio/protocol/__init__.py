@@ -3,6 +3,7 @@
 from . import asks, inputs, stored, toolbox, types, usage
 from .methods import (
     HOST_METHODS,
+    RELAYED_NOTIFICATIONS,
     RUN_NOTIFICATIONS,
     SERVER_NOTIFICATIONS,
     WORKER_METHODS,
@@ -16,6 +17,7 @@ from .types import PROTOCOL_VERSION
 __all__ = [
     "HOST_METHODS",
     "PROTOCOL_VERSION",
+    "RELAYED_NOTIFICATIONS",
     "RUN_NOTIFICATIONS",
     "SERVER_NOTIFICATIONS",
     "WORKER_METHODS",

@@ -38,6 +38,7 @@ class NotificationSpec(NamedTuple):
     params: type
     doc: str
     run_scoped: bool = False
+    origin: Literal["worker", "supervisor"] = "worker"  # who writes it
 
 
 def _methods(*items: Method) -> dict[str, Method]:
@@ -283,7 +284,17 @@ SERVER_NOTIFICATIONS: dict[str, NotificationSpec] = {
             "The run ended; exactly one per started run, always its last.",
             True,
         ),
-        NotificationSpec("worker/exited", t.WorkerExitedNotification, "A worker process exited."),
+        NotificationSpec(
+            "session/titled",
+            t.SessionTitledNotification,
+            "hermes titled a session after one of its first exchanges.",
+        ),
+        NotificationSpec(
+            "worker/exited",
+            t.WorkerExitedNotification,
+            "A worker process exited.",
+            origin="supervisor",
+        ),
     )
 }
 
@@ -306,3 +317,7 @@ WORKER_NOTIFICATIONS: dict[str, NotificationSpec] = {
 }
 
 RUN_NOTIFICATIONS = frozenset(n for n, spec in SERVER_NOTIFICATIONS.items() if spec.run_scoped)
+# What the supervisor relays from workers to the host as it came.
+RELAYED_NOTIFICATIONS = frozenset(
+    n for n, spec in SERVER_NOTIFICATIONS.items() if spec.origin == "worker"
+)

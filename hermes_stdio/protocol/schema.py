@@ -2,7 +2,8 @@
 
 Contract: ``build_schema()`` is deterministic. Every record type is under
 ``$defs``; ``x-methods`` / ``x-notifications`` map each wire method to its
-params (and result) schema; ``x-errors`` maps each error ``data.type`` to its
+params (and result) schema (a notification's ``runScoped`` says it belongs to
+one run: runId, sessionId and seq first); ``x-errors`` maps each error ``data.type`` to its
 code. ``SCHEMA_PATH`` is the checked-in copy; a test regenerates and diffs it
 (``hermes-stdio schema --write`` refreshes it).
 """
@@ -38,6 +39,7 @@ def build_schema() -> dict[str, Any]:
     notifications = {
         n.name: {
             "direction": "serverToHost",
+            "runScoped": n.run_scoped,
             "description": n.doc,
             "params": schema_of(n.params, defs),
         }

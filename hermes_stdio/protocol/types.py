@@ -243,6 +243,11 @@ class GoalInfo(Record):
     last_reason: str | None = doc_field("Why, in the judge's words.")
 
 
+class SessionTitledNotification(Record):
+    session_id: str = doc_field("The session.")
+    title: str = doc_field("The title hermes gave it, as saved in the profile's database.")
+
+
 class SessionListParams(Record):
     profile: str | None = doc_field("Profile to list; default when absent.", None)
     worker_key: str | None = doc_field("Worker isolation key.", None)

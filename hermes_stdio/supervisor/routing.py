@@ -25,7 +25,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ..protocol import RUN_NOTIFICATIONS, SERVER_NOTIFICATIONS, encode
+from ..protocol import RELAYED_NOTIFICATIONS, SERVER_NOTIFICATIONS, encode
 from ..protocol import asks as a
 from ..protocol import types as t
 from ..protocol import usage as u
@@ -315,7 +315,7 @@ class RoutedMethods:
         return accept, sink
 
     def _relay(self, slot: WorkerSlot, note: Notification, body: bytes) -> None:
-        if note.method not in RUN_NOTIFICATIONS:
+        if note.method not in RELAYED_NOTIFICATIONS:
             print(
                 f"hermes-stdio: dropping unknown worker notification {note.method!r}",
                 file=sys.stderr,

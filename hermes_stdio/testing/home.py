@@ -3,7 +3,8 @@
 Contract: ``make_home(root, base_url, profiles=...)`` writes a Hermes home
 whose default profile and each named profile use the ``custom`` provider at
 ``base_url``, with the environment probe, tirith and lazy installs switched
-off so nothing leaves 127.0.0.1. ``offline_env()`` is the matching process
+off so nothing leaves 127.0.0.1, and session titling off so no background
+call takes a scripted reply. ``offline_env()`` is the matching process
 environment.
 """
 
@@ -28,6 +29,8 @@ def profile_config(base_url: str, model: str = "test-model") -> dict[str, Any]:
         "security": {"tirith_enabled": False, "allow_lazy_installs": False},
         # "smart" approvals would ask the (scripted) model first and eat a scripted reply.
         "approvals": {"mode": "manual"},
+        # So would titling a session after its first exchange (in the background).
+        "auxiliary": {"title_generation": {"enabled": False}},
     }
 
 

@@ -53,13 +53,14 @@ from .approvals import ApprovalBridge
 from .callbacks import EventSink, agent_callbacks
 from .clarify import ClarifyBridge
 from .compression import CompressionBridge, delegate_compression, estimate, recall_compression
-from .contract import AgentUnavailable, TurnOutcome, UserContent
+from .contract import AgentUnavailable, Announce, TurnOutcome, UserContent
 from .mcp import McpServers
 from .messages import flush_turn
 from .runtime import Fingerprint, loaded_files
 from .scancache import FileVerdicts, serve_tool_scan
 from .scope import TurnModules, session_scope
 from .state import Session
+from .titles import auto_title
 
 
 def _cache_tool_scan() -> FileVerdicts | None:
@@ -78,19 +79,20 @@ def _clarify_timeout_s() -> float:
     return float(get_clarify_timeout())
 
 
-def _lists_mcp_servers() -> bool:
-    """Whether the profile's config.yaml lists MCP servers now."""
+def _configured(key: str) -> Any:
+    """``key`` as the profile's config.yaml writes it (hermes' defaults not merged)."""
     from hermes_cli.config import read_raw_config
 
-    servers = (read_raw_config() or {}).get("mcp_servers")
+    return (read_raw_config() or {}).get(key)
+
+
+def _lists_mcp_servers() -> bool:
+    servers = _configured("mcp_servers")
     return isinstance(servers, dict) and bool(servers)
 
 
 def _configured_approval_mode() -> object:
-    """``approvals.mode`` as the profile's config.yaml sets it; None when it does not."""
-    from hermes_cli.config import read_raw_config
-
-    approvals = (read_raw_config() or {}).get("approvals")
+    approvals = _configured("approvals")
     return approvals.get("mode") if isinstance(approvals, dict) else None
 
 
@@ -271,6 +273,13 @@ class HermesAdapter:
             mode, cache_image_from_bytes, build_native_content_parts, describe
         )
         return images.attach(message, attachments, hermes)
+
+    def title_session(
+        self, agent: Any, session: Session, message: str, final: str, announce: Announce
+    ) -> None:
+        from agent.title_generator import maybe_auto_title
+
+        auto_title(maybe_auto_title, self._db, agent, session.history, message, final, announce)
 
     def stored_sessions(
         self, query: str | None, source: str | None, limit: int, offset: int

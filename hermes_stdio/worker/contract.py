@@ -27,6 +27,7 @@ from .images import Attachment
 from .state import Session
 
 UserContent = str | list[dict[str, Any]]  # a text, or OpenAI-style content parts
+Announce = Callable[[str], None]
 
 
 class AgentUnavailable(Exception):
@@ -143,6 +144,13 @@ class AgentAdapter(Protocol):
         ...
 
     def list_commands(self) -> list[dict[str, str]]: ...
+
+    def title_session(
+        self, agent: Any, session: Session, message: str, final: str, announce: Announce
+    ) -> None:
+        """Have the session titled after one of its first exchanges, in the
+        background; ``announce(title)`` once it is saved (``titles``)."""
+        ...
 
     def stored_sessions(
         self, query: str | None, source: str | None, limit: int, offset: int

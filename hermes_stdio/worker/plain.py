@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 from ..protocol import toolbox as tx
 from ..protocol import types as t
-from .contract import UserContent
+from .contract import Announce, UserContent
 from .images import Attachment
 from .state import Session
 
@@ -59,6 +59,11 @@ class PlainAdapterMethods:
 
     def shutdown(self, timeout: float) -> None:
         pass  # holds nothing beyond its agents
+
+    def title_session(
+        self, agent: Any, session: Session, message: str, final: str, announce: Announce
+    ) -> None:
+        pass  # titles nothing
 
     def stored_sessions(
         self, query: str | None, source: str | None, limit: int, offset: int

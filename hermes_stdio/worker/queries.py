@@ -3,7 +3,8 @@
 Contract (a mixin of ``WorkerService``, which provides ``adapter``,
 ``sessions`` and ``peer``): ``command/list`` (the profile's skills and
 bundles), ``mcp/status`` (its MCP servers), ``session/listStored`` (its
-stored sessions, a page at a time), ``session/goal`` (its goals) and
+stored sessions, a page at a time), ``session/estimateContext`` (which may
+build the session's agent), ``session/goal`` (its goals) and
 ``session/history`` (from memory when a worker holds the session, else read
 from the profile's database without loading it) may import hermes-agent, touch
 the disk or copy a long history, so each is answered from a thread of its own
@@ -22,11 +23,13 @@ from ..protocol import encode
 from ..protocol import stored as st
 from ..protocol import toolbox as x
 from ..protocol import types as t
+from ..protocol import usage as u
 from ..protocol.record import Record
 from ..transport import Peer
 from ..wire import ErrorType, Request, RpcError, to_wire_error
 from .contract import AgentAdapter, AgentUnavailable
 from .messages import public
+from .runner import AgentNotReady, ready_agent
 from .state import Session
 
 DEFERRED = object()  # a handler's result: the answer is sent later, by a thread
@@ -36,6 +39,8 @@ class QueryMethods:
     adapter: AgentAdapter
     sessions: dict[str, Session]
     peer: Peer | None
+    _session: Callable[[str], Session]  # the held session, or a new one to resume
+    _fresh_runtime: Callable[[], None]  # raises agent_runtime_stale
 
     def answer_off_reader(self, req: Request, name: str, answer: Callable[[], Record]) -> object:
         def run() -> None:
@@ -75,6 +80,25 @@ class QueryMethods:
             return st.SessionListStoredResult(page, p.offset + p.limit if more else None)
 
         return self.answer_off_reader(req, "stored-sessions", browse)
+
+    def _h_session_estimateContext(self, req: Request, p: u.SessionContextParams) -> Any:
+        self._fresh_runtime()
+
+        def estimate() -> u.SessionContextResult:
+            session = self._session(p.session_id)
+            try:  # may build the agent: never on the reader thread
+                agent = ready_agent(self.adapter, session)
+            except AgentNotReady as exc:
+                unavailable = exc.kind == t.RunErrorType.AGENT_UNAVAILABLE
+                kind = ErrorType.AGENT_UNAVAILABLE if unavailable else ErrorType.AGENT_ERROR
+                raise RpcError(kind, str(exc)) from exc
+            history = p.messages if p.messages is not None else session.history
+            instructions = p.instructions if p.instructions is not None else session.instructions
+            figures = self.adapter.estimate_context(agent, list(history), instructions)
+            model = self.adapter.model_of(agent) or session.model
+            return u.SessionContextResult(session_id=p.session_id, model=model, **figures)
+
+        return self.answer_off_reader(req, "estimate", estimate)
 
     def _h_mcp_status(self, req: Request, p: t.WorkerTarget) -> Any:
         return self.answer_off_reader(

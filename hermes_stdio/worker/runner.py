@@ -10,7 +10,8 @@ and ends the run with ``run/completed``: ``interrupted`` if an interrupt was
 requested (also while the judge thinks), ``error`` (type
 ``agent_unavailable`` or ``agent_error`` if the agent could not be built or
 the turn failed, ``context_refused`` if hermes refused the references), else
-``complete``. Callbacks that fire after the run ended
+``complete``. A completed turn is handed to hermes' titling
+(``announce_title`` hears the title). Callbacks that fire after the run ended
 are dropped by ``Run``.
 """
 
@@ -22,7 +23,7 @@ import traceback
 from typing import Any
 
 from ..protocol import types as t
-from .contract import AgentAdapter, AgentUnavailable, UserContent
+from .contract import AgentAdapter, AgentUnavailable, Announce, UserContent
 from .state import Run, Session
 
 JUDGE_WAIT_S = 120.0  # hermes gives its judge 30 s
@@ -86,7 +87,13 @@ def ready_agent(adapter: AgentAdapter, session: Session) -> Any:
         return session.agent
 
 
-def execute_run(adapter: AgentAdapter, session: Session, run: Run, message: str) -> None:
+def execute_run(
+    adapter: AgentAdapter,
+    session: Session,
+    run: Run,
+    message: str,
+    announce_title: Announce | None = None,
+) -> None:
     try:
         agent = ready_agent(adapter, session)
     except AgentNotReady as exc:
@@ -120,6 +127,13 @@ def execute_run(adapter: AgentAdapter, session: Session, run: Run, message: str)
         )
         return
     judged = _judge_goal(adapter, session, run, outcome.final_response or "")
+    if judged and announce_title is not None:
+        try:  # hermes titles in the background; a failure costs only the title
+            adapter.title_session(
+                agent, session, message, outcome.final_response or "", announce_title
+            )
+        except Exception as exc:
+            print(f"worker: titling the session failed: {exc!r}", file=sys.stderr)
     run.complete("complete" if judged else "interrupted", output, None)
 
 

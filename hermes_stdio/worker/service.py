@@ -27,7 +27,6 @@ from typing import Any
 
 from ..protocol import HOST_METHODS, WORKER_METHODS, decode, encode
 from ..protocol import types as t
-from ..protocol import usage as u
 from ..transport import FrameWriter, Peer
 from ..transport.timers import TIMERS, Soonest, Timers
 from ..wire import ErrorType, Notification, Request, RpcError, to_wire_error
@@ -38,7 +37,7 @@ from .memory import release_free_memory
 from .outbox import Outbox
 from .queries import DEFERRED as _DEFERRED
 from .queries import QueryMethods
-from .runner import AgentNotReady, execute_run, ready_agent
+from .runner import execute_run
 from .state import Run, RunTable, Session, new_id
 
 _METHODS = {**HOST_METHODS, **WORKER_METHODS}
@@ -185,7 +184,7 @@ class WorkerService(AnswerMethods, QueryMethods):
 
     def _run_thread(self, session: Session, run: Run, message: str) -> None:
         try:
-            execute_run(self.adapter, session, run, message)
+            execute_run(self.adapter, session, run, message, self._titled(session.session_id))
         except BaseException as exc:  # the run must end even on a bug
             wire = to_wire_error(exc)
             run.complete(
@@ -201,6 +200,14 @@ class WorkerService(AnswerMethods, QueryMethods):
             self._threads.pop(run.run_id, None)
             if not self.runs.active():
                 release_free_memory()  # idle now: hand the turn's freed heap back
+
+    def _titled(self, session_id: str) -> Callable[[str], None]:
+        def announce(title: str) -> None:
+            if self.peer is not None:
+                note = t.SessionTitledNotification(session_id, title)
+                self.peer.notify("session/titled", encode(note))
+
+        return announce
 
     def _release(self, session: Session, run: Run) -> None:
         with self._lock:
@@ -297,37 +304,6 @@ class WorkerService(AnswerMethods, QueryMethods):
             self.peer.respond(req.id, encode(result))
 
         threading.Thread(target=switch, name="switch-model", daemon=True).start()
-        return _DEFERRED
-
-    def _h_session_estimateContext(self, req: Request, p: u.SessionContextParams) -> Any:
-        self._fresh_runtime()
-
-        def estimate() -> None:
-            assert self.peer is not None
-            session = self._session(p.session_id)
-            try:  # may build the agent: never on the reader thread
-                agent = ready_agent(self.adapter, session)
-                history = p.messages if p.messages is not None else session.history
-                instructions = (
-                    p.instructions if p.instructions is not None else session.instructions
-                )
-                figures = self.adapter.estimate_context(agent, list(history), instructions)
-            except AgentNotReady as exc:
-                kind = (
-                    ErrorType.AGENT_UNAVAILABLE
-                    if exc.kind == t.RunErrorType.AGENT_UNAVAILABLE
-                    else ErrorType.AGENT_ERROR
-                )
-                self.peer.respond_error(req.id, RpcError(kind, str(exc)))
-                return
-            except Exception as exc:
-                self.peer.respond_error(req.id, to_wire_error(exc))
-                return
-            model = self.adapter.model_of(agent) or session.model
-            result = u.SessionContextResult(session_id=p.session_id, model=model, **figures)
-            self.peer.respond(req.id, encode(result))
-
-        threading.Thread(target=estimate, name="estimate", daemon=True).start()
         return _DEFERRED
 
     def _session(self, session_id: str) -> Session:

@@ -65,7 +65,7 @@ def sees_images(home: Path, start_host: StartHost, supported: bool) -> HostClien
     # hermes' vision tool does not fall back to a custom main provider by itself.
     scripted = config["model"]["base_url"]
     vision = {"provider": "custom", "base_url": scripted, "model": "test-model"}
-    config["auxiliary"] = {"vision": vision}
+    config["auxiliary"]["vision"] = vision
     (home / "config.yaml").write_text(yaml.safe_dump(config))
     host = start_host()
     host.initialize()

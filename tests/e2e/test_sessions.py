@@ -3,16 +3,19 @@ from its worker, and from the profile's session database when no worker holds it
 
 from __future__ import annotations
 
+import json
 import os
 import signal
+from pathlib import Path
 
 import pytest
+import yaml
 
 from hermes_stdio.testing.host import HostClient
 from hermes_stdio.testing.llm_server import Reply, ScriptedLLM
 from hermes_stdio.wire import ErrorType, RpcError
 
-from .conftest import worker_pids
+from .conftest import StartHost, worker_pids
 
 
 def test_session_history_lists_the_messages_and_reads_them_back_after_a_worker_dies(
@@ -92,3 +95,23 @@ def test_stored_sessions_are_listed_newest_first_a_page_at_a_time_and_filtered(
         host.request("session/listStored", {"limit": 0})
     assert err.value.kind is ErrorType.INVALID_PARAMS
     assert err.value.data["field"] == "params.limit"
+
+
+def test_a_session_is_titled_after_its_first_exchange_and_the_host_is_told(
+    start_host: StartHost, llm: ScriptedLLM, home: Path
+) -> None:
+    config = yaml.safe_load((home / "config.yaml").read_text())
+    del config["auxiliary"]["title_generation"]  # hermes' default: on
+    (home / "config.yaml").write_text(yaml.safe_dump(config))
+    host = start_host()
+    host.initialize()
+    llm.enqueue(Reply.text(["Let us plan the kiwi harvest."]), Reply.text(["Kiwi Harvest Plan"]))
+    run = host.request("run/start", {"message": "help me plan the kiwi harvest"})
+    sid = run["sessionId"]
+    host.wait_run_completed(run["runId"])
+    titled = host.wait_for(lambda n: n.method == "session/titled", timeout=60)
+    assert titled.params == {"sessionId": sid, "title": "Kiwi Harvest Plan"}
+    title_request = json.dumps(llm.requests[-1]["messages"])
+    assert "kiwi harvest" in title_request  # hermes asked the model about this exchange
+    [listed] = host.request("session/listStored", {})["sessions"]
+    assert (listed["sessionId"], listed["title"]) == (sid, "Kiwi Harvest Plan")

@@ -95,6 +95,9 @@ class FakePeer:
             self._cond.notify_all()
         return True
 
+    def notify(self, method: str, params: Any) -> bool:
+        return self._add({"method": method, "params": json.loads(json.dumps(params))})
+
     def respond(self, msg_id: Any, result: Any) -> bool:
         return self._add({"id": msg_id, "result": json.loads(json.dumps(result))})
 

@@ -499,6 +499,33 @@ def test_references_hermes_refuses_end_the_run_before_the_turn(harness):
     harness.wait_idle(ack["runId"])
 
 
+def test_a_completed_turn_is_handed_to_titling_and_its_title_announced_to_the_host(harness):
+    handed = []
+
+    def title(agent, session, message, final, announce):
+        handed.append((session.session_id, message, final))
+        announce("Greeting")  # hermes calls back from its own thread, later
+
+    harness.adapter.title_session = title
+    ack = harness.start("hi there")
+    harness.wait_completed(ack["runId"])
+    assert handed == [(ack["sessionId"], "hi there", "Hello")]
+    titled = harness.peer.wait_for(
+        lambda log: [m for m in log if m.get("method") == "session/titled"]
+    )
+    assert titled == [
+        {"method": "session/titled", "params": {"sessionId": ack["sessionId"], "title": "Greeting"}}
+    ]
+    harness.wait_idle(ack["runId"])
+    harness.adapter.turn = lambda agent, session, message, stop: TurnOutcome(
+        None, [], failed=True, error="boom"
+    )
+    failed = harness.start("again", sessionId=ack["sessionId"])
+    harness.wait_completed(failed["runId"])
+    assert len(handed) == 1  # only a completed turn is titled
+    harness.wait_idle(failed["runId"])
+
+
 def test_mcp_status_answers_the_adapters_servers_off_the_reader_thread(harness):
     assert harness.call("mcp/status", {})["result"] == {"servers": []}
     echo = McpServerInfo("echo", "stdio", "failed", 0, "spawn failed")

@@ -157,7 +157,7 @@ export async function generate(schemaPath) {
       throw new Error(`x-notifications.${method}: unexpected direction ${n.direction}`);
     }
     const params = await methodTypeRef(method, 'Params', n.params, defs, extra);
-    serverNotifs.push({ method, params, description: n.description });
+    serverNotifs.push({ method, params, description: n.description, runScoped: n.runScoped === true });
   }
 
   const q = (s) => `'${s.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
@@ -210,6 +210,10 @@ export async function generate(schemaPath) {
   lines.push(arr('HOST_REQUEST_METHODS', 'HostRequestMethod', requests));
   lines.push(arr('HOST_NOTIFICATION_METHODS', 'HostNotificationMethod', hostNotifs));
   lines.push(arr('SERVER_NOTIFICATION_METHODS', 'ServerNotificationMethod', serverNotifs));
+  const runScoped = serverNotifs.filter((n) => n.runScoped);
+  lines.push('/** Server notifications that belong to one run (schema runScoped): runId, sessionId, seq. */');
+  lines.push(`export type RunNotificationMethod = ${runScoped.map((n) => q(n.method)).join(' | ') || 'never'};`);
+  lines.push(arr('RUN_NOTIFICATION_METHODS', 'RunNotificationMethod', runScoped));
   lines.push('');
   const errors = schema['x-errors'] ?? {};
   lines.push('/** Error codes by their stable `data.type` (schema x-errors). */');

@@ -29,9 +29,9 @@ import {
   type RunStartedNotification,
   type RunStartParams,
   type RunStartResult,
-  type ServerNotificationMethod,
+  type RunNotificationMethod,
   type ServerNotifications,
-  SERVER_NOTIFICATION_METHODS,
+  RUN_NOTIFICATION_METHODS,
 } from './generated/protocol.js';
 
 export interface SpawnOptions {
@@ -124,13 +124,11 @@ export interface CollectedRun {
 }
 
 type AnyHandler = (params: unknown) => void;
-// Every server notification but worker/exited belongs to a run: derived from the
-// generated lists, so a new run notification needs no change here.
-type RunMethod = Exclude<ServerNotificationMethod, 'worker/exited'>;
+// The run-scoped notifications come from the generated lists (schema runScoped), so a
+// new run notification needs no change here.
+type RunMethod = RunNotificationMethod;
 type RunNotification = ServerNotifications[RunMethod];
-const RUN_METHODS: readonly RunMethod[] = SERVER_NOTIFICATION_METHODS.filter(
-  (m): m is RunMethod => m !== 'worker/exited',
-);
+const RUN_METHODS: readonly RunMethod[] = RUN_NOTIFICATION_METHODS;
 
 const STDERR_TAIL_BYTES = 64 * 1024;
 

@@ -1037,6 +1037,17 @@ export interface SessionTarget {
   workerKey?: string | null;
 }
 
+export interface SessionTitledNotification {
+  /**
+   * The session.
+   */
+  sessionId: string;
+  /**
+   * The title hermes gave it, as saved in the profile's database.
+   */
+  title: string;
+}
+
 export interface StoredSession {
   /**
    * The id to resume it with in run/start.
@@ -1368,6 +1379,8 @@ export interface ServerNotifications {
   'run/event': RunEventNotification;
   /** The run's agent is ready and the turn begins. */
   'run/started': RunStartedNotification;
+  /** hermes titled a session after one of its first exchanges. */
+  'session/titled': SessionTitledNotification;
   /** A worker process exited. */
   'worker/exited': WorkerExitedNotification;
 }
@@ -1415,7 +1428,22 @@ export const SERVER_NOTIFICATION_METHODS: readonly ServerNotificationMethod[] = 
   'run/delta',
   'run/event',
   'run/started',
+  'session/titled',
   'worker/exited',
+];
+/** Server notifications that belong to one run (schema runScoped): runId, sessionId, seq. */
+export type RunNotificationMethod = 'approval/requested' | 'approval/resolved' | 'clarify/requested' | 'clarify/resolved' | 'compression/requested' | 'compression/resolved' | 'run/completed' | 'run/delta' | 'run/event' | 'run/started';
+export const RUN_NOTIFICATION_METHODS: readonly RunNotificationMethod[] = [
+  'approval/requested',
+  'approval/resolved',
+  'clarify/requested',
+  'clarify/resolved',
+  'compression/requested',
+  'compression/resolved',
+  'run/completed',
+  'run/delta',
+  'run/event',
+  'run/started',
 ];
 
 /** Error codes by their stable `data.type` (schema x-errors). */
