@@ -141,6 +141,20 @@ HOST_METHODS: dict[str, Method] = _methods(
         "The profile's stored sessions, most recently active first, to browse and resume.",
     ),
     Method(
+        "session/rename",
+        st.SessionRenameParams,
+        st.SessionRenameResult,
+        "session",
+        "Set or clear a stored session's title.",
+    ),
+    Method(
+        "session/archive",
+        st.SessionArchiveParams,
+        st.SessionArchiveResult,
+        "session",
+        "Hide a stored session from session/listStored, or show it again.",
+    ),
+    Method(
         "session/goal",
         t.SessionGoalParams,
         t.GoalInfo,

@@ -16,6 +16,7 @@ class SessionListStoredParams(Record):
     source: str | None = doc_field(
         "Only sessions started with this run/start source, e.g. vscode.", default=None
     )
+    archived: bool = doc_field("List the archived ones (session/archive) instead.", default=False)
     limit: int = doc_field("At most this many (1 to 200).", default=50)
     offset: int = doc_field("Skip this many: nextOffset of the previous page.", default=0)
 
@@ -34,3 +35,27 @@ class StoredSession(Record):
 class SessionListStoredResult(Record):
     sessions: list[StoredSession] = doc_field("Most recently active first.")
     next_offset: int | None = doc_field("The offset of the next page; null on the last one.")
+
+
+class SessionRenameParams(Record):
+    session_id: str = doc_field("The stored session.")
+    title: str | None = doc_field("Its new title; null or blank clears it.")
+    profile: str | None = doc_field("Profile to look in if no worker holds it.", default=None)
+    worker_key: str | None = doc_field("Worker isolation key.", default=None)
+
+
+class SessionRenameResult(Record):
+    session_id: str = doc_field("The session.")
+    title: str | None = doc_field("The title as saved (hermes trims it); null when cleared.")
+
+
+class SessionArchiveParams(Record):
+    session_id: str = doc_field("The stored session.")
+    archived: bool = doc_field("True hides it from session/listStored; false shows it again.")
+    profile: str | None = doc_field("Profile to look in if no worker holds it.", default=None)
+    worker_key: str | None = doc_field("Worker isolation key.", default=None)
+
+
+class SessionArchiveResult(Record):
+    session_id: str = doc_field("The session.")
+    archived: bool = doc_field("Whether it is archived now.")

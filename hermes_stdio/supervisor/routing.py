@@ -218,6 +218,9 @@ class RoutedMethods:
         key = self._session_key(p.session_id, p.profile, p.worker_key)
         self._forward(req, self.pool.slot(*key))  # goals live in the profile's database
 
+    # Titles and archiving live in the profile's database too.
+    _h_session_rename = _h_session_archive = _h_session_goal
+
     def _h_command_list(self, req: Request, p: t.WorkerTarget) -> None:
         self._forward(req, self.pool.slot(*self._key(p.profile, p.worker_key)))
 

@@ -48,7 +48,7 @@ from typing import Any, Literal
 
 from ..protocol import toolbox as tx
 from ..protocol import types as t
-from . import goals, images, references, skills, usage
+from . import catalog, goals, images, references, skills, usage
 from .approvals import ApprovalBridge
 from .callbacks import EventSink, agent_callbacks
 from .clarify import ClarifyBridge
@@ -282,18 +282,18 @@ class HermesAdapter:
         auto_title(maybe_auto_title, self._db, agent, session.history, message, final, announce)
 
     def stored_sessions(
-        self, query: str | None, source: str | None, limit: int, offset: int
+        self, query: str | None, source: str | None, archived: bool, limit: int, offset: int
     ) -> list[dict[str, Any]]:
         self._modules()
-        rows = self._db.list_sessions_rich(
-            source=source,
-            limit=limit,
-            offset=offset,
-            order_by_last_active=True,  # the only order hermes searches in
-            search_query=query,
-            compact_rows=True,
-        )
-        return list(rows)
+        return catalog.page(self._db, query, source, archived, limit, offset)
+
+    def rename_session(self, session_id: str, title: str | None) -> str | None:
+        self._modules()
+        return catalog.rename(self._db, session_id, title)
+
+    def archive_session(self, session_id: str, archived: bool) -> bool:
+        self._modules()
+        return catalog.archive(self._db, session_id, archived)
 
     def run_turn(
         self,

@@ -153,10 +153,17 @@ class AgentAdapter(Protocol):
         ...
 
     def stored_sessions(
-        self, query: str | None, source: str | None, limit: int, offset: int
+        self, query: str | None, source: str | None, archived: bool, limit: int, offset: int
     ) -> list[dict[str, Any]]:
-        """A page of hermes' session rows from the profile's database, most recently
-        active first (a compression chain as one row)."""
+        """A page of hermes' session rows from the profile's database (``catalog``)."""
+        ...
+
+    def rename_session(self, session_id: str, title: str | None) -> str | None:
+        """Set or clear a stored session's title; the title as saved (``catalog``)."""
+        ...
+
+    def archive_session(self, session_id: str, archived: bool) -> bool:
+        """Hide a stored session from the listing, or show it again (``catalog``)."""
         ...
 
     def connect_mcp(self) -> None:

@@ -66,9 +66,15 @@ class PlainAdapterMethods:
         pass  # titles nothing
 
     def stored_sessions(
-        self, query: str | None, source: str | None, limit: int, offset: int
+        self, query: str | None, source: str | None, archived: bool, limit: int, offset: int
     ) -> list[dict[str, Any]]:
         return []  # keeps no database
+
+    def rename_session(self, session_id: str, title: str | None) -> str | None:
+        raise LookupError(session_id)
+
+    def archive_session(self, session_id: str, archived: bool) -> bool:
+        raise LookupError(session_id)
 
     def list_commands(self) -> list[dict[str, str]]:
         return []  # has no skills

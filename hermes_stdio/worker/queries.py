@@ -3,7 +3,9 @@
 Contract (a mixin of ``WorkerService``, which provides ``adapter``,
 ``sessions`` and ``peer``): ``command/list`` (the profile's skills and
 bundles), ``mcp/status`` (its MCP servers), ``session/listStored`` (its
-stored sessions, a page at a time), ``session/estimateContext`` (which may
+stored sessions, a page at a time), ``session/rename`` and
+``session/archive`` (a stored session's title, and whether it is listed),
+``session/estimateContext`` (which may
 build the session's agent), ``session/goal`` (its goals) and
 ``session/history`` (from memory when a worker holds the session, else read
 from the profile's database without loading it) may import hermes-agent, touch
@@ -74,12 +76,31 @@ class QueryMethods:
 
         def browse() -> st.SessionListStoredResult:
             # One more than asked: whether there is a next page.
-            rows = self.adapter.stored_sessions(p.query, p.source, p.limit + 1, p.offset)
+            rows = self.adapter.stored_sessions(
+                p.query, p.source, p.archived, p.limit + 1, p.offset
+            )
             page = [_stored(row) for row in rows[: p.limit]]
             more = len(rows) > p.limit
             return st.SessionListStoredResult(page, p.offset + p.limit if more else None)
 
         return self.answer_off_reader(req, "stored-sessions", browse)
+
+    def _h_session_rename(self, req: Request, p: st.SessionRenameParams) -> Any:
+        def rename() -> st.SessionRenameResult:
+            try:
+                saved = self.adapter.rename_session(p.session_id, p.title)
+            except ValueError as exc:  # hermes refuses it: in use, too long, ...
+                raise RpcError(ErrorType.INVALID_PARAMS, str(exc), field="params.title") from exc
+            return st.SessionRenameResult(p.session_id, saved)
+
+        return self.answer_off_reader(req, "rename", lambda: _stored_only(p.session_id, rename))
+
+    def _h_session_archive(self, req: Request, p: st.SessionArchiveParams) -> Any:
+        def archive() -> st.SessionArchiveResult:
+            done = self.adapter.archive_session(p.session_id, p.archived)
+            return st.SessionArchiveResult(p.session_id, done)
+
+        return self.answer_off_reader(req, "archive", lambda: _stored_only(p.session_id, archive))
 
     def _h_session_estimateContext(self, req: Request, p: u.SessionContextParams) -> Any:
         self._fresh_runtime()
@@ -141,6 +162,16 @@ class QueryMethods:
 def _history(session_id: str, messages: list[dict[str, Any]]) -> t.SessionHistoryResult:
     shown = public(list(messages))
     return t.SessionHistoryResult(session_id, shown, len(shown))
+
+
+def _stored_only(session_id: str, act: Callable[[], Record]) -> Record:
+    """``act`` on a stored session: ``unknown_session`` when the database has none."""
+    try:
+        return act()
+    except LookupError as exc:
+        raise RpcError(
+            ErrorType.UNKNOWN_SESSION, f"unknown session {session_id!r}", sessionId=session_id
+        ) from exc
 
 
 def _ms(value: Any) -> int | None:

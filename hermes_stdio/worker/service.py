@@ -53,6 +53,8 @@ _ROUTED = {
     "command/list",
     "mcp/status",
     "session/listStored",
+    "session/rename",
+    "session/archive",
     "session/goal",
     "session/status",
     "session/list",

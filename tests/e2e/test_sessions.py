@@ -115,3 +115,42 @@ def test_a_session_is_titled_after_its_first_exchange_and_the_host_is_told(
     assert "kiwi harvest" in title_request  # hermes asked the model about this exchange
     [listed] = host.request("session/listStored", {})["sessions"]
     assert (listed["sessionId"], listed["title"]) == (sid, "Kiwi Harvest Plan")
+
+
+def test_stored_sessions_can_be_renamed_and_archived(host: HostClient, llm: ScriptedLLM) -> None:
+    ids = []
+    for message in ("first", "second"):
+        llm.enqueue(Reply.text(["ok"]))
+        run = host.request("run/start", {"message": message})
+        host.wait_run_completed(run["runId"])
+        ids.append(run["sessionId"])
+    first, second = ids
+
+    renamed = host.request("session/rename", {"sessionId": first, "title": "  Kiwi plan "})
+    assert renamed == {"sessionId": first, "title": "Kiwi plan"}
+    titles = {s["sessionId"]: s["title"] for s in host.request("session/listStored")["sessions"]}
+    assert titles == {first: "Kiwi plan", second: None}
+    with pytest.raises(RpcError) as err:  # titles are unique in a profile
+        host.request("session/rename", {"sessionId": second, "title": "Kiwi plan"})
+    assert err.value.kind is ErrorType.INVALID_PARAMS
+    assert err.value.data["field"] == "params.title"
+    assert host.request("session/rename", {"sessionId": first, "title": None})["title"] is None
+
+    assert host.request("session/archive", {"sessionId": first, "archived": True}) == {
+        "sessionId": first,
+        "archived": True,
+    }
+    listed = host.request("session/listStored")["sessions"]
+    assert [s["sessionId"] for s in listed] == [second]
+    hidden = host.request("session/listStored", {"archived": True})["sessions"]
+    assert [s["sessionId"] for s in hidden] == [first]
+    host.request("session/archive", {"sessionId": first, "archived": False})
+    assert len(host.request("session/listStored")["sessions"]) == 2
+
+    for method, params in (
+        ("session/rename", {"title": "x"}),
+        ("session/archive", {"archived": True}),
+    ):
+        with pytest.raises(RpcError) as err:
+            host.request(method, {"sessionId": "sess_nobody", **params})
+        assert err.value.kind is ErrorType.UNKNOWN_SESSION

@@ -741,6 +741,36 @@ export interface ServerInfo {
   version: string;
 }
 
+export interface SessionArchiveParams {
+  /**
+   * The stored session.
+   */
+  sessionId: string;
+  /**
+   * True hides it from session/listStored; false shows it again.
+   */
+  archived: boolean;
+  /**
+   * Profile to look in if no worker holds it.
+   */
+  profile?: string | null;
+  /**
+   * Worker isolation key.
+   */
+  workerKey?: string | null;
+}
+
+export interface SessionArchiveResult {
+  /**
+   * The session.
+   */
+  sessionId: string;
+  /**
+   * Whether it is archived now.
+   */
+  archived: boolean;
+}
+
 export interface SessionContextParams {
   /**
    * The session; created (or resumed) when no worker holds it.
@@ -941,6 +971,10 @@ export interface SessionListStoredParams {
    */
   source?: string | null;
   /**
+   * List the archived ones (session/archive) instead.
+   */
+  archived?: boolean;
+  /**
    * At most this many (1 to 200).
    */
   limit?: number;
@@ -959,6 +993,36 @@ export interface SessionListStoredResult {
    * The offset of the next page; null on the last one.
    */
   nextOffset: number | null;
+}
+
+export interface SessionRenameParams {
+  /**
+   * The stored session.
+   */
+  sessionId: string;
+  /**
+   * Its new title; null or blank clears it.
+   */
+  title: string | null;
+  /**
+   * Profile to look in if no worker holds it.
+   */
+  profile?: string | null;
+  /**
+   * Worker isolation key.
+   */
+  workerKey?: string | null;
+}
+
+export interface SessionRenameResult {
+  /**
+   * The session.
+   */
+  sessionId: string;
+  /**
+   * The title as saved (hermes trims it); null when cleared.
+   */
+  title: string | null;
 }
 
 export interface SessionStatusParams {
@@ -1323,6 +1387,8 @@ export interface HostRequests {
   'run/start': { params: RunStartParams; result: RunStartResult };
   /** Add text for a running agent without interrupting it; it reads it with its next tool result. */
   'run/steer': { params: RunSteerParams; result: RunSteerResult };
+  /** Hide a stored session from session/listStored, or show it again. */
+  'session/archive': { params: SessionArchiveParams; result: SessionArchiveResult };
   /** Interrupt any run and forget a loaded session (its history stays in the DB). */
   'session/destroy': { params: SessionTarget; result: SessionDestroyResult };
   /** Rough token count of a session's next request against its model's context window. */
@@ -1335,6 +1401,8 @@ export interface HostRequests {
   'session/list': { params: SessionListParams; result: SessionListResult };
   /** The profile's stored sessions, most recently active first, to browse and resume. */
   'session/listStored': { params: SessionListStoredParams; result: SessionListStoredResult };
+  /** Set or clear a stored session's title. */
+  'session/rename': { params: SessionRenameParams; result: SessionRenameResult };
   /** Describe a session; with ifLoaded it never starts a worker. */
   'session/status': { params: SessionStatusParams; result: SessionInfo };
   /** Switch a session's model (and provider) from its next run on. */
@@ -1400,12 +1468,14 @@ export const HOST_REQUEST_METHODS: readonly HostRequestMethod[] = [
   'run/result',
   'run/start',
   'run/steer',
+  'session/archive',
   'session/destroy',
   'session/estimateContext',
   'session/goal',
   'session/history',
   'session/list',
   'session/listStored',
+  'session/rename',
   'session/status',
   'session/switchModel',
   'shutdown',

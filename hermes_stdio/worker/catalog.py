@@ -1,0 +1,52 @@
+"""The profile's stored sessions, through hermes' session database.
+
+Contract (each function takes hermes' ``SessionDB``):
+- ``page(db, query, source, archived, limit, offset)``: hermes' session rows,
+  most recently active first, a compression chain as one row (projected to
+  its newest continuation), only archived ones when ``archived``.
+- ``rename(db, session_id, title)``: sets the title on the row the listing
+  shows (the chain's newest continuation) and returns it as saved (None
+  clears it); raises ``LookupError`` for a session the database does not
+  know and ``ValueError`` for a title hermes refuses (in use, too long).
+- ``archive(db, session_id, archived)``: hides the whole conversation from
+  the default listing, or shows it again (messages stay); ``LookupError``
+  for an unknown session.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def page(
+    db: Any, query: str | None, source: str | None, archived: bool, limit: int, offset: int
+) -> list[dict[str, Any]]:
+    rows = db.list_sessions_rich(
+        source=source,
+        limit=limit,
+        offset=offset,
+        order_by_last_active=True,  # the only order hermes searches in
+        search_query=query,
+        archived_only=archived,
+        compact_rows=True,
+    )
+    return list(rows)
+
+
+def _known(db: Any, session_id: str) -> None:
+    if db.get_session(session_id) is None:
+        raise LookupError(session_id)
+
+
+def rename(db: Any, session_id: str, title: str | None) -> str | None:
+    _known(db, session_id)
+    tip = str(db.resolve_resume_session_id(session_id) or session_id)
+    db.set_session_title(tip, title or "")
+    saved = db.get_session_title(tip)
+    return str(saved) if saved else None
+
+
+def archive(db: Any, session_id: str, archived: bool) -> bool:
+    _known(db, session_id)
+    db.set_session_archived(session_id, archived)
+    return archived
