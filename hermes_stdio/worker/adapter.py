@@ -56,6 +56,7 @@ from .compression import CompressionBridge, delegate_compression, estimate, reca
 from .contract import AgentUnavailable, Announce, TurnOutcome, UserContent
 from .mcp import McpServers
 from .messages import flush_turn
+from .options import HermesOptions, agent_options
 from .runtime import Fingerprint, loaded_files
 from .scancache import FileVerdicts, serve_tool_scan
 from .scope import TurnModules, session_scope
@@ -167,31 +168,25 @@ class HermesAdapter:
         self._mcp_servers().wait()  # tools of MCP servers that connect in time
         run_agent = self._modules()
         from hermes_cli.config import load_config
+        from hermes_cli.fallback_config import get_fallback_chain
         from hermes_cli.runtime_provider import resolve_runtime_provider
+        from hermes_cli.tools_config import _get_platform_tools
+        from hermes_constants import resolve_reasoning_config
 
-        cfg = load_config() or {}
-        model_cfg = cfg.get("model")
-        default_model = model_cfg.get("default") if isinstance(model_cfg, dict) else model_cfg
-        model = session.model or str(default_model or "")
-        runtime = resolve_runtime_provider(requested=session.provider, target_model=model or None)
-        agent_cfg: dict[str, Any] = cfg["agent"] if isinstance(cfg.get("agent"), dict) else {}
-        system_prompt = session.instructions or str(agent_cfg.get("system_prompt") or "") or None
+        hermes = HermesOptions(
+            resolve_runtime_provider,
+            resolve_reasoning_config,
+            _get_platform_tools,
+            get_fallback_chain,
+        )
+        chosen = (session.model, session.provider, session.instructions)
         agent = run_agent.AIAgent(
-            model=model,
-            max_iterations=int(agent_cfg.get("max_turns") or cfg.get("max_turns") or 90),
-            provider=runtime.get("provider"),
-            base_url=runtime.get("base_url"),
-            api_key=runtime.get("api_key"),
-            api_mode=runtime.get("api_mode"),
-            acp_command=runtime.get("command"),
-            acp_args=runtime.get("args"),
-            credential_pool=runtime.get("credential_pool"),
+            **agent_options(load_config() or {}, *chosen, hermes),
             quiet_mode=True,
             verbose_logging=False,
             platform="cli",
             session_id=self._stored_id(session.session_id),
             session_db=self._db,
-            ephemeral_system_prompt=system_prompt,
             clarify_callback=self._clarify.callback(session),
             **agent_callbacks(sink),
         )

@@ -1,0 +1,91 @@
+"""What a session's AIAgent takes from the profile's config.yaml besides its
+model, derived the way hermes' CLI and TUI derive it.
+
+Contract: ``agent_options(cfg, model, provider, instructions, hermes)``
+returns ``AIAgent`` keyword arguments from the loaded config ``cfg`` and the
+session's own choices (each None for the profile's), with hermes' own
+resolvers in ``hermes`` (``HermesOptions``):
+- the model (the session's, else ``model.default``) and its provider's
+  runtime (endpoint, key, API mode, credential pool) from hermes' runtime
+  resolver; ``max_iterations`` from ``agent.max_turns`` (default 90); the
+  ephemeral system prompt (the session's instructions, else
+  ``agent.system_prompt``);
+- ``reasoning_config``: ``agent.reasoning_effort`` and its per-model overrides;
+- ``service_tier``: ``agent.service_tier`` (fast, priority or on: priority);
+- ``enabled_toolsets``: the toolsets ``hermes tools`` enables for the CLI
+  platform (the platform the agent reports), MCP servers included, and
+  ``disabled_toolsets``: ``agent.disabled_toolsets``;
+- OpenRouter's ``provider_routing`` preferences;
+- ``fallback_model``: the fallback chain (``fallback_providers``, then the
+  older ``fallback_model``).
+A resolver that fails leaves its option out, so hermes' default applies.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class HermesOptions:
+    runtime: Callable[..., dict[str, Any]]  # resolve_runtime_provider
+    reasoning: Callable[[dict[str, Any], str], Any]  # resolve_reasoning_config
+    platform_toolsets: Callable[[dict[str, Any], str], Any]  # tools_config._get_platform_tools
+    fallback_chain: Callable[[dict[str, Any]], Any]  # fallback_config.get_fallback_chain
+
+
+def _service_tier(agent_cfg: dict[str, Any]) -> str | None:
+    raw = str(agent_cfg.get("service_tier") or "").strip().lower()
+    return "priority" if raw in ("fast", "priority", "on") else None
+
+
+def agent_options(
+    cfg: dict[str, Any],
+    model: str | None,
+    provider: str | None,
+    instructions: str | None,
+    hermes: HermesOptions,
+) -> dict[str, Any]:
+    agent_cfg: dict[str, Any] = cfg["agent"] if isinstance(cfg.get("agent"), dict) else {}
+    model_cfg = cfg.get("model")
+    default = model_cfg.get("default") if isinstance(model_cfg, dict) else model_cfg
+    model = model or str(default or "")
+    runtime = hermes.runtime(requested=provider, target_model=model or None)
+    routing = cfg.get("provider_routing")
+    routing = routing if isinstance(routing, dict) else {}
+    disabled = agent_cfg.get("disabled_toolsets")
+    prompt = agent_cfg.get("system_prompt")
+    options: dict[str, Any] = {
+        "model": model,
+        "max_iterations": int(agent_cfg.get("max_turns") or cfg.get("max_turns") or 90),
+        "provider": runtime.get("provider"),
+        "base_url": runtime.get("base_url"),
+        "api_key": runtime.get("api_key"),
+        "api_mode": runtime.get("api_mode"),
+        "acp_command": runtime.get("command"),
+        "acp_args": runtime.get("args"),
+        "credential_pool": runtime.get("credential_pool"),
+        "ephemeral_system_prompt": instructions or (str(prompt) if prompt else None),
+        "service_tier": _service_tier(agent_cfg),
+        "disabled_toolsets": [str(x) for x in disabled] if isinstance(disabled, list) else None,
+        "providers_allowed": routing.get("only"),
+        "providers_ignored": routing.get("ignore"),
+        "providers_order": routing.get("order"),
+        "provider_sort": routing.get("sort"),
+        "provider_require_parameters": bool(routing.get("require_parameters", False)),
+        "provider_data_collection": routing.get("data_collection"),
+    }
+    resolvers: dict[str, Callable[[], Any]] = {
+        "reasoning_config": lambda: hermes.reasoning(cfg, model),
+        "enabled_toolsets": lambda: sorted(hermes.platform_toolsets(cfg, "cli")),
+        "fallback_model": lambda: hermes.fallback_chain(cfg),
+    }
+    for name, resolve in resolvers.items():
+        try:
+            options[name] = resolve()
+        except Exception as exc:
+            print(f"worker: config: cannot resolve {name}: {exc!r}", file=sys.stderr)
+    return options
