@@ -5,8 +5,9 @@ worker becomes ready) keeps one timer set for the earliest moment a running
 worker could have been unused for ``idle_s``. When it fires, each ready worker
 with no run in progress whose last use (a request routed to it, the end of
 one of its runs: ``WorkerSlot.last_used_at``) is at least ``idle_s`` old is
-stopped gracefully on a thread of its own, re-checked under the slot's lock so
-that a request starting it meanwhile wins; ``worker/exited`` (expected) then
+stopped gracefully on a thread of its own, re-checked under the slot's locks so
+that a request handed to it or starting it meanwhile wins (a request after
+the decision waits for the stop, then starts a new worker); ``worker/exited`` (expected) then
 tells the host, and the next request for the profile starts a new worker whose
 sessions resume from the database. The timer is set again for the workers
 left; with none running it stays unset, so an idle supervisor wakes at most
@@ -70,8 +71,10 @@ class IdleWorkers:
     def _stop(self, slot: WorkerSlot) -> None:
         try:
             with slot.lock:  # a start for this slot waits for us, then starts afresh
-                if not self._idle(slot):
-                    return
+                with slot.use_lock:  # a request now either was a use or finds it stopping
+                    if not self._idle(slot):
+                        return
+                    slot.state = "stopping"
                 print(
                     f"hermes-stdio: stopping worker {slot.label}: unused for {self.idle_s:g} s",
                     file=sys.stderr,

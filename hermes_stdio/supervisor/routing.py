@@ -125,11 +125,12 @@ class RoutedMethods:
             if not self._reply(req.id, resp.result) and on_cancelled is not None:
                 on_cancelled(resp.result)
 
-        peer = slot.peer
-        if slot.state == "ready" and peer is not None:
-            slot.last_used_at = int(time.time() * 1000)
-            peer.request(req.method, req.params, handle, timeout=REQUEST_TIMEOUT_S)
-            return
+        with slot.use_lock:
+            peer = slot.peer
+            if slot.state == "ready" and peer is not None:
+                slot.last_used_at = int(time.time() * 1000)
+                peer.request(req.method, req.params, handle, timeout=REQUEST_TIMEOUT_S)
+                return
 
         self._start_worker(
             slot,

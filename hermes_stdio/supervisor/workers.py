@@ -70,6 +70,9 @@ class WorkerSlot:
         self.ready = threading.Event()
         self.start_error: RpcError | None = None
         self.lock = threading.Lock()
+        # Held while a request is handed to the ready worker, and while an idle stop
+        # decides: a request either counts as a use or finds the worker stopping.
+        self.use_lock = threading.Lock()
 
     @property
     def key(self) -> SlotKey:

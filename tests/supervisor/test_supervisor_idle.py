@@ -76,3 +76,16 @@ def test_switched_off_or_with_no_ready_worker_nothing_is_scheduled() -> None:
     stopped_slot.state = "exited"
     IdleWorkers(FakePool(stopped_slot), FakeRoutes(), 60, timers).arm()  # type: ignore[arg-type]
     assert timers.set == []
+
+
+def test_a_request_handed_to_the_worker_while_the_stop_decides_keeps_it_running() -> None:
+    slot = ready("raced", 100)
+    pool, timers = FakePool(slot), FakeTimers()
+    idle = IdleWorkers(pool, FakeRoutes(), 60, timers)  # type: ignore[arg-type]
+    with slot.use_lock:  # a request is being handed over (routing's fast path)
+        idle.arm()
+        timers.set[0][1]()  # the stop thread starts and must wait for the hand-over
+        slot.last_used_at = now_ms()
+    for thread in [t for t in threading.enumerate() if t.name == "idle-stop"]:
+        thread.join(WAIT)
+    assert pool.stopped == [] and slot.state == "ready"
