@@ -3,15 +3,15 @@
 Contract: ``IdleWorkers(pool, routes, idle_s)``. ``arm()`` (called whenever a
 worker becomes ready) keeps one timer set for the earliest moment a running
 worker could have been unused for ``idle_s``. When it fires, each ready worker
-with no run in progress whose last use (a request routed to it, the end of
-one of its runs: ``WorkerSlot.last_used_at``) is at least ``idle_s`` old is
-stopped gracefully on a thread of its own, re-checked under the slot's locks so
-that a request handed to it or starting it meanwhile wins (a request after
-the decision waits for the stop, then starts a new worker); ``worker/exited`` (expected) then
-tells the host, and the next request for the profile starts a new worker whose
-sessions resume from the database. The timer is set again for the workers
-left; with none running it stays unset, so an idle supervisor wakes at most
-once per ``idle_s``. ``idle_s`` <= 0 turns all of this off.
+with no run in progress whose last use (a request routed to it, the end of one
+of its runs: ``WorkerSlot.last_used_at``) is at least ``idle_s`` old is stopped
+gracefully on a thread of its own, re-checked under the slot's locks so that a
+request handed to it or starting it meanwhile wins (a request after the
+decision waits for the stop, then starts a new worker); ``worker/exited``
+(expected) then tells the host, and the next request for the profile starts a
+new worker whose sessions resume from the database. The timer is set again for
+the workers left; with none running it stays unset, so an idle supervisor wakes
+at most once per ``idle_s``. ``idle_s`` <= 0 turns all of this off.
 """
 
 from __future__ import annotations
