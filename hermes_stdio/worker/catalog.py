@@ -6,16 +6,20 @@ Contract (each function takes hermes' ``SessionDB``):
   its newest continuation), only archived ones when ``archived``.
 - ``rename(db, session_id, title)``: sets the title on the row the listing
   shows (the chain's newest continuation) and returns it as saved (None
-  clears it); raises ``LookupError`` for a session the database does not
+  clears it); raises ``UnknownSession`` for a session the database does not
   know and ``ValueError`` for a title hermes refuses (in use, too long).
 - ``archive(db, session_id, archived)``: hides the whole conversation from
-  the default listing, or shows it again (messages stay); ``LookupError``
+  the default listing, or shows it again (messages stay); ``UnknownSession``
   for an unknown session.
 """
 
 from __future__ import annotations
 
 from typing import Any
+
+
+class UnknownSession(LookupError):
+    """The profile's database does not know the session."""
 
 
 def page(
@@ -35,7 +39,7 @@ def page(
 
 def _known(db: Any, session_id: str) -> None:
     if db.get_session(session_id) is None:
-        raise LookupError(session_id)
+        raise UnknownSession(session_id)
 
 
 def rename(db: Any, session_id: str, title: str | None) -> str | None:

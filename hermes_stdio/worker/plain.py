@@ -14,6 +14,7 @@ from typing import Any, Literal
 
 from ..protocol import toolbox as tx
 from ..protocol import types as t
+from .catalog import UnknownSession
 from .contract import Announce, UserContent
 from .images import Attachment
 from .state import Session
@@ -71,10 +72,10 @@ class PlainAdapterMethods:
         return []  # keeps no database
 
     def rename_session(self, session_id: str, title: str | None) -> str | None:
-        raise LookupError(session_id)
+        raise UnknownSession(session_id)
 
     def archive_session(self, session_id: str, archived: bool) -> bool:
-        raise LookupError(session_id)
+        raise UnknownSession(session_id)
 
     def list_commands(self) -> list[dict[str, str]]:
         return []  # has no skills

@@ -2,11 +2,10 @@
 
 Contract (a mixin of ``WorkerService``, which provides ``adapter``,
 ``sessions`` and ``peer``): ``command/list`` (the profile's skills and
-bundles), ``mcp/status`` (its MCP servers), ``session/listStored`` (its
-stored sessions, a page at a time), ``session/rename`` and
-``session/archive`` (a stored session's title, and whether it is listed),
-``session/estimateContext`` (which may
-build the session's agent), ``session/goal`` (its goals) and
+bundles), ``mcp/status`` (its MCP servers), ``session/listStored`` (its stored
+sessions, a page at a time), ``session/rename`` and ``session/archive`` (a
+stored session's title, and whether it is listed), ``session/estimateContext``
+(which may build the session's agent), ``session/goal`` (its goals) and
 ``session/history`` (from memory when a worker holds the session, else read
 from the profile's database without loading it) may import hermes-agent, touch
 the disk or copy a long history, so each is answered from a thread of its own
@@ -29,6 +28,7 @@ from ..protocol import usage as u
 from ..protocol.record import Record
 from ..transport import Peer
 from ..wire import ErrorType, Request, RpcError, to_wire_error
+from .catalog import UnknownSession
 from .contract import AgentAdapter, AgentUnavailable
 from .messages import public
 from .runner import AgentNotReady, ready_agent
@@ -168,7 +168,7 @@ def _stored_only(session_id: str, act: Callable[[], Record]) -> Record:
     """``act`` on a stored session: ``unknown_session`` when the database has none."""
     try:
         return act()
-    except LookupError as exc:
+    except UnknownSession as exc:
         raise RpcError(
             ErrorType.UNKNOWN_SESSION, f"unknown session {session_id!r}", sessionId=session_id
         ) from exc
