@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import Any, Literal, NamedTuple
 
 from . import asks as a
+from . import processes as pr
 from . import stored as st
 from . import toolbox as x
 from . import types as t
@@ -153,6 +154,20 @@ HOST_METHODS: dict[str, Method] = _methods(
         st.SessionArchiveResult,
         "session",
         "Hide a stored session from session/listStored, or show it again.",
+    ),
+    Method(
+        "process/list",
+        pr.ProcessListParams,
+        pr.ProcessListResult,
+        "session",
+        "The background processes a session's agent started, running or recently finished.",
+    ),
+    Method(
+        "process/kill",
+        pr.ProcessKillParams,
+        pr.ProcessKillResult,
+        "session",
+        "Kill a background process a session's agent started.",
     ),
     Method(
         "session/goal",

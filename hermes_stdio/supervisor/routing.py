@@ -219,8 +219,10 @@ class RoutedMethods:
         key = self._session_key(p.session_id, p.profile, p.worker_key)
         self._forward(req, self.pool.slot(*key))  # goals live in the profile's database
 
-    # Titles and archiving live in the profile's database too.
+    # Titles and archiving live in the profile's database too; background
+    # processes live in the worker of the session that started them.
     _h_session_rename = _h_session_archive = _h_session_goal
+    _h_process_list = _h_process_kill = _h_session_goal
 
     def _h_command_list(self, req: Request, p: t.WorkerTarget) -> None:
         self._forward(req, self.pool.slot(*self._key(p.profile, p.worker_key)))

@@ -276,6 +276,12 @@ class HermesAdapter:
 
         auto_title(maybe_auto_title, self._db, agent, session.history, message, final, announce)
 
+    def process_registry(self) -> Any:
+        self._modules()
+        from tools.process_registry import process_registry
+
+        return process_registry
+
     def stored_sessions(
         self, query: str | None, source: str | None, archived: bool, limit: int, offset: int
     ) -> list[dict[str, Any]]:

@@ -152,6 +152,10 @@ class AgentAdapter(Protocol):
         background; ``announce(title)`` once it is saved (``titles``)."""
         ...
 
+    def process_registry(self) -> Any:
+        """hermes' background process registry (``background``); None without one."""
+        ...
+
     def stored_sessions(
         self, query: str | None, source: str | None, archived: bool, limit: int, offset: int
     ) -> list[dict[str, Any]]:

@@ -66,6 +66,9 @@ class PlainAdapterMethods:
     ) -> None:
         pass  # titles nothing
 
+    def process_registry(self) -> Any:
+        return None  # starts no background processes
+
     def stored_sessions(
         self, query: str | None, source: str | None, archived: bool, limit: int, offset: int
     ) -> list[dict[str, Any]]:

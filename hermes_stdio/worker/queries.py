@@ -4,14 +4,15 @@ Contract (a mixin of ``WorkerService``, which provides ``adapter``,
 ``sessions`` and ``peer``): ``command/list`` (the profile's skills and
 bundles), ``mcp/status`` (its MCP servers), ``session/listStored`` (its stored
 sessions, a page at a time), ``session/rename`` and ``session/archive`` (a
-stored session's title, and whether it is listed), ``session/estimateContext``
-(which may build the session's agent), ``session/goal`` (its goals) and
-``session/history`` (from memory when a worker holds the session, else read
-from the profile's database without loading it) may import hermes-agent, touch
-the disk or copy a long history, so each is answered from a thread of its own
-(``answer_off_reader``, which returns ``DEFERRED``). hermes-agent missing is
-``agent_unavailable``; an action hermes refuses is ``invalid_params``; a
-session nobody knows is ``unknown_session``.
+stored session's title, and whether it is listed), ``process/list`` and
+``process/kill`` (a session's background processes),
+``session/estimateContext`` (which may build the session's agent),
+``session/goal`` (its goals) and ``session/history`` (from memory when a worker
+holds the session, else read from the profile's database without loading it)
+may import hermes-agent, touch the disk or copy a long history, so each is
+answered from a thread of its own (``answer_off_reader``, which returns
+``DEFERRED``). hermes-agent missing is ``agent_unavailable``; an action hermes
+refuses is ``invalid_params``; a session nobody knows is ``unknown_session``.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..protocol import encode
+from ..protocol import processes as pr
 from ..protocol import stored as st
 from ..protocol import toolbox as x
 from ..protocol import types as t
@@ -28,6 +30,7 @@ from ..protocol import usage as u
 from ..protocol.record import Record
 from ..transport import Peer
 from ..wire import ErrorType, Request, RpcError, to_wire_error
+from . import background
 from .catalog import UnknownSession
 from .contract import AgentAdapter, AgentUnavailable
 from .messages import public
@@ -101,6 +104,22 @@ class QueryMethods:
             return st.SessionArchiveResult(p.session_id, done)
 
         return self.answer_off_reader(req, "archive", lambda: _stored_only(p.session_id, archive))
+
+    def _h_process_list(self, req: Request, p: pr.ProcessListParams) -> Any:
+        def listed() -> pr.ProcessListResult:
+            registry = self.adapter.process_registry()
+            found = background.owned(registry, p.session_id) if registry is not None else []
+            return pr.ProcessListResult(found)
+
+        return self.answer_off_reader(req, "processes", listed)
+
+    def _h_process_kill(self, req: Request, p: pr.ProcessKillParams) -> Any:
+        def killed() -> pr.ProcessKillResult:
+            registry = self.adapter.process_registry()
+            done = registry is not None and background.kill(registry, p.session_id, p.process_id)
+            return pr.ProcessKillResult(done)
+
+        return self.answer_off_reader(req, "kill", killed)
 
     def _h_session_estimateContext(self, req: Request, p: u.SessionContextParams) -> Any:
         self._fresh_runtime()

@@ -55,6 +55,8 @@ _ROUTED = {
     "session/listStored",
     "session/rename",
     "session/archive",
+    "process/list",
+    "process/kill",
     "session/goal",
     "session/status",
     "session/list",

@@ -526,6 +526,12 @@ def test_a_completed_turn_is_handed_to_titling_and_its_title_announced_to_the_ho
     harness.wait_idle(failed["runId"])
 
 
+def test_an_agent_without_a_process_registry_has_no_background_processes(harness):
+    assert harness.call("process/list", {"sessionId": "s"})["result"] == {"processes": []}
+    kill = harness.call("process/kill", {"sessionId": "s", "processId": "proc_1"})
+    assert kill["result"] == {"killed": False}
+
+
 def test_mcp_status_answers_the_adapters_servers_off_the_reader_thread(harness):
     assert harness.call("mcp/status", {})["result"] == {"servers": []}
     echo = McpServerInfo("echo", "stdio", "failed", 0, "spawn failed")

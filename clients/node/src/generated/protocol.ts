@@ -456,6 +456,89 @@ export interface McpStatusResult {
   servers: McpServerInfo[];
 }
 
+export interface ProcessInfo {
+  /**
+   * hermes' id for it, as the agent's process tool names it.
+   */
+  processId: string;
+  /**
+   * The command (its first 200 characters).
+   */
+  command: string;
+  /**
+   * Where it runs.
+   */
+  cwd: string | null;
+  /**
+   * Its OS process id.
+   */
+  pid: number | null;
+  /**
+   * Whether it still runs.
+   */
+  status: 'running' | 'exited';
+  /**
+   * How it exited; null while it runs.
+   */
+  exitCode: number | null;
+  /**
+   * Seconds since it started.
+   */
+  uptimeS: number;
+  /**
+   * The end of its output (at most 4,000 characters).
+   */
+  outputTail: string;
+}
+
+export interface ProcessKillParams {
+  /**
+   * The session whose agent started it.
+   */
+  sessionId: string;
+  /**
+   * The process, from process/list.
+   */
+  processId: string;
+  /**
+   * Profile to look in if no worker holds it.
+   */
+  profile?: string | null;
+  /**
+   * Worker isolation key.
+   */
+  workerKey?: string | null;
+}
+
+export interface ProcessKillResult {
+  /**
+   * False when the session started no such process or it had already exited.
+   */
+  killed: boolean;
+}
+
+export interface ProcessListParams {
+  /**
+   * The session whose agent started them.
+   */
+  sessionId: string;
+  /**
+   * Profile to look in if no worker holds it.
+   */
+  profile?: string | null;
+  /**
+   * Worker isolation key.
+   */
+  workerKey?: string | null;
+}
+
+export interface ProcessListResult {
+  /**
+   * Running ones and recently finished ones.
+   */
+  processes: ProcessInfo[];
+}
+
 export interface RunCompletedNotification {
   /**
    * The run.
@@ -1379,6 +1462,10 @@ export interface HostRequests {
   'initialize': { params: InitializeParams; result: InitializeResult };
   /** The profile's MCP servers as its worker sees them: connected, failed, and so on. */
   'mcp/status': { params: WorkerTarget; result: McpStatusResult };
+  /** Kill a background process a session's agent started. */
+  'process/kill': { params: ProcessKillParams; result: ProcessKillResult };
+  /** The background processes a session's agent started, running or recently finished. */
+  'process/list': { params: ProcessListParams; result: ProcessListResult };
   /** Ask a running run to stop; it ends with run/completed status interrupted. */
   'run/interrupt': { params: RunTarget; result: RunInterruptResult };
   /** A run's status and result; finished runs are kept for a bounded time and count. */
@@ -1464,6 +1551,8 @@ export const HOST_REQUEST_METHODS: readonly HostRequestMethod[] = [
   'compression/respond',
   'initialize',
   'mcp/status',
+  'process/kill',
+  'process/list',
   'run/interrupt',
   'run/result',
   'run/start',

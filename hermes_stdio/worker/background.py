@@ -1,0 +1,52 @@
+"""The background processes a session's agent started, through hermes' process
+registry (``tools.process_registry.process_registry``, passed in).
+
+Contract: hermes files each background terminal command under the session key
+of the turn that started it, which is the session's id (``scope``).
+``owned(registry, session_id)`` lists that session's processes, running and
+recently finished, with the end of their output; ``kill(registry, session_id,
+process_id)`` kills one of them and says whether it did: a process of another
+session, or one that already exited, is left alone.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..protocol.processes import ProcessInfo
+
+TAIL_CHARS = 4000
+
+
+def _mine(registry: Any, session_id: str, process_id: str) -> Any:
+    proc = registry.get(process_id)
+    return proc if proc is not None and getattr(proc, "session_key", "") == session_id else None
+
+
+def owned(registry: Any, session_id: str) -> list[ProcessInfo]:
+    found = []
+    for entry in registry.list_sessions(session_key=session_id):
+        proc = _mine(registry, session_id, str(entry.get("session_id") or ""))
+        if proc is None:
+            continue
+        exit_code = entry.get("exit_code")
+        found.append(
+            ProcessInfo(
+                process_id=str(entry["session_id"]),
+                command=str(entry.get("command") or ""),
+                cwd=str(entry["cwd"]) if entry.get("cwd") else None,
+                pid=entry.get("pid") if isinstance(entry.get("pid"), int) else None,
+                status="exited" if entry.get("status") == "exited" else "running",
+                exit_code=exit_code if isinstance(exit_code, int) else None,
+                uptime_s=int(entry.get("uptime_seconds") or 0),
+                output_tail=str(getattr(proc, "output_buffer", "") or "")[-TAIL_CHARS:],
+            )
+        )
+    return found
+
+
+def kill(registry: Any, session_id: str, process_id: str) -> bool:
+    proc = _mine(registry, session_id, process_id)
+    if proc is None or getattr(proc, "exited", False):
+        return False
+    return bool(registry.kill_process(process_id).get("status") == "killed")

@@ -1,0 +1,37 @@
+"""Background processes through the real binary and real hermes-agent: a session sees
+and kills the processes its agent started in the background, and no other session's."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from hermes_stdio.testing.host import HostClient
+from hermes_stdio.testing.llm_server import Reply, ScriptedLLM
+
+from .conftest import TOOL_COMMAND, run_in_a_long_tool, wait_gone
+
+
+def test_a_sessions_background_process_is_listed_and_killed_by_that_session_only(
+    host: HostClient, llm: ScriptedLLM, tmp_path: Path
+) -> None:
+    run, [tool_pid] = run_in_a_long_tool(host, llm, tmp_path, background=True)
+    host.wait_run_completed(run["runId"])  # the run ends; its process goes on
+    sid = run["sessionId"]
+    [proc] = host.request("process/list", {"sessionId": sid})["processes"]
+    assert proc["status"] == "running" and proc["exitCode"] is None
+    assert TOOL_COMMAND in proc["command"]
+
+    llm.enqueue(Reply.text(["ok"]))
+    other = host.request("run/start", {"message": "hi"})
+    host.wait_run_completed(other["runId"])
+    assert host.request("process/list", {"sessionId": other["sessionId"]}) == {"processes": []}
+    stranger = {"sessionId": other["sessionId"], "processId": proc["processId"]}
+    assert host.request("process/kill", stranger) == {"killed": False}
+    assert not wait_gone(tool_pid, 0)  # another session's kill left it running
+
+    mine = {"sessionId": sid, "processId": proc["processId"]}
+    assert host.request("process/kill", mine) == {"killed": True}
+    assert wait_gone(tool_pid, 10)
+    [after] = host.request("process/list", {"sessionId": sid})["processes"]
+    assert after["status"] == "exited"
+    assert host.request("process/kill", mine) == {"killed": False}  # already gone
