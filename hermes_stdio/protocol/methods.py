@@ -157,7 +157,7 @@ HOST_METHODS: dict[str, Method] = _methods(
     ),
     Method(
         "process/list",
-        pr.ProcessListParams,
+        t.SessionTarget,
         pr.ProcessListResult,
         "session",
         "The background processes a session's agent started, running or recently finished.",

@@ -10,12 +10,6 @@ from typing import Literal
 from .record import Record, doc_field
 
 
-class ProcessListParams(Record):
-    session_id: str = doc_field("The session whose agent started them.")
-    profile: str | None = doc_field("Profile to look in if no worker holds it.", default=None)
-    worker_key: str | None = doc_field("Worker isolation key.", default=None)
-
-
 class ProcessInfo(Record):
     process_id: str = doc_field("hermes' id for it, as the agent's process tool names it.")
     command: str = doc_field("The command (its first 200 characters).")

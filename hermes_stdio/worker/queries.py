@@ -105,7 +105,7 @@ class QueryMethods:
 
         return self.answer_off_reader(req, "archive", lambda: _stored_only(p.session_id, archive))
 
-    def _h_process_list(self, req: Request, p: pr.ProcessListParams) -> Any:
+    def _h_process_list(self, req: Request, p: t.SessionTarget) -> Any:
         def listed() -> pr.ProcessListResult:
             registry = self.adapter.process_registry()
             found = background.owned(registry, p.session_id) if registry is not None else []

@@ -517,21 +517,6 @@ export interface ProcessKillResult {
   killed: boolean;
 }
 
-export interface ProcessListParams {
-  /**
-   * The session whose agent started them.
-   */
-  sessionId: string;
-  /**
-   * Profile to look in if no worker holds it.
-   */
-  profile?: string | null;
-  /**
-   * Worker isolation key.
-   */
-  workerKey?: string | null;
-}
-
 export interface ProcessListResult {
   /**
    * Running ones and recently finished ones.
@@ -1465,7 +1450,7 @@ export interface HostRequests {
   /** Kill a background process a session's agent started. */
   'process/kill': { params: ProcessKillParams; result: ProcessKillResult };
   /** The background processes a session's agent started, running or recently finished. */
-  'process/list': { params: ProcessListParams; result: ProcessListResult };
+  'process/list': { params: SessionTarget; result: ProcessListResult };
   /** Ask a running run to stop; it ends with run/completed status interrupted. */
   'run/interrupt': { params: RunTarget; result: RunInterruptResult };
   /** A run's status and result; finished runs are kept for a bounded time and count. */
