@@ -92,8 +92,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     if args.synthetic_agent:
         worker_args.append("--synthetic-agent")
-    if args.session_idle_timeout != 1800.0:
-        worker_args += ["--session-idle-timeout", str(args.session_idle_timeout)]
+    worker_args += ["--session-idle-timeout", str(args.session_idle_timeout)]
     return serve(
         hermes_home=args.hermes_home,
         agent_python=args.agent_python,

@@ -41,30 +41,10 @@ from .runner import execute_run
 from .state import Run, RunTable, Session, new_id
 
 _METHODS = {**HOST_METHODS, **WORKER_METHODS}
+# What a worker answers: every request the supervisor routes to it, and its own.
 _ROUTED = {
-    "run/start",
-    "run/interrupt",
-    "run/result",
-    "approval/respond",
-    "clarify/respond",
-    "compression/respond",
-    "run/steer",
-    "session/history",
-    "command/list",
-    "mcp/status",
-    "session/listStored",
-    "session/rename",
-    "session/archive",
-    "process/list",
-    "process/kill",
-    "session/goal",
-    "session/status",
-    "session/list",
-    "session/destroy",
-    "session/switchModel",
-    "session/estimateContext",
-    "worker/shutdown",
-}
+    name for name, m in HOST_METHODS.items() if m.route != "supervisor" and not m.notification
+} | set(WORKER_METHODS)
 
 
 class WorkerService(AnswerMethods, QueryMethods):
