@@ -185,7 +185,7 @@ class HermesAdapter:
             quiet_mode=True,
             verbose_logging=False,
             platform="cli",
-            session_id=self._stored_id(session.session_id),
+            session_id=catalog.tip(self._db, session.session_id),
             session_db=self._db,
             clarify_callback=self._clarify.callback(session),
             **agent_callbacks(sink),
@@ -227,12 +227,6 @@ class HermesAdapter:
 
         return estimate(agent, messages, instructions, estimate_request_tokens_rough)
 
-    def _stored_id(self, session_id: str) -> str:
-        """Where the session's conversation lives now: hermes' compression with
-        ``compression.in_place: false`` continues it under a new id (a chain of
-        ``parent_session_id``); resume from its tip, as hermes' CLI does."""
-        return str(self._db.resolve_resume_session_id(session_id) or session_id)
-
     def stored_history(self, session_id: str) -> list[dict[str, Any]] | None:
         self._modules()
         db = self._db
@@ -240,7 +234,7 @@ class HermesAdapter:
             return None
         # Repaired for replay: a turn cut short (a crash) may have left user;user.
         messages = db.get_messages_as_conversation(
-            self._stored_id(session_id), repair_alternation=True
+            catalog.tip(db, session_id), repair_alternation=True
         )
         return list(messages) if isinstance(messages, list) else None
 

@@ -1,6 +1,10 @@
 """The profile's stored sessions, through hermes' session database.
 
 Contract (each function takes hermes' ``SessionDB``):
+- ``tip(db, session_id)``: where a session's conversation lives now. hermes'
+  compression with ``compression.in_place: false`` continues it under a new
+  id (a chain of ``parent_session_id``); this is the chain's newest row, as
+  hermes' CLI resumes it (the id itself when there is no chain).
 - ``page(db, query, source, archived, limit, offset)``: hermes' session rows,
   most recently active first, a compression chain as one row (projected to
   its newest continuation), only archived ones when ``archived``.
@@ -37,6 +41,10 @@ def page(
     return list(rows)
 
 
+def tip(db: Any, session_id: str) -> str:
+    return str(db.resolve_resume_session_id(session_id) or session_id)
+
+
 def _known(db: Any, session_id: str) -> None:
     if db.get_session(session_id) is None:
         raise UnknownSession(session_id)
@@ -44,9 +52,9 @@ def _known(db: Any, session_id: str) -> None:
 
 def rename(db: Any, session_id: str, title: str | None) -> str | None:
     _known(db, session_id)
-    tip = str(db.resolve_resume_session_id(session_id) or session_id)
-    db.set_session_title(tip, title or "")
-    saved = db.get_session_title(tip)
+    newest = tip(db, session_id)
+    db.set_session_title(newest, title or "")
+    saved = db.get_session_title(newest)
     return str(saved) if saved else None
 
 
