@@ -33,7 +33,8 @@ Contract:
   ``approvals.ApprovalBridge`` while a turn runs; with no bridge (hermes
   internals changed) hermes refuses them, so nothing dangerous runs unasked.
 - hermes' scan of its tool modules is served from saved verdicts
-  (``scancache``) when the files are unchanged.
+  (``scancache``) when the files are unchanged, and its CA-bundle check at
+  each agent build is remembered while the bundles are unchanged (``tlscheck``).
 """
 
 from __future__ import annotations
@@ -62,6 +63,7 @@ from .scancache import FileVerdicts, serve_tool_scan
 from .scope import TurnModules, session_scope
 from .state import Session
 from .titles import auto_title
+from .tlscheck import remember_bundle_check
 
 
 def _cache_tool_scan() -> FileVerdicts | None:
@@ -137,6 +139,10 @@ class HermesAdapter:
                 verdicts.save()
             if self._loaded is None:
                 self._loaded = Fingerprint.of(loaded_files(run_agent, "hermes-agent"))
+                with contextlib.suppress(ImportError):
+                    from agent import ssl_guard
+
+                    remember_bundle_check(ssl_guard)
             if self._db is None:
                 self._db = SessionDB(db_path=self.home / "state.db")
             if self._approvals is None:
