@@ -156,6 +156,13 @@ HOST_METHODS: dict[str, Method] = _methods(
         "Hide a stored session from session/listStored, or show it again.",
     ),
     Method(
+        "session/undo",
+        st.SessionUndoParams,
+        st.SessionUndoResult,
+        "session",
+        "Take back a session's last exchanges, as hermes' /undo (kept on disk for audit).",
+    ),
+    Method(
         "process/list",
         t.SessionTarget,
         pr.ProcessListResult,

@@ -59,3 +59,19 @@ class SessionArchiveParams(Record):
 class SessionArchiveResult(Record):
     session_id: str = doc_field("The session.")
     archived: bool = doc_field("Whether it is archived now.")
+
+
+class SessionUndoParams(Record):
+    session_id: str = doc_field("The session.")
+    turns: int = doc_field("How many of its last exchanges to take back (1 or more).", default=1)
+    profile: str | None = doc_field("Profile to look in if no worker holds it.", default=None)
+    worker_key: str | None = doc_field("Worker isolation key.", default=None)
+
+
+class SessionUndoResult(Record):
+    session_id: str = doc_field("The session.")
+    turns_undone: int = doc_field("Exchanges taken back: fewer than asked when it had fewer.")
+    messages_removed: int = doc_field("Stored messages hidden: user, assistant and tool ones.")
+    message: str | None = doc_field(
+        "The earliest taken-back user message's text, to offer for editing; null when none."
+    )

@@ -221,7 +221,7 @@ class RoutedMethods:
 
     # Titles and archiving live in the profile's database too; background
     # processes live in the worker of the session that started them.
-    _h_session_rename = _h_session_archive = _h_session_goal
+    _h_session_rename = _h_session_archive = _h_session_undo = _h_session_goal
     _h_process_list = _h_process_kill = _h_session_goal
 
     def _h_command_list(self, req: Request, p: t.WorkerTarget) -> None:

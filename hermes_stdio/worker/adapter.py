@@ -296,6 +296,10 @@ class HermesAdapter:
         self._modules()
         return catalog.archive(self._db, session_id, archived)
 
+    def undo_turns(self, session_id: str, turns: int) -> catalog.Rewound:
+        self._modules()
+        return catalog.rewind(self._db, session_id, turns)
+
     def run_turn(
         self,
         agent: Any,

@@ -15,10 +15,16 @@ Contract (each function takes hermes' ``SessionDB``):
 - ``archive(db, session_id, archived)``: hides the whole conversation from
   the default listing, or shows it again (messages stay); ``UnknownSession``
   for an unknown session.
+- ``rewind(db, session_id, turns)``: takes back the conversation's last
+  ``turns`` exchanges (fewer when it has fewer) as hermes' ``/undo`` does:
+  from the chain's newest row, the rows from the earliest of those user
+  messages on are marked inactive (kept for audit, hidden from the agent,
+  history and search). ``UnknownSession`` for an unknown session.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 
@@ -62,3 +68,28 @@ def archive(db: Any, session_id: str, archived: bool) -> bool:
     _known(db, session_id)
     db.set_session_archived(session_id, archived)
     return archived
+
+
+@dataclass(frozen=True)
+class Rewound:
+    turns: int  # exchanges taken back
+    removed: int  # stored messages hidden
+    message: str | None  # the earliest taken-back user message's text
+
+
+def rewind(db: Any, session_id: str, turns: int) -> Rewound:
+    _known(db, session_id)
+    newest = tip(db, session_id)
+    recent = db.list_recent_user_messages(newest, limit=turns)  # newest first
+    if not recent:
+        return Rewound(0, 0, None)
+    done = db.rewind_to_message(newest, recent[-1]["id"])
+    target = done.get("target_message") or {}
+    return Rewound(len(recent), int(done.get("rewound_count") or 0), _text(target.get("content")))
+
+
+def _text(content: Any) -> str | None:
+    if isinstance(content, list):  # text parts and images: the text, as hermes' /undo shows it
+        parts = [p.get("text") for p in content if isinstance(p, dict) and p.get("type") == "text"]
+        content = "\n".join(p for p in parts if isinstance(p, str) and p)
+    return content if isinstance(content, str) and content else None

@@ -23,6 +23,7 @@ from ..protocol import toolbox as tx
 from ..protocol import types as t
 from ..protocol.usage import TokenUsage
 from .callbacks import EventSink
+from .catalog import Rewound
 from .images import Attachment
 from .state import Session
 
@@ -168,6 +169,10 @@ class AgentAdapter(Protocol):
 
     def archive_session(self, session_id: str, archived: bool) -> bool:
         """Hide a stored session from the listing, or show it again (``catalog``)."""
+        ...
+
+    def undo_turns(self, session_id: str, turns: int) -> Rewound:
+        """Take back a stored session's last ``turns`` exchanges (``catalog``)."""
         ...
 
     def connect_mcp(self) -> None:

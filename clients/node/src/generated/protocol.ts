@@ -1180,6 +1180,44 @@ export interface SessionTitledNotification {
   title: string;
 }
 
+export interface SessionUndoParams {
+  /**
+   * The session.
+   */
+  sessionId: string;
+  /**
+   * How many of its last exchanges to take back (1 or more).
+   */
+  turns?: number;
+  /**
+   * Profile to look in if no worker holds it.
+   */
+  profile?: string | null;
+  /**
+   * Worker isolation key.
+   */
+  workerKey?: string | null;
+}
+
+export interface SessionUndoResult {
+  /**
+   * The session.
+   */
+  sessionId: string;
+  /**
+   * Exchanges taken back: fewer than asked when it had fewer.
+   */
+  turnsUndone: number;
+  /**
+   * Stored messages hidden: user, assistant and tool ones.
+   */
+  messagesRemoved: number;
+  /**
+   * The earliest taken-back user message's text, to offer for editing; null when none.
+   */
+  message: string | null;
+}
+
 export interface StoredSession {
   /**
    * The id to resume it with in run/start.
@@ -1479,6 +1517,8 @@ export interface HostRequests {
   'session/status': { params: SessionStatusParams; result: SessionInfo };
   /** Switch a session's model (and provider) from its next run on. */
   'session/switchModel': { params: SessionSwitchModelParams; result: SessionSwitchModelResult };
+  /** Take back a session's last exchanges, as hermes' /undo (kept on disk for audit). */
+  'session/undo': { params: SessionUndoParams; result: SessionUndoResult };
   /** Stops every worker; then only exit is accepted. */
   'shutdown': { params: EmptyParams; result: ShutdownResult };
   /** Supervisor and worker health, without touching any worker. */
@@ -1552,6 +1592,7 @@ export const HOST_REQUEST_METHODS: readonly HostRequestMethod[] = [
   'session/rename',
   'session/status',
   'session/switchModel',
+  'session/undo',
   'shutdown',
   'supervisor/status',
   'worker/restart',
