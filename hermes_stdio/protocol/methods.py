@@ -163,6 +163,13 @@ HOST_METHODS: dict[str, Method] = _methods(
         "Take back a session's last exchanges, as hermes' /undo (kept on disk for audit).",
     ),
     Method(
+        "session/fork",
+        st.SessionForkParams,
+        st.SessionForkResult,
+        "session",
+        "Branch a session: a new stored session with a copy of its messages, as hermes' /branch.",
+    ),
+    Method(
         "process/list",
         t.SessionTarget,
         pr.ProcessListResult,

@@ -75,3 +75,23 @@ class SessionUndoResult(Record):
     message: str | None = doc_field(
         "The earliest taken-back user message's text, to offer for editing; null when none."
     )
+
+
+class SessionForkParams(Record):
+    session_id: str = doc_field("The session to branch off.")
+    new_session_id: str | None = doc_field(
+        "The branch's id; a new one when absent. It must be new to the profile.", default=None
+    )
+    title: str | None = doc_field(
+        "The branch's title; when absent, the session's title numbered (Plan #2) or branch.",
+        default=None,
+    )
+    profile: str | None = doc_field("Profile to look in if no worker holds it.", default=None)
+    worker_key: str | None = doc_field("Worker isolation key.", default=None)
+
+
+class SessionForkResult(Record):
+    session_id: str = doc_field("The branch: resume it with run/start.")
+    parent_session_id: str = doc_field("The session it branched off.")
+    title: str | None = doc_field("The branch's title as saved.")
+    message_count: int = doc_field("Messages copied into it.")

@@ -27,6 +27,7 @@ from typing import Any
 
 from ..protocol import RELAYED_NOTIFICATIONS, SERVER_NOTIFICATIONS, encode
 from ..protocol import asks as a
+from ..protocol import stored as st
 from ..protocol import types as t
 from ..protocol import usage as u
 from ..protocol.model import fields_of
@@ -200,6 +201,25 @@ class RoutedMethods:
     def _h_session_estimateContext(self, req: Request, p: u.SessionContextParams) -> None:
         self._to_session_creating(req, p.session_id, p.profile, p.worker_key)
 
+    def _h_session_undo(self, req: Request, p: st.SessionUndoParams) -> None:
+        self._to_session_creating(req, p.session_id, p.profile, p.worker_key)
+
+    def _h_session_fork(self, req: Request, p: st.SessionForkParams) -> None:
+        key = self._session_key(p.session_id, p.profile, p.worker_key)
+        if p.new_session_id is not None and self.routes.session(p.new_session_id) is not None:
+            raise RpcError(
+                ErrorType.INVALID_PARAMS,
+                f"session {p.new_session_id!r} already exists",
+                field="params.newSessionId",
+            )
+
+        def record(result: Any) -> None:
+            self.routes.add_session(p.session_id, key)  # loaded, as for session/undo
+            if isinstance(result, dict):  # the branch resumes in the same worker
+                self.routes.add_session(str(result.get("sessionId")), key)
+
+        self._forward(req, self.pool.slot(*key), record)
+
     def _to_session_creating(
         self, req: Request, session_id: str, profile: str | None, worker_key: str | None
     ) -> None:
@@ -221,7 +241,7 @@ class RoutedMethods:
 
     # Titles and archiving live in the profile's database too; background
     # processes live in the worker of the session that started them.
-    _h_session_rename = _h_session_archive = _h_session_undo = _h_session_goal
+    _h_session_rename = _h_session_archive = _h_session_goal
     _h_process_list = _h_process_kill = _h_session_goal
 
     def _h_command_list(self, req: Request, p: t.WorkerTarget) -> None:

@@ -1,5 +1,5 @@
-"""The one module that imports hermes-agent: ``HermesAdapter``, the
-``contract.AgentAdapter`` that drives hermes' real ``AIAgent``.
+"""The module that imports hermes-agent (with ``stored``, its stored-session half):
+``HermesAdapter``, the ``contract.AgentAdapter`` that drives hermes' real ``AIAgent``.
 
 Contract:
 - One agent per session, its callbacks bound to the session's *current* run
@@ -27,7 +27,8 @@ Contract:
   a failed import raises ``AgentUnavailable``.
 - Session databases use the explicit path ``$HERMES_HOME/state.db``;
   ``stored_history`` reads a session back from it (resuming after a restart),
-  from the tip of its compression chain, where a resumed agent goes on.
+  from the tip of its compression chain, where a resumed agent goes on
+  (``stored``: the stored-session methods, the adapter's other half).
 - Dangerous commands always wait for the host (``HERMES_EXEC_ASK=1``):
   approvals are scoped per session (``scope``) and go through
   ``approvals.ApprovalBridge`` while a turn runs; with no bridge (hermes
@@ -62,6 +63,7 @@ from .runtime import Fingerprint, loaded_files
 from .scancache import FileVerdicts, serve_tool_scan
 from .scope import TurnModules, session_scope
 from .state import Session
+from .stored import HermesSessions
 from .titles import auto_title
 from .tlscheck import remember_bundle_check
 
@@ -99,7 +101,7 @@ def _configured_approval_mode() -> object:
     return approvals.get("mode") if isinstance(approvals, dict) else None
 
 
-class HermesAdapter:
+class HermesAdapter(HermesSessions):
     def __init__(self, home: Path) -> None:
         self.home = home
         # Dangerous commands wait for an approval; with no notify callback registered
@@ -233,17 +235,6 @@ class HermesAdapter:
 
         return estimate(agent, messages, instructions, estimate_request_tokens_rough)
 
-    def stored_history(self, session_id: str) -> list[dict[str, Any]] | None:
-        self._modules()
-        db = self._db
-        if db.get_session(session_id) is None:
-            return None
-        # Repaired for replay: a turn cut short (a crash) may have left user;user.
-        messages = db.get_messages_as_conversation(
-            catalog.tip(db, session_id), repair_alternation=True
-        )
-        return list(messages) if isinstance(messages, list) else None
-
     def expand_references(
         self, agent: Any, session: Session, message: str
     ) -> tuple[str, dict[str, Any]] | None:
@@ -281,24 +272,6 @@ class HermesAdapter:
         from tools.process_registry import process_registry
 
         return process_registry
-
-    def stored_sessions(
-        self, query: str | None, source: str | None, archived: bool, limit: int, offset: int
-    ) -> list[dict[str, Any]]:
-        self._modules()
-        return catalog.page(self._db, query, source, archived, limit, offset)
-
-    def rename_session(self, session_id: str, title: str | None) -> str | None:
-        self._modules()
-        return catalog.rename(self._db, session_id, title)
-
-    def archive_session(self, session_id: str, archived: bool) -> bool:
-        self._modules()
-        return catalog.archive(self._db, session_id, archived)
-
-    def undo_turns(self, session_id: str, turns: int) -> catalog.Rewound:
-        self._modules()
-        return catalog.rewind(self._db, session_id, turns)
 
     def run_turn(
         self,

@@ -20,16 +20,29 @@ Contract (each function takes hermes' ``SessionDB``):
   from the chain's newest row, the rows from the earliest of those user
   messages on are marked inactive (kept for audit, hidden from the agent,
   history and search). ``UnknownSession`` for an unknown session.
+- ``fork(db, session_id, branch, title, sidecar)``: stores a copy of the
+  conversation's active messages (from the chain's newest row) as a new
+  session ``branch``, linked to it as hermes' ``/branch`` does (its parent,
+  and the ``_branched_from`` mark that keeps hermes' resume of the parent
+  from following it). Titled ``title``, or hermes' next title in the
+  parent's lineage ("Plan #2", "branch"). ``UnknownSession`` for an unknown
+  session, ``SessionExists`` when ``branch`` is taken, ``ValueError`` (and no
+  branch) for a title hermes refuses.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 
 class UnknownSession(LookupError):
     """The profile's database does not know the session."""
+
+
+class SessionExists(Exception):
+    """The profile's database already has a session with that id."""
 
 
 def page(
@@ -86,6 +99,69 @@ def rewind(db: Any, session_id: str, turns: int) -> Rewound:
     done = db.rewind_to_message(newest, recent[-1]["id"])
     target = done.get("target_message") or {}
     return Rewound(len(recent), int(done.get("rewound_count") or 0), _text(target.get("content")))
+
+
+@dataclass(frozen=True)
+class Forked:
+    title: str | None
+    messages: int
+
+
+# What a stored message carries, by its key in hermes' conversation form -> the
+# matching append_message argument (what hermes' /branch copies, and the rest).
+_COPIED = {
+    "content": "content",
+    "tool_name": "tool_name",
+    "tool_calls": "tool_calls",
+    "tool_call_id": "tool_call_id",
+    "effect_disposition": "effect_disposition",
+    "timestamp": "timestamp",
+    "finish_reason": "finish_reason",
+    "reasoning": "reasoning",
+    "reasoning_content": "reasoning_content",
+    "reasoning_details": "reasoning_details",
+    "codex_reasoning_items": "codex_reasoning_items",
+    "codex_message_items": "codex_message_items",
+    "message_id": "platform_message_id",
+    "observed": "observed",
+}
+
+
+def fork(
+    db: Any,
+    session_id: str,
+    branch: str,
+    title: str | None,
+    sidecar: Callable[[dict[str, Any]], str | None],
+) -> Forked:
+    _known(db, session_id)
+    if db.get_session(branch) is not None:
+        raise SessionExists(branch)
+    newest = tip(db, session_id)
+    parent = db.get_session(newest) or {}
+    messages = db.get_messages_as_conversation(newest)
+    db.create_session(
+        branch,
+        source=parent.get("source") or "cli",
+        model=parent.get("model"),
+        model_config={"_branched_from": newest},
+        parent_session_id=newest,
+        cwd=parent.get("cwd"),
+    )
+    try:
+        wanted = title.strip() if title else ""
+        base = db.get_session_title(session_id) or db.get_session_title(newest) or "branch"
+        db.set_session_title(branch, wanted or db.get_next_title_in_lineage(base))
+    except ValueError:
+        db.delete_session(branch)
+        raise
+    for msg in messages:
+        copied = {arg: msg[key] for key, arg in _COPIED.items() if key in msg}
+        db.append_message(
+            session_id=branch, role=msg.get("role", "user"), api_content=sidecar(msg), **copied
+        )
+    saved = db.get_session_title(branch)
+    return Forked(str(saved) if saved else None, len(messages))
 
 
 def _text(content: Any) -> str | None:

@@ -23,7 +23,7 @@ from ..protocol import toolbox as tx
 from ..protocol import types as t
 from ..protocol.usage import TokenUsage
 from .callbacks import EventSink
-from .catalog import Rewound
+from .catalog import Forked, Rewound
 from .images import Attachment
 from .state import Session
 
@@ -173,6 +173,10 @@ class AgentAdapter(Protocol):
 
     def undo_turns(self, session_id: str, turns: int) -> Rewound:
         """Take back a stored session's last ``turns`` exchanges (``catalog``)."""
+        ...
+
+    def fork_session(self, session_id: str, branch: str, title: str | None) -> Forked:
+        """Store a copy of a stored session as the new session ``branch`` (``catalog``)."""
         ...
 
     def connect_mcp(self) -> None:

@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 from ..protocol import toolbox as tx
 from ..protocol import types as t
-from .catalog import Rewound, UnknownSession
+from .catalog import Forked, Rewound, UnknownSession
 from .contract import Announce, UserContent
 from .images import Attachment
 from .state import Session
@@ -81,6 +81,9 @@ class PlainAdapterMethods:
         raise UnknownSession(session_id)
 
     def undo_turns(self, session_id: str, turns: int) -> Rewound:
+        raise UnknownSession(session_id)
+
+    def fork_session(self, session_id: str, branch: str, title: str | None) -> Forked:
         raise UnknownSession(session_id)
 
     def list_commands(self) -> list[dict[str, str]]:

@@ -4,8 +4,7 @@ Contract (a mixin of ``WorkerService``, which provides ``adapter``,
 ``sessions`` and ``peer``): ``command/list`` (the profile's skills and
 bundles), ``mcp/status`` (its MCP servers), ``session/listStored`` (its stored
 sessions, a page at a time), ``session/rename`` and ``session/archive`` (a
-stored session's title, and whether it is listed), ``session/undo`` (see
-``_h_session_undo``), ``process/list`` and
+stored session's title, and whether it is listed), ``process/list`` and
 ``process/kill`` (a session's background processes),
 ``session/estimateContext`` (which may build the session's agent),
 ``session/goal`` (its goals) and ``session/history`` (from memory when a worker
@@ -46,7 +45,6 @@ class QueryMethods:
     sessions: dict[str, Session]
     peer: Peer | None
     _session: Callable[[str], Session]  # the held session, or a new one to resume
-    _lock: threading.Lock  # guards ``sessions``
     _fresh_runtime: Callable[[], None]  # raises agent_runtime_stale
 
     def answer_off_reader(self, req: Request, name: str, answer: Callable[[], Record]) -> object:
@@ -98,52 +96,14 @@ class QueryMethods:
                 raise RpcError(ErrorType.INVALID_PARAMS, str(exc), field="params.title") from exc
             return st.SessionRenameResult(p.session_id, saved)
 
-        return self.answer_off_reader(req, "rename", lambda: _stored_only(p.session_id, rename))
+        return self.answer_off_reader(req, "rename", lambda: stored_only(p.session_id, rename))
 
     def _h_session_archive(self, req: Request, p: st.SessionArchiveParams) -> Any:
         def archive() -> st.SessionArchiveResult:
             done = self.adapter.archive_session(p.session_id, p.archived)
             return st.SessionArchiveResult(p.session_id, done)
 
-        return self.answer_off_reader(req, "archive", lambda: _stored_only(p.session_id, archive))
-
-    def _h_session_undo(self, req: Request, p: st.SessionUndoParams) -> Any:
-        """Refused while the session runs; loads it, as estimateContext does. Runs
-        started after it wait for it (the session's build lock) and see the shorter
-        history, with a new agent, as hermes' gateway does after /undo."""
-        if p.turns < 1:
-            raise RpcError(
-                ErrorType.INVALID_PARAMS, "turns must be 1 or more", field="params.turns"
-            )
-        held = p.session_id in self.sessions
-        session = self._session(p.session_id)
-        run = session.run
-        if run is not None:
-            raise RpcError(
-                ErrorType.SESSION_BUSY,
-                f"session {p.session_id!r} is running {run.run_id}",
-                sessionId=p.session_id,
-                runId=run.run_id,
-            )
-
-        def undo() -> st.SessionUndoResult:
-            with session.build_lock:
-                try:
-                    done = self.adapter.undo_turns(p.session_id, p.turns)
-                except UnknownSession:
-                    if not held:  # nothing to load: leave no trace
-                        with self._lock:
-                            if self.sessions.get(p.session_id) is session and session.run is None:
-                                del self.sessions[p.session_id]
-                    raise
-                if done.turns:
-                    self.adapter.close(session.agent)
-                    session.agent = None
-                    session.history = self.adapter.stored_history(p.session_id) or []
-                    session.restore = False
-            return st.SessionUndoResult(p.session_id, done.turns, done.removed, done.message)
-
-        return self.answer_off_reader(req, "undo", lambda: _stored_only(p.session_id, undo))
+        return self.answer_off_reader(req, "archive", lambda: stored_only(p.session_id, archive))
 
     def _h_process_list(self, req: Request, p: t.SessionTarget) -> Any:
         def listed() -> pr.ProcessListResult:
@@ -223,7 +183,7 @@ def _history(session_id: str, messages: list[dict[str, Any]]) -> t.SessionHistor
     return t.SessionHistoryResult(session_id, shown, len(shown))
 
 
-def _stored_only(session_id: str, act: Callable[[], Record]) -> Record:
+def stored_only(session_id: str, act: Callable[[], Record]) -> Record:
     """``act`` on a stored session: ``unknown_session`` when the database has none."""
     try:
         return act()

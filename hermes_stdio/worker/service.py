@@ -39,6 +39,7 @@ from .queries import DEFERRED as _DEFERRED
 from .queries import QueryMethods
 from .runner import execute_run
 from .state import Run, RunTable, Session, new_id
+from .transcripts import TranscriptMethods
 
 _METHODS = {**HOST_METHODS, **WORKER_METHODS}
 # What a worker answers: every request the supervisor routes to it, and its own.
@@ -47,7 +48,7 @@ _ROUTED = {
 } | set(WORKER_METHODS)
 
 
-class WorkerService(AnswerMethods, QueryMethods):
+class WorkerService(AnswerMethods, QueryMethods, TranscriptMethods):
     def __init__(
         self,
         profile: str,

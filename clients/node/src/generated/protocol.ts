@@ -912,6 +912,48 @@ export interface SessionDestroyResult {
   destroyed: boolean;
 }
 
+export interface SessionForkParams {
+  /**
+   * The session to branch off.
+   */
+  sessionId: string;
+  /**
+   * The branch's id; a new one when absent. It must be new to the profile.
+   */
+  newSessionId?: string | null;
+  /**
+   * The branch's title; when absent, the session's title numbered (Plan #2) or branch.
+   */
+  title?: string | null;
+  /**
+   * Profile to look in if no worker holds it.
+   */
+  profile?: string | null;
+  /**
+   * Worker isolation key.
+   */
+  workerKey?: string | null;
+}
+
+export interface SessionForkResult {
+  /**
+   * The branch: resume it with run/start.
+   */
+  sessionId: string;
+  /**
+   * The session it branched off.
+   */
+  parentSessionId: string;
+  /**
+   * The branch's title as saved.
+   */
+  title: string | null;
+  /**
+   * Messages copied into it.
+   */
+  messageCount: number;
+}
+
 export interface SessionGoalParams {
   /**
    * The session.
@@ -1503,6 +1545,8 @@ export interface HostRequests {
   'session/destroy': { params: SessionTarget; result: SessionDestroyResult };
   /** Rough token count of a session's next request against its model's context window. */
   'session/estimateContext': { params: SessionContextParams; result: SessionContextResult };
+  /** Branch a session: a new stored session with a copy of its messages, as hermes' /branch. */
+  'session/fork': { params: SessionForkParams; result: SessionForkResult };
   /** Set, inspect, pause, resume or clear a session's standing goal and its subgoals. */
   'session/goal': { params: SessionGoalParams; result: GoalInfo };
   /** A session's messages, from its worker or the profile's session database. */
@@ -1585,6 +1629,7 @@ export const HOST_REQUEST_METHODS: readonly HostRequestMethod[] = [
   'session/archive',
   'session/destroy',
   'session/estimateContext',
+  'session/fork',
   'session/goal',
   'session/history',
   'session/list',

@@ -1,6 +1,8 @@
-"""session/undo through the real binary and real hermes-agent: the last exchanges are taken
-back from the session's stored transcript, the model never sees them again, and they stay
-taken back after the worker is gone."""
+"""session/undo and session/fork through the real binary and real hermes-agent.
+
+undo: the last exchanges are taken back from the session's stored transcript, the model never
+sees them again, and they stay taken back after the worker is gone. fork: a branch holds a copy
+of the conversation, and the two go on independently, also after the worker is gone."""
 
 from __future__ import annotations
 
@@ -21,9 +23,11 @@ from .conftest import worker_pids
 SID = "sess-undo"
 
 
-def turn(host: HostClient, llm: ScriptedLLM, message: str, answer: str) -> None:
+def turn(
+    host: HostClient, llm: ScriptedLLM, message: str, answer: str, sid: str = SID, **params: Any
+) -> None:
     llm.enqueue(Reply.text([answer]))
-    run = host.request("run/start", {"sessionId": SID, "message": message})
+    run = host.request("run/start", {"sessionId": sid, "message": message, **params})
     done = host.wait_run_completed(run["runId"])
     assert done.params["status"] == "complete", done.params
 
@@ -139,3 +143,95 @@ def test_undo_refuses_bad_turns_and_unknown_sessions_and_loads_nothing(host: Hos
     assert err.value.kind is ErrorType.UNKNOWN_SESSION
     assert err.value.data["sessionId"] == "sess_nobody"
     assert host.request("session/list", {})["sessions"] == []
+
+
+def test_a_fork_copies_the_conversation_and_both_go_on_independently_after_a_restart(
+    host: HostClient, llm: ScriptedLLM
+) -> None:
+    llm.enqueue(Reply.tool_call("terminal", {"command": "echo hi"}), Reply.text(["It said hi."]))
+    run = host.request("run/start", {"sessionId": SID, "message": "run echo hi"})
+    host.wait_run_completed(run["runId"])
+    host.request("session/destroy", {"sessionId": SID})  # its history is read from the database
+    parent = host.request("session/history", {"sessionId": SID})["messages"]
+
+    forked = host.request("session/fork", {"sessionId": SID})
+    branch = forked["sessionId"]
+    assert branch.startswith("sess_") and branch != SID
+    assert forked == {
+        "sessionId": branch,
+        "parentSessionId": SID,
+        "title": "branch",  # the session has no title (test homes switch titling off)
+        "messageCount": 4,
+    }
+    copied = host.request("session/history", {"sessionId": branch})["messages"]
+    assert copied == parent  # tool calls, timestamps and all
+    assert parent[1]["tool_calls"]
+    listed = {s["sessionId"] for s in host.request("session/listStored")["sessions"]}
+    assert listed == {SID, branch}
+
+    turn(host, llm, "branch question", "branch answer", sid=branch)
+    assert said(llm.requests[-1]["messages"])[-1] == ("user", "branch question")
+    assert len(said(llm.requests[-1]["messages"])) == 5
+    os.kill(worker_pids(host)[("default", None)], signal.SIGKILL)
+    host.wait_for(lambda n: n.method == "worker/exited", timeout=30)
+
+    turn(host, llm, "parent question", "parent answer")  # resumed: not into the branch
+    assert said(llm.requests[-1]["messages"]) == [*said(parent), ("user", "parent question")]
+    second = host.request("session/fork", {"sessionId": SID, "newSessionId": "sess-mine"})
+    assert (second["sessionId"], second["title"], second["messageCount"]) == (
+        "sess-mine",
+        "branch #2",
+        6,
+    )
+
+
+def test_a_fork_of_another_profiles_session_is_resumed_in_that_profile(
+    host: HostClient, llm: ScriptedLLM, home: Path
+) -> None:
+    turn(host, llm, "work question", "work answer", profile="work")
+    forked = host.request("session/fork", {"sessionId": SID, "title": "Work branch"})
+    assert forked["title"] == "Work branch"
+    turn(host, llm, "more", "ok", sid=forked["sessionId"])  # no profile: routed to work's worker
+    status = host.request("session/status", {"sessionId": forked["sessionId"]})
+    assert status["profile"] == "work"
+    with sqlite3.connect(home / "profiles" / "work" / "state.db") as db:
+        (count,) = db.execute(
+            "SELECT COUNT(*) FROM messages WHERE session_id = ?", (forked["sessionId"],)
+        ).fetchone()
+    assert count == 4
+
+
+def test_a_fork_refuses_a_taken_id_a_taken_title_a_running_or_unknown_session(
+    host: HostClient, llm: ScriptedLLM
+) -> None:
+    turn(host, llm, "first", "one")
+    host.request("session/rename", {"sessionId": SID, "title": "Kiwi plan"})
+    for taken in (SID, "sess-later"):
+        if taken == "sess-later":
+            turn(host, llm, "later", "two", sid=taken)
+        with pytest.raises(RpcError) as err:
+            host.request("session/fork", {"sessionId": SID, "newSessionId": taken})
+        assert err.value.kind is ErrorType.INVALID_PARAMS
+        assert err.value.data["field"] == "params.newSessionId"
+    with pytest.raises(RpcError) as err:
+        host.request("session/fork", {"sessionId": SID, "title": "Kiwi plan"})
+    assert err.value.kind is ErrorType.INVALID_PARAMS
+    assert err.value.data["field"] == "params.title"
+    assert len(host.request("session/listStored")["sessions"]) == 2  # no branch was made
+
+    gate = Gate()
+    llm.enqueue(Reply.text(["two"], gate=gate))
+    run = host.request("run/start", {"sessionId": SID, "message": "second"})
+    try:
+        assert gate.arrived.wait(60)
+        with pytest.raises(RpcError) as err:
+            host.request("session/fork", {"sessionId": SID})
+        assert err.value.kind is ErrorType.SESSION_BUSY
+    finally:
+        gate.release.set()
+    host.wait_run_completed(run["runId"])
+    with pytest.raises(RpcError) as err:
+        host.request("session/fork", {"sessionId": "sess_nobody"})
+    assert err.value.kind is ErrorType.UNKNOWN_SESSION
+    forked = host.request("session/fork", {"sessionId": SID})
+    assert (forked["title"], forked["messageCount"]) == ("Kiwi plan #2", 4)

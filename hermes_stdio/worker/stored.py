@@ -1,0 +1,56 @@
+"""The stored-session half of ``adapter.HermesAdapter``: a profile's sessions as hermes'
+session database keeps them.
+
+Contract: ``HermesSessions`` is a mixin of ``HermesAdapter`` (which provides
+``_modules``, importing hermes-agent, and ``_db``, the profile's
+``SessionDB``) and implements the ``contract.AgentAdapter`` methods that read
+or edit stored sessions, each through ``catalog``. With the adapter it is the
+only code that imports hermes-agent.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from . import catalog
+
+
+class HermesSessions:
+    _db: Any
+    _modules: Callable[[], Any]
+
+    def stored_history(self, session_id: str) -> list[dict[str, Any]] | None:
+        self._modules()
+        db = self._db
+        if db.get_session(session_id) is None:
+            return None
+        # Repaired for replay: a turn cut short (a crash) may have left user;user.
+        messages = db.get_messages_as_conversation(
+            catalog.tip(db, session_id), repair_alternation=True
+        )
+        return list(messages) if isinstance(messages, list) else None
+
+    def stored_sessions(
+        self, query: str | None, source: str | None, archived: bool, limit: int, offset: int
+    ) -> list[dict[str, Any]]:
+        self._modules()
+        return catalog.page(self._db, query, source, archived, limit, offset)
+
+    def rename_session(self, session_id: str, title: str | None) -> str | None:
+        self._modules()
+        return catalog.rename(self._db, session_id, title)
+
+    def archive_session(self, session_id: str, archived: bool) -> bool:
+        self._modules()
+        return catalog.archive(self._db, session_id, archived)
+
+    def undo_turns(self, session_id: str, turns: int) -> catalog.Rewound:
+        self._modules()
+        return catalog.rewind(self._db, session_id, turns)
+
+    def fork_session(self, session_id: str, branch: str, title: str | None) -> catalog.Forked:
+        self._modules()
+        from agent.turn_context import extract_api_content_sidecar
+
+        return catalog.fork(self._db, session_id, branch, title, extract_api_content_sidecar)

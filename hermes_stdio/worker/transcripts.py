@@ -1,0 +1,106 @@
+"""Requests that edit a stored session's transcript: ``session/undo`` and ``session/fork``.
+
+Contract (a mixin of ``WorkerService``, beside ``QueryMethods``): each is
+refused with ``session_busy`` while the session runs, loads the session (as
+``session/estimateContext`` does; a session the database does not know is
+``unknown_session`` and stays unloaded), and does its work off the reader
+thread holding the session's build lock, so a run started after the request
+waits for it and sees its result. hermes' database does the editing
+(``catalog.rewind`` and ``catalog.fork``, as its ``/undo`` and ``/branch``).
+- ``session/undo``: after exchanges were taken back, the session's history is
+  read back from the database and its agent is closed; the next run builds a
+  new one, as hermes' gateway does after ``/undo``.
+- ``session/fork``: the branch is stored, not loaded; ``run/start`` naming it
+  resumes it. A ``newSessionId`` this worker or the database already has, or
+  a title hermes refuses, is ``invalid_params``.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from ..protocol import stored as st
+from ..protocol.record import Record
+from ..wire import ErrorType, Request, RpcError
+from .catalog import SessionExists, UnknownSession
+from .contract import AgentAdapter
+from .queries import stored_only
+from .state import Session, new_id
+
+
+class TranscriptMethods:
+    adapter: AgentAdapter
+    sessions: dict[str, Session]
+    _session: Callable[[str], Session]  # the held session, or a new one to resume
+    _lock: threading.Lock  # guards ``sessions``
+    answer_off_reader: Callable[[Request, str, Callable[[], Record]], object]
+
+    def _h_session_undo(self, req: Request, p: st.SessionUndoParams) -> Any:
+        if p.turns < 1:
+            raise RpcError(
+                ErrorType.INVALID_PARAMS, "turns must be 1 or more", field="params.turns"
+            )
+
+        def undo(session: Session) -> st.SessionUndoResult:
+            done = self.adapter.undo_turns(p.session_id, p.turns)
+            if done.turns:
+                self.adapter.close(session.agent)
+                session.agent = None
+                session.history = self.adapter.stored_history(p.session_id) or []
+                session.restore = False
+            return st.SessionUndoResult(p.session_id, done.turns, done.removed, done.message)
+
+        return self._edit(req, "undo", p.session_id, undo)
+
+    def _h_session_fork(self, req: Request, p: st.SessionForkParams) -> Any:
+        branch = new_id("sess") if p.new_session_id is None else p.new_session_id
+        if not branch.strip() or branch in self.sessions:
+            raise _taken(branch)
+
+        def fork(session: Session) -> st.SessionForkResult:
+            try:
+                done = self.adapter.fork_session(p.session_id, branch, p.title)
+            except SessionExists as exc:
+                raise _taken(branch) from exc
+            except ValueError as exc:  # hermes refuses the title: in use, too long, ...
+                raise RpcError(ErrorType.INVALID_PARAMS, str(exc), field="params.title") from exc
+            return st.SessionForkResult(branch, p.session_id, done.title, done.messages)
+
+        return self._edit(req, "fork", p.session_id, fork)
+
+    def _edit(
+        self, req: Request, name: str, session_id: str, act: Callable[[Session], Record]
+    ) -> object:
+        held = session_id in self.sessions
+        session = self._session(session_id)
+        run = session.run
+        if run is not None:
+            raise RpcError(
+                ErrorType.SESSION_BUSY,
+                f"session {session_id!r} is running {run.run_id}",
+                sessionId=session_id,
+                runId=run.run_id,
+            )
+
+        def locked() -> Record:
+            with session.build_lock:
+                try:
+                    return act(session)
+                except UnknownSession:
+                    if not held:  # nothing to load: leave no trace
+                        with self._lock:
+                            if self.sessions.get(session_id) is session and session.run is None:
+                                del self.sessions[session_id]
+                    raise
+
+        return self.answer_off_reader(req, name, lambda: stored_only(session_id, locked))
+
+
+def _taken(session_id: str) -> RpcError:
+    return RpcError(
+        ErrorType.INVALID_PARAMS,
+        f"session {session_id!r} already exists",
+        field="params.newSessionId",
+    )
