@@ -1,4 +1,5 @@
-"""What a run asks the host and waits for: approvals, clarifying questions, compression.
+"""What a run asks the host and waits for: approvals, clarifying questions, compression,
+sudo passwords.
 
 Each kind is a ``.../requested`` notification naming the request by an id, a
 ``.../respond`` request that answers it, and one ``.../resolved`` notification
@@ -17,6 +18,7 @@ ApprovalDecision = Literal["once", "session", "always", "deny"]
 ApprovalOutcome = Literal["approved", "denied", "timed_out", "cancelled"]
 ClarifyOutcome = Literal["answered", "timed_out", "cancelled"]
 CompressionOutcome = Literal["compressed", "failed", "timed_out", "cancelled"]
+SudoOutcome = Literal["answered", "declined", "timed_out", "cancelled"]
 
 
 # --- approvals -------------------------------------------------------------
@@ -147,3 +149,37 @@ class CompressionResolvedNotification(Record):
         "Rough tokens after compression; null unless compressed (or not estimable)."
     )
     error: str | None = doc_field("The host's error when failed; null otherwise.")
+
+
+# --- sudo passwords ------------------------------------------------------------
+
+
+class SudoRequestedNotification(Record):
+    run_id: str = doc_field("The run whose terminal command runs sudo.")
+    session_id: str = doc_field("Its session.")
+    seq: int = doc_field("Per-run sequence number.")
+    sudo_id: str = doc_field("Names this request in sudo/respond.")
+    timeout_ms: int = doc_field("How long the command waits for the password.")
+
+
+class SudoRespondParams(Record):
+    run_id: str = doc_field("The run of the request.")
+    sudo_id: str = doc_field("The request being answered.")
+    password: str | None = doc_field(
+        "The user's sudo password; null declines (the command runs without one)."
+    )
+
+
+class SudoRespondResult(Record):
+    outcome: Literal["answered", "declined"] = doc_field("What the answer did.")
+
+
+class SudoResolvedNotification(Record):
+    run_id: str = doc_field("The run.")
+    session_id: str = doc_field("Its session.")
+    seq: int = doc_field("Per-run sequence number.")
+    sudo_id: str = doc_field("The request that is no longer pending.")
+    outcome: SudoOutcome = doc_field(
+        "answered (a password was given; never sent back), declined, timed_out, or"
+        " cancelled (the run was interrupted or ended)."
+    )

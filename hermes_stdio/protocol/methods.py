@@ -255,6 +255,13 @@ HOST_METHODS: dict[str, Method] = _methods(
         "Answer a compression/requested with the compressed conversation, or an error.",
     ),
     Method(
+        "sudo/respond",
+        a.SudoRespondParams,
+        a.SudoRespondResult,
+        "run",
+        "Answer a sudo/requested with the user's sudo password, or decline.",
+    ),
+    Method(
         "run/result",
         t.RunTarget,
         t.RunResultResult,
@@ -318,6 +325,19 @@ SERVER_NOTIFICATIONS: dict[str, NotificationSpec] = {
             "compression/resolved",
             a.CompressionResolvedNotification,
             "A compression request is no longer pending (compressed, failed, timed out,"
+            " cancelled).",
+            True,
+        ),
+        NotificationSpec(
+            "sudo/requested",
+            a.SudoRequestedNotification,
+            "A terminal command runs sudo and waits for the user's password.",
+            True,
+        ),
+        NotificationSpec(
+            "sudo/resolved",
+            a.SudoResolvedNotification,
+            "A sudo password request is no longer pending (answered, declined, timed out,"
             " cancelled).",
             True,
         ),

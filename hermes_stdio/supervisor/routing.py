@@ -9,7 +9,8 @@ Contract (a mixin of ``Supervisor``, which provides ``home``, ``pool``,
   the routing prefix the worker always writes first; anything else is parsed.
 - When a worker dies, each of its unfinished runs gets, with the next ``seq``
   numbers, one ``approval/resolved`` / ``clarify/resolved`` /
-  ``compression/resolved`` (``cancelled``) per request it still waited on,
+  ``compression/resolved`` / ``sudo/resolved`` (``cancelled``) per request it
+  still waited on,
   then one synthesized ``run/completed`` (``worker_crashed``, or
   ``worker_stopped`` when we stopped it); then the host
   gets ``worker/exited``.
@@ -303,6 +304,9 @@ class RoutedMethods:
 
     def _h_clarify_respond(self, req: Request, p: a.ClarifyRespondParams) -> None:
         self._to_live_run(req, p.run_id, ErrorType.UNKNOWN_CLARIFY, clarifyId=p.clarify_id)
+
+    def _h_sudo_respond(self, req: Request, p: a.SudoRespondParams) -> None:
+        self._to_live_run(req, p.run_id, ErrorType.UNKNOWN_SUDO, sudoId=p.sudo_id)
 
     def _h_compression_respond(self, req: Request, p: a.CompressionRespondParams) -> None:
         self._to_live_run(

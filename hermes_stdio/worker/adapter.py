@@ -5,7 +5,8 @@ Contract:
 - One agent per session, its callbacks bound to the session's *current* run
   (``callbacks``).
 - The agent's ``clarify`` tool asks the host (``clarify.ClarifyBridge``,
-  waiting at most hermes' ``agent.clarify_timeout``).
+  waiting at most hermes' ``agent.clarify_timeout``), and so does a terminal
+  command's ``sudo`` for a password (``sudo.SudoBridge``).
 - A session whose ``compression`` is ``host`` has hermes' context compression
   done by the host (``compression``); ``forceCompress`` compresses before the
   turn, the way the session's compression says. The choice is kept in the
@@ -64,6 +65,7 @@ from .scancache import FileVerdicts, serve_tool_scan
 from .scope import TurnModules, session_scope
 from .state import Session
 from .stored import HermesSessions
+from .sudo import SudoBridge
 from .titles import auto_title
 from .tlscheck import remember_bundle_check
 
@@ -111,6 +113,7 @@ class HermesAdapter(HermesSessions):
         self._db: Any = None
         self._approvals: ApprovalBridge | None = None
         self._clarify = ClarifyBridge(_clarify_timeout_s)
+        self._sudo = SudoBridge()
         self._compression = CompressionBridge()
         self._loaded: Fingerprint | None = None
         self._mcp: McpServers | None = None
@@ -290,7 +293,7 @@ class HermesAdapter(HermesSessions):
         hermes = TurnModules(approval, session_context, runtime_cwd, terminal_tool)
         before = usage.counters(agent)
         try:
-            with session_scope(session, hermes, self._approvals):
+            with session_scope(session, hermes, self._approvals, self._sudo.callback(session)):
                 agent.clear_interrupt()  # a stale interrupt would otherwise carry into this turn
                 if stop_requested():  # ...but not one meant for this run
                     agent.interrupt(None)
@@ -326,6 +329,11 @@ class HermesAdapter(HermesSessions):
 
     def answer_clarify(self, session: Session, clarify_id: str, text: str) -> bool:
         return self._clarify.answer(session.session_id, clarify_id, text)
+
+    def answer_sudo(
+        self, session: Session, sudo_id: str, password: str | None
+    ) -> Literal["answered", "declined"] | None:
+        return self._sudo.answer(session.session_id, sudo_id, password)
 
     def answer_compression(
         self,

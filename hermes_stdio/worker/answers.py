@@ -1,11 +1,11 @@
 """Answers to what a run waits for, and text for a running agent.
 
 Contract (a mixin of ``WorkerService``, which provides ``adapter``,
-``sessions`` and ``_run``): ``approval/respond``, ``clarify/respond`` and
-``compression/respond`` reach the adapter only while the named run is live
+``sessions`` and ``_run``): ``approval/respond``, ``clarify/respond``,
+``sudo/respond`` and ``compression/respond`` reach the adapter only while the named run is live
 and its session loaded; a request the adapter does not know as pending in
 that session is ``unknown_approval`` / ``unknown_clarify`` /
-``unknown_compression``. A compression answer is checked before anything
+``unknown_compression`` / ``unknown_sudo``. A compression answer is checked before anything
 else (exactly one of messages and error; ``messages.checked``). ``run/steer``
 queues text on a run whose turn has not started, else gives it to the agent;
 a finished run or blank text is not accepted. None of these block.
@@ -64,6 +64,15 @@ class AnswerMethods:
 
         self._answer(p.run_id, ErrorType.UNKNOWN_CLARIFY, p.clarify_id, give)
         return a.ClarifyRespondResult("answered")
+
+    def _h_sudo_respond(self, req: Request, p: a.SudoRespondParams) -> a.SudoRespondResult:
+        def give(session: Session) -> Literal["answered", "declined"] | None:
+            return self.adapter.answer_sudo(session, p.sudo_id, p.password)
+
+        outcome: Literal["answered", "declined"] = self._answer(
+            p.run_id, ErrorType.UNKNOWN_SUDO, p.sudo_id, give
+        )
+        return a.SudoRespondResult(outcome)
 
     def _h_compression_respond(
         self, req: Request, p: a.CompressionRespondParams

@@ -129,6 +129,12 @@ class AgentAdapter(Protocol):
         """Answer a pending clarifying question of ``session``; False if not pending."""
         ...
 
+    def answer_sudo(
+        self, session: Session, sudo_id: str, password: str | None
+    ) -> Literal["answered", "declined"] | None:
+        """Answer a pending sudo password request of ``session``; None if not pending."""
+        ...
+
     def answer_compression(
         self,
         session: Session,

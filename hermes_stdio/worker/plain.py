@@ -29,6 +29,11 @@ class PlainAdapterMethods:
     def answer_clarify(self, session: Session, clarify_id: str, text: str) -> bool:
         return False  # nor asks questions
 
+    def answer_sudo(
+        self, session: Session, sudo_id: str, password: str | None
+    ) -> Literal["answered", "declined"] | None:
+        return None  # nor runs sudo
+
     def answer_compression(
         self,
         session: Session,

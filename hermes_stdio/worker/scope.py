@@ -1,21 +1,22 @@
 """What hermes reads from the thread a session's turn runs on.
 
-Contract: ``session_scope(session, hermes, approvals)`` is a context manager
+Contract: ``session_scope(session, hermes, approvals, sudo)`` is a context manager
 for the run's thread around a turn (``hermes`` holds hermes-agent's
 ``approval``, ``session_context``, ``runtime_cwd`` and ``terminal_tool``
 modules, passed in by the adapter). Inside it, hermes' approval session key is
 the session's id (so one session's "session" approval never covers another's
 command) and the session's approval requests go to its current run (through
 ``approvals``, when the bridge is installed); hermes' per-thread session
-context carries the session's id, profile, source and workspace, and a
-workspace is the session's working directory for its tools. On the way out
+context carries the session's id, profile, source and workspace, a
+workspace is the session's working directory for its tools, and ``sudo`` (if
+given) is hermes' sudo password callback for the thread. On the way out
 all of it is undone, which also releases an approval still waiting (hermes
 then refuses the command).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -34,7 +35,10 @@ class TurnModules:
 
 @contextmanager
 def session_scope(
-    session: Session, hermes: TurnModules, approvals: ApprovalBridge | None
+    session: Session,
+    hermes: TurnModules,
+    approvals: ApprovalBridge | None,
+    sudo: Callable[[], str] | None = None,
 ) -> Iterator[None]:
     sid, workspace = session.session_id, session.workspace
     key_token = hermes.approval.set_current_session_key(sid)
@@ -56,9 +60,13 @@ def session_scope(
     if workspace:
         hermes.runtime_cwd.set_session_cwd(workspace)
         hermes.terminal_tool.register_task_env_overrides(sid, {"cwd": workspace})
+    if sudo is not None:
+        hermes.terminal_tool.set_sudo_password_callback(sudo)
     try:
         yield
     finally:
+        if sudo is not None:
+            hermes.terminal_tool.set_sudo_password_callback(None)
         if approvals is not None:
             approvals.close(sid)  # releases any waiter: blocked
         hermes.session_context.clear_session_vars(context_tokens)

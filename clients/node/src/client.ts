@@ -31,6 +31,8 @@ import {
   type RunStartResult,
   type RunNotificationMethod,
   type ServerNotifications,
+  type SudoRequestedNotification,
+  type SudoResolvedNotification,
   RUN_NOTIFICATION_METHODS,
 } from './generated/protocol.js';
 
@@ -97,6 +99,12 @@ export interface CollectRunOptions {
   onCompression?: (
     request: CompressionRequestedNotification,
   ) => CompressionAnswer | Promise<CompressionAnswer>;
+  /**
+   * Answers a terminal command's `sudo/requested` with the user's sudo password, or `null` to
+   * decline (sent with `sudo/respond`); a callback that throws declines. Without it, answer from
+   * your own `onNotification` handler; unanswered, the command runs without a password.
+   */
+  onSudo?: (request: SudoRequestedNotification) => string | null | Promise<string | null>;
 }
 
 /** What {@link CollectRunOptions.onCompression} returns. */
@@ -118,6 +126,8 @@ export interface CollectedRun {
   questions: Array<ClarifyRequestedNotification | ClarifyResolvedNotification>;
   /** The run's `compression/requested` and `compression/resolved` notifications, in order. */
   compressions: Array<CompressionRequestedNotification | CompressionResolvedNotification>;
+  /** The run's `sudo/requested` and `sudo/resolved` notifications, in order. */
+  sudoRequests: Array<SudoRequestedNotification | SudoResolvedNotification>;
   started: RunStartedNotification | undefined;
   /** The run's last notification; check `completed.status` (`complete` | `interrupted` | `error`). */
   completed: RunCompletedNotification;
@@ -377,6 +387,7 @@ export class HermesStdioClient {
     const approvals: Array<ApprovalRequestedNotification | ApprovalResolvedNotification> = [];
     const questions: Array<ClarifyRequestedNotification | ClarifyResolvedNotification> = [];
     const compressions: Array<CompressionRequestedNotification | CompressionResolvedNotification> = [];
+    const sudoRequests: Array<SudoRequestedNotification | SudoResolvedNotification> = [];
     let started: RunStartedNotification | undefined;
     return new Promise<CollectedRun>((resolve, reject) => {
       let timer: NodeJS.Timeout | undefined;
@@ -443,6 +454,15 @@ export class HermesStdioClient {
           case 'compression/resolved':
             compressions.push(n as CompressionResolvedNotification);
             break;
+          case 'sudo/requested': {
+            const request = n as SudoRequestedNotification;
+            sudoRequests.push(request);
+            if (options.onSudo) this.answerSudo(request, options.onSudo);
+            break;
+          }
+          case 'sudo/resolved':
+            sudoRequests.push(n as SudoResolvedNotification);
+            break;
           case 'run/completed': {
             cleanup();
             const ordered = [...deltas].sort((a, b) => a.seq - b.seq);
@@ -455,6 +475,7 @@ export class HermesStdioClient {
               approvals,
               questions,
               compressions,
+              sudoRequests,
               started,
               completed: n as RunCompletedNotification,
             });
@@ -504,6 +525,20 @@ export class HermesStdioClient {
       .then((answer) => this.request('compression/respond', { runId, compressionId, ...answer }))
       .catch(() => {
         /* not pending any more (timed out, run ended): compression/resolved already says so */
+      });
+  }
+
+  private answerSudo(
+    request: SudoRequestedNotification,
+    give: NonNullable<CollectRunOptions['onSudo']>,
+  ): void {
+    const { runId, sudoId } = request;
+    void Promise.resolve()
+      .then(() => give(request))
+      .catch((): null => null) // a callback that throws declines
+      .then((password) => this.request('sudo/respond', { runId, sudoId, password }))
+      .catch(() => {
+        /* not pending any more (timed out, run ended): sudo/resolved already says so */
       });
   }
 

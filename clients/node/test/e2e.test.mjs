@@ -1,13 +1,13 @@
 // (2) End to end against the REAL supervisor ($HERMES_STDIO_BIN, else the repo's .venv).
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 
 import { HermesStdioClient, HermesStdioError, PROTOCOL_VERSION } from '../dist/index.js';
-import { hermesBin, hermesPython, makeHome, offlineEnv, startScriptedLLM } from './support/helpers.mjs';
+import { hermesBin, hermesPython, makeHome, offlineEnv, repoRoot, startScriptedLLM } from './support/helpers.mjs';
 
 const haveBin = existsSync(hermesBin);
 if (!haveBin) console.warn(`# ${hermesBin} not found: set HERMES_STDIO_BIN`);
@@ -203,6 +203,39 @@ describe('hermes-stdio supervisor', { skip: !haveBin && `no ${hermesBin}`, timeo
         history.messages.map((m) => m.content),
         ['Summary: the user cleaned up.', 'Noted.', 'go on', 'compressed'],
       );
+      assert.deepEqual(await client.shutdown({ timeoutMs: 30_000 }), { code: 0, signal: null });
+    } finally {
+      await client?.dispose();
+      await llm.stop();
+    }
+  });
+
+  test('runToCompletion gives a sudo password through onSudo, and it never comes back', { skip: !python && 'no python for the scripted LLM', timeout: 120_000 }, async () => {
+    // The stand-in sudo of the Python e2e tests, first on a login shell's PATH (hermes'
+    // terminal runs commands with one) through a user home of this test's own.
+    const fakeSudo = path.join(repoRoot, 'tests/e2e/fixtures/fakesudo');
+    const userHome = path.join(root, 'sudo-user');
+    await mkdir(userHome, { recursive: true });
+    await writeFile(path.join(userHome, '.bash_profile'), `export PATH="${fakeSudo}:$PATH"\n`);
+    const llm = await startScriptedLLM(python, 'ok', [
+      { tool: 'terminal', arguments: { command: 'sudo echo as-root' } },
+      { text: 'done' },
+    ]);
+    let client;
+    try {
+      const home = await makeHome(python, path.join(root, 'sudo-home'), llm.port);
+      const env = { ...offlineEnv(home), HOME: userHome, PATH: `${fakeSudo}:${process.env.PATH}` };
+      client = await HermesStdioClient.spawn({ command: hermesBin, env });
+      await client.initialize({ name: 'node-test' });
+      const run = await client.runToCompletion(
+        { message: 'use sudo' },
+        { timeoutMs: 90_000, onSudo: () => 'kiwi-pass' },
+      );
+      assert.equal(run.completed.status, 'complete', client.stderrTail);
+      assert.deepEqual(run.sudoRequests.map((r) => r.outcome ?? 'requested'), ['requested', 'answered']);
+      const output = run.events.find((e) => e.event.type === 'tool.completed').event.result;
+      assert.ok(output.includes('as-root'), output);
+      assert.ok(!JSON.stringify(run).includes('kiwi-pass'));
       assert.deepEqual(await client.shutdown({ timeoutMs: 30_000 }), { code: 0, signal: null });
     } finally {
       await client?.dispose();

@@ -1295,6 +1295,74 @@ export interface StoredSession {
   lastActiveAt: number | null;
 }
 
+export interface SudoRequestedNotification {
+  /**
+   * The run whose terminal command runs sudo.
+   */
+  runId: string;
+  /**
+   * Its session.
+   */
+  sessionId: string;
+  /**
+   * Per-run sequence number.
+   */
+  seq: number;
+  /**
+   * Names this request in sudo/respond.
+   */
+  sudoId: string;
+  /**
+   * How long the command waits for the password.
+   */
+  timeoutMs: number;
+}
+
+export interface SudoResolvedNotification {
+  /**
+   * The run.
+   */
+  runId: string;
+  /**
+   * Its session.
+   */
+  sessionId: string;
+  /**
+   * Per-run sequence number.
+   */
+  seq: number;
+  /**
+   * The request that is no longer pending.
+   */
+  sudoId: string;
+  /**
+   * answered (a password was given; never sent back), declined, timed_out, or cancelled (the run was interrupted or ended).
+   */
+  outcome: 'answered' | 'declined' | 'timed_out' | 'cancelled';
+}
+
+export interface SudoRespondParams {
+  /**
+   * The run of the request.
+   */
+  runId: string;
+  /**
+   * The request being answered.
+   */
+  sudoId: string;
+  /**
+   * The user's sudo password; null declines (the command runs without one).
+   */
+  password: string | null;
+}
+
+export interface SudoRespondResult {
+  /**
+   * What the answer did.
+   */
+  outcome: 'answered' | 'declined';
+}
+
 export interface SupervisorStatusResult {
   /**
    * The supervisor's process id.
@@ -1565,6 +1633,8 @@ export interface HostRequests {
   'session/undo': { params: SessionUndoParams; result: SessionUndoResult };
   /** Stops every worker; then only exit is accepted. */
   'shutdown': { params: EmptyParams; result: ShutdownResult };
+  /** Answer a sudo/requested with the user's sudo password, or decline. */
+  'sudo/respond': { params: SudoRespondParams; result: SudoRespondResult };
   /** Supervisor and worker health, without touching any worker. */
   'supervisor/status': { params: EmptyParams; result: SupervisorStatusResult };
   /** Stop a profile's worker (gracefully), clear its crash back-off and start it again. */
@@ -1605,6 +1675,10 @@ export interface ServerNotifications {
   'run/started': RunStartedNotification;
   /** hermes titled a session after one of its first exchanges. */
   'session/titled': SessionTitledNotification;
+  /** A terminal command runs sudo and waits for the user's password. */
+  'sudo/requested': SudoRequestedNotification;
+  /** A sudo password request is no longer pending (answered, declined, timed out, cancelled). */
+  'sudo/resolved': SudoResolvedNotification;
   /** A worker process exited. */
   'worker/exited': WorkerExitedNotification;
 }
@@ -1639,6 +1713,7 @@ export const HOST_REQUEST_METHODS: readonly HostRequestMethod[] = [
   'session/switchModel',
   'session/undo',
   'shutdown',
+  'sudo/respond',
   'supervisor/status',
   'worker/restart',
 ];
@@ -1659,10 +1734,12 @@ export const SERVER_NOTIFICATION_METHODS: readonly ServerNotificationMethod[] = 
   'run/event',
   'run/started',
   'session/titled',
+  'sudo/requested',
+  'sudo/resolved',
   'worker/exited',
 ];
 /** Server notifications that belong to one run (schema runScoped): runId, sessionId, seq. */
-export type RunNotificationMethod = 'approval/requested' | 'approval/resolved' | 'clarify/requested' | 'clarify/resolved' | 'compression/requested' | 'compression/resolved' | 'run/completed' | 'run/delta' | 'run/event' | 'run/started';
+export type RunNotificationMethod = 'approval/requested' | 'approval/resolved' | 'clarify/requested' | 'clarify/resolved' | 'compression/requested' | 'compression/resolved' | 'run/completed' | 'run/delta' | 'run/event' | 'run/started' | 'sudo/requested' | 'sudo/resolved';
 export const RUN_NOTIFICATION_METHODS: readonly RunNotificationMethod[] = [
   'approval/requested',
   'approval/resolved',
@@ -1674,6 +1751,8 @@ export const RUN_NOTIFICATION_METHODS: readonly RunNotificationMethod[] = [
   'run/delta',
   'run/event',
   'run/started',
+  'sudo/requested',
+  'sudo/resolved',
 ];
 
 /** Error codes by their stable `data.type` (schema x-errors). */
@@ -1696,6 +1775,7 @@ export const ERROR_CODES = {
   'unknown_approval': -32015,
   'unknown_clarify': -32016,
   'unknown_compression': -32017,
+  'unknown_sudo': -32018,
   'worker_crashed': -32020,
   'worker_unavailable': -32021,
   'worker_timeout': -32022,

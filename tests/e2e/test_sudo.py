@@ -1,0 +1,139 @@
+"""A terminal command's sudo through the real binary and real hermes-agent: the password is
+asked of the host (sudo/requested), given to sudo only, cached for the session alone, and
+never sent back. A stand-in sudo on PATH wants the password "kiwi-pass"."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from hermes_stdio.testing.host import HostClient
+from hermes_stdio.testing.llm_server import Reply, ScriptedLLM
+from hermes_stdio.wire import ErrorType, Notification, RpcError
+
+from .conftest import StartHost, worker_pids
+
+FAKE_SUDO = Path(__file__).parent / "fixtures" / "fakesudo"
+PASSWORD = "kiwi-pass"
+
+
+@pytest.fixture
+def host(start_host: StartHost, tmp_path: Path) -> HostClient:
+    # hermes' terminal runs commands with a login shell's PATH: a home of the test's own
+    # puts the stand-in first there.
+    home = tmp_path / "user-home"
+    home.mkdir()
+    (home / ".bash_profile").write_text(f'export PATH="{FAKE_SUDO}:$PATH"\n')
+    path = f"{FAKE_SUDO}{os.pathsep}{os.environ['PATH']}"
+    h = start_host(env={"HOME": str(home), "PATH": path})
+    h.initialize()
+    return h
+
+
+def sudo_run(host: HostClient, llm: ScriptedLLM, session_id: str, word: str) -> str:
+    llm.enqueue(Reply.tool_call("terminal", {"command": f"sudo echo {word}"}), Reply.text(["done"]))
+    run = host.request("run/start", {"sessionId": session_id, "message": "use sudo"})
+    return str(run["runId"])
+
+
+def requested(host: HostClient, run_id: str) -> Notification:
+    return host.wait_for(
+        lambda n: n.method == "sudo/requested" and n.params["runId"] == run_id, timeout=60
+    )
+
+
+def respond(host: HostClient, run_id: str, note: Notification, password: str | None) -> Any:
+    params = {"runId": run_id, "sudoId": note.params["sudoId"], "password": password}
+    return host.request("sudo/respond", params)
+
+
+def terminal_output(host: HostClient, run_id: str) -> str:
+    for n in host.run_notifications(run_id):
+        event = n.params.get("event") or {}
+        if event.get("type") == "tool.completed" and event.get("name") == "terminal":
+            return str(json.loads(event["result"])["output"])
+    raise AssertionError("no terminal tool.completed")
+
+
+def resolved(host: HostClient, run_id: str) -> list[dict[str, Any]]:
+    return [n.params for n in host.run_notifications(run_id) if n.method == "sudo/resolved"]
+
+
+def test_the_hosts_password_reaches_sudo_once_per_session_and_never_comes_back(
+    host: HostClient, llm: ScriptedLLM
+) -> None:
+    run_id = sudo_run(host, llm, "sess-a", "first-ok")
+    note = requested(host, run_id)
+    assert set(note.params) == {"runId", "sessionId", "seq", "sudoId", "timeoutMs"}
+    assert note.params["timeoutMs"] == 120_000
+    assert respond(host, run_id, note, PASSWORD) == {"outcome": "answered"}
+    done = host.wait_run_completed(run_id)
+    assert done.params["status"] == "complete"
+    assert "first-ok" in terminal_output(host, run_id)
+    [closed] = resolved(host, run_id)
+    assert closed == {
+        "runId": run_id,
+        "sessionId": "sess-a",
+        "seq": closed["seq"],
+        "sudoId": note.params["sudoId"],
+        "outcome": "answered",
+    }
+    assert note.params["seq"] < closed["seq"] < done.params["seq"]
+
+    again = sudo_run(host, llm, "sess-a", "second-ok")  # hermes keeps it for the session
+    host.wait_run_completed(again)
+    assert "second-ok" in terminal_output(host, again)
+    assert not [n for n in host.run_notifications(again) if n.method == "sudo/requested"]
+
+    other = sudo_run(host, llm, "sess-b", "other-ok")  # ...and for that session only
+    respond(host, other, requested(host, other), None)
+    host.wait_run_completed(other)
+    assert "other-ok" not in terminal_output(host, other)
+    assert [r["outcome"] for r in resolved(host, other)] == ["declined"]
+
+    assert not [f for f in host.raw_frames if PASSWORD.encode() in f]
+    assert not [line for line in host.stderr_lines if PASSWORD in line]
+
+
+def test_a_wrong_password_fails_the_command_and_the_run_goes_on(
+    host: HostClient, llm: ScriptedLLM
+) -> None:
+    run_id = sudo_run(host, llm, "sess-a", "never")
+    respond(host, run_id, requested(host, run_id), "wrong")
+    done = host.wait_run_completed(run_id)
+    assert done.params["status"] == "complete"
+    assert "incorrect password" in terminal_output(host, run_id)
+    assert [r["outcome"] for r in resolved(host, run_id)] == ["answered"]
+
+
+def test_an_interrupt_cancels_the_request_and_answering_it_is_unknown_sudo(
+    host: HostClient, llm: ScriptedLLM
+) -> None:
+    run_id = sudo_run(host, llm, "sess-a", "never")
+    note = requested(host, run_id)
+    host.request("run/interrupt", {"runId": run_id})
+    done = host.wait_run_completed(run_id)
+    assert done.params["status"] == "interrupted"
+    assert [r["outcome"] for r in resolved(host, run_id)] == ["cancelled"]
+    with pytest.raises(RpcError) as err:
+        respond(host, run_id, note, PASSWORD)
+    assert err.value.kind is ErrorType.UNKNOWN_SUDO
+    assert err.value.data == {"sudoId": note.params["sudoId"]}
+
+
+def test_a_request_whose_worker_dies_is_closed_before_the_runs_completion(
+    host: HostClient, llm: ScriptedLLM
+) -> None:
+    run_id = sudo_run(host, llm, "sess-a", "never")
+    note = requested(host, run_id)
+    os.kill(worker_pids(host)[("default", None)], signal.SIGKILL)
+    done = host.wait_run_completed(run_id)
+    assert done.params["error"]["type"] == "worker_crashed"
+    [closed] = resolved(host, run_id)
+    assert (closed["sudoId"], closed["outcome"]) == (note.params["sudoId"], "cancelled")
+    assert closed["seq"] == done.params["seq"] - 1
