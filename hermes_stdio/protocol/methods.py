@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import Any, Literal, NamedTuple
 
 from . import asks as a
+from . import checkpoints as ck
 from . import processes as pr
 from . import stored as st
 from . import toolbox as x
@@ -168,6 +169,27 @@ HOST_METHODS: dict[str, Method] = _methods(
         st.SessionForkResult,
         "session",
         "Branch a session: a new stored session with a copy of its messages, as hermes' /branch.",
+    ),
+    Method(
+        "checkpoint/list",
+        ck.CheckpointListParams,
+        ck.CheckpointListResult,
+        "profile",
+        "A project directory's file checkpoints, taken before the profile's agents changed it.",
+    ),
+    Method(
+        "checkpoint/diff",
+        ck.CheckpointDiffParams,
+        ck.CheckpointDiffResult,
+        "profile",
+        "A file checkpoint against the directory's files now.",
+    ),
+    Method(
+        "checkpoint/restore",
+        ck.CheckpointRestoreParams,
+        ck.CheckpointRestoreResult,
+        "profile",
+        "Put a checkpoint's files back (the directory, or one file); hermes snapshots first.",
     ),
     Method(
         "process/list",

@@ -250,6 +250,7 @@ class RoutedMethods:
 
     # These ask the profile's worker too, starting it if needed.
     _h_mcp_status = _h_session_listStored = _h_command_list
+    _h_checkpoint_list = _h_checkpoint_diff = _h_checkpoint_restore = _h_command_list
 
     def _h_session_list(self, req: Request, p: t.SessionListParams) -> None:
         slot = self._running(self._key(p.profile, p.worker_key))

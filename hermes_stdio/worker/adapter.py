@@ -59,7 +59,7 @@ from .compression import CompressionBridge, delegate_compression, estimate, reca
 from .contract import AgentUnavailable, Announce, TurnOutcome, UserContent
 from .mcp import McpServers
 from .messages import flush_turn
-from .options import HermesOptions, agent_options
+from .options import HermesOptions, agent_options, checkpoint_settings
 from .runtime import Fingerprint, loaded_files
 from .scancache import FileVerdicts, serve_tool_scan
 from .scope import TurnModules, session_scope
@@ -269,6 +269,13 @@ class HermesAdapter(HermesSessions):
         from agent.title_generator import maybe_auto_title
 
         auto_title(maybe_auto_title, self._db, agent, session.history, message, final, announce)
+
+    def checkpoints(self) -> Any:
+        self._modules()
+        from hermes_cli.config import load_config
+        from tools.checkpoint_manager import CheckpointManager
+
+        return CheckpointManager(**checkpoint_settings(load_config() or {}))
 
     def process_registry(self) -> Any:
         self._modules()

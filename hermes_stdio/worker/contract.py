@@ -159,6 +159,11 @@ class AgentAdapter(Protocol):
         background; ``announce(title)`` once it is saved (``titles``)."""
         ...
 
+    def checkpoints(self) -> Any:
+        """hermes' ``CheckpointManager`` with the profile's settings (``checkpoints``);
+        None when the agent keeps no checkpoints."""
+        ...
+
     def process_registry(self) -> Any:
         """hermes' background process registry (``background``); None without one."""
         ...

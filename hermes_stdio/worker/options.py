@@ -17,7 +17,10 @@ resolvers in ``hermes`` (``HermesOptions``):
   ``disabled_toolsets``: ``agent.disabled_toolsets``;
 - OpenRouter's ``provider_routing`` preferences;
 - ``fallback_model``: the fallback chain (``fallback_providers``, then the
-  older ``fallback_model``).
+  older ``fallback_model``);
+- file checkpoints: ``checkpoints`` (a boolean, or ``enabled``,
+  ``max_snapshots``, ``max_total_size_mb``, ``max_file_size_mb``), as
+  ``checkpoint_settings`` reads them (also for ``checkpoint/*``).
 A resolver that fails leaves its option out, so hermes' default applies.
 """
 
@@ -40,6 +43,20 @@ class HermesOptions:
 def _service_tier(agent_cfg: dict[str, Any]) -> str | None:
     raw = str(agent_cfg.get("service_tier") or "").strip().lower()
     return "priority" if raw in ("fast", "priority", "on") else None
+
+
+def checkpoint_settings(cfg: dict[str, Any]) -> dict[str, Any]:
+    """hermes' ``CheckpointManager`` arguments from ``checkpoints``, as its CLI reads them."""
+    raw = cfg.get("checkpoints")
+    section: dict[str, Any] = (
+        {"enabled": raw} if isinstance(raw, bool) else raw if isinstance(raw, dict) else {}
+    )
+    settings: dict[str, Any] = {"enabled": bool(section.get("enabled", False))}
+    for key in ("max_snapshots", "max_total_size_mb", "max_file_size_mb"):
+        value = section.get(key)
+        if isinstance(value, int) and not isinstance(value, bool):
+            settings[key] = value
+    return settings
 
 
 def agent_options(
@@ -83,6 +100,10 @@ def agent_options(
         "enabled_toolsets": lambda: sorted(hermes.platform_toolsets(cfg, "cli")),
         "fallback_model": lambda: hermes.fallback_chain(cfg),
     }
+    options.update(
+        ("checkpoints_enabled" if key == "enabled" else f"checkpoint_{key}", value)
+        for key, value in checkpoint_settings(cfg).items()
+    )
     for name, resolve in resolvers.items():
         try:
             options[name] = resolve()

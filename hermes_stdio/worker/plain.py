@@ -74,6 +74,9 @@ class PlainAdapterMethods:
     def process_registry(self) -> Any:
         return None  # starts no background processes
 
+    def checkpoints(self) -> Any:
+        return None  # changes no files
+
     def stored_sessions(
         self, query: str | None, source: str | None, archived: bool, limit: int, offset: int
     ) -> list[dict[str, Any]]:

@@ -5,7 +5,9 @@ Contract (a mixin of ``WorkerService``, which provides ``adapter``,
 bundles), ``mcp/status`` (its MCP servers), ``session/listStored`` (its stored
 sessions, a page at a time), ``session/rename`` and ``session/archive`` (a
 stored session's title, and whether it is listed), ``process/list`` and
-``process/kill`` (a session's background processes),
+``process/kill`` (a session's background processes), ``checkpoint/list``,
+``checkpoint/diff`` and ``checkpoint/restore`` (hermes' file checkpoints of a
+project directory; a refused one is ``invalid_params`` naming the field),
 ``session/estimateContext`` (which may build the session's agent),
 ``session/goal`` (its goals) and ``session/history`` (from memory when a worker
 holds the session, else read from the profile's database without loading it)
@@ -21,6 +23,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
+from ..protocol import checkpoints as ck
 from ..protocol import encode
 from ..protocol import processes as pr
 from ..protocol import stored as st
@@ -30,7 +33,7 @@ from ..protocol import usage as u
 from ..protocol.record import Record
 from ..transport import Peer
 from ..wire import ErrorType, Request, RpcError, to_wire_error
-from . import background
+from . import background, checkpoints
 from .catalog import UnknownSession
 from .contract import AgentAdapter, AgentUnavailable
 from .messages import public
@@ -120,6 +123,27 @@ class QueryMethods:
             return pr.ProcessKillResult(done)
 
         return self.answer_off_reader(req, "kill", killed)
+
+    def _h_checkpoint_list(self, req: Request, p: ck.CheckpointListParams) -> Any:
+        return self._checkpoint(req, lambda mgr: checkpoints.listed(mgr, p.directory))
+
+    def _h_checkpoint_diff(self, req: Request, p: ck.CheckpointDiffParams) -> Any:
+        return self._checkpoint(req, lambda mgr: checkpoints.diffed(mgr, p.directory, p.hash))
+
+    def _h_checkpoint_restore(self, req: Request, p: ck.CheckpointRestoreParams) -> Any:
+        def restore(mgr: Any) -> Record:
+            return checkpoints.restored(mgr, p.directory, p.hash, p.path)
+
+        return self._checkpoint(req, restore)
+
+    def _checkpoint(self, req: Request, act: Callable[[Any], Record]) -> object:
+        def answer() -> Record:
+            try:
+                return act(self.adapter.checkpoints())
+            except checkpoints.CheckpointRefused as exc:
+                raise RpcError(ErrorType.INVALID_PARAMS, str(exc), field=exc.field) from exc
+
+        return self.answer_off_reader(req, "checkpoints", answer)
 
     def _h_session_estimateContext(self, req: Request, p: u.SessionContextParams) -> Any:
         self._fresh_runtime()

@@ -60,3 +60,13 @@ def test_an_empty_config_gives_hermes_defaults() -> None:
     assert (options["model"], options["max_iterations"]) == ("", 90)
     assert options["service_tier"] is None and options["disabled_toolsets"] is None
     assert options["ephemeral_system_prompt"] is None
+    assert options["checkpoints_enabled"] is False
+
+
+def test_checkpoints_are_read_as_hermes_cli_reads_them() -> None:
+    on = agent_options({"checkpoints": True}, None, None, None, HERMES)
+    assert on["checkpoints_enabled"] is True and "checkpoint_max_snapshots" not in on
+    tuned = {"checkpoints": {"enabled": True, "max_snapshots": 5, "max_file_size_mb": "big"}}
+    options = agent_options(tuned, None, None, None, HERMES)
+    assert (options["checkpoints_enabled"], options["checkpoint_max_snapshots"]) == (True, 5)
+    assert "checkpoint_max_file_size_mb" not in options  # not a number: hermes' default

@@ -105,6 +105,139 @@ export interface CancelParams {
   id: number | string;
 }
 
+export interface CheckpointDiffParams {
+  /**
+   * The project directory (absolute).
+   */
+  directory: string;
+  /**
+   * The checkpoint to compare the directory's files with.
+   */
+  hash: string;
+  /**
+   * Hermes profile; default when absent.
+   */
+  profile?: string | null;
+  /**
+   * Worker isolation key.
+   */
+  workerKey?: string | null;
+}
+
+export interface CheckpointDiffResult {
+  /**
+   * git diff --stat of the checkpoint against the files now.
+   */
+  stat: string;
+  /**
+   * The unified diff from the checkpoint to the files now.
+   */
+  diff: string;
+}
+
+export interface CheckpointInfo {
+  /**
+   * Names the checkpoint in checkpoint/diff and checkpoint/restore.
+   */
+  hash: string;
+  /**
+   * Its first characters, for display.
+   */
+  shortHash: string;
+  /**
+   * When it was taken (ms since the epoch).
+   */
+  createdAt: number | null;
+  /**
+   * Why, e.g. before write_file, or a pre-rollback snapshot.
+   */
+  reason: string;
+  /**
+   * Files that differ from the checkpoint before it.
+   */
+  filesChanged: number;
+  /**
+   * Lines added since the checkpoint before it.
+   */
+  insertions: number;
+  /**
+   * Lines removed since the checkpoint before it.
+   */
+  deletions: number;
+}
+
+export interface CheckpointListParams {
+  /**
+   * The project directory (absolute) whose checkpoints to list.
+   */
+  directory: string;
+  /**
+   * Hermes profile; default when absent.
+   */
+  profile?: string | null;
+  /**
+   * Worker isolation key.
+   */
+  workerKey?: string | null;
+}
+
+export interface CheckpointListResult {
+  /**
+   * Whether the profile's agents take checkpoints (checkpoints.enabled).
+   */
+  enabled: boolean;
+  /**
+   * The directory, normalised.
+   */
+  directory: string;
+  /**
+   * Newest first, at most checkpoints.max_snapshots.
+   */
+  checkpoints: CheckpointInfo[];
+}
+
+export interface CheckpointRestoreParams {
+  /**
+   * The project directory (absolute).
+   */
+  directory: string;
+  /**
+   * The checkpoint to restore.
+   */
+  hash: string;
+  /**
+   * Only this file (relative to directory); the whole directory when absent.
+   */
+  path?: string | null;
+  /**
+   * Hermes profile; default when absent.
+   */
+  profile?: string | null;
+  /**
+   * Worker isolation key.
+   */
+  workerKey?: string | null;
+}
+
+export interface CheckpointRestoreResult {
+  /**
+   * The checkpoint's short hash.
+   */
+  restoredTo: string;
+  /**
+   * The restored checkpoint's reason.
+   */
+  reason: string;
+  /**
+   * The directory, normalised.
+   */
+  directory: string;
+  /**
+   * The file restored; null for the whole directory.
+   */
+  path: string | null;
+}
+
 export interface ClarifyRequestedNotification {
   /**
    * The run whose agent asks.
@@ -1585,6 +1718,12 @@ export type ShutdownResult = null;
 export interface HostRequests {
   /** Answer an approval/requested: the waiting tool call runs or is blocked. */
   'approval/respond': { params: ApprovalRespondParams; result: ApprovalRespondResult };
+  /** A file checkpoint against the directory's files now. */
+  'checkpoint/diff': { params: CheckpointDiffParams; result: CheckpointDiffResult };
+  /** A project directory's file checkpoints, taken before the profile's agents changed it. */
+  'checkpoint/list': { params: CheckpointListParams; result: CheckpointListResult };
+  /** Put a checkpoint's files back (the directory, or one file); hermes snapshots first. */
+  'checkpoint/restore': { params: CheckpointRestoreParams; result: CheckpointRestoreResult };
   /** Answer a clarify/requested: the agent's waiting question gets the answer. */
   'clarify/respond': { params: ClarifyRespondParams; result: ClarifyRespondResult };
   /** The profile's slash commands (skills and skill bundles), scanned afresh. */
@@ -1689,6 +1828,9 @@ export type ServerNotificationMethod = keyof ServerNotifications;
 
 export const HOST_REQUEST_METHODS: readonly HostRequestMethod[] = [
   'approval/respond',
+  'checkpoint/diff',
+  'checkpoint/list',
+  'checkpoint/restore',
   'clarify/respond',
   'command/list',
   'compression/respond',
