@@ -1,5 +1,6 @@
-"""The module that imports hermes-agent (with ``stored``, its stored-session half):
-``HermesAdapter``, the ``contract.AgentAdapter`` that drives hermes' real ``AIAgent``.
+"""The module that imports hermes-agent, with its mixins ``stored`` (stored sessions) and
+``profile`` (what hermes keeps per profile): ``HermesAdapter``, the
+``contract.AgentAdapter`` that drives hermes' real ``AIAgent``.
 
 Contract:
 - One agent per session, its callbacks bound to the session's *current* run
@@ -50,8 +51,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from ..protocol import toolbox as tx
-from ..protocol import types as t
-from . import catalog, goals, images, references, skills, usage
+from . import catalog, images, references, usage
 from .approvals import ApprovalBridge
 from .callbacks import EventSink, agent_callbacks
 from .clarify import ClarifyBridge
@@ -59,7 +59,8 @@ from .compression import CompressionBridge, delegate_compression, estimate, reca
 from .contract import AgentUnavailable, Announce, TurnOutcome, UserContent
 from .mcp import McpServers
 from .messages import flush_turn
-from .options import HermesOptions, agent_options, checkpoint_settings
+from .options import HermesOptions, agent_options
+from .profile import HermesProfile
 from .runtime import Fingerprint, loaded_files
 from .scancache import FileVerdicts, serve_tool_scan
 from .scope import TurnModules, session_scope
@@ -103,7 +104,7 @@ def _configured_approval_mode() -> object:
     return approvals.get("mode") if isinstance(approvals, dict) else None
 
 
-class HermesAdapter(HermesSessions):
+class HermesAdapter(HermesProfile, HermesSessions):
     def __init__(self, home: Path) -> None:
         self.home = home
         # Dangerous commands wait for an approval; with no notify callback registered
@@ -270,19 +271,6 @@ class HermesAdapter(HermesSessions):
 
         auto_title(maybe_auto_title, self._db, agent, session.history, message, final, announce)
 
-    def checkpoints(self) -> Any:
-        self._modules()
-        from hermes_cli.config import load_config
-        from tools.checkpoint_manager import CheckpointManager
-
-        return CheckpointManager(**checkpoint_settings(load_config() or {}))
-
-    def process_registry(self) -> Any:
-        self._modules()
-        from tools.process_registry import process_registry
-
-        return process_registry
-
     def run_turn(
         self,
         agent: Any,
@@ -359,41 +347,6 @@ class HermesAdapter(HermesSessions):
 
     def save_transcript(self, agent: Any) -> None:
         flush_turn(agent)
-
-    def _goals(self) -> tuple[Any, int]:
-        self._modules()
-        from hermes_cli import goals as hermes_goals
-        from hermes_cli.config import load_config
-
-        configured = (load_config() or {}).get("goals")
-        turns = configured.get("max_turns") if isinstance(configured, dict) else None
-        return hermes_goals, int(turns) if isinstance(turns, int) and turns > 0 else 20
-
-    def goal(
-        self,
-        session_id: str,
-        action: str,
-        text: str | None,
-        index: int | None,
-        max_turns: int | None,
-    ) -> t.GoalInfo:
-        hermes_goals, turns = self._goals()
-        return goals.apply(hermes_goals, session_id, action, text, index, max_turns, turns)
-
-    def evaluate_goal(self, session_id: str, final_response: str) -> dict[str, Any] | None:
-        hermes_goals, turns = self._goals()
-        return goals.evaluate(hermes_goals, session_id, final_response, turns)
-
-    def list_commands(self) -> list[dict[str, str]]:
-        self._modules()
-        from agent import skill_bundles, skill_commands
-
-        return skills.list_commands(skill_commands, skill_bundles)
-
-    def expand_command(self, session: Session, message: str) -> tuple[str, dict[str, Any]] | None:
-        from agent import skill_bundles, skill_commands
-
-        return skills.expand(skill_commands, skill_bundles, message, session.session_id)
 
     def close(self, agent: Any) -> None:
         closer = getattr(agent, "close", None)

@@ -4,8 +4,8 @@ session database keeps them.
 Contract: ``HermesSessions`` is a mixin of ``HermesAdapter`` (which provides
 ``_modules``, importing hermes-agent, and ``_db``, the profile's
 ``SessionDB``) and implements the ``contract.AgentAdapter`` methods that read
-or edit stored sessions, each through ``catalog``. With the adapter it is the
-only code that imports hermes-agent.
+or edit stored sessions, each through ``catalog``. With the adapter and
+``profile`` it is the only code that imports hermes-agent.
 """
 
 from __future__ import annotations

@@ -1,0 +1,72 @@
+"""The profile-wide half of ``adapter.HermesAdapter``: what hermes keeps for a profile
+rather than for one agent (goals, skills and slash commands, background processes, file
+checkpoints, the model catalogue).
+
+Contract: ``HermesProfile`` is a mixin of ``HermesAdapter`` (which provides
+``_modules``, importing hermes-agent) and implements those
+``contract.AgentAdapter`` methods through hermes' own functions, passed to
+``goals``, ``skills`` and friends. With the adapter and ``stored`` it is the
+only code that imports hermes-agent.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ..protocol import types as t
+from . import goals, skills
+from .options import checkpoint_settings
+from .state import Session
+
+
+class HermesProfile:
+    _modules: Callable[[], Any]
+
+    def checkpoints(self) -> Any:
+        self._modules()
+        from hermes_cli.config import load_config
+        from tools.checkpoint_manager import CheckpointManager
+
+        return CheckpointManager(**checkpoint_settings(load_config() or {}))
+
+    def process_registry(self) -> Any:
+        self._modules()
+        from tools.process_registry import process_registry
+
+        return process_registry
+
+    def _goals(self) -> tuple[Any, int]:
+        self._modules()
+        from hermes_cli import goals as hermes_goals
+        from hermes_cli.config import load_config
+
+        configured = (load_config() or {}).get("goals")
+        turns = configured.get("max_turns") if isinstance(configured, dict) else None
+        return hermes_goals, int(turns) if isinstance(turns, int) and turns > 0 else 20
+
+    def goal(
+        self,
+        session_id: str,
+        action: str,
+        text: str | None,
+        index: int | None,
+        max_turns: int | None,
+    ) -> t.GoalInfo:
+        hermes_goals, turns = self._goals()
+        return goals.apply(hermes_goals, session_id, action, text, index, max_turns, turns)
+
+    def evaluate_goal(self, session_id: str, final_response: str) -> dict[str, Any] | None:
+        hermes_goals, turns = self._goals()
+        return goals.evaluate(hermes_goals, session_id, final_response, turns)
+
+    def list_commands(self) -> list[dict[str, str]]:
+        self._modules()
+        from agent import skill_bundles, skill_commands
+
+        return skills.list_commands(skill_commands, skill_bundles)
+
+    def expand_command(self, session: Session, message: str) -> tuple[str, dict[str, Any]] | None:
+        from agent import skill_bundles, skill_commands
+
+        return skills.expand(skill_commands, skill_bundles, message, session.session_id)
