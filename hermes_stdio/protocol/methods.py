@@ -18,6 +18,7 @@ from typing import Any, Literal, NamedTuple
 from . import asks as a
 from . import checkpoints as ck
 from . import processes as pr
+from . import providers as pv
 from . import stored as st
 from . import toolbox as x
 from . import types as t
@@ -211,6 +212,13 @@ HOST_METHODS: dict[str, Method] = _methods(
         t.GoalInfo,
         "session",
         "Set, inspect, pause, resume or clear a session's standing goal and its subgoals.",
+    ),
+    Method(
+        "model/list",
+        pv.ModelListParams,
+        pv.ModelListResult,
+        "profile",
+        "The models the profile can use, by provider, for a model picker.",
     ),
     Method(
         "session/estimateContext",

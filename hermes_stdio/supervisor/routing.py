@@ -5,53 +5,28 @@ Contract (a mixin of ``Supervisor``, which provides ``home``, ``pool``,
 - Routed requests go to the worker found by ``runId``, ``sessionId`` or
   ``profile``/``workerKey``, starting it on a handler thread when needed (never
   on the host's reader). A session stays with the worker that holds it.
-- Worker run notifications are relayed byte for byte in batches, reading only
-  the routing prefix the worker always writes first; anything else is parsed.
-- When a worker dies, each of its unfinished runs gets, with the next ``seq``
-  numbers, one ``approval/resolved`` / ``clarify/resolved`` /
-  ``compression/resolved`` / ``sudo/resolved`` (``cancelled``) per request it
-  still waited on,
-  then one synthesized ``run/completed`` (``worker_crashed``, or
-  ``worker_stopped`` when we stopped it); then the host
-  gets ``worker/exited``.
+- What workers send back is relayed by ``relay``.
 """
 
 from __future__ import annotations
 
-import re
-import sys
 import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ..protocol import RELAYED_NOTIFICATIONS, SERVER_NOTIFICATIONS, encode
 from ..protocol import asks as a
+from ..protocol import encode
+from ..protocol import providers as pv
 from ..protocol import stored as st
 from ..protocol import types as t
 from ..protocol import usage as u
-from ..protocol.model import fields_of
 from ..transport import Peer
-from ..wire import ErrorType, Notification, Request, RequestId, Response, RpcError
-from ..wire.jsonrpc import encode_notification
+from ..wire import ErrorType, Request, RequestId, Response, RpcError
 from .profiles import check_name, profile_home
 from .routes import Routes, SlotKey
-from .workers import WorkerPool, WorkerSlot, now_ms
-
-# What a worker's Run writes first (outbox.py): method, runId, sessionId, seq. Approval
-# and clarify notifications are rare and take the parsed path, which notes their ids.
-_RUN_PREFIX = re.compile(
-    rb'\{"jsonrpc":"2\.0","method":"(run/started|run/delta|run/event|run/completed)",'
-    rb'"params":\{"runId":"([A-Za-z0-9_-]+)","sessionId":"([^"\\]+)","seq":([0-9]+)[,}]'
-)
-
-
-def _unanswered(kind: str) -> dict[str, None]:
-    """The fields of ``kind/resolved`` after its outcome, all null: what a request
-    closed without an answer carries (read from the protocol type, protocol/asks.py)."""
-    names = [f.wire for f in fields_of(SERVER_NOTIFICATIONS[f"{kind}/resolved"].params)]
-    return dict.fromkeys(names[names.index("outcome") + 1 :])
+from .workers import WorkerPool, WorkerSlot
 
 
 def spawn_thread(fn: Callable[[], None]) -> None:
@@ -100,6 +75,14 @@ class RoutedMethods:
                 field="params.profile",
             )
         return key
+
+    def _target(
+        self, session_id: str | None, profile: str | None, worker_key: str | None
+    ) -> SlotKey:
+        """The session's worker when one is named, else the profile's."""
+        if session_id is not None:
+            return self._session_key(session_id, profile, worker_key)
+        return self._key(profile, worker_key)
 
     def _running(self, key: SlotKey) -> WorkerSlot | None:
         """The slot's worker if it is up; never creates or starts one."""
@@ -161,10 +144,7 @@ class RoutedMethods:
         spawn_thread(run)
 
     def _h_run_start(self, req: Request, p: t.RunStartParams) -> None:
-        if p.session_id is not None:
-            key = self._session_key(p.session_id, p.profile, p.worker_key)
-        else:
-            key = self._key(p.profile, p.worker_key)
+        key = self._target(p.session_id, p.profile, p.worker_key)
         slot = self.pool.slot(*key)
 
         def record(result: Any) -> None:
@@ -232,17 +212,13 @@ class RoutedMethods:
 
         self._forward(req, self.pool.slot(*key), record)
 
-    def _h_session_history(self, req: Request, p: t.SessionTarget) -> None:
-        key = self._session_key(p.session_id, p.profile, p.worker_key)
-        self._forward(req, self.pool.slot(*key))  # a stored session is read by the worker
-
     def _h_session_goal(self, req: Request, p: t.SessionGoalParams) -> None:
         key = self._session_key(p.session_id, p.profile, p.worker_key)
         self._forward(req, self.pool.slot(*key))  # goals live in the profile's database
 
-    # Titles and archiving live in the profile's database too; background
-    # processes live in the worker of the session that started them.
-    _h_session_rename = _h_session_archive = _h_session_goal
+    # Stored histories, titles and archiving live in the profile's database too;
+    # background processes live in the worker of the session that started them.
+    _h_session_history = _h_session_rename = _h_session_archive = _h_session_goal
     _h_process_list = _h_process_kill = _h_session_goal
 
     def _h_command_list(self, req: Request, p: t.WorkerTarget) -> None:
@@ -251,6 +227,9 @@ class RoutedMethods:
     # These ask the profile's worker too, starting it if needed.
     _h_mcp_status = _h_session_listStored = _h_command_list
     _h_checkpoint_list = _h_checkpoint_diff = _h_checkpoint_restore = _h_command_list
+
+    def _h_model_list(self, req: Request, p: pv.ModelListParams) -> None:
+        self._forward(req, self.pool.slot(*self._target(p.session_id, p.profile, p.worker_key)))
 
     def _h_session_list(self, req: Request, p: t.SessionListParams) -> None:
         slot = self._running(self._key(p.profile, p.worker_key))
@@ -321,79 +300,3 @@ class RoutedMethods:
             what = next(iter(data.values()))
             raise RpcError(gone, f"{what!r} is not pending: run {run_id!r} has ended", **data)
         self._forward(req, slot)
-
-    # --- worker side -------------------------------------------------------
-
-    def _fast_relay(
-        self, slot: WorkerSlot
-    ) -> tuple[Callable[[bytes], bool], Callable[[list[bytes]], object]]:
-        """The hot path: run notifications are relayed byte for byte, reading only the
-        routing prefix the worker always writes first; anything else is parsed."""
-
-        def accept(body: bytes) -> bool:
-            m = _RUN_PREFIX.match(body)
-            if m is None:
-                return False
-            self._track(
-                slot, m.group(1).decode(), m.group(2).decode(), m.group(3).decode(), int(m.group(4))
-            )
-            return True
-
-        def sink(batch: list[bytes]) -> object:
-            assert self.host is not None
-            return self.host.writer.send_many(batch)
-
-        return accept, sink
-
-    def _relay(self, slot: WorkerSlot, note: Notification, body: bytes) -> None:
-        if note.method not in RELAYED_NOTIFICATIONS:
-            print(
-                f"hermes-stdio: dropping unknown worker notification {note.method!r}",
-                file=sys.stderr,
-            )
-            return
-        params = note.params
-        run_id, seq = params.get("runId"), params.get("seq")
-        if isinstance(run_id, str) and isinstance(seq, int):
-            self._track(slot, note.method, run_id, str(params.get("sessionId")), seq)
-            kind, _, event = note.method.partition("/")
-            ident = params.get(f"{kind}Id")
-            if event in ("requested", "resolved") and isinstance(ident, str):
-                self.routes.note_waiting(run_id, (kind, ident), event == "requested")
-        assert self.host is not None
-        self.host.send_raw(body)
-
-    def _track(self, slot: WorkerSlot, method: str, run_id: str, session_id: str, seq: int) -> None:
-        """What a relayed run notification tells the routes (fast and slow path alike)."""
-        if method == "run/started":
-            self.routes.add_run(run_id, session_id, slot.key)
-        elif method == "run/completed":
-            slot.last_used_at = now_ms()  # idleness counts from the end of its last run
-        self.routes.note_seq(run_id, seq, method == "run/completed")
-
-    def _worker_exited(self, slot: WorkerSlot, note: t.WorkerExitedNotification) -> None:
-        assert self.host is not None
-        why = "was stopped" if note.expected else f"exited ({note.signal or note.exit_code})"
-        kind = t.RunErrorType.WORKER_STOPPED if note.expected else t.RunErrorType.WORKER_CRASHED
-        for route in self.routes.drop_slot(slot.key):
-            seq = route.last_seq
-            # What the run waited for dies with it: each request is still closed once.
-            for what, ident in list(route.waiting):
-                seq += 1
-                closed: dict[str, Any] = {
-                    "runId": route.run_id,
-                    "sessionId": route.session_id,
-                    "seq": seq,
-                    f"{what}Id": ident,
-                    "outcome": "cancelled",
-                    **_unanswered(what),
-                }
-                self.host.send_raw(encode_notification(f"{what}/resolved", closed))
-            error = t.RunError(kind, f"worker for profile {slot.label!r} {why} during the run")
-            done = t.RunCompletedNotification(
-                route.run_id, route.session_id, seq + 1, "error", None, error
-            )
-            final = t.RunResultResult(route.run_id, route.session_id, "error", None, error)
-            self.routes.finish(route, encode(final))
-            self.host.send_raw(encode_notification("run/completed", encode(done)))
-        self.host.notify("worker/exited", encode(note))

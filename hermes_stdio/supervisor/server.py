@@ -37,6 +37,7 @@ from ..transport import Peer
 from ..wire import ErrorType, Notification, Request, RequestId, RpcError, to_wire_error
 from .idle import IdleWorkers
 from .profiles import template_env
+from .relay import RelayMethods
 from .routes import Routes
 from .routing import RoutedMethods, spawn_thread
 from .template import SUPPORTED as TEMPLATE_SUPPORTED
@@ -44,7 +45,7 @@ from .template import WorkerTemplate
 from .workers import WorkerPool, WorkerSlot
 
 
-class Supervisor(RoutedMethods):
+class Supervisor(RoutedMethods, RelayMethods):
     def __init__(
         self,
         home: Path,

@@ -159,6 +159,11 @@ class AgentAdapter(Protocol):
         background; ``announce(title)`` once it is saved (``titles``)."""
         ...
 
+    def model_catalog(self, agent: Any, refresh: bool) -> dict[str, Any]:
+        """hermes' picker payload: ``model``, ``provider`` (``agent``'s when given, else
+        the profile's) and ``providers`` (``slug``, ``name``, ``models`` ...)."""
+        ...
+
     def checkpoints(self) -> Any:
         """hermes' ``CheckpointManager`` with the profile's settings (``checkpoints``);
         None when the agent keeps no checkpoints."""

@@ -77,6 +77,9 @@ class PlainAdapterMethods:
     def checkpoints(self) -> Any:
         return None  # changes no files
 
+    def model_catalog(self, agent: Any, refresh: bool) -> dict[str, Any]:
+        return {"providers": []}  # no providers to choose from
+
     def stored_sessions(
         self, query: str | None, source: str | None, archived: bool, limit: int, offset: int
     ) -> list[dict[str, Any]]:

@@ -1,6 +1,6 @@
 """The profile-wide half of ``adapter.HermesAdapter``: what hermes keeps for a profile
 rather than for one agent (goals, skills and slash commands, background processes, file
-checkpoints, the model catalogue).
+checkpoints, the models it can use).
 
 Contract: ``HermesProfile`` is a mixin of ``HermesAdapter`` (which provides
 ``_modules``, importing hermes-agent) and implements those
@@ -70,3 +70,28 @@ class HermesProfile:
         from agent import skill_bundles, skill_commands
 
         return skills.expand(skill_commands, skill_bundles, message, session.session_id)
+
+    def model_catalog(self, agent: Any, refresh: bool) -> dict[str, Any]:
+        self._modules()
+        from hermes_cli.inventory import build_models_payload, load_picker_context
+
+        context = load_picker_context()
+        if agent is not None:  # a live agent's choice wins over the profile's config
+            context = context.with_overrides(
+                current_provider=str(getattr(agent, "provider", "") or ""),
+                current_model=str(getattr(agent, "model", "") or ""),
+                current_base_url=str(getattr(agent, "base_url", "") or ""),
+            )
+        # As hermes' TUI asks for its picker, less pricing and capabilities (those are
+        # looked up on the network, from models.dev).
+        payload: dict[str, Any] = build_models_payload(
+            context,
+            picker_hints=True,
+            canonical_order=True,
+            pricing=False,
+            capabilities=False,
+            refresh=refresh,
+            probe_custom_providers=refresh,
+            probe_current_custom_provider=not refresh,
+        )
+        return payload

@@ -5,7 +5,9 @@ Contract (a mixin of ``WorkerService``, which provides ``adapter``,
 bundles), ``mcp/status`` (its MCP servers), ``session/listStored`` (its stored
 sessions, a page at a time), ``session/rename`` and ``session/archive`` (a
 stored session's title, and whether it is listed), ``process/list`` and
-``process/kill`` (a session's background processes), ``checkpoint/list``,
+``process/kill`` (a session's background processes), ``model/list`` (the
+models the profile can use; a session's current choice marked when this
+worker holds it), ``checkpoint/list``,
 ``checkpoint/diff`` and ``checkpoint/restore`` (hermes' file checkpoints of a
 project directory; a refused one is ``invalid_params`` naming the field),
 ``session/estimateContext`` (which may build the session's agent),
@@ -26,6 +28,7 @@ from typing import Any
 from ..protocol import checkpoints as ck
 from ..protocol import encode
 from ..protocol import processes as pr
+from ..protocol import providers as pv
 from ..protocol import stored as st
 from ..protocol import toolbox as x
 from ..protocol import types as t
@@ -145,6 +148,13 @@ class QueryMethods:
 
         return self.answer_off_reader(req, "checkpoints", answer)
 
+    def _h_model_list(self, req: Request, p: pv.ModelListParams) -> Any:
+        session = self.sessions.get(p.session_id) if p.session_id is not None else None
+        agent = session.agent if session is not None else None
+        return self.answer_off_reader(
+            req, "models", lambda: _models(self.adapter.model_catalog(agent, p.refresh))
+        )
+
     def _h_session_estimateContext(self, req: Request, p: u.SessionContextParams) -> Any:
         self._fresh_runtime()
 
@@ -238,4 +248,30 @@ def _stored(row: dict[str, Any]) -> st.StoredSession:
         message_count=count if isinstance(count, int) else 0,
         started_at=_ms(row.get("started_at")),
         last_active_at=_ms(row.get("last_active")),
+    )
+
+
+def _models(payload: dict[str, Any]) -> pv.ModelListResult:
+    """hermes' model picker payload, in this protocol's terms."""
+    providers = []
+    for row in payload.get("providers") or []:
+        if not isinstance(row, dict) or not row.get("slug"):
+            continue
+        models = [str(m) for m in row.get("models") or [] if m]
+        total = row.get("total_models")
+        providers.append(
+            pv.ProviderModels(
+                slug=str(row["slug"]),
+                name=str(row.get("name") or row["slug"]),
+                current=bool(row.get("is_current")),
+                user_defined=bool(row.get("is_user_defined")),
+                models=models,
+                total_models=total if isinstance(total, int) else len(models),
+                authenticated=bool(row.get("authenticated")),
+                api_url=_text(row.get("api_url")),
+                warning=_text(row.get("warning")),
+            )
+        )
+    return pv.ModelListResult(
+        _text(payload.get("model")), _text(payload.get("provider")), providers
     )

@@ -589,6 +589,40 @@ export interface McpStatusResult {
   servers: McpServerInfo[];
 }
 
+export interface ModelListParams {
+  /**
+   * Mark this session's current model and provider; the profile's when absent.
+   */
+  sessionId?: string | null;
+  /**
+   * Ask the user-defined endpoints for their models now (network) instead of asking only the current one.
+   */
+  refresh?: boolean;
+  /**
+   * Hermes profile; default when absent.
+   */
+  profile?: string | null;
+  /**
+   * Worker isolation key.
+   */
+  workerKey?: string | null;
+}
+
+export interface ModelListResult {
+  /**
+   * The current model (the session's, else the profile's).
+   */
+  model: string | null;
+  /**
+   * The current provider.
+   */
+  provider: string | null;
+  /**
+   * The providers the profile can use (with credentials), in hermes' order.
+   */
+  providers: ProviderModels[];
+}
+
 export interface ProcessInfo {
   /**
    * hermes' id for it, as the agent's process tool names it.
@@ -655,6 +689,45 @@ export interface ProcessListResult {
    * Running ones and recently finished ones.
    */
   processes: ProcessInfo[];
+}
+
+export interface ProviderModels {
+  /**
+   * The provider as run/start and session/switchModel name it.
+   */
+  slug: string;
+  /**
+   * Its display name.
+   */
+  name: string;
+  /**
+   * Whether it is the current provider.
+   */
+  current: boolean;
+  /**
+   * A custom endpoint of the profile's config.yaml.
+   */
+  userDefined: boolean;
+  /**
+   * Its models, as hermes curates them for agents.
+   */
+  models: string[];
+  /**
+   * How many models it has; models may list fewer.
+   */
+  totalModels: number;
+  /**
+   * Whether the profile has credentials for it.
+   */
+  authenticated: boolean;
+  /**
+   * A user-defined endpoint's URL.
+   */
+  apiUrl: string | null;
+  /**
+   * What to know before choosing it, if anything.
+   */
+  warning: string | null;
 }
 
 export interface RunCompletedNotification {
@@ -1734,6 +1807,8 @@ export interface HostRequests {
   'initialize': { params: InitializeParams; result: InitializeResult };
   /** The profile's MCP servers as its worker sees them: connected, failed, and so on. */
   'mcp/status': { params: WorkerTarget; result: McpStatusResult };
+  /** The models the profile can use, by provider, for a model picker. */
+  'model/list': { params: ModelListParams; result: ModelListResult };
   /** Kill a background process a session's agent started. */
   'process/kill': { params: ProcessKillParams; result: ProcessKillResult };
   /** The background processes a session's agent started, running or recently finished. */
@@ -1836,6 +1911,7 @@ export const HOST_REQUEST_METHODS: readonly HostRequestMethod[] = [
   'compression/respond',
   'initialize',
   'mcp/status',
+  'model/list',
   'process/kill',
   'process/list',
   'run/interrupt',

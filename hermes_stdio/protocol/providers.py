@@ -1,0 +1,42 @@
+"""The models a profile can use, by provider, for a host's model picker (to choose what
+session/switchModel and run/start name). Names follow ``types``: snake_case here,
+camelCase on the wire.
+"""
+
+from __future__ import annotations
+
+from .record import Record, doc_field
+
+
+class ModelListParams(Record):
+    session_id: str | None = doc_field(
+        "Mark this session's current model and provider; the profile's when absent.",
+        default=None,
+    )
+    refresh: bool = doc_field(
+        "Ask the user-defined endpoints for their models now (network) instead of"
+        " asking only the current one.",
+        default=False,
+    )
+    profile: str | None = doc_field("Hermes profile; default when absent.", default=None)
+    worker_key: str | None = doc_field("Worker isolation key.", default=None)
+
+
+class ProviderModels(Record):
+    slug: str = doc_field("The provider as run/start and session/switchModel name it.")
+    name: str = doc_field("Its display name.")
+    current: bool = doc_field("Whether it is the current provider.")
+    user_defined: bool = doc_field("A custom endpoint of the profile's config.yaml.")
+    models: list[str] = doc_field("Its models, as hermes curates them for agents.")
+    total_models: int = doc_field("How many models it has; models may list fewer.")
+    authenticated: bool = doc_field("Whether the profile has credentials for it.")
+    api_url: str | None = doc_field("A user-defined endpoint's URL.")
+    warning: str | None = doc_field("What to know before choosing it, if anything.")
+
+
+class ModelListResult(Record):
+    model: str | None = doc_field("The current model (the session's, else the profile's).")
+    provider: str | None = doc_field("The current provider.")
+    providers: list[ProviderModels] = doc_field(
+        "The providers the profile can use (with credentials), in hermes' order."
+    )

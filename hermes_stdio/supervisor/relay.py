@@ -1,0 +1,125 @@
+"""What workers send back, relayed to the host.
+
+Contract (a mixin of ``Supervisor``, which provides ``routes`` and ``host``):
+- Worker run notifications are relayed byte for byte in batches, reading only
+  the routing prefix the worker always writes first (``_fast_relay``);
+  anything else is parsed (``_relay``), and only the notifications the
+  protocol relays from workers pass. The requests a run waits on (approvals,
+  questions, compression, sudo) are noted from their ``requested`` and
+  ``resolved`` notifications.
+- When a worker dies (``_worker_exited``), each of its unfinished runs gets,
+  with the next ``seq`` numbers, one ``approval/resolved`` /
+  ``clarify/resolved`` / ``compression/resolved`` / ``sudo/resolved``
+  (``cancelled``) per request it still waited on, then one synthesized
+  ``run/completed`` (``worker_crashed``, or ``worker_stopped`` when we
+  stopped it); then the host gets ``worker/exited``.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from collections.abc import Callable
+from typing import Any
+
+from ..protocol import RELAYED_NOTIFICATIONS, SERVER_NOTIFICATIONS, encode
+from ..protocol import types as t
+from ..protocol.model import fields_of
+from ..transport import Peer
+from ..wire import Notification
+from ..wire.jsonrpc import encode_notification
+from .routes import Routes
+from .workers import WorkerSlot, now_ms
+
+# What a worker's Run writes first (outbox.py): method, runId, sessionId, seq. Approval
+# and clarify notifications are rare and take the parsed path, which notes their ids.
+_RUN_PREFIX = re.compile(
+    rb'\{"jsonrpc":"2\.0","method":"(run/started|run/delta|run/event|run/completed)",'
+    rb'"params":\{"runId":"([A-Za-z0-9_-]+)","sessionId":"([^"\\]+)","seq":([0-9]+)[,}]'
+)
+
+
+def _unanswered(kind: str) -> dict[str, None]:
+    """The fields of ``kind/resolved`` after its outcome, all null: what a request
+    closed without an answer carries (read from the protocol type, protocol/asks.py)."""
+    names = [f.wire for f in fields_of(SERVER_NOTIFICATIONS[f"{kind}/resolved"].params)]
+    return dict.fromkeys(names[names.index("outcome") + 1 :])
+
+
+class RelayMethods:
+    routes: Routes
+    host: Peer | None
+
+    def _fast_relay(
+        self, slot: WorkerSlot
+    ) -> tuple[Callable[[bytes], bool], Callable[[list[bytes]], object]]:
+        """The hot path: run notifications are relayed byte for byte, reading only the
+        routing prefix the worker always writes first; anything else is parsed."""
+
+        def accept(body: bytes) -> bool:
+            m = _RUN_PREFIX.match(body)
+            if m is None:
+                return False
+            self._track(
+                slot, m.group(1).decode(), m.group(2).decode(), m.group(3).decode(), int(m.group(4))
+            )
+            return True
+
+        def sink(batch: list[bytes]) -> object:
+            assert self.host is not None
+            return self.host.writer.send_many(batch)
+
+        return accept, sink
+
+    def _relay(self, slot: WorkerSlot, note: Notification, body: bytes) -> None:
+        if note.method not in RELAYED_NOTIFICATIONS:
+            print(
+                f"hermes-stdio: dropping unknown worker notification {note.method!r}",
+                file=sys.stderr,
+            )
+            return
+        params = note.params
+        run_id, seq = params.get("runId"), params.get("seq")
+        if isinstance(run_id, str) and isinstance(seq, int):
+            self._track(slot, note.method, run_id, str(params.get("sessionId")), seq)
+            kind, _, event = note.method.partition("/")
+            ident = params.get(f"{kind}Id")
+            if event in ("requested", "resolved") and isinstance(ident, str):
+                self.routes.note_waiting(run_id, (kind, ident), event == "requested")
+        assert self.host is not None
+        self.host.send_raw(body)
+
+    def _track(self, slot: WorkerSlot, method: str, run_id: str, session_id: str, seq: int) -> None:
+        """What a relayed run notification tells the routes (fast and slow path alike)."""
+        if method == "run/started":
+            self.routes.add_run(run_id, session_id, slot.key)
+        elif method == "run/completed":
+            slot.last_used_at = now_ms()  # idleness counts from the end of its last run
+        self.routes.note_seq(run_id, seq, method == "run/completed")
+
+    def _worker_exited(self, slot: WorkerSlot, note: t.WorkerExitedNotification) -> None:
+        assert self.host is not None
+        why = "was stopped" if note.expected else f"exited ({note.signal or note.exit_code})"
+        kind = t.RunErrorType.WORKER_STOPPED if note.expected else t.RunErrorType.WORKER_CRASHED
+        for route in self.routes.drop_slot(slot.key):
+            seq = route.last_seq
+            # What the run waited for dies with it: each request is still closed once.
+            for what, ident in list(route.waiting):
+                seq += 1
+                closed: dict[str, Any] = {
+                    "runId": route.run_id,
+                    "sessionId": route.session_id,
+                    "seq": seq,
+                    f"{what}Id": ident,
+                    "outcome": "cancelled",
+                    **_unanswered(what),
+                }
+                self.host.send_raw(encode_notification(f"{what}/resolved", closed))
+            error = t.RunError(kind, f"worker for profile {slot.label!r} {why} during the run")
+            done = t.RunCompletedNotification(
+                route.run_id, route.session_id, seq + 1, "error", None, error
+            )
+            final = t.RunResultResult(route.run_id, route.session_id, "error", None, error)
+            self.routes.finish(route, encode(final))
+            self.host.send_raw(encode_notification("run/completed", encode(done)))
+        self.host.notify("worker/exited", encode(note))
