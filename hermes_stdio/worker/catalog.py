@@ -26,8 +26,8 @@ Contract (each function takes hermes' ``SessionDB``):
   and the ``_branched_from`` mark that keeps hermes' resume of the parent
   from following it). Titled ``title``, or hermes' next title in the
   parent's lineage ("Plan #2", "branch"). ``UnknownSession`` for an unknown
-  session, ``SessionExists`` when ``branch`` is taken, ``ValueError`` (and no
-  branch) for a title hermes refuses.
+  session, ``SessionExists`` when ``branch`` is taken, ``TitleRefused`` (and
+  no branch) for a title hermes refuses.
 """
 
 from __future__ import annotations
@@ -43,6 +43,10 @@ class UnknownSession(LookupError):
 
 class SessionExists(Exception):
     """The profile's database already has a session with that id."""
+
+
+class TitleRefused(ValueError):
+    """hermes refuses the title: in use by another session, too long, ..."""
 
 
 def page(
@@ -152,9 +156,9 @@ def fork(
         wanted = title.strip() if title else ""
         base = db.get_session_title(session_id) or db.get_session_title(newest) or "branch"
         db.set_session_title(branch, wanted or db.get_next_title_in_lineage(base))
-    except ValueError:
+    except ValueError as exc:
         db.delete_session(branch)
-        raise
+        raise TitleRefused(str(exc)) from exc
     for msg in messages:
         copied = {arg: msg[key] for key, arg in _COPIED.items() if key in msg}
         db.append_message(

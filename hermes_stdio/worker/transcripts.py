@@ -24,7 +24,7 @@ from typing import Any
 from ..protocol import stored as st
 from ..protocol.record import Record
 from ..wire import ErrorType, Request, RpcError
-from .catalog import SessionExists, UnknownSession
+from .catalog import SessionExists, TitleRefused, UnknownSession
 from .contract import AgentAdapter
 from .queries import stored_only
 from .state import Session, new_id
@@ -64,7 +64,7 @@ class TranscriptMethods:
                 done = self.adapter.fork_session(p.session_id, branch, p.title)
             except SessionExists as exc:
                 raise _taken(branch) from exc
-            except ValueError as exc:  # hermes refuses the title: in use, too long, ...
+            except TitleRefused as exc:
                 raise RpcError(ErrorType.INVALID_PARAMS, str(exc), field="params.title") from exc
             return st.SessionForkResult(branch, p.session_id, done.title, done.messages)
 
