@@ -38,6 +38,9 @@ def agent_callbacks(sink: EventSink) -> dict[str, Callable[..., None]]:
         elif text:
             sink.delta(text_of(text))
 
+    def tool_generating(name: Any = None) -> None:
+        sink.event("tool.generating", name=text_of(name or ""))
+
     def tool_start(call_id: Any, name: Any, args: Any = None) -> None:
         sink.event(
             "tool.started",
@@ -92,6 +95,7 @@ def agent_callbacks(sink: EventSink) -> dict[str, Callable[..., None]]:
 
     return {
         "stream_delta_callback": stream_delta,
+        "tool_gen_callback": tool_generating,
         "tool_start_callback": tool_start,
         "tool_complete_callback": tool_complete,
         "tool_progress_callback": tool_progress,

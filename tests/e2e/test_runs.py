@@ -184,7 +184,7 @@ def test_the_session_and_its_messages_are_stored_in_the_profiles_sqlite_db(
     assert ("assistant", "stored answer") in rows
 
 
-def test_tools_run_in_the_sessions_workspace_and_report_tool_events(
+def test_tools_run_in_the_sessions_workspace_and_report_tool_events_from_generation_on(
     host: HostClient, llm: ScriptedLLM, tmp_path: Path
 ) -> None:
     workspace = tmp_path / "ws"
@@ -195,6 +195,10 @@ def test_tools_run_in_the_sessions_workspace_and_report_tool_events(
     started = [e for e in events if e["type"] == "tool.started"]
     completed = [e for e in events if e["type"] == "tool.completed"]
     assert started and started[0]["name"] == "terminal" and started[0]["args"]["command"] == "pwd"
+    # While the model still streamed the call, the host heard which tool was coming.
+    generating = [i for i, e in enumerate(events) if e["type"] == "tool.generating"]
+    assert [events[i]["name"] for i in generating] == ["terminal"]
+    assert generating[0] < events.index(started[0])
     assert completed and completed[0]["toolCallId"] == started[0]["toolCallId"]
     assert str(workspace) in completed[0]["result"]
     assert notes[-1].params["status"] == "complete"
