@@ -56,7 +56,13 @@ class TranscriptMethods:
 
     def _h_session_fork(self, req: Request, p: st.SessionForkParams) -> Any:
         branch = new_id("sess") if p.new_session_id is None else p.new_session_id
-        if not branch.strip() or branch in self.sessions:
+        if not branch.strip():
+            raise RpcError(
+                ErrorType.INVALID_PARAMS,
+                "newSessionId must not be blank",
+                field="params.newSessionId",
+            )
+        if branch in self.sessions:
             raise _taken(branch)
 
         def fork(session: Session) -> st.SessionForkResult:

@@ -208,7 +208,7 @@ def test_a_fork_refuses_a_taken_id_a_taken_title_or_an_unknown_session(
 ) -> None:
     turn(host, llm, "first", "one")
     host.request("session/rename", {"sessionId": SID, "title": "Kiwi plan"})
-    for taken in (SID, "sess-later"):
+    for taken in (SID, "sess-later", " "):  # its own id, another's, a blank one
         if taken == "sess-later":
             turn(host, llm, "later", "two", sid=taken)
         with pytest.raises(RpcError) as err:
