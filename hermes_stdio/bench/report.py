@@ -262,6 +262,13 @@ def render(r: dict[str, Any]) -> str:
             _fmt(tui.get("cold_first_delta_ms")),
         ),
         (
+            "  same, every worker spawned cold (ms)",
+            _fmt(spawned.get("cold_first_delta_ms")),
+            "",
+            "",
+            "",
+        ),
+        (
             f"prewarmed worker, idle {PREWARM_IDLE_S:g} s, first run (ms)",
             _fmt(spawned.get("prewarmed_first_delta_ms")),
             "",
@@ -276,13 +283,6 @@ def render(r: dict[str, Any]) -> str:
             _fmt(tui.get("warm_first_delta_ms")),
         ),
         ("warm session (ms)", _fmt(real.get("warm_session_first_delta_ms")), "", "", ""),
-        (
-            "  same, every worker spawned cold (ms)",
-            _fmt(spawned.get("cold_first_delta_ms")),
-            "",
-            "",
-            "",
-        ),
         (
             f"new profile, template ready: {_fmt(_get(real, 'start_modes', 'bench2'))},"
             f" median of {len(real.get('new_profile_first_delta_ms_samples') or [])} (ms)",
