@@ -235,6 +235,13 @@ HOST_METHODS: dict[str, Method] = _methods(
         "The profile's slash commands (skills and skill bundles), scanned afresh.",
     ),
     Method(
+        "tool/list",
+        x.ToolListParams,
+        x.ToolListResult,
+        "profile",
+        "The tools the model is offered: a session's agent's, or a new agent's of the profile.",
+    ),
+    Method(
         "mcp/status",
         t.WorkerTarget,
         x.McpStatusResult,

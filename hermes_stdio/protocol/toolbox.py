@@ -1,6 +1,6 @@
 """What a profile gives its agents besides sessions: slash commands (its skills
-and skill bundles) and MCP servers. Names follow ``types``: snake_case here,
-camelCase on the wire.
+and skill bundles), MCP servers, and the tools the model is offered. Names follow
+``types``: snake_case here, camelCase on the wire.
 """
 
 from __future__ import annotations
@@ -37,3 +37,26 @@ class McpStatusResult(Record):
     servers: list[McpServerInfo] = doc_field(
         "Each MCP server the profile's config.yaml lists, in its order; empty when none."
     )
+
+
+class ToolListParams(Record):
+    session_id: str | None = doc_field(
+        "The tools this session's agent offers; a new agent's when absent or not built yet.",
+        default=None,
+    )
+    profile: str | None = doc_field("Hermes profile; default when absent.", default=None)
+    worker_key: str | None = doc_field("Worker isolation key.", default=None)
+
+
+class ToolInfo(Record):
+    name: str = doc_field("The tool, as tool.started events name it.")
+    toolset: str | None = doc_field("The toolset it belongs to (an MCP server's for its tools).")
+    description: str = doc_field("What the model is told it does.")
+
+
+class ToolListResult(Record):
+    tools: list[ToolInfo] = doc_field("The tools the model is offered, by name.")
+    enabled_toolsets: list[str] | None = doc_field(
+        "The toolsets the agent is built with (hermes tools for the CLI platform); null: all."
+    )
+    disabled_toolsets: list[str] = doc_field("agent.disabled_toolsets: left out even so.")

@@ -164,6 +164,11 @@ class AgentAdapter(Protocol):
         the profile's) and ``providers`` (``slug``, ``name``, ``models`` ...)."""
         ...
 
+    def offered_tools(self, agent: Any) -> dict[str, Any]:
+        """``ToolListResult`` fields (``tools``): what ``agent`` offers its model, or a
+        new agent of the profile when None."""
+        ...
+
     def checkpoints(self) -> Any:
         """hermes' ``CheckpointManager`` with the profile's settings (``checkpoints``);
         None when the agent keeps no checkpoints."""

@@ -59,6 +59,13 @@ def checkpoint_settings(cfg: dict[str, Any]) -> dict[str, Any]:
     return settings
 
 
+def disabled_toolsets(cfg: dict[str, Any]) -> list[str] | None:
+    """``agent.disabled_toolsets``: toolsets left out whatever the platform enables."""
+    agent_cfg = cfg.get("agent")
+    disabled = agent_cfg.get("disabled_toolsets") if isinstance(agent_cfg, dict) else None
+    return [str(x) for x in disabled] if isinstance(disabled, list) else None
+
+
 def agent_options(
     cfg: dict[str, Any],
     model: str | None,
@@ -73,7 +80,6 @@ def agent_options(
     runtime = hermes.runtime(requested=provider, target_model=model or None)
     routing = cfg.get("provider_routing")
     routing = routing if isinstance(routing, dict) else {}
-    disabled = agent_cfg.get("disabled_toolsets")
     prompt = agent_cfg.get("system_prompt")
     options: dict[str, Any] = {
         "model": model,
@@ -87,7 +93,7 @@ def agent_options(
         "credential_pool": runtime.get("credential_pool"),
         "ephemeral_system_prompt": instructions or (str(prompt) if prompt else None),
         "service_tier": _service_tier(agent_cfg),
-        "disabled_toolsets": [str(x) for x in disabled] if isinstance(disabled, list) else None,
+        "disabled_toolsets": disabled_toolsets(cfg),
         "providers_allowed": routing.get("only"),
         "providers_ignored": routing.get("ignore"),
         "providers_order": routing.get("order"),

@@ -77,6 +77,9 @@ class PlainAdapterMethods:
     def checkpoints(self) -> Any:
         return None  # changes no files
 
+    def offered_tools(self, agent: Any) -> dict[str, Any]:
+        return {"tools": [], "enabled_toolsets": None, "disabled_toolsets": []}  # offers none
+
     def model_catalog(self, agent: Any, refresh: bool) -> dict[str, Any]:
         return {"providers": []}  # no providers to choose from
 

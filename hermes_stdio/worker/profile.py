@@ -1,6 +1,6 @@
 """The profile-wide half of ``adapter.HermesAdapter``: what hermes keeps for a profile
 rather than for one agent (goals, skills and slash commands, background processes, file
-checkpoints, the models it can use).
+checkpoints, the models it can use, the tools its agents offer).
 
 Contract: ``HermesProfile`` is a mixin of ``HermesAdapter`` (which provides
 ``_modules``, importing hermes-agent) and implements those
@@ -15,8 +15,8 @@ from collections.abc import Callable
 from typing import Any
 
 from ..protocol import types as t
-from . import goals, skills
-from .options import checkpoint_settings
+from . import goals, skills, tools
+from .options import checkpoint_settings, disabled_toolsets
 from .state import Session
 
 
@@ -95,3 +95,21 @@ class HermesProfile:
             probe_current_custom_provider=not refresh,
         )
         return payload
+
+    def offered_tools(self, agent: Any) -> dict[str, Any]:
+        self._modules()
+        from model_tools import get_tool_definitions, get_toolset_for_tool
+
+        if agent is not None:  # what this agent offers, MCP servers' tools included
+            found = list(getattr(agent, "tools", None) or [])
+            enabled = getattr(agent, "enabled_toolsets", None)
+            disabled = getattr(agent, "disabled_toolsets", None)
+        else:  # what a new agent would be built with (``options``)
+            from hermes_cli.config import load_config
+            from hermes_cli.tools_config import _get_platform_tools
+
+            cfg = load_config() or {}
+            enabled = sorted(_get_platform_tools(cfg, "cli"))
+            disabled = disabled_toolsets(cfg)
+            found = get_tool_definitions(enabled, disabled, quiet_mode=True)
+        return tools.described(found, enabled, disabled, get_toolset_for_tool)

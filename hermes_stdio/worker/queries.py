@@ -5,7 +5,8 @@ Contract (a mixin of ``WorkerService``, which provides ``adapter``,
 bundles), ``mcp/status`` (its MCP servers), ``session/listStored`` (its stored
 sessions, a page at a time), ``session/rename`` and ``session/archive`` (a
 stored session's title, and whether it is listed), ``process/list`` and
-``process/kill`` (a session's background processes), ``model/list`` (the
+``process/kill`` (a session's background processes), ``tool/list`` (the
+tools a session's agent offers its model, or a new agent's), ``model/list`` (the
 models the profile can use; a session's current choice marked when this
 worker holds it), ``checkpoint/list``,
 ``checkpoint/diff`` and ``checkpoint/restore`` (hermes' file checkpoints of a
@@ -147,6 +148,20 @@ class QueryMethods:
                 raise RpcError(ErrorType.INVALID_PARAMS, str(exc), field=exc.field) from exc
 
         return self.answer_off_reader(req, "checkpoints", answer)
+
+    def _h_tool_list(self, req: Request, p: x.ToolListParams) -> Any:
+        session = self.sessions.get(p.session_id) if p.session_id is not None else None
+        agent = session.agent if session is not None else None
+
+        def listed() -> x.ToolListResult:
+            found = self.adapter.offered_tools(agent)
+            return x.ToolListResult(
+                [x.ToolInfo(**tool) for tool in found["tools"]],
+                found["enabled_toolsets"],
+                found["disabled_toolsets"],
+            )
+
+        return self.answer_off_reader(req, "tools", listed)
 
     def _h_model_list(self, req: Request, p: pv.ModelListParams) -> Any:
         session = self.sessions.get(p.session_id) if p.session_id is not None else None

@@ -1662,6 +1662,51 @@ export interface TokenUsage {
   contextLength: number | null;
 }
 
+export interface ToolInfo {
+  /**
+   * The tool, as tool.started events name it.
+   */
+  name: string;
+  /**
+   * The toolset it belongs to (an MCP server's for its tools).
+   */
+  toolset: string | null;
+  /**
+   * What the model is told it does.
+   */
+  description: string;
+}
+
+export interface ToolListParams {
+  /**
+   * The tools this session's agent offers; a new agent's when absent or not built yet.
+   */
+  sessionId?: string | null;
+  /**
+   * Hermes profile; default when absent.
+   */
+  profile?: string | null;
+  /**
+   * Worker isolation key.
+   */
+  workerKey?: string | null;
+}
+
+export interface ToolListResult {
+  /**
+   * The tools the model is offered, by name.
+   */
+  tools: ToolInfo[];
+  /**
+   * The toolsets the agent is built with (hermes tools for the CLI platform); null: all.
+   */
+  enabledToolsets: string[] | null;
+  /**
+   * agent.disabled_toolsets: left out even so.
+   */
+  disabledToolsets: string[];
+}
+
 export interface WorkerExitedNotification {
   /**
    * The profile the worker served.
@@ -1851,6 +1896,8 @@ export interface HostRequests {
   'sudo/respond': { params: SudoRespondParams; result: SudoRespondResult };
   /** Supervisor and worker health, without touching any worker. */
   'supervisor/status': { params: EmptyParams; result: SupervisorStatusResult };
+  /** The tools the model is offered: a session's agent's, or a new agent's of the profile. */
+  'tool/list': { params: ToolListParams; result: ToolListResult };
   /** Stop a profile's worker (gracefully), clear its crash back-off and start it again. */
   'worker/restart': { params: WorkerTarget; result: WorkerRestartResult };
 }
@@ -1933,6 +1980,7 @@ export const HOST_REQUEST_METHODS: readonly HostRequestMethod[] = [
   'shutdown',
   'sudo/respond',
   'supervisor/status',
+  'tool/list',
   'worker/restart',
 ];
 export const HOST_NOTIFICATION_METHODS: readonly HostNotificationMethod[] = [
