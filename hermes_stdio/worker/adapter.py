@@ -348,6 +348,12 @@ class HermesAdapter(HermesProfile, HermesSessions):
     def save_transcript(self, agent: Any) -> None:
         flush_turn(agent)
 
+    def release(self, agent: Any) -> None:
+        releaser = getattr(agent, "release_clients", None)  # hermes' soft teardown
+        if callable(releaser):
+            with contextlib.suppress(Exception):
+                releaser()
+
     def close(self, agent: Any) -> None:
         closer = getattr(agent, "close", None)
         if callable(closer):

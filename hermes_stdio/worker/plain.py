@@ -77,6 +77,9 @@ class PlainAdapterMethods:
     def checkpoints(self) -> Any:
         return None  # changes no files
 
+    def release(self, agent: Any) -> None:
+        pass  # holds no clients
+
     def offered_tools(self, agent: Any) -> dict[str, Any]:
         return {"tools": [], "enabled_toolsets": None, "disabled_toolsets": []}  # offers none
 

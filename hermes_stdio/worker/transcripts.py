@@ -8,8 +8,9 @@ thread holding the session's build lock, so a run started after the request
 waits for it and sees its result. hermes' database does the editing
 (``catalog.rewind`` and ``catalog.fork``, as its ``/undo`` and ``/branch``).
 - ``session/undo``: after exchanges were taken back, the session's history is
-  read back from the database and its agent is closed; the next run builds a
-  new one, as hermes' gateway does after ``/undo``.
+  read back from the database and its agent is released (its clients, not
+  the session's background processes, terminal or browser); the next run
+  builds a new one, as hermes' gateway does after ``/undo``.
 - ``session/fork``: the branch is stored, not loaded; ``run/start`` naming it
   resumes it. A ``newSessionId`` this worker or the database already has, or
   a title hermes refuses, is ``invalid_params``.
@@ -45,8 +46,8 @@ class TranscriptMethods:
 
         def undo(session: Session) -> st.SessionUndoResult:
             done = self.adapter.undo_turns(p.session_id, p.turns)
-            if done.turns:
-                self.adapter.close(session.agent)
+            if done.turns:  # a new agent, the session's processes and terminal kept
+                self.adapter.release(session.agent)
                 session.agent = None
                 session.history = self.adapter.stored_history(p.session_id) or []
                 session.restore = False

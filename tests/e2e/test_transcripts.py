@@ -18,7 +18,7 @@ from hermes_stdio.testing.host import HostClient
 from hermes_stdio.testing.llm_server import Gate, Reply, ScriptedLLM
 from hermes_stdio.wire import ErrorType, RpcError
 
-from .conftest import worker_pids
+from .conftest import run_in_a_long_tool, wait_gone, worker_pids
 
 SID = "sess-undo"
 
@@ -225,3 +225,17 @@ def test_a_fork_refuses_a_taken_id_a_taken_title_or_an_unknown_session(
     assert err.value.kind is ErrorType.UNKNOWN_SESSION
     forked = host.request("session/fork", {"sessionId": SID})
     assert (forked["title"], forked["messageCount"]) == ("Kiwi plan #2", 2)
+
+
+def test_undo_keeps_the_sessions_background_processes(
+    host: HostClient, llm: ScriptedLLM, tmp_path: Path
+) -> None:
+    run, [tool_pid] = run_in_a_long_tool(host, llm, tmp_path, background=True)
+    host.wait_run_completed(run["runId"])
+    sid = run["sessionId"]
+    assert host.request("session/undo", {"sessionId": sid})["turnsUndone"] == 1
+    [proc] = host.request("process/list", {"sessionId": sid})["processes"]
+    assert proc["status"] == "running"
+    assert not wait_gone(tool_pid, 0)  # the session's dev server outlives the undo
+    host.request("process/kill", {"sessionId": sid, "processId": proc["processId"]})
+    assert wait_gone(tool_pid, 10)
