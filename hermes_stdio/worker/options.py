@@ -59,6 +59,13 @@ def checkpoint_settings(cfg: dict[str, Any]) -> dict[str, Any]:
     return settings
 
 
+def enabled_toolsets(
+    cfg: dict[str, Any], platform_toolsets: Callable[[dict[str, Any], str], Any]
+) -> list[str]:
+    """The toolsets ``hermes tools`` enables for the CLI platform, the one the agent reports."""
+    return sorted(platform_toolsets(cfg, "cli"))
+
+
 def disabled_toolsets(cfg: dict[str, Any]) -> list[str] | None:
     """``agent.disabled_toolsets``: toolsets left out whatever the platform enables."""
     agent_cfg = cfg.get("agent")
@@ -103,7 +110,7 @@ def agent_options(
     }
     resolvers: dict[str, Callable[[], Any]] = {
         "reasoning_config": lambda: hermes.reasoning(cfg, model),
-        "enabled_toolsets": lambda: sorted(hermes.platform_toolsets(cfg, "cli")),
+        "enabled_toolsets": lambda: enabled_toolsets(cfg, hermes.platform_toolsets),
         "fallback_model": lambda: hermes.fallback_chain(cfg),
     }
     options.update(

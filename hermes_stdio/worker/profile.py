@@ -16,7 +16,7 @@ from typing import Any
 
 from ..protocol import types as t
 from . import goals, skills, tools
-from .options import checkpoint_settings, disabled_toolsets
+from .options import checkpoint_settings, disabled_toolsets, enabled_toolsets
 from .state import Session
 
 
@@ -109,7 +109,7 @@ class HermesProfile:
             from hermes_cli.tools_config import _get_platform_tools
 
             cfg = load_config() or {}
-            enabled = sorted(_get_platform_tools(cfg, "cli"))
+            enabled = enabled_toolsets(cfg, _get_platform_tools)
             disabled = disabled_toolsets(cfg)
             found = get_tool_definitions(enabled, disabled, quiet_mode=True)
         return tools.described(found, enabled, disabled, get_toolset_for_tool)

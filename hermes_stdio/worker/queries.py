@@ -149,9 +149,13 @@ class QueryMethods:
 
         return self.answer_off_reader(req, "checkpoints", answer)
 
+    def _held_agent(self, session_id: str | None) -> Any:
+        """The agent of a session this worker holds; None when it holds none."""
+        session = self.sessions.get(session_id) if session_id is not None else None
+        return session.agent if session is not None else None
+
     def _h_tool_list(self, req: Request, p: x.ToolListParams) -> Any:
-        session = self.sessions.get(p.session_id) if p.session_id is not None else None
-        agent = session.agent if session is not None else None
+        agent = self._held_agent(p.session_id)
 
         def listed() -> x.ToolListResult:
             found = self.adapter.offered_tools(agent)
@@ -164,8 +168,7 @@ class QueryMethods:
         return self.answer_off_reader(req, "tools", listed)
 
     def _h_model_list(self, req: Request, p: pv.ModelListParams) -> Any:
-        session = self.sessions.get(p.session_id) if p.session_id is not None else None
-        agent = session.agent if session is not None else None
+        agent = self._held_agent(p.session_id)
         return self.answer_off_reader(
             req, "models", lambda: _models(self.adapter.model_catalog(agent, p.refresh))
         )
@@ -230,6 +233,15 @@ class QueryMethods:
 def _history(session_id: str, messages: list[dict[str, Any]]) -> t.SessionHistoryResult:
     shown = public(list(messages))
     return t.SessionHistoryResult(session_id, shown, len(shown))
+
+
+def session_busy(session_id: str, run_id: str) -> RpcError:
+    return RpcError(
+        ErrorType.SESSION_BUSY,
+        f"session {session_id!r} is running {run_id}",
+        sessionId=session_id,
+        runId=run_id,
+    )
 
 
 def stored_only(session_id: str, act: Callable[[], Record]) -> Record:

@@ -36,7 +36,7 @@ from .contract import AgentAdapter
 from .memory import release_free_memory
 from .outbox import Outbox
 from .queries import DEFERRED as _DEFERRED
-from .queries import QueryMethods
+from .queries import QueryMethods, session_busy
 from .runner import execute_run
 from .state import Run, RunTable, Session, new_id
 from .transcripts import TranscriptMethods
@@ -129,12 +129,7 @@ class WorkerService(AnswerMethods, QueryMethods, TranscriptMethods):
                 session.restore = p.session_id is not None and p.conversation_history is None
                 self.sessions[session_id] = session
             if session.run is not None:
-                raise RpcError(
-                    ErrorType.SESSION_BUSY,
-                    f"session {session_id!r} is running {session.run.run_id}",
-                    sessionId=session_id,
-                    runId=session.run.run_id,
-                )
+                raise session_busy(session_id, session.run.run_id)
             run = Run(new_id("run"), session_id, self._outbox())
             run.expand_commands, run.images = p.expand_commands, attachments
             run.expand_references = p.expand_references

@@ -27,7 +27,7 @@ from ..protocol.record import Record
 from ..wire import ErrorType, Request, RpcError
 from .catalog import SessionExists, TitleRefused, UnknownSession
 from .contract import AgentAdapter
-from .queries import stored_only
+from .queries import session_busy, stored_only
 from .state import Session, new_id
 
 
@@ -84,12 +84,7 @@ class TranscriptMethods:
         session = self._session(session_id)
         run = session.run
         if run is not None:
-            raise RpcError(
-                ErrorType.SESSION_BUSY,
-                f"session {session_id!r} is running {run.run_id}",
-                sessionId=session_id,
-                runId=run.run_id,
-            )
+            raise session_busy(session_id, run.run_id)
 
         def locked() -> Record:
             with session.build_lock:
