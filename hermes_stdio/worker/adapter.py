@@ -37,7 +37,9 @@ Contract:
   internals changed) hermes refuses them, so nothing dangerous runs unasked.
 - hermes' scan of its tool modules is served from saved verdicts
   (``scancache``) when the files are unchanged, and its CA-bundle check at
-  each agent build is remembered while the bundles are unchanged (``tlscheck``).
+  each agent build is remembered while the bundles are unchanged (``tlscheck``),
+  and httpx's transports share one default SSL context per bundle
+  (``sslshare``) instead of loading the bundle again each.
 """
 
 from __future__ import annotations
@@ -64,6 +66,7 @@ from .profile import HermesProfile
 from .runtime import Fingerprint, loaded_files
 from .scancache import FileVerdicts, serve_tool_scan
 from .scope import TurnModules, session_scope
+from .sslshare import share_default_contexts
 from .state import Session
 from .stored import HermesSessions
 from .sudo import SudoBridge
@@ -149,6 +152,10 @@ class HermesAdapter(HermesProfile, HermesSessions):
                     from agent import ssl_guard
 
                     remember_bundle_check(ssl_guard)
+                with contextlib.suppress(ImportError):
+                    from httpx._transports import default as transports
+
+                    share_default_contexts(transports)
             if self._db is None:
                 self._db = SessionDB(db_path=self.home / "state.db")
             if self._approvals is None:

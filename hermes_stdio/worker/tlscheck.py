@@ -34,7 +34,7 @@ _SKIP_VAR = "HERMES_SKIP_SSL_GUARD"
 _Key = tuple[object, ...]
 
 
-def _file(path: str) -> tuple[int, int, int, int]:
+def file_identity(path: str) -> tuple[int, int, int, int]:
     st = os.stat(os.path.expanduser(path))
     return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
 
@@ -45,7 +45,7 @@ def _inputs(names: tuple[str, ...]) -> _Key | None:
 
         values = [os.environ.get(name) for name in (*names, _SKIP_VAR)]
         paths = [v for v in values[:-1] if v] + [str(certifi.where())]
-        return (*values, *(_file(p) for p in paths))
+        return (*values, *(file_identity(p) for p in paths))
     except (ImportError, OSError, ValueError):
         return None
 

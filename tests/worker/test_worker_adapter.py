@@ -16,12 +16,15 @@ from pathlib import Path
 from hermes_stdio.worker.adapter import HermesAdapter
 HermesAdapter(Path(sys.argv[1])).preload()
 mods = list(sys.modules)
+import httpx
+a, b = httpx.Client(), httpx.Client()
 print(json.dumps({"run_agent": mods.index("run_agent") if "run_agent" in mods else None,
-                  "openai": mods.index("openai") if "openai" in mods else None}))
+                  "openai": mods.index("openai") if "openai" in mods else None,
+                  "shared": a._transport._pool._ssl_context is b._transport._pool._ssl_context}))
 """
 
 
-def test_preload_imports_hermes_then_the_openai_package_its_first_agent_build_needs(
+def test_preload_imports_hermes_then_openai_and_makes_http_clients_share_one_ssl_context(
     tmp_path: Path,
 ) -> None:
     home = make_home(tmp_path, "http://127.0.0.1:9/v1")
@@ -37,6 +40,7 @@ def test_preload_imports_hermes_then_the_openai_package_its_first_agent_build_ne
     # openai after run_agent: hermes has loaded the profile's .env by the time it imports.
     assert order["run_agent"] is not None and order["openai"] is not None
     assert order["openai"] > order["run_agent"]
+    assert order["shared"] is True  # see sslshare: one CA-bundle load, not one per transport
 
 
 _RAISING_TURN = """

@@ -1,0 +1,268 @@
+"""httpx transports that want the default SSL context share one per set of trust inputs; any
+other request, or a changed bundle or variable, gets a context of its own. The last tests use
+real httpx transports and a real TLS server on 127.0.0.1."""
+
+from __future__ import annotations
+
+import datetime
+import http.server
+import ipaddress
+import ssl
+import threading
+import types
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import certifi
+import httpx
+import pytest
+from cryptography import x509
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.x509.oid import NameOID
+
+from hermes_stdio.worker.sslshare import MAX_CONTEXTS, share_default_contexts
+
+VARS = ("SSL_CERT_FILE", "SSL_CERT_DIR", "SSLKEYLOGFILE")
+
+
+def fake_module() -> tuple[types.ModuleType, list[tuple[Any, Any, bool]]]:
+    module = types.ModuleType("fake_transports")
+    calls: list[tuple[Any, Any, bool]] = []
+
+    def create_ssl_context(verify: Any = True, cert: Any = None, trust_env: bool = True) -> object:
+        calls.append((verify, cert, trust_env))
+        return object()
+
+    module.create_ssl_context = create_ssl_context  # type: ignore[attr-defined]
+    return module, calls
+
+
+@pytest.fixture
+def bundle(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    path = tmp_path / "ca.pem"
+    path.write_text("certs\n")
+    for name in VARS:
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("SSL_CERT_FILE", str(path))
+    return path
+
+
+def test_default_contexts_with_unchanged_inputs_are_built_once_and_shared(bundle: Path) -> None:
+    module, calls = fake_module()
+    assert share_default_contexts(module)
+    contexts = {id(module.create_ssl_context()) for _ in range(3)}
+    contexts.add(id(module.create_ssl_context(verify=True, cert=None, trust_env=True)))
+    assert len(contexts) == 1
+    assert len(calls) == 1
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"verify": False},
+        {"verify": "/some/ca.pem"},
+        {"verify": ssl.create_default_context()},
+        {"cert": "/some/client.pem"},
+    ],
+    ids=["unverified", "path", "given-context", "client-cert"],
+)
+def test_anything_but_the_default_gets_a_new_context_each_time(
+    bundle: Path, kwargs: dict[str, Any]
+) -> None:
+    module, calls = fake_module()
+    share_default_contexts(module)
+    first, second = module.create_ssl_context(**kwargs), module.create_ssl_context(**kwargs)
+    assert first is not second
+    assert len(calls) == 2
+
+
+def test_a_changed_bundle_file_gets_a_new_context(bundle: Path) -> None:
+    module, calls = fake_module()
+    share_default_contexts(module)
+    first = module.create_ssl_context()
+    bundle.write_text("other certs, longer\n")
+    assert module.create_ssl_context() is not first
+    assert len(calls) == 2
+
+
+@pytest.mark.parametrize("name", VARS)
+def test_a_changed_or_new_variable_gets_a_new_context(
+    bundle: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str
+) -> None:
+    module, calls = fake_module()
+    share_default_contexts(module)
+    first = module.create_ssl_context()
+    other = tmp_path / "other.pem"
+    other.write_text("certs\n")
+    monkeypatch.setenv(name, str(other))
+    assert module.create_ssl_context() is not first
+    assert len(calls) == 2
+
+
+def test_transports_that_ignore_the_environment_get_their_own_context(bundle: Path) -> None:
+    module, calls = fake_module()
+    share_default_contexts(module)
+    assert module.create_ssl_context(trust_env=False) is not module.create_ssl_context()
+    assert module.create_ssl_context(trust_env=False) is module.create_ssl_context(trust_env=False)
+    assert len(calls) == 2
+
+
+def test_a_bundle_that_cannot_be_stated_is_never_shared(
+    bundle: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    module, calls = fake_module()
+    share_default_contexts(module)
+    monkeypatch.setenv("SSL_CERT_FILE", str(bundle.with_name("missing.pem")))
+    assert module.create_ssl_context() is not module.create_ssl_context()
+    assert len(calls) == 2
+
+
+def test_only_the_latest_keys_are_kept(bundle: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    module, calls = fake_module()
+    share_default_contexts(module)
+    first = module.create_ssl_context()
+    for i in range(MAX_CONTEXTS):
+        monkeypatch.setenv("SSLKEYLOGFILE", f"/tmp/keys-{i}")
+        module.create_ssl_context()
+    monkeypatch.delenv("SSLKEYLOGFILE")
+    assert module.create_ssl_context() is not first
+    assert len(calls) == MAX_CONTEXTS + 2
+
+
+def test_sessions_starting_together_build_one_context(bundle: Path) -> None:
+    module, calls = fake_module()
+    share_default_contexts(module)
+    got: list[object] = []
+    threads = [
+        threading.Thread(target=lambda: got.append(module.create_ssl_context())) for _ in range(8)
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=10)
+    assert len(got) == 8 and len({id(c) for c in got}) == 1
+    assert len(calls) == 1
+
+
+def test_a_module_without_the_function_or_already_shared_is_left_alone() -> None:
+    module, _ = fake_module()
+    assert share_default_contexts(module)
+    shared = module.create_ssl_context
+    assert not share_default_contexts(module)
+    assert module.create_ssl_context is shared
+    assert not share_default_contexts(types.ModuleType("empty"))
+
+
+# -- real httpx ------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def real_transports(monkeypatch: pytest.MonkeyPatch) -> Any:
+    from httpx._transports import default
+
+    # Restored after the test: the sharing wrapper must not outlive it.
+    monkeypatch.setattr(default, "create_ssl_context", default.create_ssl_context)
+    for name in VARS:
+        monkeypatch.delenv(name, raising=False)
+    assert share_default_contexts(default)
+    return default
+
+
+def pool_context(transport: httpx.HTTPTransport) -> ssl.SSLContext:
+    return transport._pool._ssl_context  # type: ignore[attr-defined,no-any-return]
+
+
+def test_real_transports_load_the_bundle_once_and_share_it(
+    real_transports: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SSL_CERT_FILE", certifi.where())
+    loads: list[object] = []
+    real = ssl.create_default_context
+
+    def create(*args: Any, **kwargs: Any) -> ssl.SSLContext:
+        loads.append(kwargs.get("cafile"))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(ssl, "create_default_context", create)
+    a, b = httpx.HTTPTransport(), httpx.HTTPTransport()
+    client = httpx.Client()  # its default transport, as hermes' clients build
+    unverified = httpx.HTTPTransport(verify=False)
+    assert pool_context(a) is pool_context(b)
+    assert pool_context(a) is pool_context(client._transport)  # type: ignore[arg-type]
+    assert pool_context(unverified) is not pool_context(a)
+    assert pool_context(unverified).verify_mode == ssl.CERT_NONE
+    assert pool_context(a).verify_mode == ssl.CERT_REQUIRED
+    assert loads == [certifi.where()]
+    client.close()
+
+
+def self_signed(directory: Path) -> tuple[Path, Path]:
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "127.0.0.1")])
+    now = datetime.datetime.now(datetime.UTC)
+    cert = (
+        x509.CertificateBuilder()
+        .subject_name(name)
+        .issuer_name(name)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - datetime.timedelta(minutes=1))
+        .not_valid_after(now + datetime.timedelta(days=1))
+        .add_extension(
+            x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]),
+            critical=False,
+        )
+        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+        .sign(key, hashes.SHA256())
+    )
+    cert_path, key_path = directory / "server.pem", directory / "server.key"
+    cert_path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    key_path.write_bytes(
+        key.private_bytes(
+            serialization.Encoding.PEM,
+            serialization.PrivateFormat.PKCS8,
+            serialization.NoEncryption(),
+        )
+    )
+    return cert_path, key_path
+
+
+class _Ok(http.server.BaseHTTPRequestHandler):
+    def do_GET(self) -> None:
+        self.send_response(200)
+        self.send_header("Content-Length", "2")
+        self.end_headers()
+        self.wfile.write(b"ok")
+
+    def log_message(self, format: str, *args: Any) -> None:
+        return None
+
+
+@pytest.fixture
+def tls_server(tmp_path: Path) -> Iterator[tuple[str, Path]]:
+    cert, key = self_signed(tmp_path)
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Ok)
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(cert, key)
+    server.socket = context.wrap_socket(server.socket, server_side=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"https://127.0.0.1:{server.server_address[1]}/", cert
+    server.shutdown()
+    server.server_close()
+    thread.join(timeout=10)
+
+
+def test_shared_contexts_verify_servers_and_a_changed_trust_store_is_never_served_stale(
+    real_transports: Any, tls_server: tuple[str, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    url, cert = tls_server
+    monkeypatch.setenv("SSL_CERT_FILE", str(cert))
+    for _ in range(2):  # the second client's context is the shared one
+        with httpx.Client(timeout=10) as client:
+            assert client.get(url).text == "ok"
+    monkeypatch.setenv("SSL_CERT_FILE", certifi.where())  # a store without the server's CA
+    with httpx.Client(timeout=10) as client, pytest.raises(httpx.ConnectError):
+        client.get(url)
