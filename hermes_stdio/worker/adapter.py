@@ -38,8 +38,8 @@ Contract:
 - hermes' scan of its tool modules is served from saved verdicts
   (``scancache``) when the files are unchanged, and its CA-bundle check at
   each agent build is remembered while the bundles are unchanged (``tlscheck``),
-  and httpx's transports share one default SSL context per bundle
-  (``sslshare``) instead of loading the bundle again each.
+  and hermes' HTTP clients share one SSL context per bundle (``sslshare``)
+  instead of loading the bundle again for each.
 """
 
 from __future__ import annotations
@@ -66,12 +66,28 @@ from .profile import HermesProfile
 from .runtime import Fingerprint, loaded_files
 from .scancache import FileVerdicts, serve_tool_scan
 from .scope import TurnModules, session_scope
-from .sslshare import share_default_contexts
+from .sslshare import share_bundle_contexts, share_default_contexts
 from .state import Session
 from .stored import HermesSessions
 from .sudo import SudoBridge
 from .titles import auto_title
 from .tlscheck import remember_bundle_check
+
+
+def _pay_tls_setup_once() -> None:
+    """hermes' CA-bundle check and SSL contexts, per agent build, paid once per bundle."""
+    with contextlib.suppress(ImportError):
+        from agent import ssl_guard
+
+        remember_bundle_check(ssl_guard)
+    with contextlib.suppress(ImportError):
+        from httpx._transports import default as transports
+
+        share_default_contexts(transports)
+    with contextlib.suppress(ImportError):
+        from agent import ssl_guard, ssl_verify
+
+        share_bundle_contexts(ssl_guard, ssl_verify)
 
 
 def _cache_tool_scan() -> FileVerdicts | None:
@@ -123,14 +139,24 @@ class HermesAdapter(HermesProfile, HermesSessions):
         self._mcp: McpServers | None = None
 
     def preload(self) -> None:
-        """Import hermes-agent, and what its first agent build would import, ahead of the
-        first run (call from a background thread)."""
+        """Import hermes-agent, and what its first agent build and turn would import, and
+        load the CA bundles they would load, ahead of the first run (call from a background
+        thread)."""
         with contextlib.suppress(AgentUnavailable):  # reported when a run needs it
             self._modules()
-            # hermes imports openai only when it builds the first agent (~0.9 s here).
+            # hermes imports openai only when it builds the first agent (~0.9 s here),
+            # and openai its resources at the first request (~0.5 s, in the turn).
             # After run_agent, so the profile's .env is already in the environment.
             with contextlib.suppress(Exception):
-                import openai  # noqa: F401
+                import openai.resources  # noqa: F401
+            # The bundles hermes checks at each build and its clients load, shared from
+            # now on (sslshare); a failing check is not remembered: the build reports it.
+            with contextlib.suppress(Exception):
+                from agent import ssl_guard
+                from httpx._transports import default
+
+                default.create_ssl_context()  # type: ignore[attr-defined]
+                ssl_guard.verify_ca_bundle_with_fallback()
 
     def _modules(self) -> Any:
         with self._import_lock:
@@ -148,14 +174,7 @@ class HermesAdapter(HermesProfile, HermesSessions):
                 verdicts.save()
             if self._loaded is None:
                 self._loaded = Fingerprint.of(loaded_files(run_agent, "hermes-agent"))
-                with contextlib.suppress(ImportError):
-                    from agent import ssl_guard
-
-                    remember_bundle_check(ssl_guard)
-                with contextlib.suppress(ImportError):
-                    from httpx._transports import default as transports
-
-                    share_default_contexts(transports)
+                _pay_tls_setup_once()
             if self._db is None:
                 self._db = SessionDB(db_path=self.home / "state.db")
             if self._approvals is None:

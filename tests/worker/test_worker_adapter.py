@@ -16,15 +16,22 @@ from pathlib import Path
 from hermes_stdio.worker.adapter import HermesAdapter
 HermesAdapter(Path(sys.argv[1])).preload()
 mods = list(sys.modules)
-import httpx
+import httpx, ssl
+from agent import ssl_guard, ssl_verify
+loads = []
+real = ssl.create_default_context
+ssl.create_default_context = lambda *a, **k: loads.append(k.get("cafile")) or real(*a, **k)
 a, b = httpx.Client(), httpx.Client()
+ssl_guard.verify_ca_bundle_with_fallback()  # what hermes runs at each agent build
+ssl_verify.resolve_httpx_verify()  # at each client build
 print(json.dumps({"run_agent": mods.index("run_agent") if "run_agent" in mods else None,
                   "openai": mods.index("openai") if "openai" in mods else None,
-                  "shared": a._transport._pool._ssl_context is b._transport._pool._ssl_context}))
+                  "shared": a._transport._pool._ssl_context is b._transport._pool._ssl_context,
+                  "loads": loads}))
 """
 
 
-def test_preload_imports_hermes_then_openai_and_makes_http_clients_share_one_ssl_context(
+def test_preload_imports_hermes_then_openai_and_loads_the_ca_bundles_its_agents_share(
     tmp_path: Path,
 ) -> None:
     home = make_home(tmp_path, "http://127.0.0.1:9/v1")
@@ -41,6 +48,7 @@ def test_preload_imports_hermes_then_openai_and_makes_http_clients_share_one_ssl
     assert order["run_agent"] is not None and order["openai"] is not None
     assert order["openai"] > order["run_agent"]
     assert order["shared"] is True  # see sslshare: one CA-bundle load, not one per transport
+    assert order["loads"] == []  # all loaded by the preload, off the first run's path
 
 
 _RAISING_TURN = """

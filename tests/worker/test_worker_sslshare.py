@@ -1,6 +1,8 @@
-"""httpx transports that want the default SSL context share one per set of trust inputs; any
-other request, or a changed bundle or variable, gets a context of its own. The last tests use
-real httpx transports and a real TLS server on 127.0.0.1."""
+"""httpx transports that want the default SSL context, and hermes' modules that load a CA
+bundle, share one context per set of trust inputs; any other request, or a changed bundle or
+variable, gets a context of its own, and nothing can add a certificate to a shared one. The
+later tests use real httpx transports, hermes' real modules and a real TLS server on
+127.0.0.1."""
 
 from __future__ import annotations
 
@@ -21,8 +23,13 @@ from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
+from test_worker_tlscheck import counting_loads
 
-from hermes_stdio.worker.sslshare import MAX_CONTEXTS, share_default_contexts
+from hermes_stdio.worker.sslshare import (
+    MAX_CONTEXTS,
+    share_bundle_contexts,
+    share_default_contexts,
+)
 
 VARS = ("SSL_CERT_FILE", "SSL_CERT_DIR", "SSLKEYLOGFILE")
 
@@ -31,9 +38,9 @@ def fake_module() -> tuple[types.ModuleType, list[tuple[Any, Any, bool]]]:
     module = types.ModuleType("fake_transports")
     calls: list[tuple[Any, Any, bool]] = []
 
-    def create_ssl_context(verify: Any = True, cert: Any = None, trust_env: bool = True) -> object:
+    def create_ssl_context(verify: Any = True, cert: Any = None, trust_env: bool = True) -> Any:
         calls.append((verify, cert, trust_env))
-        return object()
+        return types.SimpleNamespace()
 
     module.create_ssl_context = create_ssl_context  # type: ignore[attr-defined]
     return module, calls
@@ -178,14 +185,7 @@ def test_real_transports_load_the_bundle_once_and_share_it(
     real_transports: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("SSL_CERT_FILE", certifi.where())
-    loads: list[object] = []
-    real = ssl.create_default_context
-
-    def create(*args: Any, **kwargs: Any) -> ssl.SSLContext:
-        loads.append(kwargs.get("cafile"))
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(ssl, "create_default_context", create)
+    loads = counting_loads(monkeypatch)
     a, b = httpx.HTTPTransport(), httpx.HTTPTransport()
     client = httpx.Client()  # its default transport, as hermes' clients build
     unverified = httpx.HTTPTransport(verify=False)
@@ -266,3 +266,139 @@ def test_shared_contexts_verify_servers_and_a_changed_trust_store_is_never_serve
     monkeypatch.setenv("SSL_CERT_FILE", certifi.where())  # a store without the server's CA
     with httpx.Client(timeout=10) as client, pytest.raises(httpx.ConnectError):
         client.get(url)
+
+
+def test_a_shared_context_refuses_a_client_certificate_or_more_cas(bundle: Path) -> None:
+    module, _ = fake_module()
+    share_default_contexts(module)
+    shared = module.create_ssl_context()
+    for name in ("load_cert_chain", "load_verify_locations", "load_default_certs"):
+        with pytest.raises(TypeError):
+            getattr(shared, name)("/some/client.pem")
+
+
+# -- hermes' own bundle contexts -------------------------------------------------------------
+
+
+def viewing_module() -> types.ModuleType:
+    module = types.ModuleType("fake_ssl_verify")
+    module.ssl = ssl  # type: ignore[attr-defined]
+    return module
+
+
+def test_a_bundle_loaded_by_any_viewing_module_is_loaded_once_and_shared(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    loads = counting_loads(monkeypatch)
+    check, clients = viewing_module(), viewing_module()
+    assert share_bundle_contexts(check, clients)
+    first = check.ssl.create_default_context(cafile=certifi.where())
+    assert clients.ssl.create_default_context(cafile=certifi.where()) is first
+    assert first.get_ca_certs()  # a loaded store, as hermes' check verifies
+    assert loads == [certifi.where()]
+    assert clients.ssl.CERT_REQUIRED is ssl.CERT_REQUIRED  # the rest of ssl, unchanged
+
+
+def test_other_default_context_requests_are_never_shared(monkeypatch: pytest.MonkeyPatch) -> None:
+    loads = counting_loads(monkeypatch)
+    module = viewing_module()
+    share_bundle_contexts(module)
+    view = module.ssl
+    requests = [
+        lambda: view.create_default_context(),
+        lambda: view.create_default_context(ssl.Purpose.CLIENT_AUTH, cafile=certifi.where()),
+        lambda: view.create_default_context(
+            cafile=certifi.where(), capath=str(Path(certifi.where()).parent)
+        ),
+        lambda: view.create_default_context(cadata=Path(certifi.where()).read_text()),
+    ]
+    for request in requests:
+        assert request() is not request()
+    assert len(loads) == 2 * len(requests)
+
+
+def test_a_changed_bundle_file_is_loaded_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "ca.pem"
+    path.write_bytes(Path(certifi.where()).read_bytes())
+    module = viewing_module()
+    share_bundle_contexts(module)
+    first = module.ssl.create_default_context(cafile=str(path))
+    path.write_bytes(Path(certifi.where()).read_bytes() + b"\n")
+    assert module.ssl.create_default_context(cafile=str(path)) is not first
+
+
+def test_a_bundle_that_fails_to_load_fails_every_time(tmp_path: Path) -> None:
+    broken = tmp_path / "broken.pem"
+    broken.write_text("not a certificate\n")
+    module = viewing_module()
+    share_bundle_contexts(module)
+    for _ in range(2):
+        with pytest.raises(ssl.SSLError):
+            module.ssl.create_default_context(cafile=str(broken))
+
+
+def test_modules_without_ssl_or_already_viewing_are_left_alone() -> None:
+    module = viewing_module()
+    assert share_bundle_contexts(module)
+    view = module.ssl
+    assert not share_bundle_contexts(module)
+    assert module.ssl is view
+    plain, other = viewing_module(), types.ModuleType("no_ssl")
+    assert not share_bundle_contexts(plain, other)
+    assert plain.ssl is ssl
+    assert not share_bundle_contexts()
+
+
+@pytest.fixture
+def hermes_ssl(monkeypatch: pytest.MonkeyPatch) -> tuple[Any, Any]:
+    from agent import ssl_guard, ssl_verify
+
+    # Restored after the test: the view below must not outlive it.
+    monkeypatch.setattr(ssl_guard, "ssl", ssl)
+    monkeypatch.setattr(ssl_verify, "ssl", ssl)
+    for name in (*ssl_guard._CA_BUNDLE_ENV_VARS, "HERMES_SKIP_SSL_GUARD"):
+        monkeypatch.delenv(name, raising=False)
+    assert share_bundle_contexts(ssl_guard, ssl_verify)
+    return ssl_guard, ssl_verify
+
+
+def test_hermes_check_and_clients_load_a_configured_bundle_once(
+    hermes_ssl: tuple[Any, Any], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    guard, verify = hermes_ssl
+    bundle = tmp_path / "corporate.pem"
+    bundle.write_bytes(Path(certifi.where()).read_bytes())
+    monkeypatch.setenv("SSL_CERT_FILE", str(bundle))
+    monkeypatch.setenv("REQUESTS_CA_BUNDLE", str(bundle))
+    loads = counting_loads(monkeypatch)
+    guard.verify_ca_bundle_with_fallback()  # what hermes' agent build runs first
+    contexts = [verify.resolve_httpx_verify() for _ in range(3)]  # one per client
+    assert all(c is contexts[0] for c in contexts)
+    assert isinstance(contexts[0], ssl.SSLContext)
+    assert loads == [str(bundle), certifi.where()]
+
+
+def test_hermes_check_still_refuses_a_broken_bundle_every_time(
+    hermes_ssl: tuple[Any, Any], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    guard, _ = hermes_ssl
+    broken = tmp_path / "broken.pem"
+    broken.write_text("not a certificate\n")
+    monkeypatch.setenv("SSL_CERT_FILE", str(broken))
+    from agent.errors import SSLConfigurationError
+
+    for _ in range(2):
+        with pytest.raises(SSLConfigurationError):
+            guard.verify_ca_bundle_with_fallback()
+
+
+@pytest.mark.filterwarnings("ignore:`cert=...` is deprecated:DeprecationWarning")
+def test_a_hermes_client_context_cannot_be_given_a_client_certificate(
+    hermes_ssl: tuple[Any, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _, verify = hermes_ssl
+    monkeypatch.setenv("SSL_CERT_FILE", certifi.where())
+    with pytest.raises(TypeError):
+        httpx.Client(verify=verify.resolve_httpx_verify(), cert=certifi.where())
