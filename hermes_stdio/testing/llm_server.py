@@ -3,7 +3,8 @@
 Contract:
 
 * Binds ``127.0.0.1`` on an ephemeral port (or the one given); ``base_url`` is
-  ``http://127.0.0.1:PORT/v1``.  Serves from a daemon thread; one thread per request.
+  ``http://127.0.0.1:PORT/v1``, or ``https://`` when given a server ``tls`` context
+  (see ``testing.tls``).  Serves from a daemon thread; one thread per request.
 * ``POST /v1/chat/completions`` pops the next scripted :class:`Reply` (FIFO).  When the
   queue is empty the ``default_reply`` is used, so unscripted calls (title generation,
   auxiliary calls, retries) never hang.  Every request body is recorded, in arrival
@@ -34,6 +35,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import ssl
 import sys
 import threading
 import time
@@ -238,7 +240,9 @@ class ScriptedLLM:
         on_chunk_sent: ChunkHook | None = None,
         send_usage: bool = False,
         context_length: int | None = None,
+        tls: ssl.SSLContext | None = None,
     ) -> None:
+        self.tls = tls
         self.model = model
         self.context_length = context_length
         self.default_reply = default_reply or Reply.text(["ok"])
@@ -257,6 +261,8 @@ class ScriptedLLM:
             return self
         server = _Server(("127.0.0.1", self._requested_port), _Handler)
         server.llm = self
+        if self.tls is not None:
+            server.socket = self.tls.wrap_socket(server.socket, server_side=True)
         self._server = server
         self._thread = threading.Thread(
             target=server.serve_forever,
@@ -295,7 +301,8 @@ class ScriptedLLM:
 
     @property
     def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.port}/v1"
+        scheme = "https" if self.tls is not None else "http"
+        return f"{scheme}://127.0.0.1:{self.port}/v1"
 
     # -- script --------------------------------------------------------------------------
     def enqueue(self, *replies: Reply) -> None:

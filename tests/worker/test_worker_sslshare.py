@@ -6,9 +6,7 @@ later tests use real httpx transports, hermes' real modules and a real TLS serve
 
 from __future__ import annotations
 
-import datetime
 import http.server
-import ipaddress
 import ssl
 import threading
 import types
@@ -19,12 +17,9 @@ from typing import Any
 import certifi
 import httpx
 import pytest
-from cryptography import x509
-from cryptography.hazmat.primitives import hashes, serialization
-from cryptography.hazmat.primitives.asymmetric import ec
-from cryptography.x509.oid import NameOID
 from test_worker_tlscheck import counting_loads
 
+from hermes_stdio.testing.tls import self_signed, server_context
 from hermes_stdio.worker.sslshare import (
     MAX_CONTEXTS,
     share_bundle_contexts,
@@ -198,37 +193,6 @@ def test_real_transports_load_the_bundle_once_and_share_it(
     client.close()
 
 
-def self_signed(directory: Path) -> tuple[Path, Path]:
-    key = ec.generate_private_key(ec.SECP256R1())
-    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "127.0.0.1")])
-    now = datetime.datetime.now(datetime.UTC)
-    cert = (
-        x509.CertificateBuilder()
-        .subject_name(name)
-        .issuer_name(name)
-        .public_key(key.public_key())
-        .serial_number(x509.random_serial_number())
-        .not_valid_before(now - datetime.timedelta(minutes=1))
-        .not_valid_after(now + datetime.timedelta(days=1))
-        .add_extension(
-            x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]),
-            critical=False,
-        )
-        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
-        .sign(key, hashes.SHA256())
-    )
-    cert_path, key_path = directory / "server.pem", directory / "server.key"
-    cert_path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
-    key_path.write_bytes(
-        key.private_bytes(
-            serialization.Encoding.PEM,
-            serialization.PrivateFormat.PKCS8,
-            serialization.NoEncryption(),
-        )
-    )
-    return cert_path, key_path
-
-
 class _Ok(http.server.BaseHTTPRequestHandler):
     def do_GET(self) -> None:
         self.send_response(200)
@@ -244,9 +208,7 @@ class _Ok(http.server.BaseHTTPRequestHandler):
 def tls_server(tmp_path: Path) -> Iterator[tuple[str, Path]]:
     cert, key = self_signed(tmp_path)
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Ok)
-    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-    context.load_cert_chain(cert, key)
-    server.socket = context.wrap_socket(server.socket, server_side=True)
+    server.socket = server_context(cert, key).wrap_socket(server.socket, server_side=True)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     yield f"https://127.0.0.1:{server.server_address[1]}/", cert
