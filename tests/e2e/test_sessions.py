@@ -44,6 +44,12 @@ def test_session_history_lists_the_messages_and_reads_them_back_after_a_worker_d
     ]
     # Reading it did not load it.
     assert host.request("session/status", {"sessionId": sid})["loaded"] is False
+    # protocol.md names every key these carry: OpenAI's and the ones hermes keeps.
+    documented = {"role", "content", "tool_calls", "tool_call_id", "name"}
+    documented |= {"finish_reason", "reasoning", "tool_name", "timestamp"}
+    for messages in (live["messages"], stored["messages"]):
+        assert {k for m in messages for k in m} <= documented
+    assert all(isinstance(m["timestamp"], int | float) for m in stored["messages"])
 
 
 def test_session_history_of_a_session_nobody_knows_is_unknown_session(host: HostClient) -> None:
