@@ -29,15 +29,20 @@ from .conftest import (
 )
 
 
-def echo_env_run(host: HostClient, llm: ScriptedLLM, profile: str) -> str:
-    command = 'echo "W=${WORK_SECRET:-unset} D=${DEFAULT_SECRET:-unset}"'
+def terminal_output(host: HostClient, llm: ScriptedLLM, command: str, **params: str) -> str:
     llm.enqueue(Reply.tool_call("terminal", {"command": command}), Reply.text(["ok"]))
-    run = host.request("run/start", {"message": "env?", "profile": profile})
+    run = host.request("run/start", {"message": "run it", **params})
     host.wait_run_completed(run["runId"])
     events = [
         n.params["event"] for n in host.run_notifications(run["runId"]) if n.method == "run/event"
     ]
-    return next(e["result"] for e in events if e["type"] == "tool.completed")
+    result = next(e["result"] for e in events if e["type"] == "tool.completed")
+    return str(json.loads(result)["output"])
+
+
+def echo_env_run(host: HostClient, llm: ScriptedLLM, profile: str) -> str:
+    command = 'echo "W=${WORK_SECRET:-unset} D=${DEFAULT_SECRET:-unset}"'
+    return terminal_output(host, llm, command, profile=profile)
 
 
 @pytest.mark.parametrize("mode", ["spawned", "forked"])
@@ -74,6 +79,23 @@ def test_a_worker_key_isolates_a_session_in_its_own_process(
     # The session is routed to the process that holds it.
     status = host.request("session/status", {"sessionId": b["sessionId"]})
     assert status["loaded"] is True
+
+
+def test_sessions_in_one_worker_share_exported_variables_but_not_their_directories(
+    host: HostClient, llm: ScriptedLLM, tmp_path: Path
+) -> None:
+    # hermes runs every top-level session's commands in one terminal environment, as in
+    # its gateway and ACP adapter; a worker key gives a session a shell of its own.
+    project = tmp_path / "project"
+    project.mkdir()
+    command = f"export HS_SHARED=from-a && cd {project} && echo set"
+    assert terminal_output(host, llm, command, sessionId="shell-a") == "set"
+    probe = 'echo "[$HS_SHARED] $(pwd)"'
+    assert terminal_output(host, llm, probe, sessionId="shell-a") == f"[from-a] {project}"
+    seen = terminal_output(host, llm, probe, sessionId="shell-b")
+    assert seen.startswith("[from-a] ") and seen != f"[from-a] {project}"
+    alone = terminal_output(host, llm, probe, sessionId="shell-c", workerKey="alone")
+    assert alone.startswith("[] ")
 
 
 def test_killing_a_worker_mid_run_completes_the_run_with_worker_crashed_and_the_next_run_works(
