@@ -80,14 +80,13 @@ def _pay_tls_setup_once() -> None:
         from agent import ssl_guard
 
         remember_bundle_check(ssl_guard)
+        from agent import ssl_verify
+
+        share_bundle_contexts(ssl_guard, ssl_verify)
     with contextlib.suppress(ImportError):
         from httpx._transports import default as transports
 
         share_default_contexts(transports)
-    with contextlib.suppress(ImportError):
-        from agent import ssl_guard, ssl_verify
-
-        share_bundle_contexts(ssl_guard, ssl_verify)
 
 
 def _cache_tool_scan() -> FileVerdicts | None:
