@@ -17,7 +17,7 @@ from typing import Any
 import certifi
 import httpx
 import pytest
-from test_worker_tlscheck import counting_loads
+from test_worker_tlscheck import counting_loads, fake_bundle
 
 from hermes_stdio.testing.tls import self_signed, server_context
 from hermes_stdio.worker.sslshare import (
@@ -43,12 +43,7 @@ def fake_module() -> tuple[types.ModuleType, list[tuple[Any, Any, bool]]]:
 
 @pytest.fixture
 def bundle(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    path = tmp_path / "ca.pem"
-    path.write_text("certs\n")
-    for name in VARS:
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("SSL_CERT_FILE", str(path))
-    return path
+    return fake_bundle(tmp_path, monkeypatch, VARS, "SSL_CERT_FILE")
 
 
 def test_default_contexts_with_unchanged_inputs_are_built_once_and_shared(bundle: Path) -> None:

@@ -35,14 +35,21 @@ def fake_guard(fail: list[bool]) -> tuple[types.ModuleType, list[int]]:
     return guard, calls
 
 
-@pytest.fixture
-def bundle(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+def fake_bundle(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, names: tuple[str, ...], var: str
+) -> Path:
+    """A bundle file named by ``var`` alone of ``names``."""
     path = tmp_path / "ca.pem"
     path.write_text("certs\n")
-    for name in VARS:
+    for name in names:
         monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("FAKE_CA_BUNDLE", str(path))
+    monkeypatch.setenv(var, str(path))
     return path
+
+
+@pytest.fixture
+def bundle(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    return fake_bundle(tmp_path, monkeypatch, VARS, "FAKE_CA_BUNDLE")
 
 
 def test_a_passed_check_with_unchanged_variables_and_files_is_not_repeated(bundle: Path) -> None:
