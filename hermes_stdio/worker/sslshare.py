@@ -29,7 +29,15 @@ Contract:
   fails to load raises as before and is never kept, so the check still
   refuses it; one that loaded is the same context the clients then use.
 - Both return True, or False and change nothing when the module lacks what
-  this was written against or is already changed.
+  this was written against or is already changed. Both keep their contexts in
+  ``contexts`` (the process's ``CONTEXTS`` by default).
+- ``load_ahead(transports)`` builds, into ``CONTEXTS``, what a worker's first
+  agent would: httpx's default context (sharing it in ``transports``) and one
+  per CA bundle the environment names for hermes' check (``CA_BUNDLE_VARS``)
+  plus certifi's. It returns how many contexts it holds; a bundle that fails
+  to load is skipped (the worker's own check reports it). A worker template
+  calls it before forking: the contexts are keyed on the environment and the
+  files, so a forked worker uses them only where its inputs are the same.
 - A file's identity is its device, inode, size and mtime: a changed bundle or
   variable gets a new context, so a removed CA is never trusted from a stale
   one. A bundle that cannot be stat'ed is not shared.
@@ -45,16 +53,20 @@ Contract:
 
 from __future__ import annotations
 
+import contextlib
 import os
 import ssl
 import threading
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from .tlscheck import file_identity
 
 MAX_CONTEXTS = 8
 _VARS = ("SSL_CERT_FILE", "SSL_CERT_DIR", "SSLKEYLOGFILE")
+# hermes' ssl_guard._CA_BUNDLE_ENV_VARS (0.19.0): a stale list costs speed only.
+CA_BUNDLE_VARS = ("HERMES_CA_BUNDLE", "SSL_CERT_FILE", "REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE")
 _Key = tuple[object, ...]
 
 
@@ -75,6 +87,24 @@ class _Shared:
                 self._contexts[key] = ctx
             return ctx
 
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self._contexts)
+
+
+class Contexts:
+    """A process's shared contexts: httpx's default ones and hermes' bundle ones."""
+
+    def __init__(self) -> None:
+        self.default = _Shared()
+        self.bundles = _Shared()
+
+    def __len__(self) -> int:
+        return len(self.default) + len(self.bundles)
+
+
+CONTEXTS = Contexts()
+
 
 def _refuse(name: str) -> Callable[..., None]:
     def refuse(*args: object, **kwargs: object) -> None:
@@ -83,11 +113,11 @@ def _refuse(name: str) -> Callable[..., None]:
     return refuse
 
 
-def share_default_contexts(module: Any) -> bool:
+def share_default_contexts(module: Any, contexts: Contexts = CONTEXTS) -> bool:
     create = getattr(module, "create_ssl_context", None)
     if not callable(create) or getattr(create, "_shares_contexts", False):
         return False
-    shared = _Shared()
+    shared = contexts.default
 
     def create_ssl_context(verify: Any = True, cert: Any = None, trust_env: bool = True) -> Any:
         key = _httpx_key(bool(trust_env)) if verify is True and not cert else None
@@ -120,8 +150,8 @@ def _httpx_key(trust_env: bool) -> _Key | None:
 class _SslView:
     """``ssl`` as ``share_bundle_contexts``' module sees it."""
 
-    def __init__(self) -> None:
-        self._shared = _Shared()
+    def __init__(self, shared: _Shared) -> None:
+        self._shared = shared
 
     def __getattr__(self, name: str) -> Any:
         return getattr(ssl, name)
@@ -146,10 +176,26 @@ class _SslView:
         return self._shared.get(key, lambda: ssl.create_default_context(cafile=cafile))
 
 
-def share_bundle_contexts(*modules: Any) -> bool:
+def share_bundle_contexts(*modules: Any, contexts: Contexts = CONTEXTS) -> bool:
     if not modules or any(getattr(m, "ssl", None) is not ssl for m in modules):
         return False
-    view = _SslView()  # one for all: the check's contexts serve the clients
+    view = _SslView(contexts.bundles)  # one for all: the check's contexts serve the clients
     for module in modules:
         module.ssl = view
     return True
+
+
+def load_ahead(transports: Any, contexts: Contexts = CONTEXTS) -> int:
+    share_default_contexts(transports, contexts)
+    with contextlib.suppress(Exception):
+        transports.create_ssl_context()
+    view = _SslView(contexts.bundles)
+    paths = [os.environ.get(name, "").strip() for name in CA_BUNDLE_VARS]
+    with contextlib.suppress(ImportError):
+        import certifi
+
+        paths.append(str(certifi.where()))
+    for path in dict.fromkeys(str(Path(p).expanduser()) for p in paths if p):
+        with contextlib.suppress(Exception):
+            view.create_default_context(cafile=path)  # as hermes' check and clients ask
+    return len(contexts)

@@ -3,8 +3,11 @@
 Contract (the supervisor's side is ``supervisor.template``):
 - fd N is our end of a SOCK_SEQPACKET socketpair; each datagram is one JSON
   object. Nothing else is read; fd 1 points at stderr from the start.
-- The template imports ``preload.modules()`` under an ``ImportAudit`` and
-  sends ``{"type": "ready", "pid", "modules", "preloadMs", "problems"}``.
+- The template imports ``preload.modules()`` under an ``ImportAudit``, builds
+  the SSL contexts a worker's first agent would (``sslshare.load_ahead``:
+  keyed on the environment and the CA bundle files, so a forked worker uses
+  them only where its inputs are the same) and sends ``{"type": "ready",
+  "pid", "modules", "sslContexts", "preloadMs", "problems"}``.
   With problems (the imports wrote or iterated the environment, or opened a
   file outside the code roots) it refuses every fork.
 - ``{"type": "fork", "options", "env", "cwd", "coldArgv"}`` with three fds
@@ -36,6 +39,7 @@ from typing import Any
 
 from .audit import ImportAudit
 from .preload import modules
+from .sslshare import load_ahead
 
 MAX_MESSAGE = 1 << 20
 
@@ -77,6 +81,11 @@ class Template:
         self.problems = self.audit.problems()
         if failed:
             print(f"worker template: not preloaded: {', '.join(failed)}", file=sys.stderr)
+        contexts = 0
+        with contextlib.suppress(ImportError):
+            from httpx._transports import default
+
+            contexts = load_ahead(default)
         # Objects that live forever stay out of the collector's way: fewer pages of
         # the shared image get written (and so copied) in the children.
         gc.collect()
@@ -87,6 +96,7 @@ class Template:
                 "type": "ready",
                 "pid": os.getpid(),
                 "modules": len(sys.modules),
+                "sslContexts": contexts,
                 "preloadMs": round((time.monotonic() - started) * 1000, 1),
                 "problems": self.problems,
             },

@@ -1,8 +1,8 @@
 """httpx transports that want the default SSL context, and hermes' modules that load a CA
-bundle, share one context per set of trust inputs; any other request, or a changed bundle or
-variable, gets a context of its own, and nothing can add a certificate to a shared one. The
-later tests use real httpx transports, hermes' real modules and a real TLS server on
-127.0.0.1."""
+bundle, share one context per set of trust inputs (each test with contexts of its own); any
+other request, or a changed bundle or variable, gets a context of its own, and nothing can add
+a certificate to a shared one. The later tests use real httpx transports, hermes' real
+modules and a real TLS server on 127.0.0.1."""
 
 from __future__ import annotations
 
@@ -22,6 +22,8 @@ from test_worker_tlscheck import counting_loads, fake_bundle
 from hermes_stdio.testing.tls import self_signed, server_context
 from hermes_stdio.worker.sslshare import (
     MAX_CONTEXTS,
+    Contexts,
+    load_ahead,
     share_bundle_contexts,
     share_default_contexts,
 )
@@ -48,7 +50,7 @@ def bundle(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 def test_default_contexts_with_unchanged_inputs_are_built_once_and_shared(bundle: Path) -> None:
     module, calls = fake_module()
-    assert share_default_contexts(module)
+    assert share_default_contexts(module, Contexts())
     contexts = {id(module.create_ssl_context()) for _ in range(3)}
     contexts.add(id(module.create_ssl_context(verify=True, cert=None, trust_env=True)))
     assert len(contexts) == 1
@@ -69,7 +71,7 @@ def test_anything_but_the_default_gets_a_new_context_each_time(
     bundle: Path, kwargs: dict[str, Any]
 ) -> None:
     module, calls = fake_module()
-    share_default_contexts(module)
+    share_default_contexts(module, Contexts())
     first, second = module.create_ssl_context(**kwargs), module.create_ssl_context(**kwargs)
     assert first is not second
     assert len(calls) == 2
@@ -77,7 +79,7 @@ def test_anything_but_the_default_gets_a_new_context_each_time(
 
 def test_a_changed_bundle_file_gets_a_new_context(bundle: Path) -> None:
     module, calls = fake_module()
-    share_default_contexts(module)
+    share_default_contexts(module, Contexts())
     first = module.create_ssl_context()
     bundle.write_text("other certs, longer\n")
     assert module.create_ssl_context() is not first
@@ -89,7 +91,7 @@ def test_a_changed_or_new_variable_gets_a_new_context(
     bundle: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str
 ) -> None:
     module, calls = fake_module()
-    share_default_contexts(module)
+    share_default_contexts(module, Contexts())
     first = module.create_ssl_context()
     other = tmp_path / "other.pem"
     other.write_text("certs\n")
@@ -100,7 +102,7 @@ def test_a_changed_or_new_variable_gets_a_new_context(
 
 def test_transports_that_ignore_the_environment_get_their_own_context(bundle: Path) -> None:
     module, calls = fake_module()
-    share_default_contexts(module)
+    share_default_contexts(module, Contexts())
     assert module.create_ssl_context(trust_env=False) is not module.create_ssl_context()
     assert module.create_ssl_context(trust_env=False) is module.create_ssl_context(trust_env=False)
     assert len(calls) == 2
@@ -110,7 +112,7 @@ def test_a_bundle_that_cannot_be_stated_is_never_shared(
     bundle: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     module, calls = fake_module()
-    share_default_contexts(module)
+    share_default_contexts(module, Contexts())
     monkeypatch.setenv("SSL_CERT_FILE", str(bundle.with_name("missing.pem")))
     assert module.create_ssl_context() is not module.create_ssl_context()
     assert len(calls) == 2
@@ -118,7 +120,7 @@ def test_a_bundle_that_cannot_be_stated_is_never_shared(
 
 def test_only_the_latest_keys_are_kept(bundle: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     module, calls = fake_module()
-    share_default_contexts(module)
+    share_default_contexts(module, Contexts())
     first = module.create_ssl_context()
     for i in range(MAX_CONTEXTS):
         monkeypatch.setenv("SSLKEYLOGFILE", f"/tmp/keys-{i}")
@@ -130,7 +132,7 @@ def test_only_the_latest_keys_are_kept(bundle: Path, monkeypatch: pytest.MonkeyP
 
 def test_sessions_starting_together_build_one_context(bundle: Path) -> None:
     module, calls = fake_module()
-    share_default_contexts(module)
+    share_default_contexts(module, Contexts())
     got: list[object] = []
     threads = [
         threading.Thread(target=lambda: got.append(module.create_ssl_context())) for _ in range(8)
@@ -145,11 +147,11 @@ def test_sessions_starting_together_build_one_context(bundle: Path) -> None:
 
 def test_a_module_without_the_function_or_already_shared_is_left_alone() -> None:
     module, _ = fake_module()
-    assert share_default_contexts(module)
+    assert share_default_contexts(module, Contexts())
     shared = module.create_ssl_context
-    assert not share_default_contexts(module)
+    assert not share_default_contexts(module, Contexts())
     assert module.create_ssl_context is shared
-    assert not share_default_contexts(types.ModuleType("empty"))
+    assert not share_default_contexts(types.ModuleType("empty"), Contexts())
 
 
 # -- real httpx ------------------------------------------------------------------------------
@@ -163,7 +165,7 @@ def real_transports(monkeypatch: pytest.MonkeyPatch) -> Any:
     monkeypatch.setattr(default, "create_ssl_context", default.create_ssl_context)
     for name in VARS:
         monkeypatch.delenv(name, raising=False)
-    assert share_default_contexts(default)
+    assert share_default_contexts(default, Contexts())
     return default
 
 
@@ -227,7 +229,7 @@ def test_shared_contexts_verify_servers_and_a_changed_trust_store_is_never_serve
 
 def test_a_shared_context_refuses_a_client_certificate_or_more_cas(bundle: Path) -> None:
     module, _ = fake_module()
-    share_default_contexts(module)
+    share_default_contexts(module, Contexts())
     shared = module.create_ssl_context()
     for name in ("load_cert_chain", "load_verify_locations", "load_default_certs"):
         with pytest.raises(TypeError):
@@ -248,7 +250,7 @@ def test_a_bundle_loaded_by_any_viewing_module_is_loaded_once_and_shared(
 ) -> None:
     loads = counting_loads(monkeypatch)
     check, clients = viewing_module(), viewing_module()
-    assert share_bundle_contexts(check, clients)
+    assert share_bundle_contexts(check, clients, contexts=Contexts())
     first = check.ssl.create_default_context(cafile=certifi.where())
     assert clients.ssl.create_default_context(cafile=certifi.where()) is first
     assert first.get_ca_certs()  # a loaded store, as hermes' check verifies
@@ -259,7 +261,7 @@ def test_a_bundle_loaded_by_any_viewing_module_is_loaded_once_and_shared(
 def test_other_default_context_requests_are_never_shared(monkeypatch: pytest.MonkeyPatch) -> None:
     loads = counting_loads(monkeypatch)
     module = viewing_module()
-    share_bundle_contexts(module)
+    share_bundle_contexts(module, contexts=Contexts())
     view = module.ssl
     requests = [
         lambda: view.create_default_context(),
@@ -280,7 +282,7 @@ def test_a_changed_bundle_file_is_loaded_again(
     path = tmp_path / "ca.pem"
     path.write_bytes(Path(certifi.where()).read_bytes())
     module = viewing_module()
-    share_bundle_contexts(module)
+    share_bundle_contexts(module, contexts=Contexts())
     first = module.ssl.create_default_context(cafile=str(path))
     path.write_bytes(Path(certifi.where()).read_bytes() + b"\n")
     assert module.ssl.create_default_context(cafile=str(path)) is not first
@@ -290,7 +292,7 @@ def test_a_bundle_that_fails_to_load_fails_every_time(tmp_path: Path) -> None:
     broken = tmp_path / "broken.pem"
     broken.write_text("not a certificate\n")
     module = viewing_module()
-    share_bundle_contexts(module)
+    share_bundle_contexts(module, contexts=Contexts())
     for _ in range(2):
         with pytest.raises(ssl.SSLError):
             module.ssl.create_default_context(cafile=str(broken))
@@ -298,14 +300,14 @@ def test_a_bundle_that_fails_to_load_fails_every_time(tmp_path: Path) -> None:
 
 def test_modules_without_ssl_or_already_viewing_are_left_alone() -> None:
     module = viewing_module()
-    assert share_bundle_contexts(module)
+    assert share_bundle_contexts(module, contexts=Contexts())
     view = module.ssl
-    assert not share_bundle_contexts(module)
+    assert not share_bundle_contexts(module, contexts=Contexts())
     assert module.ssl is view
     plain, other = viewing_module(), types.ModuleType("no_ssl")
-    assert not share_bundle_contexts(plain, other)
+    assert not share_bundle_contexts(plain, other, contexts=Contexts())
     assert plain.ssl is ssl
-    assert not share_bundle_contexts()
+    assert not share_bundle_contexts(contexts=Contexts())
 
 
 @pytest.fixture
@@ -317,7 +319,7 @@ def hermes_ssl(monkeypatch: pytest.MonkeyPatch) -> tuple[Any, Any]:
     monkeypatch.setattr(ssl_verify, "ssl", ssl)
     for name in (*ssl_guard._CA_BUNDLE_ENV_VARS, "HERMES_SKIP_SSL_GUARD"):
         monkeypatch.delenv(name, raising=False)
-    assert share_bundle_contexts(ssl_guard, ssl_verify)
+    assert share_bundle_contexts(ssl_guard, ssl_verify, contexts=Contexts())
     return ssl_guard, ssl_verify
 
 
@@ -359,3 +361,53 @@ def test_a_hermes_client_context_cannot_be_given_a_client_certificate(
     monkeypatch.setenv("SSL_CERT_FILE", certifi.where())
     with pytest.raises(TypeError):
         httpx.Client(verify=verify.resolve_httpx_verify(), cert=certifi.where())
+
+
+# -- loaded ahead (a worker template) --------------------------------------------------------
+
+
+def test_contexts_loaded_ahead_serve_the_first_clients_and_checks_without_a_load(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    bundle = tmp_path / "corporate.pem"
+    bundle.write_bytes(Path(certifi.where()).read_bytes())
+    broken = tmp_path / "broken.pem"
+    broken.write_text("not a certificate\n")
+    for name in (*VARS, "HERMES_CA_BUNDLE", "REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("SSL_CERT_FILE", str(bundle))
+    monkeypatch.setenv("REQUESTS_CA_BUNDLE", str(bundle))
+    monkeypatch.setenv("CURL_CA_BUNDLE", str(broken))
+    transports, calls = fake_module()
+    contexts = Contexts()
+    assert load_ahead(transports, contexts) == 3  # httpx's, the bundle, certifi's; not broken
+    assert len(calls) == 1
+    loads = counting_loads(monkeypatch)
+    check = viewing_module()
+    share_bundle_contexts(check, contexts=contexts)
+    for path in (str(bundle), certifi.where()):
+        check.ssl.create_default_context(cafile=path)
+    transports.create_ssl_context()
+    assert loads == [] and len(calls) == 1
+    with pytest.raises(ssl.SSLError):  # skipped ahead, refused when asked for
+        check.ssl.create_default_context(cafile=str(broken))
+
+
+def test_hermes_first_check_and_clients_after_loading_ahead_load_nothing(
+    hermes_ssl: tuple[Any, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from httpx._transports import default
+
+    guard, verify = hermes_ssl
+    monkeypatch.setattr(default, "create_ssl_context", default.create_ssl_context)
+    monkeypatch.setenv("SSL_CERT_FILE", certifi.where())
+    contexts = Contexts()
+    load_ahead(default, contexts)
+    for module in (guard, verify):  # the fixture's view, replaced by one of these contexts
+        monkeypatch.setattr(module, "ssl", ssl)
+    assert share_bundle_contexts(guard, verify, contexts=contexts)
+    loads = counting_loads(monkeypatch)
+    guard.verify_ca_bundle_with_fallback()
+    httpx.Client(verify=verify.resolve_httpx_verify()).close()
+    httpx.Client().close()
+    assert loads == []

@@ -100,6 +100,7 @@ def test_the_template_reports_ready_with_a_clean_audit(template: Template) -> No
     assert template.ready["problems"] == []
     assert template.ready["modules"] > 500
     assert template.ready["preloadMs"] > 0
+    assert template.ready["sslContexts"] >= 2  # httpx's default, certifi's for hermes' check
 
 
 def test_a_forked_worker_serves_its_pipes_and_its_exit_is_reported(template: Template) -> None:
