@@ -1,5 +1,5 @@
 """What a run asks the host and waits for: approvals, clarifying questions, compression,
-sudo passwords.
+sudo passwords, the secrets a skill needs.
 
 Each kind is a ``.../requested`` notification naming the request by an id, a
 ``.../respond`` request that answers it, and one ``.../resolved`` notification
@@ -19,6 +19,7 @@ ApprovalOutcome = Literal["approved", "denied", "timed_out", "cancelled"]
 ClarifyOutcome = Literal["answered", "timed_out", "cancelled"]
 CompressionOutcome = Literal["compressed", "failed", "timed_out", "cancelled"]
 SudoOutcome = Literal["answered", "declined", "timed_out", "cancelled"]
+SecretOutcome = Literal["stored", "skipped", "failed", "timed_out", "cancelled"]
 
 
 # --- approvals -------------------------------------------------------------
@@ -182,4 +183,44 @@ class SudoResolvedNotification(Record):
     outcome: SudoOutcome = doc_field(
         "answered (a password was given; never sent back), declined, timed_out, or"
         " cancelled (the run was interrupted or ended)."
+    )
+
+
+# --- secrets a skill needs -------------------------------------------------------
+
+
+class SecretRequestedNotification(Record):
+    run_id: str = doc_field("The run whose agent loads the skill.")
+    session_id: str = doc_field("Its session.")
+    seq: int = doc_field("Per-run sequence number.")
+    secret_id: str = doc_field("Names this request in secret/respond.")
+    env_var: str = doc_field("The environment variable the skill needs, e.g. GITHUB_TOKEN.")
+    prompt: str = doc_field("What to ask the user, from the skill.")
+    skill_name: str = doc_field("The skill that needs it.")
+    help: str | None = doc_field("Where to get the value (often a URL), from the skill.")
+    required_for: str | None = doc_field("What the skill needs it for, from the skill.")
+    timeout_ms: int = doc_field("How long the skill waits for the value.")
+
+
+class SecretRespondParams(Record):
+    run_id: str = doc_field("The run of the request.")
+    secret_id: str = doc_field("The request being answered.")
+    value: str | None = doc_field(
+        "The secret, saved to the profile's .env; null or empty skips (the skill stays"
+        " unconfigured and the agent is told so)."
+    )
+
+
+class SecretRespondResult(Record):
+    outcome: Literal["answered", "skipped"] = doc_field("What the answer did.")
+
+
+class SecretResolvedNotification(Record):
+    run_id: str = doc_field("The run.")
+    session_id: str = doc_field("Its session.")
+    seq: int = doc_field("Per-run sequence number.")
+    secret_id: str = doc_field("The request that is no longer pending.")
+    outcome: SecretOutcome = doc_field(
+        "stored (saved to the profile's .env; never sent back), skipped, failed (hermes"
+        " refused to save it), timed_out, or cancelled (the run was interrupted or ended)."
     )

@@ -299,6 +299,13 @@ HOST_METHODS: dict[str, Method] = _methods(
         "Answer a sudo/requested with the user's sudo password, or decline.",
     ),
     Method(
+        "secret/respond",
+        a.SecretRespondParams,
+        a.SecretRespondResult,
+        "run",
+        "Answer a secret/requested with the secret a skill needs, or skip it.",
+    ),
+    Method(
         "run/result",
         t.RunTarget,
         t.RunResultResult,
@@ -375,6 +382,19 @@ SERVER_NOTIFICATIONS: dict[str, NotificationSpec] = {
             "sudo/resolved",
             a.SudoResolvedNotification,
             "A sudo password request is no longer pending (answered, declined, timed out,"
+            " cancelled).",
+            True,
+        ),
+        NotificationSpec(
+            "secret/requested",
+            a.SecretRequestedNotification,
+            "A skill the agent loads needs a secret the profile lacks; the skill waits.",
+            True,
+        ),
+        NotificationSpec(
+            "secret/resolved",
+            a.SecretResolvedNotification,
+            "A secret request is no longer pending (stored, skipped, failed, timed out,"
             " cancelled).",
             True,
         ),

@@ -5,12 +5,12 @@ Contract (a mixin of ``Supervisor``, which provides ``routes`` and ``host``):
   the routing prefix the worker always writes first (``_fast_relay``);
   anything else is parsed (``_relay``), and only the notifications the
   protocol relays from workers pass. The requests a run waits on (approvals,
-  questions, compression, sudo) are noted from their ``requested`` and
+  questions, compression, sudo, secrets) are noted from their ``requested`` and
   ``resolved`` notifications.
 - When a worker dies (``_worker_exited``), each of its unfinished runs gets,
   with the next ``seq`` numbers, one ``approval/resolved`` /
-  ``clarify/resolved`` / ``compression/resolved`` / ``sudo/resolved``
-  (``cancelled``) per request it still waited on, then one synthesized
+  ``clarify/resolved`` / ``compression/resolved`` / ``sudo/resolved`` /
+  ``secret/resolved`` (``cancelled``) per request it still waited on, then one synthesized
   ``run/completed`` (``worker_crashed``, or ``worker_stopped`` when we
   stopped it); then the host gets ``worker/exited``.
 """

@@ -290,6 +290,9 @@ class RoutedMethods:
     def _h_sudo_respond(self, req: Request, p: a.SudoRespondParams) -> None:
         self._to_live_run(req, p.run_id, ErrorType.UNKNOWN_SUDO, sudoId=p.sudo_id)
 
+    def _h_secret_respond(self, req: Request, p: a.SecretRespondParams) -> None:
+        self._to_live_run(req, p.run_id, ErrorType.UNKNOWN_SECRET, secretId=p.secret_id)
+
     def _h_compression_respond(self, req: Request, p: a.CompressionRespondParams) -> None:
         self._to_live_run(
             req, p.run_id, ErrorType.UNKNOWN_COMPRESSION, compressionId=p.compression_id

@@ -71,6 +71,11 @@ class ErrorType(Enum):
         "unknown_sudo",
         "No such password request is pending: answered, timed out, or its run ended.",
     )
+    UNKNOWN_SECRET = (
+        -32019,
+        "unknown_secret",
+        "No such secret request is pending: answered, timed out, or its run ended.",
+    )
     WORKER_CRASHED = (-32020, "worker_crashed", "The worker process died while handling this.")
     WORKER_UNAVAILABLE = (-32021, "worker_unavailable", "The worker cannot be started right now.")
     WORKER_TIMEOUT = (-32022, "worker_timeout", "The worker did not answer in time.")

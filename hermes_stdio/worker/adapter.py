@@ -7,7 +7,10 @@ Contract:
   (``callbacks``).
 - The agent's ``clarify`` tool asks the host (``clarify.ClarifyBridge``,
   waiting at most hermes' ``agent.clarify_timeout``), and so does a terminal
-  command's ``sudo`` for a password (``sudo.SudoBridge``).
+  command's ``sudo`` for a password (``sudo.SudoBridge``), and a skill the
+  agent loads for a secret the profile lacks (``secrets.SecretBridge``; hermes
+  asks only on an interactive surface, so ``HERMES_INTERACTIVE=1`` is set, as
+  hermes' TUI gateway does).
 - A session whose ``compression`` is ``host`` has hermes' context compression
   done by the host (``compression``); ``forceCompress`` compresses before the
   turn, the way the session's compression says. The choice is kept in the
@@ -66,6 +69,7 @@ from .profile import HermesProfile
 from .runtime import Fingerprint, loaded_files
 from .scancache import FileVerdicts, serve_tool_scan
 from .scope import TurnModules, session_scope
+from .secrets import SecretBridge
 from .sslshare import share_bundle_contexts, share_default_contexts
 from .state import Session
 from .stored import HermesSessions
@@ -128,11 +132,15 @@ class HermesAdapter(HermesProfile, HermesSessions):
         # Dangerous commands wait for an approval; with no notify callback registered
         # hermes refuses to run them, so nothing dangerous runs without the host.
         os.environ["HERMES_EXEC_ASK"] = "1"
+        # hermes asks for a skill's secrets only on an interactive surface. Approvals
+        # are unchanged by it: with HERMES_EXEC_ASK they always wait for the host.
+        os.environ["HERMES_INTERACTIVE"] = "1"
         self._import_lock = threading.Lock()
         self._db: Any = None
         self._approvals: ApprovalBridge | None = None
         self._clarify = ClarifyBridge(_clarify_timeout_s)
         self._sudo = SudoBridge()
+        self._secrets = SecretBridge()
         self._compression = CompressionBridge()
         self._loaded: Fingerprint | None = None
         self._mcp: McpServers | None = None
@@ -164,7 +172,7 @@ class HermesAdapter(HermesProfile, HermesSessions):
                 import run_agent
                 from hermes_cli import config, runtime_provider  # noqa: F401
                 from hermes_state import SessionDB
-                from tools import approval
+                from tools import approval, skills_tool
             except Exception as exc:  # ImportError, or a broken install
                 raise AgentUnavailable(
                     f"cannot import hermes-agent: {type(exc).__name__}: {exc}"
@@ -178,6 +186,7 @@ class HermesAdapter(HermesProfile, HermesSessions):
                 self._db = SessionDB(db_path=self.home / "state.db")
             if self._approvals is None:
                 self._approvals = ApprovalBridge(approval, _configured_approval_mode)
+            self._secrets.install(skills_tool, config.save_env_value_secure)
             return run_agent
 
     def connect_mcp(self) -> None:
@@ -313,7 +322,10 @@ class HermesAdapter(HermesProfile, HermesSessions):
         hermes = TurnModules(approval, session_context, runtime_cwd, terminal_tool)
         before = usage.counters(agent)
         try:
-            with session_scope(session, hermes, self._approvals, self._sudo.callback(session)):
+            with (
+                session_scope(session, hermes, self._approvals, self._sudo.callback(session)),
+                self._secrets.serving(session),
+            ):
                 agent.clear_interrupt()  # a stale interrupt would otherwise carry into this turn
                 if stop_requested():  # ...but not one meant for this run
                     agent.interrupt(None)
@@ -354,6 +366,11 @@ class HermesAdapter(HermesProfile, HermesSessions):
         self, session: Session, sudo_id: str, password: str | None
     ) -> Literal["answered", "declined"] | None:
         return self._sudo.answer(session.session_id, sudo_id, password)
+
+    def answer_secret(
+        self, session: Session, secret_id: str, value: str | None
+    ) -> Literal["answered", "skipped"] | None:
+        return self._secrets.answer(session.session_id, secret_id, value)
 
     def answer_compression(
         self,

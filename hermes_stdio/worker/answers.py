@@ -2,10 +2,10 @@
 
 Contract (a mixin of ``WorkerService``, which provides ``adapter``,
 ``sessions`` and ``_run``): ``approval/respond``, ``clarify/respond``,
-``sudo/respond`` and ``compression/respond`` reach the adapter only while the named run is live
-and its session loaded; a request the adapter does not know as pending in
-that session is ``unknown_approval`` / ``unknown_clarify`` /
-``unknown_compression`` / ``unknown_sudo``. A compression answer is checked before anything
+``sudo/respond``, ``secret/respond`` and ``compression/respond`` reach the adapter only while
+the named run is live and its session loaded; a request the adapter does not know as pending
+in that session is ``unknown_approval`` / ``unknown_clarify`` / ``unknown_compression`` /
+``unknown_sudo`` / ``unknown_secret``. A compression answer is checked before anything
 else (exactly one of messages and error; ``messages.checked``). ``run/steer``
 queues text on a run whose turn has not started, else gives it to the agent;
 a finished run or blank text is not accepted. None of these block.
@@ -73,6 +73,15 @@ class AnswerMethods:
             p.run_id, ErrorType.UNKNOWN_SUDO, p.sudo_id, give
         )
         return a.SudoRespondResult(outcome)
+
+    def _h_secret_respond(self, req: Request, p: a.SecretRespondParams) -> a.SecretRespondResult:
+        def give(session: Session) -> Literal["answered", "skipped"] | None:
+            return self.adapter.answer_secret(session, p.secret_id, p.value)
+
+        outcome: Literal["answered", "skipped"] = self._answer(
+            p.run_id, ErrorType.UNKNOWN_SECRET, p.secret_id, give
+        )
+        return a.SecretRespondResult(outcome)
 
     def _h_compression_respond(
         self, req: Request, p: a.CompressionRespondParams

@@ -135,6 +135,12 @@ class AgentAdapter(Protocol):
         """Answer a pending sudo password request of ``session``; None if not pending."""
         ...
 
+    def answer_secret(
+        self, session: Session, secret_id: str, value: str | None
+    ) -> Literal["answered", "skipped"] | None:
+        """Answer a pending secret request of ``session``; None if not pending."""
+        ...
+
     def answer_compression(
         self,
         session: Session,

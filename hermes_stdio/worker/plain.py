@@ -34,6 +34,11 @@ class PlainAdapterMethods:
     ) -> Literal["answered", "declined"] | None:
         return None  # nor runs sudo
 
+    def answer_secret(
+        self, session: Session, secret_id: str, value: str | None
+    ) -> Literal["answered", "skipped"] | None:
+        return None  # nor loads skills
+
     def answer_compression(
         self,
         session: Session,

@@ -3,7 +3,8 @@ rather than for one agent (goals, skills and slash commands, background processe
 checkpoints, the models it can use, the tools its agents offer).
 
 Contract: ``HermesProfile`` is a mixin of ``HermesAdapter`` (which provides
-``_modules``, importing hermes-agent) and implements those
+``_modules``, importing hermes-agent, and ``_secrets``, which serves a skill's
+secret requests during a command's expansion too) and implements those
 ``contract.AgentAdapter`` methods through hermes' own functions, passed to
 ``goals``, ``skills`` and friends. With the adapter and ``stored`` it is the
 only code that imports hermes-agent.
@@ -17,11 +18,13 @@ from typing import Any
 from ..protocol import types as t
 from . import goals, skills, tools
 from .options import checkpoint_settings, disabled_toolsets, enabled_toolsets
+from .secrets import SecretBridge
 from .state import Session
 
 
 class HermesProfile:
     _modules: Callable[[], Any]
+    _secrets: SecretBridge
 
     def checkpoints(self) -> Any:
         self._modules()
@@ -69,7 +72,8 @@ class HermesProfile:
     def expand_command(self, session: Session, message: str) -> tuple[str, dict[str, Any]] | None:
         from agent import skill_bundles, skill_commands
 
-        return skills.expand(skill_commands, skill_bundles, message, session.session_id)
+        with self._secrets.serving(session):  # loading the skill may ask for its secrets
+            return skills.expand(skill_commands, skill_bundles, message, session.session_id)
 
     def model_catalog(self, agent: Any, refresh: bool) -> dict[str, Any]:
         self._modules()

@@ -123,6 +123,18 @@ def wait_gone(pid: int, timeout: float) -> bool:
         os.close(fd)
 
 
+def asked(host: HostClient, run_id: str, kind: str) -> Notification:
+    """The run's first ``kind/requested`` (``sudo``, ``secret``, ...)."""
+    return host.wait_for(
+        lambda n: n.method == f"{kind}/requested" and n.params["runId"] == run_id, timeout=60
+    )
+
+
+def resolutions(host: HostClient, run_id: str, kind: str) -> list[dict[str, Any]]:
+    """The run's ``kind/resolved`` notifications so far."""
+    return [n.params for n in host.run_notifications(run_id) if n.method == f"{kind}/resolved"]
+
+
 def worker_pids(host: HostClient) -> dict[tuple[str, str | None], int]:
     status = host.request("supervisor/status")
     return {(w["profile"], w["workerKey"]): w["pid"] for w in status["workers"] if w["pid"]}

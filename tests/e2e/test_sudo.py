@@ -16,7 +16,7 @@ from hermes_stdio.testing.host import HostClient
 from hermes_stdio.testing.llm_server import Reply, ScriptedLLM
 from hermes_stdio.wire import ErrorType, Notification, RpcError
 
-from .conftest import StartHost, worker_pids
+from .conftest import StartHost, asked, resolutions, worker_pids
 
 FAKE_SUDO = Path(__file__).parent / "fixtures" / "fakesudo"
 PASSWORD = "kiwi-pass"
@@ -41,12 +41,6 @@ def sudo_run(host: HostClient, llm: ScriptedLLM, session_id: str, word: str) -> 
     return str(run["runId"])
 
 
-def requested(host: HostClient, run_id: str) -> Notification:
-    return host.wait_for(
-        lambda n: n.method == "sudo/requested" and n.params["runId"] == run_id, timeout=60
-    )
-
-
 def respond(host: HostClient, run_id: str, note: Notification, password: str | None) -> Any:
     params = {"runId": run_id, "sudoId": note.params["sudoId"], "password": password}
     return host.request("sudo/respond", params)
@@ -60,22 +54,18 @@ def terminal_output(host: HostClient, run_id: str) -> str:
     raise AssertionError("no terminal tool.completed")
 
 
-def resolved(host: HostClient, run_id: str) -> list[dict[str, Any]]:
-    return [n.params for n in host.run_notifications(run_id) if n.method == "sudo/resolved"]
-
-
 def test_the_hosts_password_reaches_sudo_once_per_session_and_never_comes_back(
     host: HostClient, llm: ScriptedLLM
 ) -> None:
     run_id = sudo_run(host, llm, "sess-a", "first-ok")
-    note = requested(host, run_id)
+    note = asked(host, run_id, "sudo")
     assert set(note.params) == {"runId", "sessionId", "seq", "sudoId", "timeoutMs"}
     assert note.params["timeoutMs"] == 120_000
     assert respond(host, run_id, note, PASSWORD) == {"outcome": "answered"}
     done = host.wait_run_completed(run_id)
     assert done.params["status"] == "complete"
     assert "first-ok" in terminal_output(host, run_id)
-    [closed] = resolved(host, run_id)
+    [closed] = resolutions(host, run_id, "sudo")
     assert closed == {
         "runId": run_id,
         "sessionId": "sess-a",
@@ -91,10 +81,10 @@ def test_the_hosts_password_reaches_sudo_once_per_session_and_never_comes_back(
     assert not [n for n in host.run_notifications(again) if n.method == "sudo/requested"]
 
     other = sudo_run(host, llm, "sess-b", "other-ok")  # ...and for that session only
-    respond(host, other, requested(host, other), None)
+    respond(host, other, asked(host, other, "sudo"), None)
     host.wait_run_completed(other)
     assert "other-ok" not in terminal_output(host, other)
-    assert [r["outcome"] for r in resolved(host, other)] == ["declined"]
+    assert [r["outcome"] for r in resolutions(host, other, "sudo")] == ["declined"]
 
     assert not [f for f in host.raw_frames if PASSWORD.encode() in f]
     assert not [line for line in host.stderr_lines if PASSWORD in line]
@@ -104,22 +94,22 @@ def test_a_wrong_password_fails_the_command_and_the_run_goes_on(
     host: HostClient, llm: ScriptedLLM
 ) -> None:
     run_id = sudo_run(host, llm, "sess-a", "never")
-    respond(host, run_id, requested(host, run_id), "wrong")
+    respond(host, run_id, asked(host, run_id, "sudo"), "wrong")
     done = host.wait_run_completed(run_id)
     assert done.params["status"] == "complete"
     assert "incorrect password" in terminal_output(host, run_id)
-    assert [r["outcome"] for r in resolved(host, run_id)] == ["answered"]
+    assert [r["outcome"] for r in resolutions(host, run_id, "sudo")] == ["answered"]
 
 
 def test_an_interrupt_cancels_the_request_and_answering_it_is_unknown_sudo(
     host: HostClient, llm: ScriptedLLM
 ) -> None:
     run_id = sudo_run(host, llm, "sess-a", "never")
-    note = requested(host, run_id)
+    note = asked(host, run_id, "sudo")
     host.request("run/interrupt", {"runId": run_id})
     done = host.wait_run_completed(run_id)
     assert done.params["status"] == "interrupted"
-    assert [r["outcome"] for r in resolved(host, run_id)] == ["cancelled"]
+    assert [r["outcome"] for r in resolutions(host, run_id, "sudo")] == ["cancelled"]
     with pytest.raises(RpcError) as err:
         respond(host, run_id, note, PASSWORD)
     assert err.value.kind is ErrorType.UNKNOWN_SUDO
@@ -130,10 +120,10 @@ def test_a_request_whose_worker_dies_is_closed_before_the_runs_completion(
     host: HostClient, llm: ScriptedLLM
 ) -> None:
     run_id = sudo_run(host, llm, "sess-a", "never")
-    note = requested(host, run_id)
+    note = asked(host, run_id, "sudo")
     os.kill(worker_pids(host)[("default", None)], signal.SIGKILL)
     done = host.wait_run_completed(run_id)
     assert done.params["error"]["type"] == "worker_crashed"
-    [closed] = resolved(host, run_id)
+    [closed] = resolutions(host, run_id, "sudo")
     assert (closed["sudoId"], closed["outcome"]) == (note.params["sudoId"], "cancelled")
     assert closed["seq"] == done.params["seq"] - 1

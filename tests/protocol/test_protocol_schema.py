@@ -96,6 +96,8 @@ def test_run_scoped_notifications_all_carry_run_id_session_id_and_seq():
         "compression/resolved",
         "sudo/requested",
         "sudo/resolved",
+        "secret/requested",
+        "secret/resolved",
     } == RUN_NOTIFICATIONS
     for name in RUN_NOTIFICATIONS:
         wire = [f.wire for f in fields_of(SERVER_NOTIFICATIONS[name].params)]

@@ -33,6 +33,8 @@ import {
   type ServerNotifications,
   type SudoRequestedNotification,
   type SudoResolvedNotification,
+  type SecretRequestedNotification,
+  type SecretResolvedNotification,
   RUN_NOTIFICATION_METHODS,
 } from './generated/protocol.js';
 
@@ -105,6 +107,12 @@ export interface CollectRunOptions {
    * your own `onNotification` handler; unanswered, the command runs without a password.
    */
   onSudo?: (request: SudoRequestedNotification) => string | null | Promise<string | null>;
+  /**
+   * Answers a skill's `secret/requested` with the value of the variable it needs (show it as a
+   * password field), or `null` to skip (sent with `secret/respond`); hermes saves a value to the
+   * profile's `.env`. A callback that throws skips. Unanswered, the skill stays unconfigured.
+   */
+  onSecret?: (request: SecretRequestedNotification) => string | null | Promise<string | null>;
 }
 
 /** What {@link CollectRunOptions.onCompression} returns. */
@@ -128,6 +136,8 @@ export interface CollectedRun {
   compressions: Array<CompressionRequestedNotification | CompressionResolvedNotification>;
   /** The run's `sudo/requested` and `sudo/resolved` notifications, in order. */
   sudoRequests: Array<SudoRequestedNotification | SudoResolvedNotification>;
+  /** The run's `secret/requested` and `secret/resolved` notifications, in order. */
+  secretRequests: Array<SecretRequestedNotification | SecretResolvedNotification>;
   started: RunStartedNotification | undefined;
   /** The run's last notification; check `completed.status` (`complete` | `interrupted` | `error`). */
   completed: RunCompletedNotification;
@@ -388,6 +398,7 @@ export class HermesStdioClient {
     const questions: Array<ClarifyRequestedNotification | ClarifyResolvedNotification> = [];
     const compressions: Array<CompressionRequestedNotification | CompressionResolvedNotification> = [];
     const sudoRequests: Array<SudoRequestedNotification | SudoResolvedNotification> = [];
+    const secretRequests: Array<SecretRequestedNotification | SecretResolvedNotification> = [];
     let started: RunStartedNotification | undefined;
     return new Promise<CollectedRun>((resolve, reject) => {
       let timer: NodeJS.Timeout | undefined;
@@ -457,11 +468,30 @@ export class HermesStdioClient {
           case 'sudo/requested': {
             const request = n as SudoRequestedNotification;
             sudoRequests.push(request);
-            if (options.onSudo) this.answerSudo(request, options.onSudo);
+            const { sudoId } = request;
+            if (options.onSudo) {
+              this.answerOrNull(request, options.onSudo, (password) =>
+                this.request('sudo/respond', { runId, sudoId, password }),
+              );
+            }
             break;
           }
           case 'sudo/resolved':
             sudoRequests.push(n as SudoResolvedNotification);
+            break;
+          case 'secret/requested': {
+            const request = n as SecretRequestedNotification;
+            secretRequests.push(request);
+            const { secretId } = request;
+            if (options.onSecret) {
+              this.answerOrNull(request, options.onSecret, (value) =>
+                this.request('secret/respond', { runId, secretId, value }),
+              );
+            }
+            break;
+          }
+          case 'secret/resolved':
+            secretRequests.push(n as SecretResolvedNotification);
             break;
           case 'run/completed': {
             cleanup();
@@ -476,6 +506,7 @@ export class HermesStdioClient {
               questions,
               compressions,
               sudoRequests,
+              secretRequests,
               started,
               completed: n as RunCompletedNotification,
             });
@@ -528,17 +559,18 @@ export class HermesStdioClient {
       });
   }
 
-  private answerSudo(
-    request: SudoRequestedNotification,
-    give: NonNullable<CollectRunOptions['onSudo']>,
+  /** Sends what `give` returns, or null (decline, skip) when it throws. */
+  private answerOrNull<R>(
+    request: R,
+    give: (request: R) => string | null | Promise<string | null>,
+    send: (value: string | null) => Promise<unknown>,
   ): void {
-    const { runId, sudoId } = request;
     void Promise.resolve()
       .then(() => give(request))
-      .catch((): null => null) // a callback that throws declines
-      .then((password) => this.request('sudo/respond', { runId, sudoId, password }))
+      .catch((): null => null)
+      .then(send)
       .catch(() => {
-        /* not pending any more (timed out, run ended): sudo/resolved already says so */
+        /* not pending any more (timed out, run ended): its resolved notification says so */
       });
   }
 

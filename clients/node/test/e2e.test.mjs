@@ -1,7 +1,7 @@
 // (2) End to end against the REAL supervisor ($HERMES_STDIO_BIN, else the repo's .venv).
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -236,6 +236,46 @@ describe('hermes-stdio supervisor', { skip: !haveBin && `no ${hermesBin}`, timeo
       const output = run.events.find((e) => e.event.type === 'tool.completed').event.result;
       assert.ok(output.includes('as-root'), output);
       assert.ok(!JSON.stringify(run).includes('kiwi-pass'));
+      assert.deepEqual(await client.shutdown({ timeoutMs: 30_000 }), { code: 0, signal: null });
+    } finally {
+      await client?.dispose();
+      await llm.stop();
+    }
+  });
+
+  test('runToCompletion gives a skill its secret through onSecret; hermes saves it to the profile', { skip: !python && 'no python for the scripted LLM', timeout: 120_000 }, async () => {
+    const llm = await startScriptedLLM(python, 'ok', [
+      { tool: 'skill_view', arguments: { name: 'kiwi-api' } },
+      { text: 'done' },
+    ]);
+    let client;
+    try {
+      const home = await makeHome(python, path.join(root, 'secret-home'), llm.port);
+      const skill = path.join(home, 'skills', 'kiwi-api');
+      await mkdir(skill, { recursive: true });
+      await writeFile(
+        path.join(skill, 'SKILL.md'),
+        '---\nname: kiwi-api\ndescription: Talks to Kiwi.\nrequired_environment_variables: [KIWI_API_TOKEN]\n---\n# kiwi-api\n',
+      );
+      client = await HermesStdioClient.spawn({ command: hermesBin, env: offlineEnv(home) });
+      await client.initialize({ name: 'node-test' });
+      const asked = [];
+      const run = await client.runToCompletion(
+        { message: 'use kiwi' },
+        {
+          timeoutMs: 90_000,
+          onSecret: (request) => {
+            asked.push([request.envVar, request.skillName]);
+            return 'kiwi-tok-1';
+          },
+        },
+      );
+      assert.equal(run.completed.status, 'complete', client.stderrTail);
+      assert.deepEqual(asked, [['KIWI_API_TOKEN', 'kiwi-api']]);
+      assert.deepEqual(run.secretRequests.map((r) => r.outcome ?? 'requested'), ['requested', 'stored']);
+      assert.ok(!JSON.stringify(run).includes('kiwi-tok-1'));
+      const saved = await readFile(path.join(home, '.env'), 'utf8');
+      assert.ok(saved.split('\n').includes('KIWI_API_TOKEN=kiwi-tok-1'), saved);
       assert.deepEqual(await client.shutdown({ timeoutMs: 30_000 }), { code: 0, signal: null });
     } finally {
       await client?.dispose();

@@ -989,6 +989,94 @@ export interface RunTarget {
   runId: string;
 }
 
+export interface SecretRequestedNotification {
+  /**
+   * The run whose agent loads the skill.
+   */
+  runId: string;
+  /**
+   * Its session.
+   */
+  sessionId: string;
+  /**
+   * Per-run sequence number.
+   */
+  seq: number;
+  /**
+   * Names this request in secret/respond.
+   */
+  secretId: string;
+  /**
+   * The environment variable the skill needs, e.g. GITHUB_TOKEN.
+   */
+  envVar: string;
+  /**
+   * What to ask the user, from the skill.
+   */
+  prompt: string;
+  /**
+   * The skill that needs it.
+   */
+  skillName: string;
+  /**
+   * Where to get the value (often a URL), from the skill.
+   */
+  help: string | null;
+  /**
+   * What the skill needs it for, from the skill.
+   */
+  requiredFor: string | null;
+  /**
+   * How long the skill waits for the value.
+   */
+  timeoutMs: number;
+}
+
+export interface SecretResolvedNotification {
+  /**
+   * The run.
+   */
+  runId: string;
+  /**
+   * Its session.
+   */
+  sessionId: string;
+  /**
+   * Per-run sequence number.
+   */
+  seq: number;
+  /**
+   * The request that is no longer pending.
+   */
+  secretId: string;
+  /**
+   * stored (saved to the profile's .env; never sent back), skipped, failed (hermes refused to save it), timed_out, or cancelled (the run was interrupted or ended).
+   */
+  outcome: 'stored' | 'skipped' | 'failed' | 'timed_out' | 'cancelled';
+}
+
+export interface SecretRespondParams {
+  /**
+   * The run of the request.
+   */
+  runId: string;
+  /**
+   * The request being answered.
+   */
+  secretId: string;
+  /**
+   * The secret, saved to the profile's .env; null or empty skips (the skill stays unconfigured and the agent is told so).
+   */
+  value: string | null;
+}
+
+export interface SecretRespondResult {
+  /**
+   * What the answer did.
+   */
+  outcome: 'answered' | 'skipped';
+}
+
 export interface ServerCapabilities {
   /**
    * Every request and notification method the host may send.
@@ -1866,6 +1954,8 @@ export interface HostRequests {
   'run/start': { params: RunStartParams; result: RunStartResult };
   /** Add text for a running agent without interrupting it; it reads it with its next tool result. */
   'run/steer': { params: RunSteerParams; result: RunSteerResult };
+  /** Answer a secret/requested with the secret a skill needs, or skip it. */
+  'secret/respond': { params: SecretRespondParams; result: SecretRespondResult };
   /** Hide a stored session from session/listStored, or show it again. */
   'session/archive': { params: SessionArchiveParams; result: SessionArchiveResult };
   /** Interrupt any run and forget a loaded session (its history stays in the DB). */
@@ -1934,6 +2024,10 @@ export interface ServerNotifications {
   'run/event': RunEventNotification;
   /** The run's agent is ready and the turn begins. */
   'run/started': RunStartedNotification;
+  /** A skill the agent loads needs a secret the profile lacks; the skill waits. */
+  'secret/requested': SecretRequestedNotification;
+  /** A secret request is no longer pending (stored, skipped, failed, timed out, cancelled). */
+  'secret/resolved': SecretResolvedNotification;
   /** hermes titled a session after one of its first exchanges. */
   'session/titled': SessionTitledNotification;
   /** A terminal command runs sudo and waits for the user's password. */
@@ -1965,6 +2059,7 @@ export const HOST_REQUEST_METHODS: readonly HostRequestMethod[] = [
   'run/result',
   'run/start',
   'run/steer',
+  'secret/respond',
   'session/archive',
   'session/destroy',
   'session/estimateContext',
@@ -1999,13 +2094,15 @@ export const SERVER_NOTIFICATION_METHODS: readonly ServerNotificationMethod[] = 
   'run/delta',
   'run/event',
   'run/started',
+  'secret/requested',
+  'secret/resolved',
   'session/titled',
   'sudo/requested',
   'sudo/resolved',
   'worker/exited',
 ];
 /** Server notifications that belong to one run (schema runScoped): runId, sessionId, seq. */
-export type RunNotificationMethod = 'approval/requested' | 'approval/resolved' | 'clarify/requested' | 'clarify/resolved' | 'compression/requested' | 'compression/resolved' | 'run/completed' | 'run/delta' | 'run/event' | 'run/started' | 'sudo/requested' | 'sudo/resolved';
+export type RunNotificationMethod = 'approval/requested' | 'approval/resolved' | 'clarify/requested' | 'clarify/resolved' | 'compression/requested' | 'compression/resolved' | 'run/completed' | 'run/delta' | 'run/event' | 'run/started' | 'secret/requested' | 'secret/resolved' | 'sudo/requested' | 'sudo/resolved';
 export const RUN_NOTIFICATION_METHODS: readonly RunNotificationMethod[] = [
   'approval/requested',
   'approval/resolved',
@@ -2017,6 +2114,8 @@ export const RUN_NOTIFICATION_METHODS: readonly RunNotificationMethod[] = [
   'run/delta',
   'run/event',
   'run/started',
+  'secret/requested',
+  'secret/resolved',
   'sudo/requested',
   'sudo/resolved',
 ];
@@ -2042,6 +2141,7 @@ export const ERROR_CODES = {
   'unknown_clarify': -32016,
   'unknown_compression': -32017,
   'unknown_sudo': -32018,
+  'unknown_secret': -32019,
   'worker_crashed': -32020,
   'worker_unavailable': -32021,
   'worker_timeout': -32022,
