@@ -162,8 +162,8 @@ class _Template:
                 self.state = "ready"
                 self.ready.set()
                 print(
-                    f"hermes-stdio: worker template ready ({msg.get('modules')} modules"
-                    f" in {msg.get('preloadMs')} ms)",
+                    f"hermes-stdio: worker template ready ({msg.get('modules')} modules,"
+                    f" {msg.get('hermesModules')} of hermes-agent's, in {msg.get('preloadMs')} ms)",
                     file=sys.stderr,
                 )
         elif kind == "exited":

@@ -18,7 +18,8 @@ Contract:
 - Steering text queued before the turn reaches the agent after it has cleared
   the previous turn's state (hermes drops pending steering text there).
 - Once hermes-agent is loaded, ``runtime_changed`` says whether its files
-  changed on disk since (``runtime``).
+  (with those a worker template loaded for it: ``watch_loaded``) changed on
+  disk since (``runtime``).
 - Goals (``goals``) are hermes' own, kept in the profile's session database.
 - The profile's MCP servers (``mcp``) connect in the background once
   ``connect_mcp`` is called (or the first agent is built, which waits for them
@@ -143,6 +144,7 @@ class HermesAdapter(HermesProfile, HermesSessions):
         self._secrets = SecretBridge()
         self._compression = CompressionBridge()
         self._loaded: Fingerprint | None = None
+        self._preloaded = Fingerprint(())
         self._mcp: McpServers | None = None
 
     def preload(self) -> None:
@@ -180,7 +182,8 @@ class HermesAdapter(HermesProfile, HermesSessions):
             if verdicts is not None:
                 verdicts.save()
             if self._loaded is None:
-                self._loaded = Fingerprint.of(loaded_files(run_agent, "hermes-agent"))
+                own = Fingerprint.of(loaded_files(run_agent, "hermes-agent"))
+                self._loaded = self._preloaded + own
                 _pay_tls_setup_once()
             if self._db is None:
                 self._db = SessionDB(db_path=self.home / "state.db")
@@ -386,6 +389,9 @@ class HermesAdapter(HermesProfile, HermesSessions):
 
     def runtime_changed(self) -> str | None:
         return self._loaded.changed() if self._loaded is not None else None
+
+    def watch_loaded(self, loaded: Fingerprint) -> None:
+        self._preloaded = loaded
 
     def save_transcript(self, agent: Any) -> None:
         flush_turn(agent)

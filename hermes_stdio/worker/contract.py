@@ -25,6 +25,7 @@ from ..protocol.usage import TokenUsage
 from .callbacks import EventSink
 from .catalog import Forked, Rewound
 from .images import Attachment
+from .runtime import Fingerprint
 from .state import Session
 
 UserContent = str | list[dict[str, Any]]  # a text, or OpenAI-style content parts
@@ -238,6 +239,11 @@ class AgentAdapter(Protocol):
     def runtime_changed(self) -> str | None:
         """What changed on disk since the agent's code was loaded; None if nothing
         did (or nothing is loaded yet)."""
+        ...
+
+    def watch_loaded(self, loaded: Fingerprint) -> None:
+        """Files of the agent's code loaded before this process was forked (by the
+        worker template), watched by ``runtime_changed`` too."""
         ...
 
     def save_transcript(self, agent: Any) -> None:

@@ -14,7 +14,8 @@ the profile's final environment.
 because only then has hermes loaded the profile's ``.env``; if any variable
 the template's preloaded modules read now differs, it replaces itself with a
 cold worker (same pid and pipes, nothing sent yet) that reports why in
-``worker/ready``.
+``worker/ready``. The hermes-agent files the template loaded count as loaded
+by the worker (``runtime_changed``).
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from ..wire import DEFAULT_MAX_BODY_BYTES
 from .adapter import HermesAdapter
 from .audit import ImportAudit
 from .contract import AgentAdapter, AgentUnavailable
+from .runtime import Fingerprint
 from .service import WorkerService
 
 # Inside the 5 s the supervisor waits for a worker to exit once it has answered
@@ -103,12 +105,17 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def main_forked(
-    options: list[str], audit: ImportAudit, cold_argv: list[str], env: dict[str, str]
+    options: list[str],
+    audit: ImportAudit,
+    cold_argv: list[str],
+    env: dict[str, str],
+    preloaded: Fingerprint,
 ) -> int:
     args = _parse(options)
     read_fd, write_fd = take_over_stdio()
     adapter = _adapter(args)
     if not args.synthetic_agent:
+        adapter.watch_loaded(preloaded)
         adapter.preload()
         differ = audit.mismatches(os.environ)
         if differ:

@@ -17,6 +17,7 @@ from ..protocol import types as t
 from .catalog import Forked, Rewound, UnknownSession
 from .contract import Announce, UserContent
 from .images import Attachment
+from .runtime import Fingerprint
 from .state import Session
 
 
@@ -129,6 +130,9 @@ class PlainAdapterMethods:
 
     def runtime_changed(self) -> str | None:
         return None  # its code is ours
+
+    def watch_loaded(self, loaded: Fingerprint) -> None:
+        pass
 
     def save_transcript(self, agent: Any) -> None:
         pass  # keeps no database

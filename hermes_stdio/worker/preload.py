@@ -1,16 +1,22 @@
 """The modules a worker template imports before it forks workers.
 
-Contract: ``modules()`` returns the list shipped in ``preload.txt``: standard
-library and third-party modules that hermes-agent imports while it starts,
-builds its first agent and runs its first turn, and none of hermes-agent's
-own (they read the profile's home and ``.env`` at import). Each entry is
-one that is not already imported by an earlier entry.
+Contract: ``modules()`` returns the list shipped in ``preload.txt``: the
+modules hermes-agent imports while it starts, builds its first agent and
+runs its first turn (standard library, third-party and hermes-agent's own)
+whose import an ``ImportAudit`` finds safe to share between workers and that
+read no variable set for each worker (``per_worker_reads``: its
+``HERMES_HOME``, ``HERMES_STDIO_*``, ``HERMES_EXEC_ASK``...).
+So none of hermes-agent's modules that read the profile's home or ``.env``
+at import is in it. Each entry is one that is not already imported by an
+earlier entry.
 
 ``python -m hermes_stdio.worker.preload --write`` regenerates the list
 against the installed hermes-agent: it records what a real first turn
-imports (against a ``ScriptedLLM``), drops hermes-agent's modules and every
-module whose import an ``ImportAudit`` finds unsafe, and minimises. The
-template audits the list again every time it starts, so a stale list costs
+imports (against a ``ScriptedLLM``), drops every module whose import is
+unsafe or reads a per-worker variable (again and again, as dropping one can
+expose a later one that imported it), and minimises. The template audits
+the list again every time it starts and a forked worker re-checks what it
+read after hermes has loaded the profile's ``.env``, so a stale list costs
 speed, never safety.
 """
 
@@ -26,6 +32,9 @@ import sys
 import tempfile
 from pathlib import Path
 
+from .audit import ImportAudit
+from .runtime import top_level_names
+
 LIST = Path(__file__).with_name("preload.txt")
 
 
@@ -39,18 +48,24 @@ def modules() -> list[str]:
 
 def hermes_agent_packages() -> set[str]:
     """Top-level names installed by the hermes-agent distribution."""
-    try:
-        files = importlib.metadata.distribution("hermes-agent").files or []
-    except importlib.metadata.PackageNotFoundError:
-        return set()
-    tops = set()
-    for f in files:
-        top = str(f).split("/")[0]
-        if top.endswith(".py"):
-            top = top[:-3]
-        if not top.endswith((".dist-info", ".data")) and top not in ("..", "__pycache__"):
-            tops.add(top)
-    return tops
+    return top_level_names("hermes-agent")
+
+
+# Set for each worker (by the supervisor, or by the worker before hermes is imported) and
+# never in the template: a module whose import read one would differ in every fork.
+PER_WORKER_KEYS = frozenset(
+    {"HERMES_HOME", "HERMES_EXEC_ASK", "HERMES_INTERACTIVE", "HERMES_DISABLE_LAZY_INSTALLS"}
+)
+PER_WORKER_PREFIXES = ("HERMES_STDIO_",)
+
+
+def per_worker_reads(audit: ImportAudit) -> list[str]:
+    """What an import read that every worker sets for itself."""
+    return [
+        f"read {key}, which each worker sets"
+        for key in sorted(audit.reads)
+        if key in PER_WORKER_KEYS or key.startswith(PER_WORKER_PREFIXES)
+    ]
 
 
 # --- generation (development tool) ----------------------------------------------
@@ -71,6 +86,7 @@ json.dump([m for m in dict.fromkeys(order) if m in sys.modules], open(sys.argv[1
 _AUDIT = r"""
 import importlib, json, sys
 from hermes_stdio.worker.audit import ImportAudit
+from hermes_stdio.worker.preload import per_worker_reads
 bad = {}
 for name in json.load(open(sys.argv[1])):
     audit = ImportAudit()
@@ -80,8 +96,8 @@ for name in json.load(open(sys.argv[1])):
     except Exception as exc:
         bad[name] = [f"import failed: {exc!r}"]
     audit.stop()
-    if audit.problems():
-        bad[name] = audit.problems()
+    if audit.problems() or per_worker_reads(audit):
+        bad[name] = audit.problems() + per_worker_reads(audit)
 json.dump(bad, open(sys.argv[2], "w"))
 """
 
@@ -126,7 +142,7 @@ def _child(script: str, *args: str) -> None:
 
 
 def generate() -> list[str]:
-    excluded = hermes_agent_packages() | {"hermes_stdio", "__main__", "_distutils_hack"}
+    excluded = {"hermes_stdio", "__main__", "_distutils_hack"}
     with tempfile.TemporaryDirectory() as tmp:
         names_file, bad_file = f"{tmp}/names.json", f"{tmp}/bad.json"
         _child(_RECORD, names_file)

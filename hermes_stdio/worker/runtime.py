@@ -8,15 +8,20 @@ restarts it (``worker/restart``); nothing restarts by itself.
 
 Contract: ``Fingerprint.of(paths)`` records each file's size, mtime and inode
 (a file that cannot be stat'ed is recorded as missing); ``changed()`` names
-the first file that differs now, or None. ``loaded_files(module, dist)`` is
-what to watch: the loaded module's own file and the installed distribution's
-METADATA (an upgrade replaces its directory). Each check is a few stats.
+the first file that differs now, or None; ``a + b`` watches both.
+``loaded_files(module, dist)`` is what to watch: the loaded module's own file
+and the installed distribution's METADATA (an upgrade replaces its
+directory). ``preloaded_files(dist, modules)`` is the same for modules a
+worker template imported before forking: the files of those that ``dist``
+installs (by top-level name, ``top_level_names``) and its METADATA. Each
+check is a few stats.
 """
 
 from __future__ import annotations
 
 import importlib.metadata
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass
 from types import ModuleType
 
@@ -31,17 +36,44 @@ def _stamp(path: str) -> _Stamp:
     return (st.st_size, st.st_mtime_ns, st.st_ino)
 
 
-def loaded_files(module: ModuleType, dist: str) -> list[str]:
-    path = getattr(module, "__file__", None)
-    files = [path] if path else []
+def _metadata(dist: str) -> list[str]:
     try:
         found = importlib.metadata.distribution(dist)
-        meta = next((f for f in found.files or [] if f.name == "METADATA"), None)
-        if meta is not None:
-            files.append(str(found.locate_file(meta)))
     except importlib.metadata.PackageNotFoundError:
-        pass
-    return files
+        return []
+    meta = next((f for f in found.files or [] if f.name == "METADATA"), None)
+    return [str(found.locate_file(meta))] if meta is not None else []
+
+
+def top_level_names(dist: str) -> set[str]:
+    """Top-level module and package names ``dist`` installs."""
+    try:
+        files = importlib.metadata.distribution(dist).files or []
+    except importlib.metadata.PackageNotFoundError:
+        return set()
+    tops = set()
+    for f in files:
+        top = str(f).split("/")[0]
+        if top.endswith(".py"):
+            top = top[:-3]
+        if not top.endswith((".dist-info", ".data")) and top not in ("..", "__pycache__"):
+            tops.add(top)
+    return tops
+
+
+def loaded_files(module: ModuleType, dist: str) -> list[str]:
+    path = getattr(module, "__file__", None)
+    return ([path] if path else []) + _metadata(dist)
+
+
+def preloaded_files(dist: str, modules: Iterable[ModuleType]) -> list[str]:
+    tops = top_level_names(dist)
+    files = [
+        path
+        for m in modules
+        if m.__name__.split(".")[0] in tops and (path := getattr(m, "__file__", None))
+    ]
+    return sorted(set(files)) + (_metadata(dist) if files else [])
 
 
 @dataclass(frozen=True)
@@ -51,6 +83,9 @@ class Fingerprint:
     @classmethod
     def of(cls, paths: list[str]) -> Fingerprint:
         return cls(tuple((p, _stamp(p)) for p in paths))
+
+    def __add__(self, other: Fingerprint) -> Fingerprint:
+        return Fingerprint(self.stamps + other.stamps)
 
     def changed(self) -> str | None:
         for path, then in self.stamps:

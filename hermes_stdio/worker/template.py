@@ -7,13 +7,20 @@ Contract (the supervisor's side is ``supervisor.template``):
   the SSL contexts a worker's first agent would (``sslshare.load_ahead``:
   keyed on the environment and the CA bundle files, so a forked worker uses
   them only where its inputs are the same) and sends ``{"type": "ready",
-  "pid", "modules", "sslContexts", "preloadMs", "problems"}``.
-  With problems (the imports wrote or iterated the environment, or opened a
-  file outside the code roots) it refuses every fork.
+  "pid", "modules", "hermesModules", "sslContexts", "preloadMs",
+  "problems"}``. With problems (the imports wrote or iterated the
+  environment, or opened a file outside the code roots) it refuses every
+  fork.
+- It fingerprints the files of the hermes-agent modules it imported
+  (``runtime.preloaded_files``). A fork requested after any of them changed
+  on disk (hermes-agent was upgraded) is refused, and the template exits: the
+  supervisor starts a new one, which loads the new code. A forked worker
+  watches those files too (its ``runtime_changed``).
 - ``{"type": "fork", "options", "env", "cwd", "coldArgv"}`` with three fds
   (the worker's stdin, stdout, stderr) is answered by ``refused`` (with a
-  ``reason``: problems, more than one thread, or ``env`` differing from what
-  the imports read) or ``forked`` with the ``pid`` and the child's pidfd.
+  ``reason``: problems, more than one thread, ``env`` differing from what
+  the imports read, or hermes-agent changed on disk) or ``forked`` with the
+  ``pid`` and the child's pidfd.
   The child starts a session of its own, takes the fds as 0/1/2, closes every
   other fd, replaces its environment with ``env``, changes to ``cwd`` and runs
   the worker (``worker.main.main_forked``).
@@ -39,6 +46,7 @@ from typing import Any
 
 from .audit import ImportAudit
 from .preload import modules
+from .runtime import Fingerprint, preloaded_files
 from .sslshare import load_ahead
 
 MAX_MESSAGE = 1 << 20
@@ -64,6 +72,8 @@ class Template:
         self.sock = sock
         self.audit = ImportAudit()
         self.problems: list[str] = []
+        self.loaded = Fingerprint(())  # the hermes-agent files preloaded
+        self.stale = False
         self.children: dict[int, int] = {}  # pidfd -> pid
         self.selector = selectors.DefaultSelector()
 
@@ -79,6 +89,8 @@ class Template:
                 failed.append(f"{name}: {type(exc).__name__}")
         self.audit.stop()
         self.problems = self.audit.problems()
+        hermes = preloaded_files("hermes-agent", list(sys.modules.values()))
+        self.loaded = Fingerprint.of(hermes)
         if failed:
             print(f"worker template: not preloaded: {', '.join(failed)}", file=sys.stderr)
         contexts = 0
@@ -96,6 +108,7 @@ class Template:
                 "type": "ready",
                 "pid": os.getpid(),
                 "modules": len(sys.modules),
+                "hermesModules": max(0, len(hermes) - 1),  # less its METADATA
                 "sslContexts": contexts,
                 "preloadMs": round((time.monotonic() - started) * 1000, 1),
                 "problems": self.problems,
@@ -107,7 +120,7 @@ class Template:
         while True:
             for key, _ in self.selector.select():
                 if key.fileobj is self.sock:
-                    if not self._message():
+                    if not self._message() or self.stale:
                         return
                 else:
                     self._reap(key.fd)
@@ -136,6 +149,10 @@ class Template:
         differ = self.audit.mismatches(env)
         if differ:
             return "preloaded modules read environment variables that differ: " + ", ".join(differ)
+        changed = self.loaded.changed()
+        if changed is not None:
+            self.stale = True  # exits once it has said so: a new template loads the new code
+            return f"hermes-agent changed on disk since the template loaded it ({changed})"
         return None
 
     def _fork(self, msg: dict[str, Any], fds: list[int]) -> None:
@@ -181,7 +198,9 @@ class Template:
             sys.orig_argv = list(msg["coldArgv"])
             main_forked = worker_main.main_forked
 
-            code = main_forked(list(msg["options"]), self.audit, list(msg["coldArgv"]), env)
+            code = main_forked(
+                list(msg["options"]), self.audit, list(msg["coldArgv"]), env, self.loaded
+            )
         except BaseException as exc:
             print(f"worker (forked): failed to start: {exc!r}", file=sys.stderr)
         finally:

@@ -8,8 +8,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from hermes_stdio.testing.host import HostClient
 from hermes_stdio.testing.llm_server import Reply, ScriptedLLM
+from hermes_stdio.wire import ErrorType, RpcError
 
 from .conftest import (
     DEFAULT_SECRET,
@@ -197,3 +200,55 @@ def test_an_unsafe_template_is_reported_and_never_forks(
     w = worker(host, "default")
     assert w["startMode"] == "spawned" and "unsafe" in w["forkFallback"]
     assert template(host)["forks"] == 0
+
+
+def test_after_hermes_changes_on_disk_the_template_forks_no_more_and_a_new_one_loads_it(
+    start_host: StartHost, llm: ScriptedLLM, tmp_path: Path
+) -> None:
+    import hermes_constants  # preloaded by the template (the change is made to a copy)
+
+    overlay = tmp_path / "overlay"
+    overlay.mkdir()
+    module = overlay / "hermes_constants.py"
+    module.write_text(Path(hermes_constants.__file__).read_text())
+    host = start_host(env={"PYTHONPATH": str(overlay)})
+    host.initialize()
+    template_ready(host)
+    complete_run(host, llm, "default", "first")
+    assert worker(host, "default")["startMode"] == "forked"
+    first = template(host)["pid"]
+
+    module.write_text(module.read_text() + "\n# upgraded\n")
+    # The forked worker watches what the template loaded for it.
+    with pytest.raises(RpcError) as err:
+        host.request("run/start", {"message": "again", "profile": "default"})
+    assert err.value.kind is ErrorType.AGENT_RUNTIME_STALE
+    # A new worker is not forked from the stale template, which exits.
+    assert complete_run(host, llm, "work", "cold") == "cold"
+    w = worker(host, "work")
+    assert w["startMode"] == "spawned" and "changed on disk" in w["forkFallback"]
+    host.wait_stderr(lambda line: line == f"hermes-stdio: worker template pid {first} exited")
+    # The next start brings a new template up, and workers fork from it again.
+    complete_run(host, llm, "play", "cold again")
+    host.wait_stderr(lambda line: line.startswith(TEMPLATE_READY), timeout=WAIT, count=2)
+    restarted = host.request("worker/restart", {"profile": "default"})["worker"]
+    assert restarted["startMode"] == "forked"
+    assert complete_run(host, llm, "default", "fresh") == "fresh"
+    assert template(host)["pid"] not in (None, first)
+
+
+def test_a_forked_worker_offers_the_model_exactly_the_tools_a_cold_one_does(
+    start_host: StartHost, llm: ScriptedLLM
+) -> None:
+    offered = {}
+    for mode, args in (("forked", ()), ("spawned", ("--no-worker-template",))):
+        host = start_host(*args)
+        host.initialize()
+        if mode == "forked":
+            template_ready(host)
+        complete_run(host, llm, "work", mode)
+        assert worker(host, "work")["startMode"] == mode
+        offered[mode] = llm.requests[-1]["tools"]
+        host.close()
+    assert offered["forked"] == offered["spawned"]
+    assert len(offered["forked"]) > 10

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from hermes_stdio.worker.runtime import Fingerprint, loaded_files
+from hermes_stdio.worker.runtime import Fingerprint, loaded_files, preloaded_files
 
 
 @pytest.mark.parametrize("change", ["rewrite", "touch", "replace", "remove"])
@@ -42,3 +42,24 @@ def test_what_is_watched_is_the_loaded_module_and_its_distributions_metadata():
     assert files[1].endswith("METADATA") and os.path.exists(files[1])
     bare = types.ModuleType("bare")
     assert loaded_files(bare, "no-such-distribution") == []
+
+
+def test_preloaded_files_are_the_distributions_modules_and_its_metadata() -> None:
+    import hermes_constants
+    import tools.registry
+    import yaml
+
+    files = preloaded_files("hermes-agent", [hermes_constants, tools.registry, yaml])
+    assert files[:-1] == sorted([hermes_constants.__file__, tools.registry.__file__])
+    assert files[-1].endswith("METADATA")
+    assert preloaded_files("hermes-agent", [yaml]) == []  # nothing of hermes: nothing to watch
+
+
+def test_a_joined_fingerprint_names_a_change_in_either_part(tmp_path: Path) -> None:
+    a, b = tmp_path / "a.py", tmp_path / "b.py"
+    a.write_text("a")
+    b.write_text("b")
+    joined = Fingerprint.of([str(a)]) + Fingerprint.of([str(b)])
+    assert joined.changed() is None
+    b.write_text("bb")
+    assert joined.changed() == str(b)

@@ -187,3 +187,29 @@ def test_a_preload_that_writes_the_environment_makes_the_template_refuse_every_f
         assert t._refusal(dict(os.environ)) == (
             "preloading was unsafe: set or deleted environment variable HERMES_STDIO_TEST_WRITTEN"
         )
+
+
+def test_a_template_whose_preloaded_hermes_files_changed_refuses_to_fork_and_exits(
+    tmp_path: Path,
+) -> None:
+    import hermes_constants  # a module of hermes-agent's that the template preloads
+
+    overlay = tmp_path / "overlay"
+    overlay.mkdir()
+    module = overlay / "hermes_constants.py"
+    module.write_text(Path(hermes_constants.__file__).read_text())
+    t = Template({**base_env(), "PYTHONPATH": str(overlay)})
+    try:
+        assert t.ready["problems"] == []
+        assert t.ready["hermesModules"] > 50
+        module.write_text(module.read_text() + "\n# upgraded\n")
+        reply, (stdin_w, stdout_r) = t.fork(["--profile", "work", "--synthetic-agent"], base_env())
+        assert reply["type"] == "refused"
+        assert reply["reason"] == (
+            f"hermes-agent changed on disk since the template loaded it ({module})"
+        )
+        assert t.proc.wait(WAIT) == 0  # a new template loads the new code
+        os.close(stdin_w)
+        os.close(stdout_r)
+    finally:
+        t.close()
