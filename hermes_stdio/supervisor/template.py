@@ -11,9 +11,10 @@ Contract:
   the reason when the template is not started, still starting, unsafe, gone
   or refuses, and the caller spawns cold.
 - A ``ForkedChild`` acts like a ``Popen`` for ``transport.process``: ``wait``
-  watches the child's pidfd (sent by the template, so it can never name a
-  reused pid) and takes the exit status from the template's ``exited``
-  message; if the template is gone by then the status is unknown (None).
+  (from any number of threads at once) watches the child's pidfd (sent by
+  the template, so it can never name a reused pid) and takes the exit status
+  from the template's ``exited`` message; if the template is gone by then
+  the status is unknown (None).
 - A template that exits on its own is started again by the next ``fork``
   (which spawns cold meanwhile), at most ``MAX_RESTARTS`` times.
 - ``stop()`` closes the socket (the template exits; forked workers are not
@@ -52,6 +53,7 @@ class ForkedChild:
         self, pid: int, pidfd: int, stdin: IO[bytes], stdout: IO[bytes], stderr: IO[bytes]
     ) -> None:
         self._pid, self._pidfd = pid, pidfd
+        self._pidfd_lock = threading.Lock()
         self._stdin, self._stdout, self._stderr = stdin, stdout, stderr
         self.returncode: int | None = None
         self._status = threading.Event()  # reported, or no report will ever come
@@ -81,13 +83,22 @@ class ForkedChild:
         self._status.set()
 
     def wait(self, timeout: float | None = None) -> int | None:
-        if self._pidfd >= 0:
-            ready, _, _ = select.select([self._pidfd], [], [], timeout)
+        # Several threads may wait at once (a stop, the exit watcher): each selects on
+        # a copy of the pidfd, and the first to see the exit closes the original.
+        with self._pidfd_lock:
+            mine = os.dup(self._pidfd) if self._pidfd >= 0 else -1
+        if mine >= 0:
+            try:
+                ready, _, _ = select.select([mine], [], [], timeout)
+            finally:
+                os.close(mine)
             if not ready:
                 raise subprocess.TimeoutExpired(f"pid {self._pid}", timeout or 0.0)
             self._status.wait(5.0)  # the template reaps it and reports at once
-            os.close(self._pidfd)
-            self._pidfd = -1
+            with self._pidfd_lock:
+                if self._pidfd >= 0:
+                    os.close(self._pidfd)
+                    self._pidfd = -1
         return self.returncode
 
 

@@ -11,10 +11,12 @@ from __future__ import annotations
 import os
 import queue
 import select
+import shutil
 import sys
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import pytest
@@ -121,6 +123,17 @@ def wait_gone(pid: int, timeout: float) -> bool:
         return bool(ready)
     finally:
         os.close(fd)
+
+
+def overlaid(tmp_path: Path, module: ModuleType) -> Path:
+    """A copy of a top-level module of hermes-agent's in a directory of its own: with that
+    directory on PYTHONPATH the copy is loaded, and can change without touching the
+    installed package."""
+    overlay = tmp_path / "overlay"
+    overlay.mkdir(exist_ok=True)
+    copy = overlay / Path(str(module.__file__)).name
+    shutil.copyfile(str(module.__file__), copy)
+    return copy
 
 
 def asked(host: HostClient, run_id: str, kind: str) -> Notification:

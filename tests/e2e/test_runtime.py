@@ -7,7 +7,6 @@ the installed one on PYTHONPATH, so the test never touches the installed package
 from __future__ import annotations
 
 import os
-import shutil
 from pathlib import Path
 
 import pytest
@@ -16,17 +15,14 @@ import run_agent
 from hermes_stdio.testing.llm_server import Reply, ScriptedLLM
 from hermes_stdio.wire import ErrorType, RpcError
 
-from .conftest import StartHost
+from .conftest import StartHost, overlaid
 
 
 def test_a_worker_refuses_new_runs_after_hermes_changes_on_disk_until_restarted(
     start_host: StartHost, llm: ScriptedLLM, tmp_path: Path
 ) -> None:
-    overlay = tmp_path / "overlay"
-    overlay.mkdir()
-    module = overlay / "run_agent.py"
-    shutil.copyfile(str(run_agent.__file__), module)
-    host = start_host(env={"PYTHONPATH": str(overlay)})
+    module = overlaid(tmp_path, run_agent)
+    host = start_host(env={"PYTHONPATH": str(module.parent)})
     host.initialize()
     llm.enqueue(Reply.text(["first"]))
     first = host.request("run/start", {"message": "hi"})

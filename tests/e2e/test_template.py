@@ -19,6 +19,7 @@ from .conftest import (
     TEMPLATE_READY,
     WORK_SECRET,
     StartHost,
+    overlaid,
     template_ready,
     wait_gone,
 )
@@ -205,13 +206,10 @@ def test_an_unsafe_template_is_reported_and_never_forks(
 def test_after_hermes_changes_on_disk_the_template_forks_no_more_and_a_new_one_loads_it(
     start_host: StartHost, llm: ScriptedLLM, tmp_path: Path
 ) -> None:
-    import hermes_constants  # preloaded by the template (the change is made to a copy)
+    import hermes_constants  # one the template preloads
 
-    overlay = tmp_path / "overlay"
-    overlay.mkdir()
-    module = overlay / "hermes_constants.py"
-    module.write_text(Path(hermes_constants.__file__).read_text())
-    host = start_host(env={"PYTHONPATH": str(overlay)})
+    module = overlaid(tmp_path, hermes_constants)
+    host = start_host(env={"PYTHONPATH": str(module.parent)})
     host.initialize()
     template_ready(host)
     complete_run(host, llm, "default", "first")

@@ -6,6 +6,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -56,6 +57,31 @@ def test_a_forked_child_waits_like_popen_and_reports_a_signal_as_a_negative_code
     assert child.wait(WAIT) == -signal.SIGKILL
     assert template.info().forks == 1
     assert template.info().state == "ready"
+
+
+def test_a_forked_child_waited_on_by_several_threads_at_once_is_reaped_once_for_all(
+    template: WorkerTemplate,
+) -> None:
+    child = fork(template)
+    assert child.stdout.read(1)
+    codes: list[object] = []
+
+    def waiter() -> None:
+        try:
+            codes.append(child.wait(WAIT))
+        except BaseException as exc:  # what a stop or the exit watcher would get
+            codes.append(exc)
+
+    threads = [threading.Thread(target=waiter) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    with pytest.raises(subprocess.TimeoutExpired):
+        child.wait(0.2)  # ...while they are all blocked on it
+    os.kill(child.pid, signal.SIGKILL)
+    for thread in threads:
+        thread.join(WAIT)
+    assert codes == [-signal.SIGKILL] * 4
+    assert child.wait(0) == -signal.SIGKILL
 
 
 def test_stop_child_stops_a_forked_worker_by_closing_its_stdin(template: WorkerTemplate) -> None:
