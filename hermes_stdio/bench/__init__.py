@@ -32,11 +32,12 @@ import traceback
 from pathlib import Path
 from typing import Any
 
-from .agent import Live, in_process, real_supervisor, spawned_starts, tui_gateway
+from .agent import Live, in_process, real_supervisor, tui_gateway
 from .backpressure import backpressure
 from .common import Config, Ctx
 from .relay import raw_pipe, synthetic
 from .report import render, targets
+from .starts import spawned_starts
 from .stats import cpu_seconds, ctx_switches
 
 SECTIONS = (

@@ -15,9 +15,10 @@ Contract:
 - ``real_supervisor(ctx)`` returns a live ``Live`` (client + result dict)
   after cold start, warm starts, latency, throughput and memory over
   ``Config.short_runs`` short runs; the caller measures idle and closes it.
-  Its workers fork from the worker template; ``spawned_starts(ctx)`` measures
-  the same first runs with ``--no-worker-template`` for comparison, and the
-  first run in a worker prewarmed at ``initialize`` and left idle a while.
+  Its workers fork from the worker template (``starts`` measures the same
+  starts with ``--no-worker-template``); ``new_profile_starts`` and
+  ``new_profile_ready`` time a not yet started profile's first delta and its
+  worker's readiness.
 - ``tui_gateway(ctx)`` likewise for ``python -m tui_gateway.entry`` (fresh
   session per turn: its busy-input policy would otherwise queue the next
   prompt as an interruption); ``in_process(ctx)`` runs and closes its child.
@@ -41,8 +42,6 @@ from typing import Any
 from .client import FramedClient, LineClient, RpcFailed, Stream
 from .common import TRIM_SETTLE_S, Ctx, memory_series, pinned
 from .stats import pss_mb, rss_mb, summary
-
-PREWARM_IDLE_S = 5.0
 
 
 @dataclass
@@ -96,7 +95,7 @@ def _token_rate(ctx: Ctx, received: dict[int, int], expected: int) -> dict[str, 
 # --- hermes-stdio ------------------------------------------------------------
 
 
-class _Runner:
+class Runner:
     def __init__(self, ctx: Ctx, client: FramedClient) -> None:
         self.ctx, self.client = ctx, client
         self.busy_retries = 0
@@ -131,7 +130,7 @@ def real_supervisor(ctx: Ctx) -> Live:
     res["initialize_ms"] = round((time.monotonic_ns() - client.spawned_ns) / 1e6, 2)
     client.notify("initialized", {})
     mem: dict[str, Any] = {"supervisor_start_mb": rss_mb(client.pid)}
-    runner = _Runner(ctx, client)
+    runner = Runner(ctx, client)
 
     cold, t0 = runner.run("real-cold", "count")
     res["cold_first_delta_ms"] = round((cold.first_ns - t0) / 1e6, 1)
@@ -148,6 +147,7 @@ def real_supervisor(ctx: Ctx) -> Live:
     samples = new_profile_starts(runner, "real")
     res["new_profile_first_delta_ms_samples"] = samples
     res["cold_second_profile_first_delta_ms"] = statistics.median(samples)
+    res["new_profile_ready"] = new_profile_ready(runner, "real")
     status = client.request("supervisor/status", {}, cfg.timeout)
     workers = status["workers"]
     live.pids.extend(int(w["pid"]) for w in workers if w.get("pid") and w["pid"] != worker_pid)
@@ -200,50 +200,21 @@ def real_supervisor(ctx: Ctx) -> Live:
     return live
 
 
-def spawned_starts(ctx: Ctx) -> dict[str, Any]:
-    """First runs with every worker spawned cold (``--no-worker-template``)."""
-    ctx.reply_ok()
-    client = ctx.supervisor("supervisor-spawned", synthetic=False, template=False)
-    try:
-        client.request("initialize", {"protocolVersion": 1, "clientInfo": {"name": "bench"}})
-        client.notify("initialized", {})
-        runner = _Runner(ctx, client)
-        cold, t0 = runner.run("spawned-cold", "count")
-        first = round((cold.first_ns - t0) / 1e6, 1)
-        samples = new_profile_starts(runner, "spawned")
-        workers = client.request("supervisor/status", {}, ctx.config.timeout)["workers"]
-        pss = {w["profile"]: pss_mb(int(w["pid"])) for w in workers if w.get("pid")}
-        return {
-            "cold_first_delta_ms": first,
-            "cold_second_profile_first_delta_ms": statistics.median(samples),
-            "new_profile_first_delta_ms_samples": samples,
-            "start_modes": {w["profile"]: w["startMode"] for w in workers},
-            "worker_pss_mb": pss,
-            "prewarmed_first_delta_ms": _prewarmed_first_delta(ctx),
-        }
-    finally:
-        client.close()
+def new_profile_ready(runner: Runner, tag: str) -> dict[str, Any]:
+    """A not yet started profile's worker: ``worker/restart`` (start it, answered once it
+    is ready) round trip in ms, for each of ``ready_profiles``, and how each started."""
+    timeout = runner.ctx.config.timeout
+    samples, modes = [], []
+    for profile in runner.ctx.ready_profiles:
+        runner.ctx.settle(f"{tag}.ready.{profile}")
+        t0 = time.monotonic_ns()
+        worker = runner.client.request("worker/restart", {"profile": profile}, timeout)["worker"]
+        samples.append(round((time.monotonic_ns() - t0) / 1e6, 1))
+        modes.append(worker["startMode"])
+    return {"samples_ms": samples, "median_ms": statistics.median(samples), "start_modes": modes}
 
 
-def _prewarmed_first_delta(ctx: Ctx) -> float:
-    """run/start -> first delta in a worker prewarmed at ``initialize`` and then left idle
-    for ``PREWARM_IDLE_S`` (a user who reads before typing): its background preload is done."""
-    client = ctx.supervisor("supervisor-prewarmed", synthetic=False, template=False)
-    try:
-        init = {"protocolVersion": 1, "clientInfo": {"name": "bench"}}
-        client.request("initialize", {**init, "options": {"prewarmProfiles": ["default"]}})
-        client.notify("initialized", {})
-        time.sleep(PREWARM_IDLE_S)
-        [worker] = client.request("supervisor/status", {}, ctx.config.timeout)["workers"]
-        if worker["state"] != "ready":
-            raise RuntimeError(f"prewarmed worker not ready after {PREWARM_IDLE_S} s: {worker}")
-        run, t0 = _Runner(ctx, client).run("prewarmed", "count")
-        return round((run.first_ns - t0) / 1e6, 1)
-    finally:
-        client.close()
-
-
-def new_profile_starts(runner: _Runner, tag: str) -> list[float]:
+def new_profile_starts(runner: Runner, tag: str) -> list[float]:
     """run/start -> first delta (ms) of one run in each not yet started profile."""
     timeout = runner.ctx.config.timeout
     samples = []

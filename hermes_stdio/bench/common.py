@@ -135,7 +135,11 @@ class Ctx:
         threading.Thread(target=self._read_llm, name="llm-reader", daemon=True).start()
         self.base_url = str(self._llm_answer()["base_url"])
         self.new_profiles = [f"bench{i + 2}" for i in range(config.new_profiles)]
-        self.home = make_home(root, self.base_url, profiles={p: {} for p in self.new_profiles})
+        self.ready_profiles = [f"ready{i + 1}" for i in range(config.new_profiles)]
+        profiles: dict[str, dict[str, str]] = {
+            p: {} for p in self.new_profiles + self.ready_profiles
+        }
+        self.home = make_home(root, self.base_url, profiles=profiles)
         self.env = offline_env(self.home, {"PYTHONUNBUFFERED": "1"})
 
     def _read_llm(self) -> None:

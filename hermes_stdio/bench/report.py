@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .agent import PREWARM_IDLE_S
+from .starts import PREWARM_IDLE_S
 from .stats import ratio
 
 
@@ -95,6 +95,15 @@ def targets(r: dict[str, Any]) -> list[dict[str, Any]]:
             v,
             "<= 300",
             None if v is None else v <= 300,
+        )
+    )
+    v = _get(real, "new_profile_ready", "median_ms")
+    rows.append(
+        _check(
+            "stretch: new profile's worker ready ms",
+            v,
+            "<= 150",
+            None if v is None else v <= 150,
         )
     )
     v = _get(real, "memory", "worker_growth_mb")
@@ -294,6 +303,20 @@ def render(r: dict[str, Any]) -> str:
         (
             "  same, spawned cold (ms)",
             _fmt(spawned.get("cold_second_profile_first_delta_ms")),
+            "",
+            "",
+            "",
+        ),
+        (
+            "new profile's worker ready (worker/restart), forked (ms)",
+            _fmt(_get(real, "new_profile_ready", "median_ms")),
+            "",
+            "",
+            "",
+        ),
+        (
+            "  same, spawned cold (ms)",
+            _fmt(_get(spawned, "new_profile_ready", "median_ms")),
             "",
             "",
             "",
