@@ -70,6 +70,7 @@ class HermesProfile:
         return skills.list_commands(skill_commands, skill_bundles)
 
     def expand_command(self, session: Session, message: str) -> tuple[str, dict[str, Any]] | None:
+        self._modules()  # also installs the secret bridge the skill may need
         from agent import skill_bundles, skill_commands
 
         with self._secrets.serving(session):  # loading the skill may ask for its secrets
