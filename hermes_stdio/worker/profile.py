@@ -70,10 +70,11 @@ class HermesProfile:
         return skills.list_commands(skill_commands, skill_bundles)
 
     def expand_command(self, session: Session, message: str) -> tuple[str, dict[str, Any]] | None:
-        self._modules()  # also installs the secret bridge the skill may need
         from agent import skill_bundles, skill_commands
 
-        with self._secrets.serving(session):  # loading the skill may ask for its secrets
+        # Loading the skill may ask for its secrets: the run built its agent first, which
+        # installed the bridge.
+        with self._secrets.serving(session):
             return skills.expand(skill_commands, skill_bundles, message, session.session_id)
 
     def model_catalog(self, agent: Any, refresh: bool) -> dict[str, Any]:
