@@ -54,9 +54,9 @@ _serving: contextvars.ContextVar[Session | None] = contextvars.ContextVar(
 )
 
 
-def _not_stored(name: str) -> dict[str, Any]:
+def _result(name: str, stored: bool) -> dict[str, Any]:
     # The shape hermes' skill tool reads from its callback (and hermes' TUI returns).
-    return {"success": False, "stored_as": name, "validated": False, "skipped": True}
+    return {"success": stored, "stored_as": name, "validated": False, "skipped": not stored}
 
 
 class SecretBridge:
@@ -85,7 +85,7 @@ class SecretBridge:
         session = _serving.get()
         run = session.run if session is not None else None
         if session is None or run is None:
-            return _not_stored(env_var)
+            return _result(env_var, False)
         meta = metadata or {}
         secret_id = self._waits.open(session.session_id)
         run.emit(
@@ -101,16 +101,14 @@ class SecretBridge:
             },
         )
         waited, value = self._waits.wait(secret_id, run, self._timeout_s)
-        outcome: str = waited
-        result = _not_stored(env_var)
-        if waited == "answered":
+        if waited != "answered":
+            outcome: str = waited
+        elif not value:
             outcome = "skipped"
-            if value:
-                outcome = "stored" if self._stored(env_var, value) else "failed"
-                if outcome == "stored":
-                    result = {**result, "success": True, "skipped": False}
+        else:
+            outcome = "stored" if self._stored(env_var, value) else "failed"
         run.emit("secret/resolved", {"secretId": secret_id, "outcome": outcome})
-        return result
+        return _result(env_var, outcome == "stored")
 
     def _stored(self, env_var: str, value: str) -> bool:
         assert self._save is not None  # hermes calls back only once installed
