@@ -33,7 +33,8 @@ Contract:
   ``contexts`` (the process's ``CONTEXTS`` by default).
 - ``load_ahead(transports)`` builds, into ``CONTEXTS``, what a worker's first
   agent would: httpx's default context (sharing it in ``transports``) and one
-  per CA bundle the environment names for hermes' check (``CA_BUNDLE_VARS``)
+  per CA bundle the environment names for hermes' check (the variables of
+  hermes' ``ssl_guard`` when it is already imported, else ``CA_BUNDLE_VARS``)
   plus certifi's. It returns how many contexts it holds; a bundle that fails
   to load is skipped (the worker's own check reports it). A worker template
   calls it before forking: the contexts are keyed on the environment and the
@@ -56,6 +57,7 @@ from __future__ import annotations
 import contextlib
 import os
 import ssl
+import sys
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -65,7 +67,8 @@ from .tlscheck import file_identity
 
 MAX_CONTEXTS = 8
 _VARS = ("SSL_CERT_FILE", "SSL_CERT_DIR", "SSLKEYLOGFILE")
-# hermes' ssl_guard._CA_BUNDLE_ENV_VARS (0.19.0): a stale list costs speed only.
+# hermes' ssl_guard._CA_BUNDLE_ENV_VARS (0.19.0), for when it is not imported: a stale
+# list costs speed only.
 CA_BUNDLE_VARS = ("HERMES_CA_BUNDLE", "SSL_CERT_FILE", "REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE")
 _Key = tuple[object, ...]
 
@@ -190,7 +193,10 @@ def load_ahead(transports: Any, contexts: Contexts = CONTEXTS) -> int:
     with contextlib.suppress(Exception):
         transports.create_ssl_context()
     view = _SslView(contexts.bundles)
-    paths = [os.environ.get(name, "").strip() for name in CA_BUNDLE_VARS]
+    # Only if imported already: a template never imports hermes' modules unaudited.
+    guard = sys.modules.get("agent.ssl_guard")
+    names = getattr(guard, "_CA_BUNDLE_ENV_VARS", CA_BUNDLE_VARS)
+    paths = [os.environ.get(name, "").strip() for name in names]
     with contextlib.suppress(ImportError):
         import certifi
 

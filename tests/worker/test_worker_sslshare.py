@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import http.server
 import ssl
+import sys
 import threading
 import types
 from collections.abc import Iterator
@@ -411,3 +412,21 @@ def test_hermes_first_check_and_clients_after_loading_ahead_load_nothing(
     httpx.Client(verify=verify.resolve_httpx_verify()).close()
     httpx.Client().close()
     assert loads == []
+
+
+def test_loading_ahead_follows_the_variables_of_hermes_check_once_it_is_imported(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    bundle = tmp_path / "newer-hermes.pem"
+    bundle.write_bytes(Path(certifi.where()).read_bytes())
+    monkeypatch.setenv("HERMES_NEWER_CA_BUNDLE", str(bundle))
+    guard = types.SimpleNamespace(_CA_BUNDLE_ENV_VARS=("HERMES_NEWER_CA_BUNDLE",))
+    monkeypatch.setitem(sys.modules, "agent.ssl_guard", guard)
+    transports, _ = fake_module()
+    contexts = Contexts()
+    load_ahead(transports, contexts)
+    loads = counting_loads(monkeypatch)
+    check = viewing_module()
+    share_bundle_contexts(check, contexts=contexts)
+    check.ssl.create_default_context(cafile=str(bundle))
+    assert loads == []  # built ahead from the variable hermes names
