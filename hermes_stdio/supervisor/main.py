@@ -66,7 +66,7 @@ def serve(
     host.start()
     while not supervisor.exited.wait(3600):
         pass
-    supervisor.pool.stop_all()
+    supervisor.pool.close()
     host.writer.wait_idle(5.0)
     code = supervisor.exit_code if supervisor.exit_code is not None else 1
     sys.stderr.flush()

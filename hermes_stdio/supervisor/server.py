@@ -210,7 +210,7 @@ class Supervisor(RoutedMethods, RelayMethods):
     def _h_shutdown(self, req: Request, p: t.EmptyParams) -> None:
         def run() -> None:
             self.state = "shut_down"
-            self.pool.stop_all()
+            self.pool.close()
 
         self._in_thread(req.id, run)
 

@@ -15,8 +15,9 @@ Contract:
   the template, so it can never name a reused pid) and takes the exit status
   from the template's ``exited`` message; if the template is gone by then
   the status is unknown (None).
-- A template that exits on its own is started again by the next ``fork``
-  (which spawns cold meanwhile), at most ``MAX_RESTARTS`` times.
+- A template that exits on its own, or does not answer a fork within
+  ``FORK_ANSWER_S`` (it is then stopped), is started again by the next
+  ``fork`` (which spawns cold meanwhile), at most ``MAX_RESTARTS`` times.
 - ``stop()`` closes the socket (the template exits; forked workers are not
   affected) and stops the process with bounded waits.
 - Linux only (``SUPPORTED``): it needs pidfds and /proc.
@@ -40,6 +41,7 @@ from ..transport.process import UTF8_ENV
 from .launch import template_command
 
 MAX_MESSAGE = 1 << 16
+FORK_ANSWER_S = 10.0
 # Workers are watched through pidfds and the template closes fds through /proc.
 SUPPORTED = sys.platform.startswith("linux") and hasattr(os, "pidfd_open")
 
@@ -207,9 +209,16 @@ class _Template:
                     self._reply = None
                     socket.send_fds(self._sock, [json.dumps(request).encode()], theirs)
                     if not self._replied.wait_for(
-                        lambda: self._reply is not None or self.state != "ready", 10.0
+                        lambda: self._reply is not None or self.state != "ready", FORK_ANSWER_S
                     ):
-                        raise TemplateUnavailable("the template did not answer in 10s")
+                        # Wedged: its late answer (or late fork) must never be taken for
+                        # a later request's, so this template is done.
+                        why = f"it did not answer a fork in {FORK_ANSWER_S:g}s"
+                        self._fail("exited", why)
+                        threading.Thread(
+                            target=self.stop, name="template-stop", daemon=True
+                        ).start()
+                        raise TemplateUnavailable(f"the template: {why}")
                     reply = self._reply
                 if reply is None:
                     raise TemplateUnavailable(f"the template is {self.state}: {self.problem}")

@@ -12,7 +12,13 @@ Contract:
   process is reaped (bounded), and ``on_exit(slot, note)`` is called exactly
   once per process, on that worker's reader thread.
 - ``stop(slot)`` is graceful with bounded waits: ``worker/shutdown`` request,
-  then close stdin, SIGTERM, SIGKILL (all of its process group).
+  then close stdin, SIGTERM, SIGKILL (all of its process group). It holds the
+  slot's lock, so a start waits for it, and a start in progress finishes
+  before the stop. A new process for a slot starts only once the previous
+  one's exit has been handled (``on_exit`` returned), so what that exit ends
+  (its runs, its sessions) never includes the new process's.
+- ``close()`` (shutdown): no worker starts any more (``shutting_down``), and
+  every worker is stopped, a start in progress included.
 - With a ``template``, a worker is forked from it when it can be, and spawned
   cold otherwise; the slot records which and why (``start_mode``,
   ``fork_fallback``). Either way the rest is the same.
@@ -47,6 +53,10 @@ def _signal_name(number: int) -> str:
         return f"SIG{number}"
 
 
+# How long a start waits for the previous process's exit to be handled.
+EXIT_HANDLED_S = 15.0
+
+
 def now_ms() -> int:
     return int(time.time() * 1000)
 
@@ -69,7 +79,11 @@ class WorkerSlot:
         self.stopping = False
         self.ready = threading.Event()
         self.start_error: RpcError | None = None
-        self.lock = threading.Lock()
+        # Set once the current (or last) process's exit has been handled.
+        self.exit_handled = threading.Event()
+        self.exit_handled.set()
+        # Re-entrant: a failed start stops what it started, and an idle stop holds it too.
+        self.lock = threading.RLock()
         # Held while a request is handed to the ready worker, and while an idle stop
         # decides: a request either counts as a use or finds the worker stopping.
         self.use_lock = threading.Lock()
@@ -96,6 +110,7 @@ class _Connection:
 
     def __init__(self, pool: WorkerPool, slot: WorkerSlot, proc: ChildProcess, token: str) -> None:
         self.pool, self.slot, self.proc, self.token = pool, slot, proc, token
+        self.exit_handled = threading.Event()
 
     def on_request(self, peer: Peer, request: Request) -> None:
         peer.respond_error(request.id, RpcError(ErrorType.METHOD_NOT_FOUND, "workers may not call"))
@@ -107,7 +122,10 @@ class _Connection:
             self.pool.on_notification(self.slot, note, body)
 
     def on_closed(self, peer: Peer, reason: str) -> None:
-        self.pool.reap(self.slot, self.proc, reason, self.token)
+        try:
+            self.pool.reap(self.slot, self.proc, reason, self.token)
+        finally:
+            self.exit_handled.set()
 
 
 class WorkerPool:
@@ -141,6 +159,7 @@ class WorkerPool:
         self.template = template
         self._lock = threading.Lock()
         self._slots: dict[SlotKey, WorkerSlot] = {}
+        self.closing = False
         self.on_ready: Callable[[WorkerSlot], None] | None = None
 
     def slot(self, profile: str, worker_key: str | None) -> WorkerSlot:
@@ -164,6 +183,8 @@ class WorkerPool:
         if slot.state == "ready" and peer is not None:
             return peer
         with slot.lock:  # one start at a time per slot; others wait here, bounded below
+            if self.closing:
+                raise RpcError(ErrorType.SHUTTING_DOWN, "the server is shutting down")
             if slot.state == "ready" and slot.peer is not None:
                 return slot.peer
             if slot.state == "backoff":
@@ -181,6 +202,14 @@ class WorkerPool:
                 raise
 
     def _start(self, slot: WorkerSlot) -> Peer:
+        # The previous process's exit must be handled first: it ends that process's
+        # runs and forgets its sessions by slot, and must not touch the new one's.
+        if not slot.exit_handled.wait(EXIT_HANDLED_S):
+            raise RpcError(
+                ErrorType.WORKER_UNAVAILABLE,
+                f"the previous worker for profile {slot.label!r} is still exiting",
+                profile=slot.profile,
+            )
         extra = [*self.worker_args, *(["--worker-key", slot.worker_key] if slot.worker_key else [])]
         argv = worker_command(self.agent_python, slot.profile, extra)
         env = worker_env(self.home, slot.profile, self.base_env)
@@ -201,6 +230,8 @@ class WorkerPool:
             except (TemplateUnavailable, OSError) as exc:
                 slot.fork_fallback = str(exc) or type(exc).__name__
         if proc is None:
+            # A fork the template carries out late must not share this worker's tag.
+            env[WORKER_TAG] = token = uuid.uuid4().hex
             try:
                 proc = spawn_child(argv, env, cwd=env["HERMES_HOME"])
             except OSError as exc:
@@ -208,11 +239,13 @@ class WorkerPool:
         assert proc.stdout is not None and proc.stdin is not None
         slot.proc, slot.state, slot.started_at = proc, "starting", now_ms()
         relay_stderr(proc, f"[worker:{slot.label}] ")
+        connection = _Connection(self, slot, proc, token)
+        slot.exit_handled = connection.exit_handled
         peer = Peer(
             f"worker:{slot.label}",
             proc.stdout.fileno(),
             proc.stdin.fileno(),
-            _Connection(self, slot, proc, token),
+            connection,
             max_body_bytes=self.max_body_bytes,
             answer_invalid=False,
             relay=self.relay_for(slot),
@@ -292,6 +325,10 @@ class WorkerPool:
         self.on_exit(slot, note)
 
     def stop(self, slot: WorkerSlot, *, shutdown_timeout: float = 5.0) -> None:
+        with slot.lock:
+            self._stop(slot, shutdown_timeout)
+
+    def _stop(self, slot: WorkerSlot, shutdown_timeout: float) -> None:
         proc, peer = slot.proc, slot.peer
         if proc is None:
             return
@@ -307,6 +344,7 @@ class WorkerPool:
         stop_child(proc, grace_s=3.0, after_stdin_s=2.0, after_term_s=3.0)
         if peer is not None:
             peer.join(10.0)  # its reader reaps the process and reports the exit
+        slot.exit_handled.wait(EXIT_HANDLED_S)
 
     def reset_backoff(self, slot: WorkerSlot | None = None) -> None:
         for s in [slot] if slot else self.slots():
@@ -314,11 +352,15 @@ class WorkerPool:
             if s.state == "backoff":
                 s.state = "exited"
 
-    def stop_all(self) -> None:
+    def close(self) -> None:
+        """Shut down: no start from now on; stop every worker (bounded)."""
+        self.closing = True
         threads = [threading.Thread(target=self.stop, args=(s,), daemon=True) for s in self.slots()]
         for t in threads:
             t.start()
+        # A stop may first wait for a start in progress (ready_timeout), then stops.
+        deadline = time.monotonic() + self.ready_timeout + 30.0
         for t in threads:
-            t.join(20.0)
+            t.join(max(0.0, deadline - time.monotonic()))
         if self.template is not None:  # after the workers: they may be its children
             self.template.stop()

@@ -14,8 +14,8 @@ import pytest
 from hermes_stdio.protocol import HOST_METHODS, PROTOCOL_VERSION, SERVER_NOTIFICATIONS
 from hermes_stdio.testing.home import offline_env
 from hermes_stdio.testing.host import HostClient
-from hermes_stdio.testing.llm_server import ScriptedLLM
-from hermes_stdio.wire import ErrorType, FrameDecoder, RpcError, encode_frame
+from hermes_stdio.testing.llm_server import Reply, ScriptedLLM
+from hermes_stdio.wire import ErrorType, FrameDecoder, Notification, RpcError, encode_frame
 
 from .conftest import (
     BINARY,
@@ -192,3 +192,45 @@ def test_a_stopping_worker_runs_the_exit_handlers_its_agent_code_registered(
     assert host.request("shutdown") is None  # answered once every worker has stopped
     assert wait_gone(pid, 5)
     assert (marks / str(pid)).read_text() == "ran"
+
+
+def processes_of(home: Path, but: int) -> list[int]:
+    """Live processes (not zombies) whose HERMES_HOME is in ``home``, except ``but``."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit() or int(entry) == but:
+            continue
+        try:
+            environ = Path(f"/proc/{entry}/environ").read_bytes().split(b"\0")
+            state = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        mine = any(v.startswith(b"HERMES_HOME=" + bytes(home)) for v in environ)
+        if mine and state != "Z":
+            found.append(int(entry))
+    return found
+
+
+def test_shutdown_also_stops_workers_that_were_still_starting_and_ends_their_runs_first(
+    host: HostClient, llm: ScriptedLLM, home: Path
+) -> None:
+    started_worker(host, llm, "work")
+    llm.enqueue(Reply.text([f"p{i} " for i in range(300)], delay=0.05))
+    restart = host.send_request("worker/restart", {"profile": "work"})
+    run_start = host.send_request("run/start", {"message": "p", "profile": "play"})
+    shutdown = host.send_request("shutdown")
+    assert host.response(shutdown, 60).result is None
+    answered_at = len(host.received)
+    assert processes_of(home, host.proc.pid) == []
+    refusals = {ErrorType.SHUTTING_DOWN.code, ErrorType.WORKER_UNAVAILABLE.code}
+    restarted, started_run = host.response(restart, 5), host.response(run_start, 5)
+    for resp in (restarted, started_run):
+        assert resp.error is None or resp.error["code"] in refusals
+    started = started_run.result
+    if started is not None:  # acknowledged: its one run/completed came before the answer
+        notes = [m for _, m in host.received[:answered_at] if isinstance(m, Notification)]
+        mine = [n for n in notes if n.params.get("runId") == started["runId"]]
+        assert [n.method for n in mine].count("run/completed") == 1
+        assert mine[-1].method == "run/completed"
+    host.notify("exit")
+    assert host.proc.wait(15) == 0

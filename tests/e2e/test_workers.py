@@ -7,6 +7,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -354,3 +355,30 @@ def test_estimate_context_names_an_agent_that_cannot_be_imported_or_built(
         host.request("session/estimateContext", {"sessionId": "sess-bad", "profile": "play"})
     assert err.value.kind is ErrorType.AGENT_ERROR
     assert host.request("supervisor/status")["pid"] == host.proc.pid
+
+
+def test_a_run_started_while_a_wedged_worker_restarts_runs_in_the_new_worker_and_ends_once(
+    host: HostClient, llm: ScriptedLLM
+) -> None:
+    old = started_worker(host, llm)
+    llm.enqueue(Reply.text([f"a{i} " for i in range(100)], delay=0.1))
+    first = host.request("run/start", {"message": "A"})
+    host.wait_for(lambda n: n.method == "run/delta" and n.params["runId"] == first["runId"])
+    os.kill(old, signal.SIGSTOP)  # deaf to worker/shutdown: the stop escalates to SIGKILL
+    restart = host.send_request("worker/restart", {"profile": "default"})
+    deadline = time.monotonic() + 10
+    while [w["state"] for w in host.request("supervisor/status")["workers"]] != ["stopping"]:
+        assert time.monotonic() < deadline, "the restart never began stopping the worker"
+    llm.enqueue(Reply.text([f"b{i} " for i in range(20)]))
+    second = host.request("run/start", {"message": "B"}, timeout=60)  # waits for the stop
+    assert host.response(restart, 60).error is None
+    a_done = host.wait_run_completed(first["runId"], timeout=30).params
+    assert a_done["error"]["type"] == RunErrorType.WORKER_STOPPED
+    assert host.wait_run_completed(second["runId"], timeout=30).params["status"] == "complete"
+    notes = host.run_notifications(second["runId"])
+    assert [n.params["seq"] for n in notes] == list(range(1, len(notes) + 1))
+    assert [n.method for n in notes].count("run/completed") == 1
+    assert notes[-1].method == "run/completed"
+    [exited] = [m for _, m in host.received if getattr(m, "method", "") == "worker/exited"]
+    assert exited.params["pid"] == old and exited.params["expected"] is True
+    assert worker_pids(host)[("default", None)] != old

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
+import select
 import signal
 import subprocess
 import sys
@@ -13,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from hermes_stdio.supervisor import server
+from hermes_stdio.supervisor import template as template_mod
 from hermes_stdio.supervisor.server import Supervisor
 from hermes_stdio.supervisor.template import ForkedChild, TemplateUnavailable, WorkerTemplate
 from hermes_stdio.transport import stop_child
@@ -129,6 +132,35 @@ def test_a_killed_template_restarts_on_the_next_fork_and_its_orphans_exit_unknow
     assert fork(template).pid > 0
     child.stdin.close()  # the orphan still serves its pipes and exits on EOF
     assert child.wait(WAIT) is None
+
+
+def test_a_template_that_does_not_answer_a_fork_in_time_is_stopped_and_replaced(
+    template: WorkerTemplate, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Its late answer could be taken for a later fork's, and its late fork would run
+    # a worker nobody talks to: a wedged template is done.
+    monkeypatch.setattr(template_mod, "FORK_ANSWER_S", 0.5)
+    wedged = template.info().pid
+    assert wedged is not None
+    watch = os.pidfd_open(wedged)
+    os.kill(wedged, signal.SIGSTOP)
+    try:
+        with pytest.raises(TemplateUnavailable, match="did not answer"):
+            fork(template)
+        assert template.wait_exited(WAIT)
+        assert template.info().state == "exited"
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(wedged, signal.SIGCONT)
+    with pytest.raises(TemplateUnavailable, match="restarting"):
+        fork(template)
+    assert ready(template).info().pid not in (None, wedged)
+    assert fork(template).pid > 0
+    try:
+        gone, _, _ = select.select([watch], [], [], WAIT)
+        assert gone  # stopped, not left behind
+    finally:
+        os.close(watch)
 
 
 def test_a_template_that_keeps_exiting_is_restarted_at_most_max_restarts_times(

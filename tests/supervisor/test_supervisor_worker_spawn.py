@@ -9,12 +9,16 @@ import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from hermes_stdio.protocol import types
+from hermes_stdio.supervisor import workers as workers_mod
+from hermes_stdio.supervisor.template import TemplateUnavailable
 from hermes_stdio.supervisor.workers import WorkerPool, WorkerSlot
 from hermes_stdio.transport import Peer
+from hermes_stdio.transport.process import WORKER_TAG
 from hermes_stdio.wire import DEFAULT_MAX_BODY_BYTES, ErrorType, RpcError
 
 pytestmark = pytest.mark.skipif(
@@ -63,7 +67,7 @@ def pool(tmp_path: Path, exits: ExitLog) -> Iterator[WorkerPool]:
         ready_timeout=WAIT,
     )
     yield pool
-    pool.stop_all()
+    pool.close()
 
 
 def test_ensure_ready_starts_a_worker_and_returns_its_peer(pool: WorkerPool) -> None:
@@ -154,3 +158,103 @@ def test_repeated_crashes_put_the_slot_into_backoff_until_reset(
     pool.reset_backoff(slot)
     pool.ensure_ready(slot)
     assert slot.state == "ready"
+
+
+def test_a_start_after_a_crash_waits_until_the_crashed_workers_exit_was_handled(
+    pool: WorkerPool, exits: ExitLog
+) -> None:
+    # Handling an exit ends that process's runs and forgets its sessions by slot: a new
+    # process started before it finished would lose its own runs to the old exit.
+    slot = pool.slot("default", None)
+    pool.ensure_ready(slot)
+    old = slot.proc
+    assert old is not None
+    release = threading.Event()
+    handling = threading.Event()
+    record = pool.on_exit
+
+    def slow_exit(s: WorkerSlot, note: types.WorkerExitedNotification) -> None:
+        handling.set()
+        assert release.wait(WAIT)
+        record(s, note)
+
+    pool.on_exit = slow_exit
+    os.kill(old.pid, signal.SIGKILL)
+    assert handling.wait(WAIT)
+    started: list[Peer] = []
+    starter = threading.Thread(target=lambda: started.append(pool.ensure_ready(slot)))
+    starter.start()
+    starter.join(1.0)
+    assert starter.is_alive() and not started  # it waits for the exit to be handled
+    release.set()
+    starter.join(WAIT)
+    [note] = exits.wait()
+    assert note.pid == old.pid and note.signal == "SIGKILL"
+    assert started and slot.state == "ready"
+    assert slot.proc is not None and slot.proc.pid != old.pid
+
+
+def test_close_refuses_new_starts_and_stops_a_worker_that_was_still_starting(
+    pool: WorkerPool, exits: ExitLog, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    spawned = threading.Event()
+    real_spawn = workers_mod.spawn_child
+
+    def spawn(*args: Any, **kwargs: Any) -> Any:
+        proc = real_spawn(*args, **kwargs)
+        spawned.set()
+        return proc
+
+    monkeypatch.setattr(workers_mod, "spawn_child", spawn)
+    slot = pool.slot("default", None)
+    outcome: list[object] = []
+
+    def start() -> None:
+        try:
+            outcome.append(pool.ensure_ready(slot))
+        except RpcError as exc:
+            outcome.append(exc)
+
+    starter = threading.Thread(target=start)
+    starter.start()
+    assert spawned.wait(WAIT)
+    proc = slot.proc
+    assert proc is not None
+    pool.close()  # the start in progress finishes first, then its worker is stopped
+    starter.join(WAIT)
+    assert proc.poll() is not None
+    [note] = exits.wait()
+    assert note.pid == proc.pid and note.expected is True
+    assert len(outcome) == 1
+    with pytest.raises(RpcError) as err:
+        pool.ensure_ready(pool.slot("work", None))
+    assert err.value.kind is ErrorType.SHUTTING_DOWN
+    with pytest.raises(RpcError) as err:
+        pool.ensure_ready(slot)
+    assert err.value.kind is ErrorType.SHUTTING_DOWN
+
+
+class FailingTemplate:
+    """A template whose fork fails after the request went out (it did not answer)."""
+
+    def __init__(self) -> None:
+        self.tags: list[str] = []
+
+    def fork(self, options: list[str], env: dict[str, str], cwd: str, argv: list[str]) -> Any:
+        self.tags.append(env[WORKER_TAG])
+        raise TemplateUnavailable("the template did not answer")
+
+
+def test_a_worker_spawned_after_a_failed_fork_gets_a_tag_of_its_own(
+    pool: WorkerPool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A fork the template still carries out late ends by killing its tag's processes.
+    template = FailingTemplate()
+    monkeypatch.setattr(pool, "template", template)
+    slot = pool.slot("default", None)
+    pool.ensure_ready(slot)
+    assert slot.proc is not None and slot.start_mode == "spawned"
+    environ = Path(f"/proc/{slot.proc.pid}/environ").read_bytes().split(b"\0")
+    [tag] = [v.split(b"=", 1)[1].decode() for v in environ if v.startswith(WORKER_TAG.encode())]
+    assert template.tags and tag not in template.tags
+    monkeypatch.setattr(pool, "template", None)
