@@ -39,6 +39,9 @@ Contract:
   approvals are scoped per session (``scope``) and go through
   ``approvals.ApprovalBridge`` while a turn runs; with no bridge (hermes
   internals changed) hermes refuses them, so nothing dangerous runs unasked.
+  Input the agent types into a background process (hermes' ``process``
+  tool) is checked the same way, and only its own session may write it
+  (``stdin_guard``).
 - hermes' scan of its tool modules is served from saved verdicts
   (``scancache``) when the files are unchanged, and its CA-bundle check at
   each agent build is remembered while the bundles are unchanged (``tlscheck``),
@@ -57,7 +60,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from ..protocol import toolbox as tx
-from . import catalog, images, references, usage
+from . import catalog, images, references, stdin_guard, usage
 from .approvals import ApprovalBridge
 from .callbacks import EventSink, agent_callbacks
 from .clarify import ClarifyBridge
@@ -127,6 +130,22 @@ def _configured_approval_mode() -> object:
     return approvals.get("mode") if isinstance(approvals, dict) else None
 
 
+def _guard_process_input(process_registry: Any, terminal_tool: Any, approval: Any) -> None:
+    """Input the agent types into a background process is checked like a command."""
+    guards = getattr(terminal_tool, "_check_all_guards", None)
+    current = getattr(approval, "get_current_session_key", None)
+
+    def check(line: str) -> dict[str, Any]:
+        assert guards is not None
+        return dict(guards(line, os.getenv("TERMINAL_ENV", "local")))
+
+    stdin_guard.guard(
+        process_registry.process_registry,
+        check if callable(guards) and callable(current) else None,
+        lambda: str(current(default="") if current is not None else ""),
+    )
+
+
 class HermesAdapter(HermesProfile, HermesSessions):
     def __init__(self, home: Path) -> None:
         self.home = home
@@ -174,7 +193,7 @@ class HermesAdapter(HermesProfile, HermesSessions):
                 import run_agent
                 from hermes_cli import config, runtime_provider  # noqa: F401
                 from hermes_state import SessionDB
-                from tools import approval, skills_tool
+                from tools import approval, process_registry, skills_tool, terminal_tool
             except Exception as exc:  # ImportError, or a broken install
                 raise AgentUnavailable(
                     f"cannot import hermes-agent: {type(exc).__name__}: {exc}"
@@ -190,6 +209,7 @@ class HermesAdapter(HermesProfile, HermesSessions):
             if self._approvals is None:
                 self._approvals = ApprovalBridge(approval, _configured_approval_mode)
             self._secrets.install(skills_tool, config.save_env_value_secure)
+            _guard_process_input(process_registry, terminal_tool, approval)
             return run_agent
 
     def connect_mcp(self) -> None:

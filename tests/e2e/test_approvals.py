@@ -4,6 +4,7 @@ approval/resolved."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 from pathlib import Path
@@ -289,3 +290,33 @@ def test_a_session_approval_covers_that_session_only(
     respond(host, other, requested(host, other["runId"]), "deny")
     host.wait_run_completed(other["runId"])
     assert not happened(tmp_path / "v3")
+
+
+def test_input_typed_into_a_background_shell_is_approved_like_a_command_and_by_its_session_only(
+    host: HostClient, llm: ScriptedLLM, tmp_path: Path
+) -> None:
+    # hermes' process tool writes to any process's input unchecked: a harmless shell
+    # would otherwise run anything typed into it.
+    shell = {"command": "sh", "background": True, "pty": True}
+    llm.enqueue(Reply.tool_call("terminal", shell), Reply.text(["started"]))
+    run = host.request("run/start", {"message": "start a shell", "sessionId": "owner"})
+    host.wait_run_completed(run["runId"])
+    process_id = json.loads(tool_result(host, run["runId"]))["session_id"]
+    victim = tmp_path / "victim"
+    victim.mkdir()
+    typed = {"action": "submit", "session_id": process_id, "data": f"rm -rf {victim}"}
+
+    llm.enqueue(Reply.tool_call("process", typed), Reply.text(["done"]))
+    run = host.request("run/start", {"message": "tidy", "sessionId": "owner"})
+    ask = requested(host, run["runId"])
+    assert str(victim) in ask.params["command"]
+    respond(host, run, ask, "deny")
+    host.wait_run_completed(run["runId"])
+    assert "blocked" in tool_result(host, run["runId"])
+
+    llm.enqueue(Reply.tool_call("process", typed), Reply.text(["done"]))
+    run = host.request("run/start", {"message": "tidy", "sessionId": "stranger"})
+    host.wait_run_completed(run["runId"])
+    assert "another session" in tool_result(host, run["runId"])
+    assert "approval/requested" not in methods(host, run["runId"])
+    assert victim.is_dir()

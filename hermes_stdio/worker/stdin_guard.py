@@ -1,0 +1,68 @@
+"""What the agent types into a background process passes the checks a command does.
+
+hermes' ``process`` tool writes to a background process's input with no check
+at all, and to any session's process: an agent could start a harmless shell,
+then type a dangerous command into it, unasked. This closes that.
+
+Contract:
+- ``guard(registry, check, current_key)`` replaces ``write_stdin`` on hermes'
+  process registry instance (its ``submit_stdin`` writes through it too):
+  - only the session that started a process may write to it (``current_key()``,
+    the calling turn's session key, must equal the process's
+    ``session_key``); otherwise nothing is written and the answer is
+    ``{"status": "error"}``;
+  - the line being typed (input since the last line end, plus this data) goes
+    through ``check(line)``, hermes' own guard for terminal commands, which asks
+    the host through the approval bridge like any flagged command. Unless it is
+    approved, nothing is written and the answer is ``{"status": "blocked"}``.
+    A line the host approved starts afresh.
+- Calling it again does nothing. Without the registry internals it was written
+  against, every write is refused (fail closed) and it returns False.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import Any
+
+Check = Callable[[str], dict[str, Any]]
+MAX_LINE = 16 * 1024  # what is kept of an unfinished line
+
+
+def _refuse(_process_id: str, _data: object) -> dict[str, Any]:
+    return {"status": "error", "error": "writing to a process's input is not available here"}
+
+
+def guard(registry: Any, check: Check | None, current_key: Callable[[], str]) -> bool:
+    write = getattr(registry, "write_stdin", None)
+    if getattr(write, "guarded", False):
+        return True
+    get = getattr(registry, "get", None)
+    if not callable(write) or not callable(get) or check is None:
+        registry.write_stdin = _refuse
+        return False
+    typed: dict[str, str] = {}  # process id -> its unfinished line
+    lock = threading.Lock()
+
+    def write_stdin(process_id: str, data: Any) -> dict[str, Any]:
+        proc = get(process_id)
+        if proc is None:
+            return dict(write(process_id, data))  # hermes says it is not found
+        if getattr(proc, "session_key", None) != current_key():
+            return {"status": "error", "error": f"process {process_id} belongs to another session"}
+        text = data.decode("utf-8", "replace") if isinstance(data, bytes) else str(data)
+        with lock:
+            line = typed.get(process_id, "") + text
+        verdict = check(line)
+        if not verdict.get("approved"):
+            why = verdict.get("message") or verdict.get("description") or "input flagged"
+            return {"status": "blocked", "error": f"Input denied: {why}"}
+        with lock:
+            rest = "" if verdict.get("user_approved") else line.replace("\r", "\n")
+            typed[process_id] = rest.rsplit("\n", 1)[-1][-MAX_LINE:]
+        return dict(write(process_id, data))
+
+    write_stdin.guarded = True  # type: ignore[attr-defined]
+    registry.write_stdin = write_stdin
+    return True
