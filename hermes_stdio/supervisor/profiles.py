@@ -8,10 +8,11 @@ Contract:
   symlink) is refused too, so a name never escapes the home. A valid name with
   no directory raises ``unknown_profile``.
 - ``worker_env`` starts from the supervisor's environment, removes every key
-  defined in any *other* profile's ``.env`` (so no profile sees another's
-  secrets) and Hermes' per-process state, then sets ``HERMES_HOME``. The
-  profile's own ``.env`` is loaded by hermes-agent itself. Lazy package
-  installs are switched off unless the profile's ``config.yaml`` says
+  hermes could load from any *other* profile's ``.env`` (parsed as hermes
+  does, with python-dotenv; so no profile sees another's secrets) and
+  Hermes' per-process state, then sets ``HERMES_HOME``. The profile's own
+  ``.env`` is loaded by hermes-agent itself. Lazy package installs are
+  switched off unless the profile's ``config.yaml`` says
   ``security.allow_lazy_installs: true``.
 - ``template_env`` is the worker template's environment: the supervisor's,
   without any profile's ``.env`` keys, Hermes' per-process state or
@@ -21,6 +22,8 @@ Contract:
 
 from __future__ import annotations
 
+import codecs
+import io
 import re
 from pathlib import Path
 from typing import Any
@@ -29,7 +32,9 @@ from ..wire import ErrorType, RpcError
 
 DEFAULT_PROFILE = "default"
 _NAME = re.compile(r"[a-z0-9][a-z0-9_-]{0,63}")  # always fullmatch: "$" allows a trailing \n
-_DOTENV_KEY = re.compile(r"^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=")
+# A name right before "=", anywhere in a line; and what hermes' variable names look like.
+_EMBEDDED_KEY = re.compile(r"([A-Za-z0-9_]+)=")
+_HERMES_NAME = re.compile(r"[A-Z][A-Z0-9]*_[A-Z0-9_]+")
 # Set by hermes-agent per process; never inherited from the supervisor's environment.
 _PROCESS_STATE_PREFIXES = ("HERMES_SESSION_", "TERMINAL_", "HERMES_STDIO_")
 
@@ -78,12 +83,34 @@ def all_profile_homes(home: Path) -> dict[str, Path]:
     return homes
 
 
-def dotenv_keys(path: Path) -> set[str]:
+def _dotenv_text(raw: bytes) -> str:
+    """Decoded as hermes decodes a ``.env`` (a BOM says UTF-16; else UTF-8, else latin-1)."""
+    if raw.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)) and not raw.startswith(
+        (codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE)
+    ):
+        return raw.decode("utf-16", errors="replace")
     try:
-        text = path.read_text(encoding="utf-8", errors="replace")
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        return raw.decode("latin-1")
+
+
+def dotenv_keys(path: Path, *, loose: bool = True) -> set[str]:
+    """The variables python-dotenv (hermes' loader) parses from ``path``; ``loose``
+    adds each NAME= inside a line, which hermes splits into a variable of its own
+    when it is one of its names (a lost line end). Loose errs towards more: those
+    are secrets other profiles must not inherit."""
+    from dotenv.parser import parse_stream  # only when a worker starts
+
+    try:
+        text = _dotenv_text(path.read_bytes())
     except OSError:
         return set()
-    return {m.group(1) for line in text.splitlines() if (m := _DOTENV_KEY.match(line))}
+    keys = {b.key for b in parse_stream(io.StringIO(text)) if b.key}
+    if loose:
+        for run in _EMBEDDED_KEY.findall(text):
+            keys.update(run[i:] for i in range(len(run)) if _HERMES_NAME.fullmatch(run[i:]))
+    return keys
 
 
 def load_config(home: Path) -> dict[str, Any]:
@@ -114,7 +141,7 @@ def worker_env(home: Path, name: str, base: dict[str, str]) -> dict[str, str]:
     for other, path in all_profile_homes(home).items():
         if other != name:
             foreign |= dotenv_keys(path / ".env")
-    foreign -= dotenv_keys(own_home / ".env")  # its own file sets these again anyway
+    foreign -= dotenv_keys(own_home / ".env", loose=False)  # its own file sets these again
     env = {
         k: v
         for k, v in base.items()

@@ -144,6 +144,43 @@ def test_dotenv_keys_reads_plain_and_exported_keys_and_skips_comments_and_blanks
     assert dotenv_keys(env) == {"PLAIN", "EXPORTED", "SPACED", "QUOTED"}
 
 
+def test_dotenv_keys_reads_keys_as_python_dotenv_does_quoted_names_included(
+    tmp_path: Path,
+) -> None:
+    env = tmp_path / ".env"
+    write(env, "'SINGLE_QUOTED'=a\nexport   SPACED_OUT   =c\nMULTI=\"x\nNOT_A_KEY=y\"\n")
+    assert {"SINGLE_QUOTED", "SPACED_OUT", "MULTI"} <= dotenv_keys(env)
+
+
+def test_dotenv_keys_reads_a_utf16_file_as_hermes_does(tmp_path: Path) -> None:
+    env = tmp_path / ".env"
+    env.write_bytes("WIDE_TOKEN=v\n".encode("utf-16"))
+    assert "WIDE_TOKEN" in dotenv_keys(env)
+
+
+def test_dotenv_keys_counts_a_hermes_name_hermes_would_split_off_a_line(tmp_path: Path) -> None:
+    # hermes splits "...valueGITHUB_TOKEN=x" into a line of its own (a lost line end).
+    env = tmp_path / ".env"
+    write(env, "OPENAI_API_KEY=sk-abcGITHUB_TOKEN=ghp\n")
+    assert {"OPENAI_API_KEY", "GITHUB_TOKEN"} <= dotenv_keys(env)
+    assert "GITHUB_TOKEN" not in dotenv_keys(env, loose=False)
+
+
+def test_worker_env_drops_a_quoted_key_another_profiles_env_defines(home: Path) -> None:
+    write(home / "profiles" / "work" / ".env", "'WORK_TOKEN'=secret\n")
+    env = worker_env(home, "default", {"WORK_TOKEN": "secret", "PATH": "/bin"})
+    assert "WORK_TOKEN" not in env and env["PATH"] == "/bin"
+    assert "WORK_TOKEN" not in template_env(home, {"WORK_TOKEN": "secret"})
+
+
+def test_worker_env_keeps_a_foreign_key_its_own_env_only_mentions_in_a_comment(
+    home: Path,
+) -> None:
+    write(home / "profiles" / "work" / ".env", "GITHUB_TOKEN=work\n")
+    write(home / ".env", "# GITHUB_TOKEN=set me\n")
+    assert "GITHUB_TOKEN" not in worker_env(home, "default", {"GITHUB_TOKEN": "work"})
+
+
 def test_dotenv_keys_of_a_missing_file_is_empty(tmp_path: Path) -> None:
     assert dotenv_keys(tmp_path / "absent.env") == set()
 
