@@ -41,7 +41,8 @@ Contract:
   internals changed) hermes refuses them, so nothing dangerous runs unasked.
   Input the agent types into a background process (hermes' ``process``
   tool) is checked the same way, and only its own session may write it
-  (``stdin_guard``).
+  (``stdin_guard``). hermes' read deny-list also refuses another profile's
+  files (``fence``), for its file tools and ``@`` references alike.
 - hermes' scan of its tool modules is served from saved verdicts
   (``scancache``) when the files are unchanged, and its CA-bundle check at
   each agent build is remembered while the bundles are unchanged (``tlscheck``),
@@ -60,12 +61,13 @@ from pathlib import Path
 from typing import Any, Literal
 
 from ..protocol import toolbox as tx
-from . import catalog, images, references, stdin_guard, usage
+from . import catalog, fence, images, references, stdin_guard, usage
 from .approvals import ApprovalBridge
 from .callbacks import EventSink, agent_callbacks
 from .clarify import ClarifyBridge
 from .compression import CompressionBridge, delegate_compression, estimate, recall_compression
 from .contract import AgentUnavailable, Announce, TurnOutcome, UserContent
+from .fence import hermes_root
 from .mcp import McpServers
 from .messages import flush_turn
 from .options import HermesOptions, agent_options
@@ -130,22 +132,6 @@ def _configured_approval_mode() -> object:
     return approvals.get("mode") if isinstance(approvals, dict) else None
 
 
-def _guard_process_input(process_registry: Any, terminal_tool: Any, approval: Any) -> None:
-    """Input the agent types into a background process is checked like a command."""
-    guards = getattr(terminal_tool, "_check_all_guards", None)
-    current = getattr(approval, "get_current_session_key", None)
-
-    def check(line: str) -> dict[str, Any]:
-        assert guards is not None
-        return dict(guards(line, os.getenv("TERMINAL_ENV", "local")))
-
-    stdin_guard.guard(
-        process_registry.process_registry,
-        check if callable(guards) and callable(current) else None,
-        lambda: str(current(default="") if current is not None else ""),
-    )
-
-
 class HermesAdapter(HermesProfile, HermesSessions):
     def __init__(self, home: Path) -> None:
         self.home = home
@@ -191,9 +177,10 @@ class HermesAdapter(HermesProfile, HermesSessions):
             verdicts = _cache_tool_scan()  # None after the first call
             try:
                 import run_agent
+                from agent import file_safety
                 from hermes_cli import config, runtime_provider  # noqa: F401
                 from hermes_state import SessionDB
-                from tools import approval, process_registry, skills_tool, terminal_tool
+                from tools import approval, file_tools, process_registry, skills_tool, terminal_tool
             except Exception as exc:  # ImportError, or a broken install
                 raise AgentUnavailable(
                     f"cannot import hermes-agent: {type(exc).__name__}: {exc}"
@@ -209,7 +196,9 @@ class HermesAdapter(HermesProfile, HermesSessions):
             if self._approvals is None:
                 self._approvals = ApprovalBridge(approval, _configured_approval_mode)
             self._secrets.install(skills_tool, config.save_env_value_secure)
-            _guard_process_input(process_registry, terminal_tool, approval)
+            stdin_guard.install(process_registry, terminal_tool, approval)
+            profile = os.environ.get("HERMES_STDIO_PROFILE")
+            fence.install([file_safety, file_tools], self.home, hermes_root(self.home, profile))
             return run_agent
 
     def connect_mcp(self) -> None:

@@ -19,6 +19,7 @@ Contract:
 
 from __future__ import annotations
 
+import os
 import sys
 import threading
 import time
@@ -46,6 +47,17 @@ _METHODS = {**HOST_METHODS, **WORKER_METHODS}
 _ROUTED = {
     name for name, m in HOST_METHODS.items() if m.route != "supervisor" and not m.notification
 } | set(WORKER_METHODS)
+
+
+def _check_workspace(workspace: str | None) -> None:
+    # Relative to what? The worker's directory is the profile's home, next to other
+    # profiles': a workspace is named absolutely, and must exist for its tools.
+    if workspace is not None and not (os.path.isabs(workspace) and os.path.isdir(workspace)):
+        raise RpcError(
+            ErrorType.INVALID_PARAMS,
+            f"workspace must be an absolute path to an existing directory: {workspace[:200]!r}",
+            field="params.workspace",
+        )
 
 
 class WorkerService(AnswerMethods, QueryMethods, TranscriptMethods):
@@ -119,6 +131,7 @@ class WorkerService(AnswerMethods, QueryMethods, TranscriptMethods):
     def _h_run_start(self, req: Request, p: t.RunStartParams) -> t.RunStartResult:
         self._fresh_runtime()
         attachments = images.checked(p.images)
+        _check_workspace(p.workspace)
         session_id = p.session_id or new_id("sess")
         with self._lock:
             session = self.sessions.get(session_id)

@@ -18,10 +18,13 @@ Contract:
     A line the host approved starts afresh.
 - Calling it again does nothing. Without the registry internals it was written
   against, every write is refused (fail closed) and it returns False.
+- ``install(process_registry, terminal_tool, approval)`` guards hermes' own
+  registry with its terminal guard and the turn's approval session key.
 """
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -66,3 +69,18 @@ def guard(registry: Any, check: Check | None, current_key: Callable[[], str]) ->
     write_stdin.guarded = True  # type: ignore[attr-defined]
     registry.write_stdin = write_stdin
     return True
+
+
+def install(process_registry: Any, terminal_tool: Any, approval: Any) -> bool:
+    guards = getattr(terminal_tool, "_check_all_guards", None)
+    current = getattr(approval, "get_current_session_key", None)
+
+    def check(line: str) -> dict[str, Any]:
+        assert guards is not None
+        return dict(guards(line, os.getenv("TERMINAL_ENV", "local")))
+
+    def session_key() -> str:
+        return str(current(default="")) if callable(current) else ""
+
+    usable = callable(guards) and callable(current)
+    return guard(process_registry.process_registry, check if usable else None, session_key)

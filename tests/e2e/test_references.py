@@ -7,9 +7,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from hermes_stdio.protocol.types import RunErrorType
 from hermes_stdio.testing.host import HostClient
 from hermes_stdio.testing.llm_server import Reply, ScriptedLLM
+from hermes_stdio.wire import ErrorType, RpcError
 
 
 def expanded(host: HostClient, run_id: str) -> list[dict[str, Any]]:
@@ -75,3 +78,32 @@ def test_context_larger_than_half_the_window_ends_the_run_before_the_model(
     [event] = expanded(host, run["runId"])
     assert event["blocked"] is True
     assert [b for b in llm.requests[before:] if b.get("tools")] == []  # no turn was sent
+
+
+def test_no_profile_attaches_another_profiles_files_nor_names_a_relative_workspace(
+    host: HostClient, llm: ScriptedLLM, home: Path
+) -> None:
+    # The default profile's home is the Hermes root, which holds every other profile.
+    (home / "profiles" / "work" / "auth.json").write_text('{"key": "WORK-AUTH-TOKEN"}')
+    (home / "notes.txt").write_text("DEFAULT-NOTES\n")
+    llm.enqueue(Reply.text(["read"]))
+    message = "see @file:notes.txt and @file:profiles/work/auth.json"
+    run = host.request("run/start", {"message": message})
+    assert host.wait_run_completed(run["runId"]).params["status"] == "complete"
+    [event] = expanded(host, run["runId"])
+    assert len(event["warnings"]) == 1
+    text = sent(llm)
+    assert "DEFAULT-NOTES" in text and "WORK-AUTH-TOKEN" not in text
+
+    with pytest.raises(RpcError) as err:
+        host.request("run/start", {"message": "hi", "profile": "play", "workspace": "../work"})
+    assert err.value.kind is ErrorType.INVALID_PARAMS
+    assert err.value.data["field"] == "params.workspace"
+
+    llm.enqueue(Reply.text(["read"]))
+    workspace = str(home / "profiles" / "work")
+    run = host.request(
+        "run/start", {"message": "@file:auth.json", "profile": "play", "workspace": workspace}
+    )
+    host.wait_run_completed(run["runId"])
+    assert "WORK-AUTH-TOKEN" not in sent(llm)
