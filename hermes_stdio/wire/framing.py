@@ -7,10 +7,18 @@ Contract:
   frames does not depend on how the input was chunked.
 - A frame is ``Content-Length: N\\r\\n`` plus optional other headers
   (``Content-Type`` is accepted), ``\\r\\n``, then exactly N body bytes.
-  Header names are case-insensitive.
+  Header names are case-insensitive; each appears at most once.
+- A frame starts at a ``Content-Length`` header, even right after junk on the
+  same line, or at a ``Content-Type`` header at the start of the stream, of a
+  line or right after a frame; ``content-type:`` mid-line is junk.
 - Bad headers, junk between frames and oversized bodies never raise: the
-  decoder reports them and resynchronises on the next ``Content-Length``
-  header. An oversized body is skipped byte-accurately without being buffered.
+  decoder reports them and resynchronises on the next frame start. A header
+  block ends at its blank line or where another frame starts (a
+  ``Content-Length`` not at a CRLF line start, a header after a bare LF, a
+  repeated header), so a bad block never swallows the next frame.
+- A body over ``max_body_bytes`` is skipped byte-accurately without being
+  buffered. A ``Content-Length`` over 16 x ``max_body_bytes`` is a bad header
+  instead: no sender writes that much, and skipping it would eat all later input.
 - After ``max_consecutive_errors`` errors with no good frame between them, or
   more than ``max_junk_bytes`` of junk in a row, a fatal ``FrameError`` is
   returned and the decoder accepts nothing more.
@@ -26,8 +34,13 @@ from typing import Final, Literal, NamedTuple
 DEFAULT_MAX_BODY_BYTES: Final = 256 * 1024 * 1024
 DEFAULT_MAX_HEADER_BYTES: Final = 8 * 1024
 _HEADER_END: Final = b"\r\n\r\n"
-# Where a frame can start: a Content-Length or Content-Type header at a line start.
-_FRAME_START: Final = re.compile(rb"content-(?:length|type)\s*:", re.IGNORECASE)
+_LF: Final = ord("\n")
+_HEADER_NAME: Final = re.compile(rb"content-(length|type)[ \t]*:", re.IGNORECASE)
+# Where a frame can start past the first byte; a Content-Type at ``_pos`` itself is
+# checked against ``_line_start``, as the byte before it may be gone from the buffer.
+_FRAME_START: Final = re.compile(rb"(?:content-length|(?<=\n)content-type)[ \t]*:", re.IGNORECASE)
+# A longer claimed body is no real frame: resync rather than skip it.
+_MAX_SKIP_FACTOR: Final = 16
 _LENGTH_VALUE: Final = re.compile(rb"^[0-9]{1,20}$")
 # The header every conforming sender writes; anything else takes the general path.
 _PLAIN_HEADER: Final = re.compile(rb"Content-Length: ([0-9]{1,20})\r\n\r\n")
@@ -76,6 +89,7 @@ class FrameDecoder:
         self._discard = 0  # bytes of an oversized body still to skip
         self._errors_in_row = 0
         self._junk_pending = 0  # junk dropped since the last frame start, not yet reported
+        self._line_start = True  # _pos is at the stream start, a line start or a frame end
         self.closed = False
 
     @property
@@ -107,6 +121,7 @@ class FrameDecoder:
                 self._discard -= skip
                 if self._discard:
                     return None
+                self._line_start = True
             if self._body_len is None:
                 event = self._parse_header()
                 if event is not None or self._body_len is None:
@@ -117,6 +132,7 @@ class FrameDecoder:
             body = bytes(buf[self._pos : end])
             self._pos = end
             self._body_len = None
+            self._line_start = True
             self._errors_in_row = 0
             return Frame(body)
 
@@ -132,15 +148,12 @@ class FrameDecoder:
                 self._pos = plain.end()
                 self._body_len = plain_length
                 return None
-        start = _FRAME_START.search(buf, pos)
+        start = self._frame_start(pos)
         # Junk is reported once per run of junk, however it was chunked.
-        cut = (
-            len(buf) - pos - _partial_header_tail(buf, pos)
-            if start is None
-            else start.start() - pos
-        )
+        cut = len(buf) - pos - _partial_header_tail(buf, pos) if start is None else start - pos
         if cut:
             pos = self._pos = pos + cut
+            self._line_start = buf[pos - 1] == _LF
             self._junk_pending += cut
             if self._junk_pending > self.max_junk_bytes:
                 return self._fatal(f"more than {self.max_junk_bytes} bytes of junk in a row")
@@ -149,15 +162,29 @@ class FrameDecoder:
         if self._junk_pending:
             skipped, self._junk_pending = self._junk_pending, 0
             return self._count(FrameError("junk", "junk before a frame header", skipped))
-        end = buf.find(_HEADER_END, pos, pos + self.max_header_bytes + len(_HEADER_END))
+        window = pos + self.max_header_bytes + len(_HEADER_END)
+        end = buf.find(_HEADER_END, pos, window)
+        # The first \r\n\r\n may be a later frame's: skip a bad block only up to there.
+        cut_short = _next_frame_in_block(buf, pos, end if end >= 0 else min(len(buf), window))
+        if cut_short is not None:
+            return self._error(
+                "bad_header", "header block cut short by another frame header", cut_short - pos
+            )
         if end < 0:
-            if len(buf) - pos > self.max_header_bytes:
+            # Only a full window decides, so the outcome does not depend on chunking.
+            if len(buf) >= window:
                 return self._error("bad_header", "header block too long", self.max_header_bytes)
             return None
         consumed = end + len(_HEADER_END) - pos
         length, problem = _content_length(bytes(buf[pos:end]))
         if length is None:
             return self._error("bad_header", problem, consumed)
+        if length > self.max_body_bytes * _MAX_SKIP_FACTOR:
+            return self._error(
+                "bad_header",
+                f"Content-Length {length} is beyond {_MAX_SKIP_FACTOR} x {self.max_body_bytes}",
+                consumed,
+            )
         self._pos = pos + consumed
         if length > self.max_body_bytes:
             self._discard = length
@@ -169,8 +196,16 @@ class FrameDecoder:
         self._body_len = length
         return None
 
+    def _frame_start(self, pos: int) -> int | None:
+        here = _HEADER_NAME.match(self._buf, pos)
+        if here is not None and (self._line_start or here.group(1).lower() == b"length"):
+            return pos
+        found = _FRAME_START.search(self._buf, pos + 1)
+        return None if found is None else found.start()
+
     def _error(self, kind: FrameErrorKind, detail: str, consumed: int) -> FrameError:
         self._pos += consumed
+        self._line_start = self._buf[self._pos - 1] == _LF
         return self._count(FrameError(kind, detail, consumed))
 
     def _count(self, error: FrameError) -> FrameError:
@@ -207,6 +242,21 @@ def _content_length(block: bytes) -> tuple[int | None, str]:
     if length is None:
         return None, "missing Content-Length header"
     return length, ""
+
+
+def _next_frame_in_block(buf: bytearray, pos: int, stop: int) -> int | None:
+    """Where another frame starts inside the header block at ``pos`` (before ``stop``).
+
+    A block's own headers sit at CRLF line starts, each name once; any other
+    frame start can only belong to the next frame."""
+    seen: set[bytes] = set()
+    for header in _HEADER_NAME.finditer(buf, pos, stop):
+        at, name = header.start(), bytes(header.group(1)).lower()
+        if at == pos or (buf[at - 2 : at] == b"\r\n" and name not in seen):
+            seen.add(name)
+        elif name == b"length" or buf[at - 1] == _LF:
+            return at
+    return None
 
 
 def _partial_header_tail(buf: bytearray, pos: int) -> int:

@@ -200,7 +200,7 @@ def test_a_body_exactly_at_max_body_bytes_is_accepted():
 
 
 def test_an_oversized_body_is_not_buffered_while_it_is_skipped():
-    decoder = FrameDecoder(max_body_bytes=10)
+    decoder = FrameDecoder(max_body_bytes=10_000)
     events = decoder.feed(b"Content-Length: 100000\r\n\r\n")
     assert [e.kind for e in errors_of(events)] == ["too_large"]
     for _ in range(99):
@@ -285,3 +285,113 @@ def test_a_frame_error_is_fatal_only_for_the_fatal_kind():
     assert FrameError("fatal", "x").fatal
     for kind in ("junk", "bad_header", "too_large"):
         assert not FrameError(kind, "x").fatal  # type: ignore[arg-type]
+
+
+# --- a bad header block never swallows the next frame ------------------------
+
+NEXT = frame(b'{"x":1}')
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        b"Content-Length: 5\n\nhello",  # LF-only line ends
+        b"Content-Length: 5\nhello\n",
+        b"Content-Length: 5\r\nhello",  # no blank line: the next header is mid-line
+        b"Content-Length: 5\r\n",  # no blank line: the next header repeats Content-Length
+        b"Content-Length: 5\r\nContent-Type: application/json\r\n",
+        b"Content-Length: x\r\nX-Pad: 1",
+    ],
+)
+def test_a_malformed_header_block_is_skipped_only_up_to_the_next_frame_in_every_chunking(
+    bad: bytes,
+):
+    data = bad + NEXT
+    for cuts in all_chunkings(data, trials=100):
+        events = feed_chunks(data, cuts)
+        assert events == [
+            FrameError("bad_header", events[0].detail, len(bad)),
+            Frame(b'{"x":1}'),
+        ], cuts
+
+
+@pytest.mark.parametrize(
+    "junk", [b"oops content-type: text", b"log: Content-Type: x\r\n\r\n{}", b"a\r\nb content-type:"]
+)
+def test_content_type_mid_line_is_junk_and_the_next_frame_decodes_in_every_chunking(junk: bytes):
+    data = junk + NEXT
+    for cuts in all_chunkings(data, trials=100):
+        events = feed_chunks(data, cuts)
+        assert events == [FrameError("junk", events[0].detail, len(junk)), Frame(b'{"x":1}')], cuts
+
+
+def test_a_content_type_first_frame_starts_after_a_line_end_or_a_frame_in_every_chunking():
+    typed = b"Content-Type: application/json\r\nContent-Length: 2\r\n\r\nhi"
+    data = b"some log line\n" + typed + frame(b"a") + typed
+    for cuts in all_chunkings(data, trials=200):
+        events = feed_chunks(data, cuts)
+        assert events == [
+            FrameError("junk", events[0].detail, len(b"some log line\n")),
+            Frame(b"hi"),
+            Frame(b"a"),
+            Frame(b"hi"),
+        ], cuts
+
+
+def test_bad_header_blocks_between_good_frames_never_lose_a_good_frame_in_random_chunkings():
+    bad = [
+        b"Content-Length: 5\n\nhello",
+        b"Content-Length: 5\r\n",
+        b"Content-Length: x\r\nX-Pad: 1",
+        b"Content-Length: x\r\n\r\n",
+        b"oops content-type: text",
+        b"Content-Length: 2\r\nContent-Type: text/plain; charset=latin-1\r\n\r\nhi",
+        b"Content-Length: 99999999999999999999\r\n\r\n",
+    ]
+    rng = random.Random(5)
+    for trial in range(40):
+        pieces: list[bytes] = []
+        bodies: list[bytes] = []
+        for i in range(12):
+            pieces += rng.sample(bad, rng.randint(0, 2))
+            bodies.append(b"good %d.%d" % (trial, i))
+            if rng.random() < 0.3:
+                pieces.append(b"Content-Type: x/y\r\nContent-Length: %d\r\n\r\n" % len(bodies[-1]))
+                pieces.append(bodies[-1])
+            else:
+                pieces.append(frame(bodies[-1]))
+        data = b"".join(pieces)
+        for cuts in [[], bytewise(data), *random_chunkings(data, trials=10, seed=trial)]:
+            events = feed_chunks(data, cuts, max_consecutive_errors=1000)
+            assert frames_of(events) == bodies, (trial, cuts)
+
+
+# --- an absurd Content-Length ------------------------------------------------
+
+
+@pytest.mark.parametrize("length", [b"321", b"99999999999999999999"])
+def test_a_content_length_over_sixteen_times_the_body_limit_is_a_bad_header_in_every_chunking(
+    length: bytes,
+):
+    header = b"Content-Length: " + length + b"\r\n\r\n"
+    data = header + frame(b"next")
+    for cuts in all_chunkings(data, trials=100):
+        events = feed_chunks(data, cuts, max_body_bytes=20)
+        assert events == [FrameError("bad_header", events[0].detail, len(header)), Frame(b"next")]
+
+
+def test_a_content_length_of_exactly_sixteen_times_the_body_limit_is_skipped_byte_accurately():
+    # The skipped body looks like frames: it must be skipped, not decoded.
+    data = b"Content-Length: 320\r\n\r\n" + (frame(b"HIDDEN") * 12)[:320] + frame(b"after")
+    for cuts in all_chunkings(data, trials=100):
+        events = feed_chunks(data, cuts, max_body_bytes=20)
+        assert events == [FrameError("too_large", events[0].detail, 320), Frame(b"after")], cuts
+
+
+def test_input_after_an_absurd_content_length_is_decoded_and_the_junk_limit_still_applies():
+    decoder = FrameDecoder(max_junk_bytes=100)
+    events = decoder.feed(b"Content-Length: 99999999999999999999\r\n\r\n")
+    assert [e.kind for e in events] == ["bad_header"]
+    body = b"x" * 1000
+    assert decoder.feed(frame(body) * 1100) == [Frame(body)] * 1100
+    assert [e.kind for e in decoder.feed(b"j" * 101)] == ["fatal"]
