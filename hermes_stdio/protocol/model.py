@@ -7,6 +7,9 @@ Contract:
   instance. Unknown fields, missing required fields and wrong types raise
   ``RpcError(INVALID_PARAMS)`` whose message and ``data.field`` name the
   offending field by its wire path (``params.conversationHistory[2]``).
+  Integers must lie within ``±MAX_SAFE_INTEGER`` (2**53 - 1, what a JavaScript
+  host represents exactly); strings, anywhere in the value (``Any`` included),
+  must be valid Unicode: a lone surrogate (``"\\ud800"``) is refused, not altered.
 - ``encode(value)`` turns an instance (or a list/dict of them) into plain
   JSON values; every field is present, ``None`` as null.
 - ``schema_of(tp, defs)`` gives the JSON Schema of a type, adding named
@@ -25,9 +28,21 @@ from typing import Any, TypeVar
 from ..wire.errors import ErrorType, RpcError
 from .record import MISSING, Record, doc_field
 
-__all__ = ["Record", "camel", "decode", "doc_field", "encode", "fields_of", "schema_of"]
+__all__ = [
+    "MAX_SAFE_INTEGER",
+    "Record",
+    "camel",
+    "decode",
+    "doc_field",
+    "encode",
+    "fields_of",
+    "schema_of",
+]
 
 T = TypeVar("T")
+
+MAX_SAFE_INTEGER = 2**53 - 1
+"""The largest integer a params field accepts (and minus it the smallest)."""
 
 
 def camel(name: str) -> str:
@@ -74,6 +89,50 @@ def _fail(path: str, problem: str) -> RpcError:
     return RpcError(ErrorType.INVALID_PARAMS, f"{path}: {problem}", field=path)
 
 
+class _BadValue(RpcError):
+    """A value of the right JSON type that is still refused (out of range, not
+    valid Unicode); a union reports it rather than "expected X or Y"."""
+
+
+def _bad_value(path: str, problem: str) -> _BadValue:
+    return _BadValue(ErrorType.INVALID_PARAMS, f"{path}: {problem}", field=path)
+
+
+_LONE_SURROGATE = "is not valid Unicode (it holds a lone surrogate)"
+
+
+def _check_text(value: str, path: str) -> None:
+    if not value.isascii():
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            raise _bad_value(path, f"the string {_LONE_SURROGATE}") from None
+
+
+def _check_any(value: Any, path: str) -> None:
+    """Refuse lone surrogates anywhere in an opaque JSON value (iteratively: no
+    recursion limit to hit on deep values)."""
+    stack = [(value, path)]
+    while stack:
+        item, where = stack.pop()
+        if isinstance(item, str):
+            _check_text(item, where)
+        elif isinstance(item, list):
+            stack.extend((v, f"{where}[{i}]") for i, v in enumerate(item))
+        elif isinstance(item, dict):
+            for k, v in item.items():
+                if isinstance(k, str) and not k.isascii():
+                    _check_key(k, where)
+                stack.append((v, f"{where}.{k}"))
+
+
+def _check_key(key: str, path: str) -> None:
+    try:
+        _check_text(key, path)
+    except _BadValue:
+        raise _bad_value(path, f"a key {_LONE_SURROGATE}") from None
+
+
 _NAMES = {
     str: "a string",
     int: "an integer",
@@ -101,6 +160,7 @@ def decode(tp: type[T], value: Any, path: str = "params") -> T:
 
 def _decode(tp: Any, value: Any, path: str) -> Any:
     if tp is Any:
+        _check_any(value, path)
         return value
     if _is_record(tp):
         if not isinstance(value, dict):
@@ -130,11 +190,16 @@ def _decode(tp: Any, value: Any, path: str) -> Any:
             return None
         if len(non_null) == 1:  # Optional[X]: X's own error names the field precisely
             return _decode(non_null[0], value, path)
+        refused: _BadValue | None = None
         for option in non_null:
             try:
                 return _decode(option, value, path)
+            except _BadValue as exc:  # right type, wrong value: the precise reason
+                refused = refused or exc
             except RpcError:
                 pass
+        if refused is not None:
+            raise refused
         expected = " or ".join(_describe(o) for o in typing.get_args(tp))
         raise _fail(path, f"expected {expected}, got {_json_type(value)}")
     if origin is list:
@@ -146,6 +211,8 @@ def _decode(tp: Any, value: Any, path: str) -> Any:
         if not isinstance(value, dict):
             raise _fail(path, f"expected an object, got {_json_type(value)}")
         _, item = typing.get_args(tp)
+        for k in value:
+            _check_key(k, path)
         return {k: _decode(item, v, f"{path}.{k}") for k, v in value.items()}
     ok = (
         (tp is type(None) and value is None)
@@ -156,7 +223,17 @@ def _decode(tp: Any, value: Any, path: str) -> Any:
     )
     if not ok:
         raise _fail(path, f"expected {_describe(tp)}, got {_json_type(value)}")
-    return float(value) if tp is float else value
+    if tp is str:
+        _check_text(value, path)
+    elif tp is int:
+        if not -MAX_SAFE_INTEGER <= value <= MAX_SAFE_INTEGER:
+            raise _bad_value(path, "the integer is out of range (at most 2**53 - 1 either way)")
+    elif tp is float:
+        try:
+            return float(value)
+        except OverflowError:  # an integer literal too large for a float
+            raise _bad_value(path, "the number is out of range") from None
+    return value
 
 
 def _describe(tp: Any) -> str:

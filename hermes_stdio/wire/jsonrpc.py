@@ -9,7 +9,9 @@ Contract:
   not an object.
 - ``encode_*`` produce compact UTF-8 JSON bodies (no framing); they raise
   on values JSON cannot carry (NaN, infinities, other objects), which
-  ``to_jsonable`` turns into strings first.
+  ``to_jsonable`` turns into strings first. Strings round-trip exactly: one
+  holding a lone surrogate (not encodable as UTF-8) makes the body ASCII JSON
+  with ``\\uXXXX`` escapes instead of being altered.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ RequestId = int | str
 JsonObject = dict[str, Any]
 
 _dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
+_dumps_ascii = json.JSONEncoder(ensure_ascii=True, separators=(",", ":"), allow_nan=False).encode
 
 
 # NamedTuples rather than dataclasses: importing dataclasses costs start-up time.
@@ -131,22 +134,28 @@ def classify(obj: Any) -> Message:
     )
 
 
+def _encode(message: JsonObject) -> bytes:
+    text = _dumps(message)
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate: escape it as \ud800, never replace it
+        return _dumps_ascii(message).encode("ascii")
+
+
 def encode_request(msg_id: RequestId, method: str, params: Any) -> bytes:
-    return _dumps({"jsonrpc": "2.0", "id": msg_id, "method": method, "params": params}).encode(
-        "utf-8", "replace"
-    )
+    return _encode({"jsonrpc": "2.0", "id": msg_id, "method": method, "params": params})
 
 
 def encode_notification(method: str, params: Any) -> bytes:
-    return _dumps({"jsonrpc": "2.0", "method": method, "params": params}).encode("utf-8", "replace")
+    return _encode({"jsonrpc": "2.0", "method": method, "params": params})
 
 
 def encode_result(msg_id: RequestId | None, result: Any) -> bytes:
-    return _dumps({"jsonrpc": "2.0", "id": msg_id, "result": result}).encode("utf-8", "replace")
+    return _encode({"jsonrpc": "2.0", "id": msg_id, "result": result})
 
 
 def encode_error(msg_id: RequestId | None, error: JsonObject) -> bytes:
-    return _dumps({"jsonrpc": "2.0", "id": msg_id, "error": error}).encode("utf-8", "replace")
+    return _encode({"jsonrpc": "2.0", "id": msg_id, "error": error})
 
 
 def to_jsonable(value: Any) -> Any:

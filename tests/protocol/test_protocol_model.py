@@ -7,6 +7,7 @@ from typing import Any, Literal
 import pytest
 
 from hermes_stdio.protocol import camel, decode, encode
+from hermes_stdio.protocol import stored as st
 from hermes_stdio.protocol import types as t
 from hermes_stdio.protocol.record import Record
 from hermes_stdio.wire import ErrorType, RpcError
@@ -226,3 +227,87 @@ def test_decode_of_an_encoded_record_gives_back_an_equal_record():
     assert decode(t.InitializeParams, encode(params)) == params
     note = t.RunCompletedNotification("r", "s", 4, "error", None, t.RunError("agent_error", "x"))
     assert decode(t.RunCompletedNotification, encode(note)) == note
+
+
+# --- values of the right type that are still refused -----------------------
+
+SAFE = 2**53 - 1
+LONE_SURROGATES = ("\ud800", "\udfff", "ok\udc80tail", "\u00e9\ud83d")
+
+
+@pytest.mark.parametrize("edge", [SAFE, -SAFE, 0])
+def test_an_int_field_accepts_integers_up_to_the_json_safe_limit(edge: int):
+    assert decode(st.SessionListStoredParams, {"offset": edge}).offset == edge
+    assert decode(st.SessionUndoParams, {"sessionId": "s", "turns": edge}).turns == edge
+
+
+@pytest.mark.parametrize("huge", [SAFE + 1, -SAFE - 1, 2**63, -(2**63), 10**30])
+def test_an_int_field_refuses_integers_beyond_the_json_safe_limit_naming_the_field(huge: int):
+    err = decode_error(st.SessionListStoredParams, {"offset": huge})
+    assert field_of(err) == "params.offset"
+    err = decode_error(st.SessionUndoParams, {"sessionId": "s", "turns": huge})
+    assert field_of(err) == "params.turns"
+
+
+@pytest.mark.parametrize("number", [1e30, -1e30, 5.0, 0.0, 2.0**63, 1.5])
+def test_an_int_field_refuses_every_float_integral_or_huge_naming_the_field(number: float):
+    err = decode_error(st.SessionListStoredParams, {"offset": number})
+    assert field_of(err) == "params.offset"
+
+
+def test_nested_and_optional_int_fields_refuse_integers_beyond_the_limit():
+    base = {"someName": "x", "kind": "a", "number": 0}
+    assert field_of(decode_error(Sample, {**base, "maybe": 2**63})) == "params.maybe"
+    inner = {**base, "items": [{"flag": True}, {"flag": True, "count": 2**63}]}
+    assert field_of(decode_error(Sample, inner)) == "params.items[1].count"
+    assert field_of(decode_error(Sample, {**base, "table": {"k": -(2**63)}})) == "params.table.k"
+
+
+def test_an_int_or_str_union_refuses_a_huge_integer_with_the_range_reason():
+    err = decode_error(t.CancelParams, {"id": 2**63})
+    assert field_of(err) == "params.id"
+    assert "range" in err.message  # not "expected an integer or a string"
+
+
+def test_a_float_field_refuses_an_integer_too_large_for_a_float():
+    err = decode_error(Sample, {"someName": "x", "kind": "a", "number": 10**400})
+    assert field_of(err) == "params.number"
+
+
+@pytest.mark.parametrize("text", LONE_SURROGATES)
+def test_a_string_field_refuses_a_lone_surrogate_naming_the_field(text: str):
+    err = decode_error(t.SessionStatusParams, {"sessionId": text})
+    assert field_of(err) == "params.sessionId"
+    err = decode_error(t.RunStartParams, {"message": "hi", "sessionId": text})
+    assert field_of(err) == "params.sessionId"
+
+
+def test_a_string_field_keeps_valid_non_ascii_text_unchanged():
+    text = "caf\u00e9 \u20ac \U0001f600 \u4e2d"
+    assert decode(t.SessionStatusParams, {"sessionId": text}).session_id == text
+
+
+def test_an_int_or_str_union_refuses_a_lone_surrogate_string():
+    assert field_of(decode_error(t.CancelParams, {"id": "\ud800"})) == "params.id"
+
+
+def test_lone_surrogates_inside_lists_dicts_and_any_values_are_refused_by_path():
+    base = {"someName": "x", "kind": "a", "number": 0}
+    assert field_of(decode_error(Sample, {**base, "table": {"\ud800": 1}})) == "params.table"
+    blob = {"a": [1, {"b": "ok"}, {"c": "\udfff"}]}
+    assert field_of(decode_error(Sample, {**base, "blob": blob})) == "params.blob.a[2].c"
+    assert field_of(decode_error(Sample, {**base, "blob": {"\ud800": 0}})) == "params.blob"
+    assert field_of(decode_error(Sample, {**base, "blob": "\ud800"})) == "params.blob"
+
+
+def test_any_values_keep_integers_of_any_size():
+    base = {"someName": "x", "kind": "a", "number": 0}
+    assert decode(Sample, {**base, "blob": [2**63]}).blob == [2**63]
+
+
+def test_a_deeply_nested_any_value_is_checked_without_recursion_errors():
+    deep: Any = "\ud800"
+    for _ in range(5000):
+        deep = [deep]
+    err = decode_error(Sample, {"someName": "x", "kind": "a", "number": 0, "blob": deep})
+    assert field_of(err).startswith("params.blob[0][0]")

@@ -229,3 +229,40 @@ def test_to_jsonable_makes_what_strict_json_cannot_carry_into_strings() -> None:
     assert encode_notification("m", out)  # strict encoding now succeeds
     with pytest.raises(ValueError):
         encode_notification("m", {"x": float("nan")})
+
+
+# --- lone surrogates round-trip instead of turning into "?" -----------------
+
+
+@pytest.mark.parametrize("lone", ["\ud800", "\udfff", "a\udc80b"])
+def test_a_request_id_with_a_lone_surrogate_is_kept_exactly(lone: str):
+    body = b'{"jsonrpc":"2.0","id":' + json.dumps(lone).encode() + b',"method":"m"}'
+    assert parse_message(body) == Request(lone, "m", {})
+
+
+@pytest.mark.parametrize("lone", ["\ud800", "\udfff", "a\udc80b\u00e9"])
+def test_a_response_id_with_a_lone_surrogate_is_echoed_escaped_not_replaced(lone: str):
+    for body in (encode_result(lone, None), encode_error(lone, {"code": 1, "message": "x"})):
+        body.decode("utf-8")  # still valid UTF-8 on the wire
+        assert b"?" not in body
+        assert json.loads(body)["id"] == lone
+
+
+def test_two_ids_differing_only_in_lone_surrogates_stay_distinct_when_encoded():
+    assert encode_result("\ud800", 1) != encode_result("\udfff", 1)
+
+
+def test_every_encoder_escapes_a_lone_surrogate_as_a_json_unicode_escape():
+    assert encode_notification("m", {"t": "\ud800"}) == (
+        b'{"jsonrpc":"2.0","method":"m","params":{"t":"\\ud800"}}'
+    )
+    assert encode_request("\udfff", "m", {}) == (
+        b'{"jsonrpc":"2.0","id":"\\udfff","method":"m","params":{}}'
+    )
+
+
+def test_valid_non_ascii_text_is_still_sent_as_raw_utf8():
+    assert (
+        encode_result(1, "\u00e9\U0001f600")
+        == '{"jsonrpc":"2.0","id":1,"result":"\u00e9\U0001f600"}'.encode()
+    )
