@@ -9,7 +9,7 @@ import pytest
 from hermes_stdio.protocol import HOST_METHODS
 from hermes_stdio.testing.host import HostClient
 from hermes_stdio.testing.llm_server import Reply, ScriptedLLM
-from hermes_stdio.wire import ErrorType, RpcError
+from hermes_stdio.wire import ErrorType, RpcError, encode_frame
 
 from .conftest import StartHost
 
@@ -153,3 +153,44 @@ def test_repeated_garbage_makes_the_supervisor_give_up_with_a_clear_reason(
     host.write_raw(b"Content-Length: x\r\n\r\n" * 40)
     assert host.proc.wait(15) == 1
     host.wait_stderr(lambda line: "too much invalid input" in line)
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [b"Content-Length: 5\n\nhello", b"Content-Length: 5\r\nX: y\r\n", b"junk content-type: x"],
+)
+def test_a_malformed_header_block_never_swallows_the_request_after_it(
+    host: HostClient, bad: bytes
+) -> None:
+    msg_id = "after"
+    body = json.dumps({"jsonrpc": "2.0", "id": msg_id, "method": "supervisor/status"}).encode()
+    host.write_raw(bad + encode_frame(body))
+    assert host.response(msg_id).result["pid"] == host.proc.pid
+
+
+def test_an_absurd_content_length_does_not_make_the_server_deaf(host: HostClient) -> None:
+    host.write_raw(b"Content-Length: 99999999999999999999\r\n\r\n")
+    still_serving(host)
+
+
+@pytest.mark.parametrize(
+    ("method", "params", "field"),
+    [
+        ("session/listStored", {"offset": 2**63}, "params.offset"),
+        ("session/undo", {"sessionId": "s", "turns": 2**63}, "params.turns"),
+        ("run/start", {"message": "hi", "sessionId": "\ud800"}, "params.sessionId"),
+    ],
+)
+def test_an_integer_out_of_range_or_a_lone_surrogate_is_invalid_params_naming_the_field(
+    host: HostClient, method: str, params: dict[str, object], field: str
+) -> None:
+    with pytest.raises(RpcError) as err:
+        host.request(method, params)
+    assert err.value.kind is ErrorType.INVALID_PARAMS
+    assert err.value.data["field"] == field
+    still_serving(host)
+
+
+def test_an_id_holding_a_lone_surrogate_is_echoed_exactly(host: HostClient) -> None:
+    host.send_body(b'{"jsonrpc":"2.0","id":"\\ud800","method":"supervisor/status"}')
+    assert host.response("\ud800").result["pid"] == host.proc.pid
