@@ -182,6 +182,8 @@ class Supervisor(RoutedMethods, RelayMethods):
                 f"protocol version {p.protocol_version} is not supported",
                 supported=[PROTOCOL_VERSION],
             )
+        # Checked before anything changes: a refused initialize leaves no trace.
+        prewarm = [self._key(name, None) for name in self._prewarm_list(p)]
         self.state = "initialized"
         self.pool.reset_backoff()
         caps = t.ServerCapabilities(
@@ -190,11 +192,10 @@ class Supervisor(RoutedMethods, RelayMethods):
             max_body_bytes=self.max_body_bytes,
         )
         info = t.ServerInfo(name="hermes-stdio", version=hermes_stdio.__version__)
-        prewarm = [self.pool.slot(*self._key(name, None)) for name in self._prewarm_list(p)]
         self._reply(req.id, encode(t.InitializeResult(PROTOCOL_VERSION, info, caps)))
         if self.pool.template is not None:
             self.pool.template.start()  # after the answer: it takes CPU for a second or so
-        for slot in prewarm:
+        for slot in [self.pool.slot(*key) for key in prewarm]:
             self._start_worker(
                 slot, lambda _peer: None, functools.partial(self._prewarm_failed, slot)
             )

@@ -258,13 +258,22 @@ def test_prewarmed_profiles_have_a_ready_worker_before_any_run(
     assert work["restarts"] == 0 and work["state"] == "ready"
 
 
-def test_prewarming_an_unknown_profile_fails_initialize(start_host: StartHost) -> None:
+def test_prewarming_an_unknown_profile_fails_initialize_and_leaves_it_uninitialized(
+    start_host: StartHost,
+) -> None:
     host = start_host()
+    for name, kind in (
+        ("nobody", ErrorType.UNKNOWN_PROFILE),
+        ("../etc", ErrorType.INVALID_PROFILE),
+    ):
+        with pytest.raises(RpcError) as err:
+            host.request(
+                "initialize", {"protocolVersion": 1, "options": {"prewarmProfiles": [name]}}
+            )
+        assert err.value.kind is kind
     with pytest.raises(RpcError) as err:
-        host.request(
-            "initialize", {"protocolVersion": 1, "options": {"prewarmProfiles": ["nobody"]}}
-        )
-    assert err.value.kind is ErrorType.UNKNOWN_PROFILE
+        host.request("supervisor/status")
+    assert err.value.kind is ErrorType.SERVER_NOT_INITIALIZED
 
 
 def test_a_request_pending_in_a_worker_that_dies_fails_with_worker_crashed(
