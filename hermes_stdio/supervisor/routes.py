@@ -48,6 +48,22 @@ class Routes:
         with self._lock:
             self._sessions[session_id] = slot
 
+    def claim_session(self, session_id: str, slot: SlotKey) -> tuple[SlotKey, bool]:
+        """The session's route; one it has none of becomes ``slot``'s (True: claimed now)."""
+        with self._lock:
+            owner = self._sessions.get(session_id)
+            if owner is not None:
+                return owner, False
+            self._sessions[session_id] = slot
+            return slot, True
+
+    def release_session(self, session_id: str, slot: SlotKey) -> None:
+        """Undo a claim whose request failed, unless a run has made the session real."""
+        with self._lock:
+            ran = any(r.session_id == session_id for r in self._runs.values())
+            if self._sessions.get(session_id) == slot and not ran:
+                del self._sessions[session_id]
+
     def drop_session(self, session_id: str) -> None:
         with self._lock:
             self._sessions.pop(session_id, None)

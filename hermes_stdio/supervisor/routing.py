@@ -37,6 +37,14 @@ def spawn_thread(fn: Callable[[], None]) -> None:
 REQUEST_TIMEOUT_S = 60.0  # a worker answers every request at once; this bounds a wedged one
 
 
+def _belongs_elsewhere(session_id: str, key: SlotKey) -> RpcError:
+    return RpcError(
+        ErrorType.INVALID_PARAMS,
+        f"session {session_id!r} belongs to profile {key[0]!r} (workerKey {key[1]!r})",
+        field="params.profile",
+    )
+
+
 class RoutedMethods:
     home: Path
     pool: WorkerPool
@@ -69,11 +77,7 @@ class RoutedMethods:
             worker_key if worker_key is not None else key[1],
         )
         if wanted != key:
-            raise RpcError(
-                ErrorType.INVALID_PARAMS,
-                f"session {session_id!r} belongs to profile {key[0]!r} (workerKey {key[1]!r})",
-                field="params.profile",
-            )
+            raise _belongs_elsewhere(session_id, key)
         return key
 
     def _target(
@@ -98,12 +102,18 @@ class RoutedMethods:
         on_result: Callable[[Any], None] | None = None,
         *,
         on_cancelled: Callable[[Any], None] | None = None,
+        on_failed: Callable[[], None] | None = None,
     ) -> None:
         """Send ``req`` to ``slot``'s worker (starting it if needed) and relay the answer."""
 
+        def fail(error: Any) -> None:
+            if on_failed is not None:
+                on_failed()
+            self._reply(req.id, error=error)
+
         def handle(resp: Response) -> None:
             if resp.error is not None:
-                self._reply(req.id, error=resp.error)
+                fail(resp.error)
                 return
             if on_result is not None:
                 on_result(resp.result)
@@ -120,7 +130,7 @@ class RoutedMethods:
         self._start_worker(
             slot,
             lambda ready: ready.request(req.method, req.params, handle, timeout=REQUEST_TIMEOUT_S),
-            lambda exc: self._reply(req.id, error=exc),
+            fail,
         )
 
     def _start_worker(
@@ -146,6 +156,16 @@ class RoutedMethods:
     def _h_run_start(self, req: Request, p: t.RunStartParams) -> None:
         key = self._target(p.session_id, p.profile, p.worker_key)
         slot = self.pool.slot(*key)
+        release: Callable[[], None] | None = None
+        if p.session_id is not None:
+            # Claimed now, not when the worker answers: two run/starts naming one new
+            # session for two workers would otherwise both create it.
+            sid = p.session_id
+            owner, claimed = self.routes.claim_session(sid, key)
+            if owner != key:
+                raise _belongs_elsewhere(sid, owner)
+            if claimed:
+                release = lambda: self.routes.release_session(sid, key)  # noqa: E731
 
         def record(result: Any) -> None:
             if isinstance(result, dict):
@@ -159,7 +179,7 @@ class RoutedMethods:
                 params = {"runId": result.get("runId")}
                 peer.request("run/interrupt", params, lambda _r: None, timeout=REQUEST_TIMEOUT_S)
 
-        self._forward(req, slot, record, on_cancelled=cancelled)
+        self._forward(req, slot, record, on_cancelled=cancelled, on_failed=release)
 
     def _h_session_status(self, req: Request, p: t.SessionStatusParams) -> None:
         key = self._session_key(p.session_id, p.profile, p.worker_key)

@@ -16,7 +16,7 @@ import yaml
 from hermes_stdio.protocol.types import RunErrorType
 from hermes_stdio.testing.host import HostClient
 from hermes_stdio.testing.llm_server import Reply, ScriptedLLM
-from hermes_stdio.wire import ErrorType, RpcError
+from hermes_stdio.wire import ErrorType, RpcError, encode_frame, encode_request
 
 from .conftest import (
     DEFAULT_SECRET,
@@ -212,6 +212,27 @@ def test_a_session_cannot_be_moved_to_another_profile(host: HostClient, llm: Scr
             "run/start", {"message": "hi", "sessionId": run["sessionId"], "profile": "play"}
         )
     assert err.value.kind is ErrorType.INVALID_PARAMS
+
+
+def test_two_run_starts_naming_one_new_session_for_two_workers_create_it_once(
+    host: HostClient, llm: ScriptedLLM
+) -> None:
+    llm.enqueue(Reply.text(["one"]), Reply.text(["two"]))
+    frames = [
+        encode_frame(
+            encode_request(f"r{i}", "run/start", {"message": "hi", "sessionId": "dup", **target})
+        )
+        for i, target in enumerate([{}, {"workerKey": "k1"}])
+    ]
+    host.write_raw(b"".join(frames))  # in one write: both arrive before either is answered
+    answers = [host.response(f"r{i}", 60) for i in range(2)]
+    accepted = [a for a in answers if a.error is None]
+    refused = [a for a in answers if a.error is not None]
+    assert len(accepted) == 1 and len(refused) == 1
+    assert refused[0].error["code"] == ErrorType.INVALID_PARAMS.code
+    host.wait_run_completed(accepted[0].result["runId"])
+    history = host.request("session/history", {"sessionId": "dup"})["messages"]
+    assert [m["role"] for m in history] == ["user", "assistant"]
 
 
 def _python_without_hermes() -> str:

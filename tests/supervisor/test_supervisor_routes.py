@@ -170,3 +170,41 @@ def test_concurrent_runs_from_many_threads_are_all_recorded() -> None:
         t.join(10.0)
     assert not any(t.is_alive() for t in threads)
     assert routes.counts(A) == (1600, 800)
+
+
+def test_a_new_session_is_claimed_by_the_first_slot_only() -> None:
+    routes = Routes()
+    assert routes.claim_session("s1", A) == (A, True)
+    assert routes.claim_session("s1", A_KEYED) == (A, False)
+    assert routes.claim_session("s1", A) == (A, False)
+
+
+def test_a_failed_claim_is_released_unless_a_run_made_the_session_real() -> None:
+    routes = Routes()
+    routes.claim_session("s1", A)
+    routes.release_session("s1", B)  # not its claim
+    assert routes.session("s1") == A
+    routes.release_session("s1", A)
+    assert routes.session("s1") is None
+    routes.claim_session("s2", A)
+    routes.add_run("r1", "s2", A)
+    routes.release_session("s2", A)
+    assert routes.session("s2") == A
+
+
+def test_concurrent_claims_of_one_session_have_one_winner() -> None:
+    routes = Routes()
+    won: list[SlotKey] = []
+    start = threading.Barrier(8)
+
+    def claim(key: SlotKey) -> None:
+        start.wait(5)
+        if routes.claim_session("s1", key)[1]:
+            won.append(key)
+
+    threads = [threading.Thread(target=claim, args=(("default", f"k{i}"),)) for i in range(8)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join(5)
+    assert len(won) == 1 and routes.session("s1") == won[0]
