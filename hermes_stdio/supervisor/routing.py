@@ -23,7 +23,7 @@ from ..protocol import stored as st
 from ..protocol import types as t
 from ..protocol import usage as u
 from ..transport import Peer
-from ..wire import ErrorType, Request, RequestId, Response, RpcError
+from ..wire import ErrorType, Request, Response, RpcError
 from .profiles import check_name, profile_home
 from .routes import Routes, SlotKey
 from .workers import WorkerPool, WorkerSlot
@@ -51,7 +51,7 @@ class RoutedMethods:
     routes: Routes
     host: Peer | None
 
-    def _reply(self, req_id: RequestId, result: Any = None, error: Any = None) -> bool:
+    def _reply(self, req: Request, result: Any = None, error: Any = None) -> bool:
         raise NotImplementedError
 
     # --- routed methods ----------------------------------------------------
@@ -109,7 +109,7 @@ class RoutedMethods:
         def fail(error: Any) -> None:
             if on_failed is not None:
                 on_failed()
-            self._reply(req.id, error=error)
+            self._reply(req, error=error)
 
         def handle(resp: Response) -> None:
             if resp.error is not None:
@@ -117,7 +117,7 @@ class RoutedMethods:
                 return
             if on_result is not None:
                 on_result(resp.result)
-            if not self._reply(req.id, resp.result) and on_cancelled is not None:
+            if not self._reply(req, resp.result) and on_cancelled is not None:
                 on_cancelled(resp.result)
 
         with slot.use_lock:
@@ -187,7 +187,7 @@ class RoutedMethods:
         slot = self._running(key)
         if p.if_loaded and slot is None:
             info = t.SessionInfo(p.session_id, False, False, None, key[0], None, None, None)
-            self._reply(req.id, encode(info))
+            self._reply(req, encode(info))
             return
 
         def record(result: Any) -> None:
@@ -256,14 +256,14 @@ class RoutedMethods:
     def _h_session_list(self, req: Request, p: t.SessionListParams) -> None:
         slot = self._running(self._key(p.profile, p.worker_key))
         if slot is None:
-            self._reply(req.id, encode(t.SessionListResult([])))
+            self._reply(req, encode(t.SessionListResult([])))
             return
         self._forward(req, slot)
 
     def _h_session_destroy(self, req: Request, p: t.SessionTarget) -> None:
         slot = self._running(self._session_key(p.session_id, p.profile, p.worker_key))
         if slot is None:
-            self._reply(req.id, encode(t.SessionDestroyResult(False)))
+            self._reply(req, encode(t.SessionDestroyResult(False)))
             return
         self._forward(req, slot, lambda _r: self.routes.drop_session(p.session_id))
 
@@ -277,14 +277,14 @@ class RoutedMethods:
     def _h_run_interrupt(self, req: Request, p: t.RunTarget) -> None:
         slot, _final = self._run_slot(p.run_id)
         if slot is None:
-            self._reply(req.id, encode(t.RunInterruptResult(False)))
+            self._reply(req, encode(t.RunInterruptResult(False)))
             return
         self._forward(req, slot)
 
     def _h_run_steer(self, req: Request, p: t.RunSteerParams) -> None:
         slot, _final = self._run_slot(p.run_id)
         if slot is None:
-            self._reply(req.id, encode(t.RunSteerResult(False)))
+            self._reply(req, encode(t.RunSteerResult(False)))
             return
         self._forward(req, slot)
 
@@ -297,7 +297,7 @@ class RoutedMethods:
                     f"run {p.run_id!r} expired with its worker",
                     runId=p.run_id,
                 )
-            self._reply(req.id, final)
+            self._reply(req, final)
             return
         self._forward(req, slot)
 

@@ -87,34 +87,35 @@ class Supervisor(RoutedMethods, RelayMethods):
         self.exit_code: int | None = None
         self.exited = threading.Event()
         self._lock = threading.Lock()
-        self._inflight: dict[RequestId, bool] = {}  # host request id -> cancelled
+        self._inflight: dict[RequestId, Request] = {}  # host requests not answered yet
 
     def attach(self, host: Peer) -> None:
         self.host = host
 
     # --- replies -----------------------------------------------------------
 
-    def _reply(self, req_id: RequestId, result: Any = None, error: Any = None) -> bool:
-        """Answer a host request once; False if it was already answered (cancelled)."""
+    def _reply(self, req: Request, result: Any = None, error: Any = None) -> bool:
+        """Answer a host request once; False if it was already answered (cancelled).
+        Pending requests are known by identity: once cancelled, an id may be reused."""
         with self._lock:
-            cancelled = self._inflight.pop(req_id, None)
-        if cancelled is None or cancelled:
-            return False
+            if self._inflight.get(req.id) is not req:
+                return False
+            del self._inflight[req.id]
         assert self.host is not None
         if error is not None:
             self.host.respond_error(
-                req_id, error if isinstance(error, dict) else to_wire_error(error)
+                req.id, error if isinstance(error, dict) else to_wire_error(error)
             )
         else:
-            self.host.respond(req_id, result)
+            self.host.respond(req.id, result)
         return True
 
-    def _in_thread(self, req_id: RequestId, fn: Callable[[], Any]) -> None:
+    def _in_thread(self, req: Request, fn: Callable[[], Any]) -> None:
         def run() -> None:
             try:
-                self._reply(req_id, encode(fn()))
+                self._reply(req, encode(fn()))
             except Exception as exc:
-                self._reply(req_id, error=exc)
+                self._reply(req, error=exc)
 
         spawn_thread(run)
 
@@ -128,7 +129,7 @@ class Supervisor(RoutedMethods, RelayMethods):
                     None, RpcError(ErrorType.INVALID_REQUEST, f"duplicate request id {req.id!r}")
                 )
                 return
-            self._inflight[req.id] = False
+            self._inflight[req.id] = req
         try:
             if method is None or method.notification:
                 raise RpcError(
@@ -141,7 +142,7 @@ class Supervisor(RoutedMethods, RelayMethods):
             params: Any = decode(method.params, req.params)
             getattr(self, "_h_" + req.method.replace("/", "_"))(req, params)
         except Exception as exc:
-            self._reply(req.id, error=exc)
+            self._reply(req, error=exc)
 
     def on_notification(self, peer: Peer, note: Notification, body: bytes) -> None:
         method = HOST_METHODS.get(note.method)
@@ -158,10 +159,8 @@ class Supervisor(RoutedMethods, RelayMethods):
         elif note.method == "$/cancelRequest":
             assert isinstance(params, t.CancelParams)
             with self._lock:
-                pending = params.id in self._inflight and not self._inflight[params.id]
-                if pending:
-                    self._inflight[params.id] = True
-            if pending:
+                pending = self._inflight.pop(params.id, None) is not None
+            if pending:  # answered now; the id is free again
                 peer.respond_error(params.id, RpcError(ErrorType.REQUEST_CANCELLED))
 
     def on_closed(self, peer: Peer, reason: str) -> None:
@@ -192,7 +191,7 @@ class Supervisor(RoutedMethods, RelayMethods):
             max_body_bytes=self.max_body_bytes,
         )
         info = t.ServerInfo(name="hermes-stdio", version=hermes_stdio.__version__)
-        self._reply(req.id, encode(t.InitializeResult(PROTOCOL_VERSION, info, caps)))
+        self._reply(req, encode(t.InitializeResult(PROTOCOL_VERSION, info, caps)))
         if self.pool.template is not None:
             self.pool.template.start()  # after the answer: it takes CPU for a second or so
         for slot in [self.pool.slot(*key) for key in prewarm]:
@@ -213,10 +212,10 @@ class Supervisor(RoutedMethods, RelayMethods):
             self.state = "shut_down"
             self.pool.close()
 
-        self._in_thread(req.id, run)
+        self._in_thread(req, run)
 
     def _h_supervisor_status(self, req: Request, p: t.EmptyParams) -> None:
-        self._reply(req.id, encode(self.status()))
+        self._reply(req, encode(self.status()))
 
     def status(self) -> t.SupervisorStatusResult:
         return t.SupervisorStatusResult(
@@ -254,4 +253,4 @@ class Supervisor(RoutedMethods, RelayMethods):
             self.pool.ensure_ready(slot)
             return t.WorkerRestartResult(self._worker_info(slot))
 
-        self._in_thread(req.id, run)
+        self._in_thread(req, run)

@@ -152,9 +152,14 @@ def test_cancelling_a_pending_run_start_answers_request_cancelled_and_the_run_st
     host.notify("$/cancelRequest", {"id": msg_id})
     resp = host.response(msg_id)
     assert resp.error is not None and resp.error["code"] == ErrorType.REQUEST_CANCELLED.code
+    # Answered, so the id is free again at once, though the worker still starts.
+    reused = host.send_request("supervisor/status", msg_id=msg_id)
+    assert reused == msg_id and host.response(msg_id).result["pid"] == host.proc.pid
     done = host.wait_for(lambda n: n.method == "run/completed", timeout=60)
     assert done.params["status"] in ("interrupted", "complete")
     assert len(host.run_notifications(done.params["runId"])) == done.params["seq"]
+    with pytest.raises(TimeoutError):
+        host.response(msg_id, timeout=0.5)  # the cancelled request is never answered again
 
 
 def test_what_hermes_prints_to_stdout_reaches_stderr_and_never_the_wire(
