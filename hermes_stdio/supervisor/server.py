@@ -64,7 +64,7 @@ class Supervisor(RoutedMethods, RelayMethods):
         self.routes = Routes()
         env = dict(os.environ if base_env is None else base_env)
         template = (
-            WorkerTemplate(agent_python, template_env(home, env))
+            WorkerTemplate(agent_python, functools.partial(template_env, home, env))
             if worker_template and TEMPLATE_SUPPORTED
             else None
         )

@@ -33,6 +33,7 @@ import socket
 import subprocess
 import sys
 import threading
+from collections.abc import Callable
 from typing import IO, Any
 
 from ..protocol import types as t
@@ -261,7 +262,9 @@ class _Template:
 class WorkerTemplate:
     MAX_RESTARTS = 3
 
-    def __init__(self, python: str, env: dict[str, str]) -> None:
+    def __init__(self, python: str, env: dict[str, str] | Callable[[], dict[str, str]]) -> None:
+        # A callable is read at each (re)start: reading every profile's .env stays
+        # off the supervisor's start-up, and a restart sees the files as they are.
         self.python, self.env = python, env
         self.forks = 0
         self.restarts = 0
@@ -269,10 +272,13 @@ class WorkerTemplate:
         self._stopped = False
         self._lock = threading.Lock()
 
+    def _env(self) -> dict[str, str]:
+        return self.env() if callable(self.env) else self.env
+
     def start(self) -> None:
         with self._lock:
             if self._current is None and not self._stopped:
-                self._current = _Template(self.python, self.env)
+                self._current = _Template(self.python, self._env())
 
     def wait_ready(self, timeout: float) -> bool:
         """Whether it became ready (or failed) within ``timeout``; for tests and tools."""
@@ -297,7 +303,7 @@ class WorkerTemplate:
                 and self.restarts < self.MAX_RESTARTS
             ):
                 self.restarts += 1
-                self._current = _Template(self.python, self.env)
+                self._current = _Template(self.python, self._env())
                 print(
                     f"hermes-stdio: worker template exited; restart {self.restarts}",
                     file=sys.stderr,

@@ -222,3 +222,33 @@ def test_a_template_reporting_problems_is_unsafe_and_never_forks(tmp_path: Path)
             fork(t)
     finally:
         t.stop()
+
+
+def test_the_templates_environment_is_read_when_it_starts_not_when_the_supervisor_does(
+    tmp_path: Path,
+) -> None:
+    # Reading every profile's .env (and importing python-dotenv) would delay initialize.
+    script = (
+        "import sys; from pathlib import Path\n"
+        "from hermes_stdio.supervisor.server import Supervisor\n"
+        f"s = Supervisor(Path({str(tmp_path)!r}), sys.executable, max_body_bytes=1024,"
+        " worker_template=True)\n"
+        "assert s.pool.template is not None\n"
+        "print('dotenv' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == b"False"
+    calls: list[int] = []
+
+    def read() -> dict[str, str]:
+        calls.append(1)
+        return env()
+
+    t = WorkerTemplate(sys.executable, read)
+    assert calls == []
+    t.start()
+    try:
+        assert calls == [1] and ready(t).info().state == "ready"
+    finally:
+        t.stop()
