@@ -193,12 +193,13 @@ class HermesAdapter(HermesProfile, HermesSessions):
                 _pay_tls_setup_once()
             if self._db is None:
                 self._db = SessionDB(db_path=self.home / "state.db")
-            if self._approvals is None:
+            if self._approvals is None:  # once: the guards wrap hermes' module functions
                 self._approvals = ApprovalBridge(approval, _configured_approval_mode)
+                stdin_guard.install(process_registry, terminal_tool, approval)
+                profile = os.environ.get("HERMES_STDIO_PROFILE")
+                root = hermes_root(self.home, profile)
+                fence.install([file_safety, file_tools], self.home, root)
             self._secrets.install(skills_tool, config.save_env_value_secure)
-            stdin_guard.install(process_registry, terminal_tool, approval)
-            profile = os.environ.get("HERMES_STDIO_PROFILE")
-            fence.install([file_safety, file_tools], self.home, hermes_root(self.home, profile))
             return run_agent
 
     def connect_mcp(self) -> None:
