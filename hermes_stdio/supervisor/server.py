@@ -193,7 +193,9 @@ class Supervisor(RoutedMethods, RelayMethods):
         info = t.ServerInfo(name="hermes-stdio", version=hermes_stdio.__version__)
         self._reply(req, encode(t.InitializeResult(PROTOCOL_VERSION, info, caps)))
         if self.pool.template is not None:
-            self.pool.template.start()  # after the answer: it takes CPU for a second or so
+            # After the answer, and off the host's reader: reading the profiles' .env
+            # files and spawning it would delay the next request.
+            spawn_thread(self.pool.template.start)
         for slot in [self.pool.slot(*key) for key in prewarm]:
             self._start_worker(
                 slot, lambda _peer: None, functools.partial(self._prewarm_failed, slot)
