@@ -16,7 +16,9 @@ Contract:
 - ``answer(session_id, approval_id, decision, reason)`` resolves exactly that
   request, even with several pending in one session (hermes' own resolver
   takes the oldest); it returns the outcome, or None when the request is not
-  pending in that session.
+  pending in that session. An answer it accepts is what hermes acts on, even
+  one that lands as hermes' wait times out or is interrupted (hermes would
+  otherwise block a command the host was told is approved).
 - hermes' default approval mode, ``smart``, lets an auxiliary model approve
   flagged commands without asking anyone. Unless the profile's config sets
   ``approvals.mode`` itself (``configured_mode()`` returns it), the bridge
@@ -45,6 +47,7 @@ class _Pending:
     data: dict[str, Any]
     emit: Emit
     decision: str | None = None
+    reason: str | None = None
 
 
 class ApprovalBridge:
@@ -77,7 +80,9 @@ class ApprovalBridge:
         ) -> dict[str, Any]:
             decision: dict[str, Any] | None = None
             try:
-                decision = wait(session_key, notify_cb, approval_data, **kw)
+                decision = self._honour_answer(
+                    approval_data, wait(session_key, notify_cb, approval_data, **kw)
+                )
                 return decision
             finally:
                 self._finished(approval_data, decision)
@@ -119,28 +124,41 @@ class ApprovalBridge:
     def answer(
         self, session_id: str, approval_id: str, decision: str, reason: str | None
     ) -> Literal["approved", "denied"] | None:
+        h = self._h
+        # One critical section (ours, then hermes' queue lock) so the wait's
+        # wrapper sees either no answer or the one the host was told about.
         with self._lock:
             pending = self._pending.get(approval_id)
             if pending is None or pending.session_id != session_id or pending.decision:
                 return None
-            pending.decision = decision
-        h = self._h
-        with h._lock:  # hermes' own lock over its per-session queues
-            queue = h._gateway_queues.get(session_id) or []
-            entry = next((e for e in queue if e.data is pending.data), None)
-            if entry is not None:
+            with h._lock:
+                queue = h._gateway_queues.get(session_id) or []
+                entry = next((e for e in queue if e.data is pending.data), None)
+                if entry is None:  # hermes stopped waiting a moment ago
+                    return None
                 queue.remove(entry)
                 if not queue:
                     h._gateway_queues.pop(session_id, None)
-        if entry is None:  # hermes stopped waiting a moment ago
-            with self._lock:
-                pending.decision = None
-            return None
+            pending.decision = decision
+            pending.reason = reason if decision == "deny" else None
         entry.result = decision
-        if reason and decision == "deny":
-            entry.reason = reason
+        entry.reason = pending.reason
         entry.event.set()
         return "approved" if decision in _APPROVED else "denied"
+
+    def _honour_answer(self, data: dict[str, Any], decision: dict[str, Any]) -> dict[str, Any]:
+        # hermes' loop can give up (deadline, interrupt) just after the answer
+        # took its entry; the host has been told the answer's outcome, so the
+        # answer is what hermes gets.
+        with self._lock:
+            pending = self._by_data.get(id(data))
+            answered = None if pending is None else pending.decision
+            reason = None if pending is None else pending.reason
+        if answered is None:
+            return decision
+        if decision.get("resolved") and decision.get("choice") == answered:
+            return decision
+        return {**decision, "resolved": True, "choice": answered, "reason": reason}
 
     def _finished(self, data: dict[str, Any], decision: dict[str, Any] | None) -> None:
         with self._lock:

@@ -72,13 +72,46 @@ print(json.dumps(out))
 """
 
 
-def _probe(tmp_path: Path) -> dict[str, Any]:
+# The host's answer lands after hermes' last wait for it timed out, before
+# hermes drops the request: the event's wait answers, then reports a timeout.
+_LATE_PROBE = r"""
+import json, os, threading, time
+os.environ["HERMES_EXEC_ASK"] = "1"
+from tools import approval
+from hermes_stdio.worker.approvals import ApprovalBridge
+
+bridge = ApprovalBridge(approval, lambda: "manual")
+sent = []
+answers = []
+
+class LateEvent(threading.Event):
+    def wait(self, timeout=None):
+        requested = [p for m, p in sent if m == "approval/requested"]
+        answers.append(bridge.answer("s1", requested[-1]["approvalId"], "once", None))
+        time.sleep(timeout or 0)
+        return False
+
+class LateEntry(approval._ApprovalEntry):
+    __slots__ = ()
+    def __init__(self, data):
+        super().__init__(data)
+        self.event = LateEvent()
+
+approval._ApprovalEntry = LateEntry
+bridge.open("s1", lambda method, payload: sent.append([method, payload]))
+approval.set_current_session_key("s1")
+res = approval.check_all_command_guards("rm -rf /tmp/hs-probe/late", "local")
+print(json.dumps({"answers": answers, "sent": sent, "approved": res.get("approved")}))
+"""
+
+
+def _probe(tmp_path: Path, probe: str = _PROBE, timeout_s: int = 3) -> dict[str, Any]:
     home = make_home(tmp_path, "http://127.0.0.1:9/v1")
     config = yaml.safe_load((home / "config.yaml").read_text())
-    config["approvals"]["timeout"] = 3
+    config["approvals"]["timeout"] = timeout_s
     (home / "config.yaml").write_text(yaml.safe_dump(config))
     proc = subprocess.run(
-        [sys.executable, "-c", _PROBE],
+        [sys.executable, "-c", probe],
         env=offline_env(home),
         capture_output=True,
         text=True,
@@ -128,3 +161,14 @@ def test_the_host_resolves_exactly_the_request_it_names_and_every_request_is_clo
     assert out["results"]["timeout"]["approved"] is False
     assert sent[7][1]["outcome"] == "cancelled"
     assert out["results"]["closed"]["approved"] is False
+
+
+def test_an_answer_that_lands_as_hermes_times_out_is_the_one_hermes_acts_on(
+    tmp_path: Path,
+) -> None:
+    out = _probe(tmp_path, _LATE_PROBE, timeout_s=1)
+    assert out["answers"] == ["approved"]
+    resolved = [p for m, p in out["sent"] if m == "approval/resolved"]
+    assert [(r["outcome"], r["decision"]) for r in resolved] == [("approved", "once")]
+    # The host was told "approved"; hermes must not block the command.
+    assert out["approved"] is True
