@@ -4,8 +4,9 @@ Contract:
 - ``ApprovalBridge(hermes_approval)`` works on hermes-agent's ``tools.approval``
   module, passed in (``adapter`` is the only module that imports hermes). With
   ``HERMES_EXEC_ASK=1`` hermes calls the notify callback registered for the
-  tool call's session key, then waits (its ``approvals.timeout``, default
-  60 s, and interrupts) for the request to be resolved.
+  tool call's session key (``keys.hermes_session_key`` of the session id),
+  then waits (its ``approvals.timeout``, default 60 s, and interrupts) for the
+  request to be resolved.
 - ``open(session_id, emit)`` registers the session's notify callback for a
   turn; ``close(session_id)`` unregisters it, which releases anything still
   waiting (hermes then blocks the command). Each request is sent as
@@ -35,6 +36,8 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
+
+from .keys import hermes_session_key
 
 Emit = Callable[[str, dict[str, Any]], object]
 _APPROVED = frozenset({"once", "session", "always"})
@@ -113,18 +116,18 @@ class ApprovalBridge:
                 },
             )
 
-        self._h.register_gateway_notify(session_id, notify)
+        self._h.register_gateway_notify(hermes_session_key(session_id), notify)
 
     def close(self, session_id: str) -> None:
         if self.supported:
-            self._h.unregister_gateway_notify(session_id)
+            self._h.unregister_gateway_notify(hermes_session_key(session_id))
 
     # --- host answers ------------------------------------------------------
 
     def answer(
         self, session_id: str, approval_id: str, decision: str, reason: str | None
     ) -> Literal["approved", "denied"] | None:
-        h = self._h
+        h, key = self._h, hermes_session_key(session_id)
         # One critical section (ours, then hermes' queue lock) so the wait's
         # wrapper sees either no answer or the one the host was told about.
         with self._lock:
@@ -132,13 +135,13 @@ class ApprovalBridge:
             if pending is None or pending.session_id != session_id or pending.decision:
                 return None
             with h._lock:
-                queue = h._gateway_queues.get(session_id) or []
+                queue = h._gateway_queues.get(key) or []
                 entry = next((e for e in queue if e.data is pending.data), None)
                 if entry is None:  # hermes stopped waiting a moment ago
                     return None
                 queue.remove(entry)
                 if not queue:
-                    h._gateway_queues.pop(session_id, None)
+                    h._gateway_queues.pop(key, None)
             pending.decision = decision
             pending.reason = reason if decision == "deny" else None
         entry.result = decision

@@ -2,7 +2,7 @@
 registry (``tools.process_registry.process_registry``, passed in).
 
 Contract: hermes files each background terminal command under the session key
-of the turn that started it, which is the session's id (``scope``).
+of the turn that started it (``keys.hermes_session_key`` of its id, ``scope``).
 ``owned(registry, session_id)`` lists that session's processes, running and
 recently finished, with the end of their output; ``kill(registry, session_id,
 process_id)`` kills one of them and says whether it did: a process of another
@@ -14,18 +14,20 @@ from __future__ import annotations
 from typing import Any
 
 from ..protocol.processes import ProcessInfo
+from .keys import hermes_session_key
 
 TAIL_CHARS = 4000
 
 
 def _mine(registry: Any, session_id: str, process_id: str) -> Any:
     proc = registry.get(process_id)
-    return proc if proc is not None and getattr(proc, "session_key", "") == session_id else None
+    key = hermes_session_key(session_id)
+    return proc if proc is not None and getattr(proc, "session_key", "") == key else None
 
 
 def owned(registry: Any, session_id: str) -> list[ProcessInfo]:
     found = []
-    for entry in registry.list_sessions(session_key=session_id):
+    for entry in registry.list_sessions(session_key=hermes_session_key(session_id)):
         proc = _mine(registry, session_id, str(entry.get("session_id") or ""))
         if proc is None:
             continue

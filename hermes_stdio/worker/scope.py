@@ -4,14 +4,14 @@ Contract: ``session_scope(session, hermes, approvals, sudo)`` is a context manag
 for the run's thread around a turn (``hermes`` holds hermes-agent's
 ``approval``, ``session_context``, ``runtime_cwd`` and ``terminal_tool``
 modules, passed in by the adapter). Inside it, hermes' approval session key is
-the session's id (so one session's "session" approval never covers another's
-command) and the session's approval requests go to its current run (through
-``approvals``, when the bridge is installed); hermes' per-thread session
-context carries the session's id, profile, source and workspace, a
-workspace is the session's working directory for its tools, and ``sudo`` (if
-given) is hermes' sudo password callback for the thread. On the way out
-all of it is undone, which also releases an approval still waiting (hermes
-then refuses the command).
+``keys.hermes_session_key`` of the session's id (so one session's "session"
+approval never covers another's command) and the session's approval requests
+go to its current run (through ``approvals``, when the bridge is installed);
+hermes' per-thread session context carries the session's id, profile, source
+and workspace, a workspace is the session's working directory for its tools,
+and ``sudo`` (if given) is hermes' sudo password callback for the thread. On
+the way out all of it is undone, which also releases an approval still waiting
+(hermes then refuses the command).
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .approvals import ApprovalBridge
+from .keys import hermes_session_key
 from .state import Session
 
 
@@ -41,7 +42,7 @@ def session_scope(
     sudo: Callable[[], str] | None = None,
 ) -> Iterator[None]:
     sid, workspace = session.session_id, session.workspace
-    key_token = hermes.approval.set_current_session_key(sid)
+    key_token = hermes.approval.set_current_session_key(hermes_session_key(sid))
 
     def emit(method: str, payload: dict[str, Any]) -> object:
         run = session.run
@@ -53,7 +54,7 @@ def session_scope(
         platform="cli",
         source=session.source or "",
         session_id=sid,
-        session_key=sid,
+        session_key=hermes_session_key(sid),
         profile=session.profile,
         cwd=workspace or "",
     )

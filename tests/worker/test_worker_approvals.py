@@ -19,6 +19,7 @@ import json, os, queue, sys, threading
 os.environ["HERMES_EXEC_ASK"] = "1"
 from tools import approval
 from hermes_stdio.worker.approvals import ApprovalBridge
+from hermes_stdio.worker.keys import hermes_session_key
 
 bridge = ApprovalBridge(approval, lambda: "manual")
 sent = queue.Queue()
@@ -28,7 +29,7 @@ def emit(method, payload):
     sent.put((method, payload))
 
 def guarded(name, session, command):
-    approval.set_current_session_key(session)
+    approval.set_current_session_key(hermes_session_key(session))
     res = approval.check_all_command_guards(command, "local")
     out["results"][name] = {"approved": res.get("approved"), "message": res.get("message")}
 
@@ -79,6 +80,7 @@ import json, os, threading, time
 os.environ["HERMES_EXEC_ASK"] = "1"
 from tools import approval
 from hermes_stdio.worker.approvals import ApprovalBridge
+from hermes_stdio.worker.keys import hermes_session_key
 
 bridge = ApprovalBridge(approval, lambda: "manual")
 sent = []
@@ -99,9 +101,34 @@ class LateEntry(approval._ApprovalEntry):
 
 approval._ApprovalEntry = LateEntry
 bridge.open("s1", lambda method, payload: sent.append([method, payload]))
-approval.set_current_session_key("s1")
+approval.set_current_session_key(hermes_session_key("s1"))
 res = approval.check_all_command_guards("rm -rf /tmp/hs-probe/late", "local")
 print(json.dumps({"answers": answers, "sent": sent, "approved": res.get("approved")}))
+"""
+
+
+# A host session named "default" is open; a thread that carries no session
+# (hermes' key falls back to "default") runs a flagged command.
+_DEFAULT_PROBE = r"""
+import json, os, threading
+os.environ["HERMES_EXEC_ASK"] = "1"
+from tools import approval
+from hermes_stdio.worker.approvals import ApprovalBridge
+
+bridge = ApprovalBridge(approval, lambda: "manual")
+sent = []
+bridge.open("default", lambda method, payload: sent.append([method, payload]))
+out = {}
+
+def unscoped():
+    res = approval.check_all_command_guards("rm -rf /tmp/hs-probe/unscoped", "local")
+    out["approved"] = res.get("approved")
+
+t = threading.Thread(target=unscoped)
+t.start()
+t.join(30)
+out["sent"] = sent
+print(json.dumps(out))
 """
 
 
@@ -172,3 +199,11 @@ def test_an_answer_that_lands_as_hermes_times_out_is_the_one_hermes_acts_on(
     assert [(r["outcome"], r["decision"]) for r in resolved] == [("approved", "once")]
     # The host was told "approved"; hermes must not block the command.
     assert out["approved"] is True
+
+
+def test_a_host_session_named_default_is_not_asked_for_a_thread_that_carries_no_session(
+    tmp_path: Path,
+) -> None:
+    out = _probe(tmp_path, _DEFAULT_PROBE)
+    assert out["sent"] == []
+    assert out["approved"] is False  # hermes holds it pending: never run unasked
