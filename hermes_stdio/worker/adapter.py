@@ -40,9 +40,10 @@ Contract:
   ``approvals.ApprovalBridge`` while a turn runs; with no bridge (hermes
   internals changed) hermes refuses them, so nothing dangerous runs unasked.
   Input the agent types into a background process (hermes' ``process``
-  tool) is checked the same way, and only its own session may write it
-  (``stdin_guard``). hermes' read deny-list also refuses another profile's
-  files (``fence``), for its file tools and ``@`` references alike.
+  tool) is checked the same way, and only its own session may write to,
+  read, wait on or kill it (``process_guard``). hermes' read deny-list also
+  refuses another profile's files (``fence``), for its file tools and ``@``
+  references alike.
 - hermes' scan of its tool modules is served from saved verdicts
   (``scancache``) when the files are unchanged, and its CA-bundle check at
   each agent build is remembered while the bundles are unchanged (``tlscheck``),
@@ -61,7 +62,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from ..protocol import toolbox as tx
-from . import catalog, fence, images, references, stdin_guard, usage
+from . import catalog, fence, images, process_guard, references, usage
 from .approvals import ApprovalBridge
 from .callbacks import EventSink, agent_callbacks
 from .clarify import ClarifyBridge
@@ -180,7 +181,14 @@ class HermesAdapter(HermesProfile, HermesSessions):
                 from agent import file_safety
                 from hermes_cli import config, runtime_provider  # noqa: F401
                 from hermes_state import SessionDB
-                from tools import approval, file_tools, process_registry, skills_tool, terminal_tool
+                from tools import (
+                    approval,
+                    file_tools,
+                    process_registry,
+                    registry,
+                    skills_tool,
+                    terminal_tool,
+                )
             except Exception as exc:  # ImportError, or a broken install
                 raise AgentUnavailable(
                     f"cannot import hermes-agent: {type(exc).__name__}: {exc}"
@@ -195,7 +203,7 @@ class HermesAdapter(HermesProfile, HermesSessions):
                 self._db = SessionDB(db_path=self.home / "state.db")
             if self._approvals is None:  # once: the guards wrap hermes' module functions
                 self._approvals = ApprovalBridge(approval, _configured_approval_mode)
-                stdin_guard.install(process_registry, terminal_tool, approval)
+                process_guard.install(process_registry, terminal_tool, approval, registry)
                 profile = os.environ.get("HERMES_STDIO_PROFILE")
                 root = hermes_root(self.home, profile)
                 fence.install([file_safety, file_tools], self.home, root)

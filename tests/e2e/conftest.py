@@ -112,6 +112,15 @@ def any_host(request: pytest.FixtureRequest, start_host: StartHost) -> HostClien
     return template_ready(host)
 
 
+def tool_result(host: HostClient, run_id: str) -> str:
+    """The result of the run's first completed tool call."""
+    for n in host.run_notifications(run_id):
+        event: dict[str, Any] = n.params.get("event") or {}
+        if event.get("type") == "tool.completed":
+            return str(event.get("result"))
+    raise AssertionError("no tool.completed event")
+
+
 def wait_gone(pid: int, timeout: float) -> bool:
     """True once ``pid`` has exited (bounded; uses a pidfd, no polling)."""
     try:

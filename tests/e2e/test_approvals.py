@@ -18,6 +18,8 @@ from hermes_stdio.testing.host import HostClient
 from hermes_stdio.testing.llm_server import Reply, ScriptedLLM
 from hermes_stdio.wire import ErrorType, Notification, RpcError
 
+from .conftest import tool_result
+
 
 def dangerous(llm: ScriptedLLM, victim: Path) -> str:
     """Script one turn whose tool call deletes ``victim``; returns the command."""
@@ -52,14 +54,6 @@ def respond(
 
 def methods(host: HostClient, run_id: str) -> list[str]:
     return [n.method for n in host.run_notifications(run_id)]
-
-
-def tool_result(host: HostClient, run_id: str) -> str:
-    for n in host.run_notifications(run_id):
-        event: dict[str, Any] = n.params.get("event") or {}
-        if event.get("type") == "tool.completed":
-            return str(event.get("result"))
-    raise AssertionError("no tool.completed event")
 
 
 def set_approvals(home: Path, **approvals: Any) -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 from hermes_stdio.testing.host import HostClient
 from hermes_stdio.testing.llm_server import Reply, ScriptedLLM
 
-from .conftest import TOOL_COMMAND, run_in_a_long_tool, wait_gone
+from .conftest import TOOL_COMMAND, run_in_a_long_tool, tool_result, wait_gone
 
 
 def test_a_sessions_background_process_is_listed_and_killed_by_that_session_only(
@@ -35,3 +35,25 @@ def test_a_sessions_background_process_is_listed_and_killed_by_that_session_only
     [after] = host.request("process/list", {"sessionId": sid})["processes"]
     assert after["status"] == "exited"
     assert host.request("process/kill", mine) == {"killed": False}  # already gone
+
+
+def test_an_agent_cannot_read_or_kill_another_sessions_background_process(
+    host: HostClient, llm: ScriptedLLM, tmp_path: Path
+) -> None:
+    run, [tool_pid] = run_in_a_long_tool(host, llm, tmp_path, background=True)
+    host.wait_run_completed(run["runId"])
+    [proc] = host.request("process/list", {"sessionId": run["sessionId"]})["processes"]
+
+    for action in ("poll", "log", "kill"):
+        call = {"action": action, "session_id": proc["processId"]}
+        llm.enqueue(Reply.tool_call("process", call), Reply.text(["done"]))
+        other = host.request("run/start", {"message": action, "sessionId": f"stranger-{action}"})
+        host.wait_run_completed(other["runId"])
+        assert "another session" in tool_result(host, other["runId"])
+    assert not wait_gone(tool_pid, 0)
+
+    llm.enqueue(Reply.tool_call("process", {"action": "kill", "session_id": proc["processId"]}))
+    llm.enqueue(Reply.text(["done"]))
+    mine = host.request("run/start", {"message": "kill", "sessionId": run["sessionId"]})
+    host.wait_run_completed(mine["runId"])
+    assert wait_gone(tool_pid, 10)  # its own session's agent may

@@ -1,10 +1,11 @@
-"""stdin_guard with a fake process registry and a fake command check."""
+"""process_guard with a fake process registry, tool entry and command check."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
-from hermes_stdio.worker import stdin_guard
+from hermes_stdio.worker import process_guard
 
 
 class Proc:
@@ -48,7 +49,7 @@ class Check:
 
 def guarded(session: str = "owner") -> tuple[Registry, Check]:
     registry, check = Registry(), Check()
-    assert stdin_guard.guard(registry, check, lambda: session)
+    assert process_guard.guard(registry, check, lambda: session)
     return registry, check
 
 
@@ -106,13 +107,65 @@ def test_an_unknown_process_gets_hermes_own_answer() -> None:
 
 def test_guarding_twice_wraps_once() -> None:
     registry, check = guarded()
-    assert stdin_guard.guard(registry, check, lambda: "owner")
+    assert process_guard.guard(registry, check, lambda: "owner")
     registry.write_stdin("proc_1", "ls")
     assert check.lines == ["ls"]
 
 
 def test_without_a_check_every_write_is_refused() -> None:
     registry = Registry()
-    assert stdin_guard.guard(registry, None, lambda: "owner") is False
+    assert process_guard.guard(registry, None, lambda: "owner") is False
     assert registry.submit_stdin("proc_1", "ls")["status"] == "error"
     assert registry.written == []
+
+
+class Entry:
+    """hermes' tool-registry entry for ``process``: records the calls it got."""
+
+    def __init__(self) -> None:
+        self.calls: list[dict[str, Any]] = []
+        self.handler = self.handle
+
+    def handle(self, args: dict[str, Any], **kw: Any) -> str:
+        self.calls.append(args)
+        return '{"status": "ok"}'
+
+
+def scoped(session: str) -> Entry:
+    entry = Entry()
+    assert process_guard.scope_tool(entry, Registry(), lambda: session)
+    return entry
+
+
+def test_the_agent_acts_on_its_own_sessions_process() -> None:
+    entry = scoped("owner")
+    for action in ("poll", "log", "wait", "kill", "close"):
+        assert entry.handler({"action": action, "session_id": "proc_1"}) == '{"status": "ok"}'
+    assert len(entry.calls) == 5
+
+
+def test_the_agent_cannot_read_wait_on_or_kill_another_sessions_process() -> None:
+    entry = scoped("stranger")
+    for action in ("poll", "log", "wait", "kill", "close", "write", "submit"):
+        result = json.loads(entry.handler({"action": action, "session_id": "proc_1"}))
+        assert "another session" in result["error"]
+    assert entry.calls == []
+
+
+def test_listing_and_unknown_processes_get_hermes_own_answer() -> None:
+    entry = scoped("stranger")
+    entry.handler({"action": "list"})
+    entry.handler({"action": "poll", "session_id": "proc_9"})
+    assert [c["action"] for c in entry.calls] == ["list", "poll"]
+
+
+def test_scoping_twice_wraps_once() -> None:
+    entry, registry = Entry(), Registry()
+    assert process_guard.scope_tool(entry, registry, lambda: "stranger")
+    wrapped = entry.handler
+    assert process_guard.scope_tool(entry, registry, lambda: "owner")
+    assert entry.handler is wrapped
+
+
+def test_an_entry_without_a_handler_is_left_alone() -> None:
+    assert process_guard.scope_tool(object(), Registry(), lambda: "owner") is False

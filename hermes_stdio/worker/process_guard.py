@@ -1,8 +1,10 @@
-"""What the agent types into a background process passes the checks a command does.
+"""What the agent does to a background process stays within its session, and
+what it types into one passes the checks a command does.
 
 hermes' ``process`` tool writes to a background process's input with no check
-at all, and to any session's process: an agent could start a harmless shell,
-then type a dangerous command into it, unasked. This closes that.
+at all, and reads, waits on or kills any session's process by id: an agent
+could start a harmless shell, then type a dangerous command into it, unasked.
+This closes that.
 
 Contract:
 - ``guard(registry, check, current_key)`` replaces ``write_stdin`` on hermes'
@@ -18,12 +20,21 @@ Contract:
     A line the host approved starts afresh.
 - Calling it again does nothing. Without the registry internals it was written
   against, every write is refused (fail closed) and it returns False.
-- ``install(process_registry, terminal_tool, approval)`` guards hermes' own
-  registry with its terminal guard and the turn's approval session key.
+- ``scope_tool(entry, registry, current_key)`` wraps the ``process`` tool's
+  handler (``entry``, hermes' tool-registry entry): an action naming a process
+  another session started (``poll``, ``log``, ``wait``, ``kill``, ``close``,
+  ``write``, ``submit``) gets a tool error and touches nothing. Only the
+  agent's tool calls go through it; hermes' own cleanup and the host's
+  ``process/*`` methods (scoped by ``background``) do not. Wrapping twice
+  wraps once; an entry without a handler is left alone and it returns False.
+- ``install(process_registry, terminal_tool, approval, tool_registry)`` does
+  both on hermes' own modules with its terminal guard and the turn's approval
+  session key.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import threading
 from collections.abc import Callable
@@ -31,6 +42,7 @@ from typing import Any
 
 Check = Callable[[str], dict[str, Any]]
 MAX_LINE = 16 * 1024  # what is kept of an unfinished line
+_TARGETED = frozenset({"poll", "log", "wait", "kill", "close", "write", "submit"})
 
 
 def _refuse(_process_id: str, _data: object) -> dict[str, Any]:
@@ -71,7 +83,29 @@ def guard(registry: Any, check: Check | None, current_key: Callable[[], str]) ->
     return True
 
 
-def install(process_registry: Any, terminal_tool: Any, approval: Any) -> bool:
+def scope_tool(entry: Any, registry: Any, current_key: Callable[[], str]) -> bool:
+    handler = getattr(entry, "handler", None)
+    get = getattr(registry, "get", None)
+    if not callable(handler) or not callable(get):
+        return False
+    if getattr(handler, "scoped", False):
+        return True
+
+    def process_tool(args: Any, **kw: Any) -> Any:
+        action = args.get("action") if isinstance(args, dict) else None
+        process_id = args.get("session_id") if isinstance(args, dict) else None
+        if action in _TARGETED and process_id is not None:
+            proc = get(str(process_id))
+            if proc is not None and getattr(proc, "session_key", None) != current_key():
+                return json.dumps({"error": f"process {process_id} belongs to another session"})
+        return handler(args, **kw)
+
+    process_tool.scoped = True  # type: ignore[attr-defined]
+    entry.handler = process_tool
+    return True
+
+
+def install(process_registry: Any, terminal_tool: Any, approval: Any, tool_registry: Any) -> bool:
     guards = getattr(terminal_tool, "_check_all_guards", None)
     current = getattr(approval, "get_current_session_key", None)
 
@@ -83,4 +117,7 @@ def install(process_registry: Any, terminal_tool: Any, approval: Any) -> bool:
         return str(current(default="")) if callable(current) else ""
 
     usable = callable(guards) and callable(current)
-    return guard(process_registry.process_registry, check if usable else None, session_key)
+    registry = process_registry.process_registry
+    written = guard(registry, check if usable else None, session_key)
+    entry = tool_registry.registry.get_entry("process")
+    return scope_tool(entry, registry, session_key) and written
