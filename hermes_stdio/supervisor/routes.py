@@ -58,9 +58,9 @@ class Routes:
             return slot, True
 
     def release_session(self, session_id: str, slot: SlotKey) -> None:
-        """Undo a claim whose request failed, unless a run has made the session real."""
+        """Undo a claim whose request failed, unless a run there has made the session real."""
         with self._lock:
-            ran = any(r.session_id == session_id for r in self._runs.values())
+            ran = any(r.session_id == session_id and r.slot == slot for r in self._runs.values())
             if self._sessions.get(session_id) == slot and not ran:
                 del self._sessions[session_id]
 

@@ -153,19 +153,19 @@ class RoutedMethods:
 
         spawn_thread(run)
 
+    def _claim(self, session_id: str, key: SlotKey) -> Callable[[], None] | None:
+        """Route the session to ``key`` now, not when the worker answers: two requests
+        naming one unrouted session for two workers would otherwise both load it.
+        Returns what undoes a new claim if the request fails."""
+        owner, claimed = self.routes.claim_session(session_id, key)
+        if owner != key:
+            raise _belongs_elsewhere(session_id, owner)
+        return (lambda: self.routes.release_session(session_id, key)) if claimed else None
+
     def _h_run_start(self, req: Request, p: t.RunStartParams) -> None:
         key = self._target(p.session_id, p.profile, p.worker_key)
         slot = self.pool.slot(*key)
-        release: Callable[[], None] | None = None
-        if p.session_id is not None:
-            # Claimed now, not when the worker answers: two run/starts naming one new
-            # session for two workers would otherwise both create it.
-            sid = p.session_id
-            owner, claimed = self.routes.claim_session(sid, key)
-            if owner != key:
-                raise _belongs_elsewhere(sid, owner)
-            if claimed:
-                release = lambda: self.routes.release_session(sid, key)  # noqa: E731
+        release = None if p.session_id is None else self._claim(p.session_id, key)
 
         def record(result: Any) -> None:
             if isinstance(result, dict):
@@ -207,30 +207,42 @@ class RoutedMethods:
 
     def _h_session_fork(self, req: Request, p: st.SessionForkParams) -> None:
         key = self._session_key(p.session_id, p.profile, p.worker_key)
-        if p.new_session_id is not None and self.routes.session(p.new_session_id) is not None:
-            raise RpcError(
-                ErrorType.INVALID_PARAMS,
-                f"session {p.new_session_id!r} already exists",
-                field="params.newSessionId",
-            )
+        releases: list[Callable[[], None]] = []
+        if p.new_session_id is not None:
+            new_id = p.new_session_id
+            if not self.routes.claim_session(new_id, key)[1]:
+                raise RpcError(
+                    ErrorType.INVALID_PARAMS,
+                    f"session {new_id!r} already exists",
+                    field="params.newSessionId",
+                )
+            releases.append(lambda: self.routes.release_session(new_id, key))
+        try:
+            source = self._claim(p.session_id, key)  # loaded, as for session/undo
+        except RpcError:
+            for release in releases:
+                release()
+            raise
+        if source is not None:
+            releases.append(source)
 
         def record(result: Any) -> None:
-            self.routes.add_session(p.session_id, key)  # loaded, as for session/undo
             if isinstance(result, dict):  # the branch resumes in the same worker
                 self.routes.add_session(str(result.get("sessionId")), key)
 
-        self._forward(req, self.pool.slot(*key), record)
+        def failed() -> None:
+            for release in releases:
+                release()
+
+        self._forward(req, self.pool.slot(*key), record, on_failed=failed)
 
     def _to_session_creating(
         self, req: Request, session_id: str, profile: str | None, worker_key: str | None
     ) -> None:
         """Forward a request that makes the worker hold the session; route it there."""
         key = self._session_key(session_id, profile, worker_key)
-
-        def record(result: Any) -> None:
-            self.routes.add_session(session_id, key)
-
-        self._forward(req, self.pool.slot(*key), record)
+        release = self._claim(session_id, key)
+        self._forward(req, self.pool.slot(*key), on_failed=release)
 
     def _h_session_goal(self, req: Request, p: t.SessionGoalParams) -> None:
         key = self._session_key(p.session_id, p.profile, p.worker_key)

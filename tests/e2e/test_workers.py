@@ -235,6 +235,41 @@ def test_two_run_starts_naming_one_new_session_for_two_workers_create_it_once(
     assert [m["role"] for m in history] == ["user", "assistant"]
 
 
+@pytest.mark.parametrize("method", ["session/estimateContext", "session/undo"])
+def test_two_requests_loading_one_stored_session_into_two_workers_load_it_once(
+    host: HostClient, llm: ScriptedLLM, method: str
+) -> None:
+    llm.enqueue(Reply.text(["stored"]))
+    run = host.request("run/start", {"message": "hi", "sessionId": "kept"})
+    host.wait_run_completed(run["runId"])
+    host.request("worker/restart", {"profile": "default"})  # its route goes with the worker
+    frames = [
+        encode_frame(encode_request(f"q{i}", method, {"sessionId": "kept", **target}))
+        for i, target in enumerate([{}, {"workerKey": "k1"}])
+    ]
+    host.write_raw(b"".join(frames))  # both arrive before either is answered
+    answers = [host.response(f"q{i}", 60) for i in range(2)]
+    refused = [a for a in answers if a.error is not None]
+    assert [a.error["code"] for a in refused] == [ErrorType.INVALID_PARAMS.code]
+    assert refused[0].error["data"]["field"] == "params.profile"
+    status = host.request("session/status", {"sessionId": "kept", "ifLoaded": True})
+    assert status["loaded"] is True
+
+
+def test_a_failed_request_leaves_no_route_for_the_session_it_named(
+    host: HostClient, llm: ScriptedLLM
+) -> None:
+    llm.enqueue(Reply.text(["stored"]))
+    run = host.request("run/start", {"message": "hi", "sessionId": "kept"})
+    host.wait_run_completed(run["runId"])
+    host.request("worker/restart", {"profile": "default"})
+    bad = {"sessionId": "kept", "workerKey": "k1", "model": "m", "provider": "no-such-provider"}
+    with pytest.raises(RpcError):
+        host.request("session/switchModel", bad)
+    # Not claimed by k1: another worker may load it.
+    assert host.request("session/estimateContext", {"sessionId": "kept", "workerKey": "k2"})
+
+
 def _python_without_hermes() -> str:
     base = getattr(sys, "_base_executable", sys.executable)
     probe = subprocess.run([base, "-c", "import run_agent"], capture_output=True, timeout=60)

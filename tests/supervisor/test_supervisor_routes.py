@@ -192,6 +192,16 @@ def test_a_failed_claim_is_released_unless_a_run_made_the_session_real() -> None
     assert routes.session("s2") == A
 
 
+def test_a_run_in_another_worker_does_not_keep_a_failed_claim() -> None:
+    routes = Routes()
+    routes.add_run("r1", "s1", A)  # it ran in A, whose worker then exited
+    routes.finish(routes.run("r1"))  # type: ignore[arg-type]
+    routes.drop_slot(A)
+    routes.claim_session("s1", B)
+    routes.release_session("s1", B)
+    assert routes.session("s1") is None
+
+
 def test_concurrent_claims_of_one_session_have_one_winner() -> None:
     routes = Routes()
     won: list[SlotKey] = []
