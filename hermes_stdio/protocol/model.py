@@ -300,5 +300,7 @@ def schema_of(tp: Any, defs: dict[str, Any]) -> dict[str, Any]:
         return {"type": "array", "items": schema_of(typing.get_args(tp)[0], defs)}
     if origin is dict:
         return {"type": "object", "additionalProperties": schema_of(typing.get_args(tp)[1], defs)}
-    simple = {str: "string", int: "integer", float: "number", bool: "boolean", type(None): "null"}
+    if tp is int:  # the range decoding enforces, so a client can check it too
+        return {"type": "integer", "minimum": -MAX_SAFE_INTEGER, "maximum": MAX_SAFE_INTEGER}
+    simple = {str: "string", float: "number", bool: "boolean", type(None): "null"}
     return {"type": simple[tp]}

@@ -102,3 +102,24 @@ def test_run_scoped_notifications_all_carry_run_id_session_id_and_seq():
     for name in RUN_NOTIFICATIONS:
         wire = [f.wire for f in fields_of(SERVER_NOTIFICATIONS[name].params)]
         assert wire[:3] == ["runId", "sessionId", "seq"], name
+
+
+def test_every_integer_in_the_schema_carries_the_range_decoding_enforces():
+    from hermes_stdio.protocol.model import MAX_SAFE_INTEGER
+
+    found: list[dict[str, object]] = []
+
+    def walk(node: object) -> None:
+        if isinstance(node, dict):
+            if node.get("type") == "integer":
+                found.append(node)
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+
+    walk(build_schema())
+    assert found
+    for node in found:
+        assert node["minimum"] == -MAX_SAFE_INTEGER and node["maximum"] == MAX_SAFE_INTEGER
