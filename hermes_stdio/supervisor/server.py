@@ -5,7 +5,8 @@ Contract:
   stops every worker, then ``exit`` ends the process (0 after shutdown, else
   1). EOF on stdin means the host is gone.
 - Every host request gets exactly one response; ``$/cancelRequest`` answers
-  a pending one at once with -32800 and drops its later result.
+  a pending one at once with -32800 and drops its later result. It names the
+  request by the id it was sent with, even one the params rules would refuse.
 - Requests are validated against the method table before anything else.
   Supervisor-only methods (lifecycle, ``supervisor/status``,
   ``worker/restart``) never touch a worker, except restart's own; the rest is
@@ -43,6 +44,15 @@ from .routing import RoutedMethods, spawn_thread
 from .template import SUPPORTED as TEMPLATE_SUPPORTED
 from .template import WorkerTemplate
 from .workers import WorkerPool, WorkerSlot
+
+
+def _any_request_id(note: Notification) -> RequestId | None:
+    """A cancel's ``id`` as sent, when only the params rules refused it: any id a
+    request was accepted with (2**63, a lone surrogate) can be cancelled."""
+    params = note.params if isinstance(note.params, dict) else {}
+    target = params.get("id")
+    ok = isinstance(target, str) or (isinstance(target, int) and not isinstance(target, bool))
+    return target if ok and set(params) == {"id"} else None
 
 
 class Supervisor(RoutedMethods, RelayMethods):
@@ -152,8 +162,11 @@ class Supervisor(RoutedMethods, RelayMethods):
         try:
             params: Any = decode(method.params, note.params)
         except RpcError as exc:
-            print(f"hermes-stdio: ignoring {note.method}: {exc.message}", file=sys.stderr)
-            return
+            target = _any_request_id(note) if note.method == "$/cancelRequest" else None
+            if target is None:
+                print(f"hermes-stdio: ignoring {note.method}: {exc.message}", file=sys.stderr)
+                return
+            params = t.CancelParams(target)
         if note.method == "exit":
             self.finish(0 if self.state == "shut_down" else 1, "exit notification")
         elif note.method == "$/cancelRequest":

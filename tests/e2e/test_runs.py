@@ -162,6 +162,19 @@ def test_cancelling_a_pending_run_start_answers_request_cancelled_and_the_run_st
         host.response(msg_id, timeout=0.5)  # the cancelled request is never answered again
 
 
+@pytest.mark.parametrize("msg_id", [2**63, "\ud800"], ids=["huge", "lone-surrogate"])
+def test_a_request_sent_with_any_id_can_be_cancelled(
+    host: HostClient, llm: ScriptedLLM, msg_id: Any
+) -> None:
+    llm.enqueue(Reply.text(["x"]))
+    host.send_request("run/start", {"message": "cancel me"}, msg_id=msg_id)  # cold: pending
+    host.notify("$/cancelRequest", {"id": msg_id})
+    resp = host.response(msg_id)
+    assert resp.error is not None and resp.error["code"] == ErrorType.REQUEST_CANCELLED.code
+    done = host.wait_for(lambda n: n.method == "run/completed", timeout=60)
+    assert len(host.run_notifications(done.params["runId"])) == done.params["seq"]
+
+
 def test_what_hermes_prints_to_stdout_reaches_stderr_and_never_the_wire(
     host: HostClient, llm: ScriptedLLM
 ) -> None:
