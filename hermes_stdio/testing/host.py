@@ -158,7 +158,10 @@ class HostClient:
         return resp.result
 
     def notify(self, method: str, params: Any = None) -> None:
-        self.send_body(encode_notification(method, params if params is not None else {}))
+        # exact: a host echoes ids as it got them ($/cancelRequest)
+        self.send_body(
+            encode_notification(method, params if params is not None else {}, exact=True)
+        )
 
     def initialize(self) -> Any:
         result = self.request("initialize", {"protocolVersion": 1, "clientInfo": {"name": "tests"}})

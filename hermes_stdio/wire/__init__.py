@@ -20,6 +20,7 @@ from .jsonrpc import (
     encode_result,
     parse_message,
     to_jsonable,
+    valid_utf8,
 )
 
 __all__ = [
@@ -47,4 +48,5 @@ __all__ = [
     "parse_message",
     "to_jsonable",
     "to_wire_error",
+    "valid_utf8",
 ]

@@ -9,9 +9,13 @@ Contract:
   not an object.
 - ``encode_*`` produce compact UTF-8 JSON bodies (no framing); they raise
   on values JSON cannot carry (NaN, infinities, other objects), which
-  ``to_jsonable`` turns into strings first. Strings round-trip exactly: one
-  holding a lone surrogate (not encodable as UTF-8) makes the body ASCII JSON
-  with ``\\uXXXX`` escapes instead of being altered.
+  ``to_jsonable`` turns into strings first. A string holding a lone surrogate
+  (not encodable as UTF-8) is handled by what the message is: requests and
+  responses, which may echo an id, round-trip it exactly (the body becomes
+  ASCII JSON with ``\\uXXXX`` escapes); a notification, which carries
+  content (unless sent ``exact``), gets U+FFFD in its place, so what a peer did not send is always
+  valid Unicode (strict JSON parsers refuse lone surrogates).
+  ``valid_utf8(text)`` is that replacement for a body built by hand.
 """
 
 from __future__ import annotations
@@ -142,12 +146,24 @@ def _encode(message: JsonObject) -> bytes:
         return _dumps_ascii(message).encode("ascii")
 
 
+def valid_utf8(text: str) -> bytes:
+    """``text`` as UTF-8, each lone surrogate replaced by U+FFFD."""
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        # A pair split into two code points rejoins; a lone one becomes U+FFFD.
+        return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace").encode()
+
+
 def encode_request(msg_id: RequestId, method: str, params: Any) -> bytes:
     return _encode({"jsonrpc": "2.0", "id": msg_id, "method": method, "params": params})
 
 
-def encode_notification(method: str, params: Any) -> bytes:
-    return _encode({"jsonrpc": "2.0", "method": method, "params": params})
+def encode_notification(method: str, params: Any, *, exact: bool = False) -> bytes:
+    """``exact``: escape lone surrogates instead, for one that echoes an id
+    (``$/cancelRequest``)."""
+    message = {"jsonrpc": "2.0", "method": method, "params": params}
+    return _encode(message) if exact else valid_utf8(_dumps(message))
 
 
 def encode_result(msg_id: RequestId | None, result: Any) -> bytes:

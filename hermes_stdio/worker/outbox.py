@@ -9,6 +9,8 @@ Contract:
   queue order on one thread, so ``seq`` is 1, 2, 3 ... in wire order, and a
   delta that absorbed later text still has one seq: while the reader lags,
   consecutive deltas of a run become fewer, larger frames with the same text.
+- Text is sent as the agent produced it, except that a lone surrogate (which
+  UTF-8 cannot carry) becomes U+FFFD, as in every notification (``wire.jsonrpc``).
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from collections.abc import Callable
 from typing import Any, Protocol
 
 from ..transport.writer import LazyBody
-from ..wire.jsonrpc import encode_notification, to_jsonable
+from ..wire.jsonrpc import encode_notification, to_jsonable, valid_utf8
 
 _json_str = json.JSONEncoder(ensure_ascii=False).encode
 
@@ -90,8 +92,7 @@ class DeltaItem:
 
     def render(self) -> bytes:
         text = self.parts[0] if len(self.parts) == 1 else "".join(self.parts)
-        body = f'{self.head}{self.run.next_seq()},"text":{_json_str(text)}}}}}'
-        return body.encode("utf-8", "replace")
+        return valid_utf8(f'{self.head}{self.run.next_seq()},"text":{_json_str(text)}}}}}')
 
     def merge(self, owner: object, text: str) -> bool:
         if owner is not self.run:

@@ -387,3 +387,13 @@ def test_estimate_context_gives_rough_tokens_against_the_models_window(
     # A new session: no history yet, the same fixed cost.
     fresh = host.request("session/estimateContext", {"sessionId": "sess-estimate-new"})
     assert fresh["messageCount"] == 0 and fresh["fixedTokens"] == est["fixedTokens"]
+
+
+def test_a_lone_surrogate_the_model_sends_reaches_the_host_as_the_replacement_character(
+    host: HostClient, llm: ScriptedLLM
+) -> None:
+    llm.enqueue(Reply.text(["half \ud83d", " of a pair, é"]))
+    _run, notes = run_to_end(host, {"message": "odd text"})
+    text = "".join(n.params["text"] for n in notes if n.method == "run/delta")
+    assert text == "half \ufffd of a pair, é"
+    assert notes[-1].params["status"] == "complete"

@@ -19,6 +19,7 @@ from hermes_stdio.wire import (
     encode_result,
     parse_message,
     to_jsonable,
+    valid_utf8,
 )
 
 
@@ -252,13 +253,28 @@ def test_two_ids_differing_only_in_lone_surrogates_stay_distinct_when_encoded():
     assert encode_result("\ud800", 1) != encode_result("\udfff", 1)
 
 
-def test_every_encoder_escapes_a_lone_surrogate_as_a_json_unicode_escape():
-    assert encode_notification("m", {"t": "\ud800"}) == (
-        b'{"jsonrpc":"2.0","method":"m","params":{"t":"\\ud800"}}'
-    )
+def test_requests_escape_a_lone_surrogate_as_a_json_unicode_escape():
     assert encode_request("\udfff", "m", {}) == (
         b'{"jsonrpc":"2.0","id":"\\udfff","method":"m","params":{}}'
     )
+
+
+def test_a_notification_carries_the_replacement_character_for_a_lone_surrogate():
+    assert encode_notification("m", {"t": "a\ud800b", "u": "\u00e9"}) == (
+        '{"jsonrpc":"2.0","method":"m","params":{"t":"a\ufffdb","u":"\u00e9"}}'.encode()
+    )
+
+
+def test_an_exact_notification_escapes_a_lone_surrogate_like_a_request():
+    assert encode_notification("$/cancelRequest", {"id": "\ud800"}, exact=True) == (
+        b'{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":"\\ud800"}}'
+    )
+
+
+def test_valid_utf8_rejoins_a_pair_split_in_two_and_replaces_only_lone_halves():
+    assert valid_utf8("\ud83d\ude00") == "\U0001f600".encode()
+    assert valid_utf8("x\ude00\ud83d") == "x\ufffd\ufffd".encode()
+    assert valid_utf8("plain é") == "plain é".encode()
 
 
 def test_valid_non_ascii_text_is_still_sent_as_raw_utf8():

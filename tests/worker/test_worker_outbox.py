@@ -157,3 +157,16 @@ def test_an_event_json_cannot_carry_is_sent_with_strings_in_its_place_and_keeps_
     assert [n["params"]["seq"] for n in notes] == [1, 2]
     assert notes[0]["params"]["event"]["args"] == {"t": "nan"}
     assert notes[1]["params"]["text"] == "after"
+
+
+def test_a_lone_surrogate_in_delta_text_arrives_as_the_replacement_character() -> None:
+    r, w = os.pipe()
+    writer = FrameWriter(w)
+    run = Run("run_1", "sess_1", writer)
+    run.delta("half \ud83d of a pair, é")
+    assert writer.wait_idle(WAIT)
+    os.close(w)
+    [note] = read_all(r)
+    os.close(r)
+    assert note["params"]["seq"] == 1
+    assert note["params"]["text"] == "half \ufffd of a pair, é"
