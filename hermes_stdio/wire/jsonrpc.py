@@ -10,11 +10,12 @@ Contract:
 - ``encode_*`` produce compact UTF-8 JSON bodies (no framing); they raise
   on values JSON cannot carry (NaN, infinities, other objects), which
   ``to_jsonable`` turns into strings first. A string holding a lone surrogate
-  (not encodable as UTF-8) is handled by what the message is: requests and
-  responses, which may echo an id, round-trip it exactly (the body becomes
-  ASCII JSON with ``\\uXXXX`` escapes); a notification, which carries
-  content (unless sent ``exact``), gets U+FFFD in its place, so what a peer did not send is always
-  valid Unicode (strict JSON parsers refuse lone surrogates).
+  (not encodable as UTF-8) is handled by what it is: an id round-trips
+  exactly (as a ``\\uXXXX`` escape, the request's whole body then ASCII), and
+  so does a notification sent ``exact``; content (params of other
+  notifications, results, errors) gets U+FFFD in its place, so what a peer did
+  not send itself is always valid Unicode (strict JSON parsers refuse lone
+  surrogates).
   ``valid_utf8(text)`` is that replacement for a body built by hand.
 """
 
@@ -166,12 +167,20 @@ def encode_notification(method: str, params: Any, *, exact: bool = False) -> byt
     return _encode(message) if exact else valid_utf8(_dumps(message))
 
 
+def _encode_reply(msg_id: RequestId | None, key: str, value: Any) -> bytes:
+    try:
+        return _dumps({"jsonrpc": "2.0", "id": msg_id, key: value}).encode("utf-8")
+    except UnicodeEncodeError:  # the id is echoed exactly; the content is made valid
+        head = '{"jsonrpc":"2.0","id":' + _dumps_ascii(msg_id) + ',"' + key + '":'
+        return head.encode("ascii") + valid_utf8(_dumps(value)) + b"}"
+
+
 def encode_result(msg_id: RequestId | None, result: Any) -> bytes:
-    return _encode({"jsonrpc": "2.0", "id": msg_id, "result": result})
+    return _encode_reply(msg_id, "result", result)
 
 
 def encode_error(msg_id: RequestId | None, error: JsonObject) -> bytes:
-    return _encode({"jsonrpc": "2.0", "id": msg_id, "error": error})
+    return _encode_reply(msg_id, "error", error)
 
 
 def to_jsonable(value: Any) -> Any:

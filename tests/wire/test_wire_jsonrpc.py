@@ -265,6 +265,14 @@ def test_a_notification_carries_the_replacement_character_for_a_lone_surrogate()
     )
 
 
+def test_a_response_echoes_its_id_exactly_and_makes_its_content_valid():
+    body = encode_result("\ud800", {"text": "a\udc00b"})
+    assert body == b'{"jsonrpc":"2.0","id":"\\ud800","result":{"text":"a\xef\xbf\xbdb"}}'
+    assert json.loads(encode_error(7, {"code": 1, "message": "\ud800"}))["error"]["message"] == (
+        "\ufffd"
+    )
+
+
 def test_an_exact_notification_escapes_a_lone_surrogate_like_a_request():
     assert encode_notification("$/cancelRequest", {"id": "\ud800"}, exact=True) == (
         b'{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":"\\ud800"}}'
