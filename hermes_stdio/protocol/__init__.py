@@ -1,6 +1,6 @@
 """The protocol, defined once: types, the method table and the JSON Schema export."""
 
-from . import asks, inputs, processes, stored, toolbox, types, usage
+from . import asks, inputs, processes, profiles, stored, toolbox, types, usage
 from .methods import (
     HOST_METHODS,
     RELAYED_NOTIFICATIONS,
@@ -30,6 +30,7 @@ __all__ = [
     "encode",
     "inputs",
     "processes",
+    "profiles",
     "stored",
     "toolbox",
     "types",

@@ -18,6 +18,7 @@ from typing import Any, Literal, NamedTuple
 from . import asks as a
 from . import checkpoints as ck
 from . import processes as pr
+from . import profiles as pf
 from . import providers as pv
 from . import stored as st
 from . import toolbox as x
@@ -93,6 +94,13 @@ HOST_METHODS: dict[str, Method] = _methods(
         t.SupervisorStatusResult,
         "supervisor",
         "Supervisor and worker health, without touching any worker.",
+    ),
+    Method(
+        "profile/list",
+        t.EmptyParams,
+        pf.ProfileListResult,
+        "supervisor",
+        "The profiles in the Hermes home, read from disk; never starts a worker.",
     ),
     Method(
         "worker/restart",

@@ -6,7 +6,9 @@ Contract:
   (``[a-z0-9][a-z0-9_-]{0,63}``); anything else raises ``invalid_profile``,
   and a profile directory that resolves outside ``<home>/profiles`` (a
   symlink) is refused too, so a name never escapes the home. A valid name with
-  no directory raises ``unknown_profile``.
+  no directory raises ``unknown_profile``. ``listed_profiles`` lists exactly
+  the profiles that pass these checks; ``describe`` reads one's model,
+  provider and description.
 - ``worker_env`` starts from the supervisor's environment, removes every key
   hermes could load from any *other* profile's ``.env`` (parsed as hermes
   does, with python-dotenv; so no profile sees another's secrets) and
@@ -72,6 +74,42 @@ def profile_home(home: Path, name: str) -> Path:
     return path
 
 
+def listed_profiles(home: Path) -> list[tuple[str, Path]]:
+    """Every profile a request may name, as ``profile_home`` accepts it: default
+    (if the home exists), then each valid profile directory by name."""
+    found = [(DEFAULT_PROFILE, home)] if home.is_dir() else []
+    root = home / "profiles"
+    names = sorted(e.name for e in root.iterdir()) if root.is_dir() else []
+    for name in names:
+        if name == DEFAULT_PROFILE or not _NAME.fullmatch(name):
+            continue
+        try:
+            found.append((name, profile_home(home, name)))
+        except RpcError:  # a symlink out of profiles/, or not a directory
+            continue
+    return found
+
+
+def describe(path: Path) -> tuple[str | None, str | None, str]:
+    """A profile's model, provider (config.yaml) and description (profile.yaml), read
+    as ``hermes profile list`` reads them; what is missing or unreadable is empty."""
+    model_cfg = load_config(path).get("model")
+    model = provider = None
+    if isinstance(model_cfg, str):
+        model = model_cfg
+    elif isinstance(model_cfg, dict):
+        model, provider = (
+            model_cfg.get("default") or model_cfg.get("model"),
+            model_cfg.get("provider"),
+        )
+    description = load_config(path, "profile.yaml").get("description")
+    return (
+        str(model) if model else None,
+        str(provider) if provider else None,
+        str(description or "").strip(),
+    )
+
+
 def all_profile_homes(home: Path) -> dict[str, Path]:
     homes = {DEFAULT_PROFILE: home}
     root = home / "profiles"
@@ -113,11 +151,11 @@ def dotenv_keys(path: Path, *, loose: bool = True) -> set[str]:
     return keys
 
 
-def load_config(home: Path) -> dict[str, Any]:
-    import yaml  # only when a worker starts: keeps the supervisor's start-up light
+def load_config(home: Path, name: str = "config.yaml") -> dict[str, Any]:
+    import yaml  # only when needed: keeps the supervisor's start-up light
 
     try:
-        with open(home / "config.yaml", encoding="utf-8") as f:
+        with open(home / name, encoding="utf-8") as f:
             data = yaml.safe_load(f)
     except (OSError, yaml.YAMLError):
         return {}

@@ -8,7 +8,7 @@ Contract:
   a pending one at once with -32800 and drops its later result. It names the
   request by the id it was sent with, even one the params rules would refuse.
 - Requests are validated against the method table before anything else.
-  Supervisor-only methods (lifecycle, ``supervisor/status``,
+  Supervisor-only methods (lifecycle, ``supervisor/status``, ``profile/list``,
   ``worker/restart``) never touch a worker, except restart's own; the rest is
   routed to workers (``routing.RoutedMethods``).
 """
@@ -33,11 +33,12 @@ from ..protocol import (
     decode,
     encode,
 )
+from ..protocol import profiles as pf
 from ..protocol import types as t
 from ..transport import Peer
 from ..wire import ErrorType, Notification, Request, RequestId, RpcError, to_wire_error
 from .idle import IdleWorkers
-from .profiles import template_env
+from .profiles import describe, listed_profiles, template_env
 from .relay import RelayMethods
 from .routes import Routes
 from .routing import RoutedMethods, spawn_thread
@@ -258,6 +259,18 @@ class Supervisor(RoutedMethods, RelayMethods):
             start_mode=slot.start_mode if proc is not None else None,
             fork_fallback=slot.fork_fallback if proc is not None else None,
         )
+
+    def _h_profile_list(self, req: Request, p: t.EmptyParams) -> None:
+        def run() -> pf.ProfileListResult:
+            live = [s.profile for s in self.pool.slots() if s.state in ("starting", "ready")]
+            return pf.ProfileListResult(
+                [
+                    pf.ProfileInfo(name, str(path), *describe(path), workers=live.count(name))
+                    for name, path in listed_profiles(self.home)
+                ]
+            )
+
+        self._in_thread(req, run)  # reads every profile's YAML: off the host's reader
 
     def _h_worker_restart(self, req: Request, p: t.WorkerTarget) -> None:
         slot = self.pool.slot(*self._key(p.profile, p.worker_key))

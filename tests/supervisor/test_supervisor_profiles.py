@@ -9,7 +9,9 @@ import pytest
 from hermes_stdio.supervisor.profiles import (
     DEFAULT_PROFILE,
     check_name,
+    describe,
     dotenv_keys,
+    listed_profiles,
     profile_home,
     resolve_home,
     template_env,
@@ -316,3 +318,40 @@ def test_template_env_holds_no_profiles_keys_no_hermes_home_and_no_process_state
     }
     assert template_env(home, base) == {"PATH": "/bin"}
     assert base["DEFAULT_SECRET"] == "d"  # the base is not mutated
+
+
+def test_listed_profiles_are_default_then_each_nameable_profile_by_name(
+    home: Path, tmp_path: Path
+) -> None:
+    (home / "profiles" / "Bad Name").mkdir()
+    (home / "profiles" / "default").mkdir()  # would shadow the real default
+    (home / "profiles" / "notes.txt").write_text("not a profile")
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    (home / "profiles" / "escape").symlink_to(outside)
+    listed = listed_profiles(home)
+    assert listed == [
+        (DEFAULT_PROFILE, home),
+        ("play", home / "profiles" / "play"),
+        ("work", home / "profiles" / "work"),
+    ]
+    for name, path in listed:
+        assert profile_home(home, name) == path  # exactly what requests may name
+
+
+def test_a_home_without_profiles_lists_only_default(tmp_path: Path) -> None:
+    assert listed_profiles(tmp_path) == [(DEFAULT_PROFILE, tmp_path)]
+    assert listed_profiles(tmp_path / "missing") == []
+
+
+def test_describe_reads_model_provider_and_description_as_hermes_does(home: Path) -> None:
+    work, play = home / "profiles" / "work", home / "profiles" / "play"
+    write(work / "config.yaml", "model:\n  default: m1\n  provider: p1\n")
+    write(work / "profile.yaml", "description: '  Day job '\n")
+    write(play / "config.yaml", "model: m2\n")
+    assert describe(work) == ("m1", "p1", "Day job")
+    assert describe(play) == ("m2", None, "")
+    write(play / "config.yaml", "model: [unclosed\n")
+    write(play / "profile.yaml", "- a list\n")
+    assert describe(play) == (None, None, "")
+    assert describe(home) == (None, None, "")  # no files at all

@@ -35,6 +35,8 @@ describe('hermes-stdio supervisor', { skip: !haveBin && `no ${hermesBin}`, timeo
       assert.equal(status.protocolVersion, PROTOCOL_VERSION);
       assert.equal(status.hermesHome, home);
       assert.ok(Array.isArray(status.workers));
+      // No such directory yet: no profile to name.
+      assert.deepEqual(await client.request('profile/list'), { profiles: [] });
 
       await assert.rejects(client.requestUntyped('session/status', { sessionId: 42 }), (err) => {
         assert.ok(err instanceof HermesStdioError, `not a HermesStdioError: ${err}`);
@@ -96,6 +98,8 @@ describe('hermes-stdio supervisor', { skip: !haveBin && `no ${hermesBin}`, timeo
       assert.equal(run1.started?.runId, run1.runId);
       assert.equal(run1.completed.result?.finalResponse, reply);
       assert.deepEqual(seen, [run1.runId]);
+      const [listed] = (await client.request('profile/list')).profiles;
+      assert.deepEqual([listed.name, listed.home, listed.workers], ['default', home, 1]);
       const seqs = [run1.started.seq, ...run1.deltas.map((d) => d.seq), ...run1.events.map((e) => e.seq), run1.completed.seq].sort((a, b) => a - b);
       assert.deepEqual(seqs, seqs.map((_, i) => i + 1), 'seq is 1..n without gaps');
 

@@ -691,6 +691,40 @@ export interface ProcessListResult {
   processes: ProcessInfo[];
 }
 
+export interface ProfileInfo {
+  /**
+   * What requests name it by; default is the Hermes home itself.
+   */
+  name: string;
+  /**
+   * Its directory.
+   */
+  home: string;
+  /**
+   * The default model its config.yaml names; null when none.
+   */
+  model: string | null;
+  /**
+   * The provider its config.yaml names; null when none.
+   */
+  provider: string | null;
+  /**
+   * Its profile.yaml description, as hermes profile list shows it; empty when none.
+   */
+  description: string;
+  /**
+   * Its worker processes running or starting now.
+   */
+  workers: number;
+}
+
+export interface ProfileListResult {
+  /**
+   * default first, then the others by name.
+   */
+  profiles: ProfileInfo[];
+}
+
 export interface ProviderModels {
   /**
    * The provider as run/start and session/switchModel name it.
@@ -1946,6 +1980,8 @@ export interface HostRequests {
   'process/kill': { params: ProcessKillParams; result: ProcessKillResult };
   /** The background processes a session's agent started, running or recently finished. */
   'process/list': { params: SessionTarget; result: ProcessListResult };
+  /** The profiles in the Hermes home, read from disk; never starts a worker. */
+  'profile/list': { params: EmptyParams; result: ProfileListResult };
   /** Ask a running run to stop; it ends with run/completed status interrupted. */
   'run/interrupt': { params: RunTarget; result: RunInterruptResult };
   /** A run's status and result; finished runs are kept for a bounded time and count. */
@@ -2055,6 +2091,7 @@ export const HOST_REQUEST_METHODS: readonly HostRequestMethod[] = [
   'model/list',
   'process/kill',
   'process/list',
+  'profile/list',
   'run/interrupt',
   'run/result',
   'run/start',

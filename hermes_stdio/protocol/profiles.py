@@ -1,0 +1,22 @@
+"""The Hermes profiles a host can name. Names follow ``types``: snake_case here,
+camelCase on the wire.
+"""
+
+from __future__ import annotations
+
+from .record import Record, doc_field
+
+
+class ProfileInfo(Record):
+    name: str = doc_field("What requests name it by; default is the Hermes home itself.")
+    home: str = doc_field("Its directory.")
+    model: str | None = doc_field("The default model its config.yaml names; null when none.")
+    provider: str | None = doc_field("The provider its config.yaml names; null when none.")
+    description: str = doc_field(
+        "Its profile.yaml description, as hermes profile list shows it; empty when none."
+    )
+    workers: int = doc_field("Its worker processes running or starting now.")
+
+
+class ProfileListResult(Record):
+    profiles: list[ProfileInfo] = doc_field("default first, then the others by name.")
