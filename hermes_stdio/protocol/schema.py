@@ -5,7 +5,9 @@ Contract: ``build_schema()`` is deterministic. Every record type is under
 params (and result) schema (a notification's ``runScoped`` says it belongs to
 one run: runId, sessionId and seq first); ``x-errors`` maps each error ``data.type`` to its
 code. ``SCHEMA_PATH`` is the checked-in copy; a test regenerates and diffs it
-(``hermes-stdio schema --write`` refreshes it).
+(``hermes-stdio schema --write`` refreshes it). A field with a default is
+optional only in records a host sends; in records only the server sends it is
+always present, so it is required there.
 """
 
 from __future__ import annotations
@@ -59,6 +61,9 @@ def build_schema() -> dict[str, Any]:
             for n in WORKER_NOTIFICATIONS.values()
         },
     }
+    _require_output_fields(
+        defs, [m.params for m in (*HOST_METHODS.values(), *WORKER_METHODS.values())]
+    )
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "$id": f"https://hermes-stdio.invalid/protocol/v{PROTOCOL_VERSION}.json",
@@ -71,6 +76,29 @@ def build_schema() -> dict[str, Any]:
         "x-errors": {kind.type: kind.code for kind in ErrorType},
         "$defs": dict(sorted(defs.items())),
     }
+
+
+def _require_output_fields(defs: dict[str, Any], inputs: list[Any]) -> None:
+    """A default lets a sender leave a field out, but only hosts (and the supervisor)
+    send params; a record that is only ever sent by the server always carries
+    every field, so all of them are required there."""
+    sent_in: set[str] = set()
+    todo = [schema_of(tp, defs) for tp in inputs]
+    while todo:
+        node = todo.pop()
+        if isinstance(node, dict):
+            ref = node.get("$ref")
+            if isinstance(ref, str) and ref.startswith("#/$defs/"):
+                name = ref.removeprefix("#/$defs/")
+                if name not in sent_in:
+                    sent_in.add(name)
+                    todo.append(defs[name])
+            todo.extend(node.values())
+        elif isinstance(node, list):
+            todo.extend(node)
+    for name, record in defs.items():
+        if name not in sent_in and "properties" in record:
+            record["required"] = list(record["properties"])
 
 
 def render_schema() -> str:

@@ -123,3 +123,11 @@ def test_every_integer_in_the_schema_carries_the_range_decoding_enforces():
     assert found
     for node in found:
         assert node["minimum"] == -MAX_SAFE_INTEGER and node["maximum"] == MAX_SAFE_INTEGER
+
+
+def test_what_only_the_server_sends_requires_every_field_and_params_keep_defaults_optional():
+    defs = build_schema()["$defs"]
+    for name in ("RunOutput", "SupervisorStatusResult", "WorkerInfo", "McpServerInfo"):
+        assert defs[name]["required"] == list(defs[name]["properties"]), name
+    run_start = defs["RunStartParams"]
+    assert "profile" in run_start["properties"] and "profile" not in run_start["required"]

@@ -579,7 +579,7 @@ export interface McpServerInfo {
   /**
    * Why it failed to connect; null otherwise.
    */
-  error?: string | null;
+  error: string | null;
 }
 
 export interface McpStatusResult {
@@ -871,7 +871,7 @@ export interface RunOutput {
   /**
    * Tokens the run's model calls used, as the provider reported them; null when the agent reports none.
    */
-  usage?: TokenUsage | null;
+  usage: TokenUsage | null;
 }
 
 export interface RunResultResult {
@@ -1715,7 +1715,7 @@ export interface SupervisorStatusResult {
   /**
    * The worker template; null when switched off (--no-worker-template) or not supported (it needs Linux).
    */
-  template?: TemplateInfo | null;
+  template: TemplateInfo | null;
 }
 
 export interface TemplateInfo {
@@ -1896,11 +1896,11 @@ export interface WorkerInfo {
   /**
    * How the current process started: forked from the worker template, or spawned cold; null when no process is running.
    */
-  startMode?: ('forked' | 'spawned') | null;
+  startMode: ('forked' | 'spawned') | null;
   /**
    * Why the current process was spawned cold although the template is enabled.
    */
-  forkFallback?: string | null;
+  forkFallback: string | null;
 }
 
 export interface WorkerReadyNotification {
@@ -1923,11 +1923,11 @@ export interface WorkerReadyNotification {
   /**
    * forked from the template, or spawned cold.
    */
-  startMode?: 'forked' | 'spawned';
+  startMode: 'forked' | 'spawned';
   /**
    * Why a forked worker replaced itself with a cold one.
    */
-  forkFallback?: string | null;
+  forkFallback: string | null;
 }
 
 export interface WorkerRestartResult {
