@@ -65,8 +65,12 @@ class Routes:
                 del self._sessions[session_id]
 
     def drop_session(self, session_id: str) -> None:
+        """Forget a destroyed session's route, unless a run of it is live there (one
+        started after the destroy: the session is in use again)."""
         with self._lock:
-            self._sessions.pop(session_id, None)
+            live = any(r.session_id == session_id and not r.done for r in self._runs.values())
+            if not live:
+                self._sessions.pop(session_id, None)
 
     def run(self, run_id: str) -> RunRoute | None:
         with self._lock:

@@ -62,13 +62,14 @@ class AgentNotReady(Exception):
         self.cause = cause
 
 
-def ready_agent(adapter: AgentAdapter, session: Session) -> Any:
+def ready_agent(adapter: AgentAdapter, session: Session, *, for_run: bool = False) -> Any:
     """The session's agent: built if needed, its stored history loaded if the session
-    was resumed, a pending model switch applied. Raises ``AgentNotReady``."""
+    was resumed, a pending model switch applied (by the session's run, ``for_run``,
+    or when it has none: a run in progress keeps its model). Raises ``AgentNotReady``."""
     with session.build_lock:
         if session.agent is None:
             try:
-                session.agent = adapter.build(session, SessionSink(session))
+                session.agent = adapter.build(session, SessionSink(session, adapter.steer))
             except AgentUnavailable as exc:
                 raise AgentNotReady(t.RunErrorType.AGENT_UNAVAILABLE, exc) from exc
             except Exception as exc:
@@ -79,7 +80,7 @@ def ready_agent(adapter: AgentAdapter, session: Session) -> Any:
                 session.restore = False
                 if stored:
                     session.history = stored
-            if session.switch_pending:
+            if session.switch_pending and (for_run or session.run is None):
                 session.switch_pending = False  # a failed switch fails one run, not all
                 adapter.switch_model(session.agent, session.model or "", session.provider)
         except Exception as exc:
@@ -95,7 +96,7 @@ def execute_run(
     announce_title: Announce | None = None,
 ) -> None:
     try:
-        agent = ready_agent(adapter, session)
+        agent = ready_agent(adapter, session, for_run=True)
     except AgentNotReady as exc:
         run.complete("error", None, _error(exc.kind, exc.cause))
         return

@@ -135,6 +135,8 @@ class WorkerService(AnswerMethods, QueryMethods, TranscriptMethods):
         session_id = p.session_id or new_id("sess")
         with self._lock:
             session = self.sessions.get(session_id)
+            if session is not None and session.closing and session.run is None:
+                session = None  # destroyed: this run starts afresh from the database
             if session is None:
                 session = Session(session_id, self.profile, model=p.model, provider=p.provider)
                 # A known id this worker does not hold (e.g. after a restart): the run
@@ -303,23 +305,29 @@ class WorkerService(AnswerMethods, QueryMethods, TranscriptMethods):
         """The session, or a new one resumed from the database when this worker lacks it."""
         with self._lock:
             session = self.sessions.get(session_id)
-            if session is None:
+            if session is None or (session.closing and session.run is None):
                 session = Session(session_id, self.profile, restore=True)
                 self.sessions[session_id] = session
             session.last_used_at = int(time.time() * 1000)
             return session
 
     def _h_session_destroy(self, req: Request, p: t.SessionTarget) -> Any:
+        # Held (and busy) until its run has ended, so no new run of it can overlap
+        # the old one; a request after that gets a fresh session.
         with self._lock:
-            session = self.sessions.pop(p.session_id, None)
-        if session is None:
-            return t.SessionDestroyResult(False)
-        run = session.run
+            session = self.sessions.get(p.session_id)
+            if session is None or session.closing:
+                return t.SessionDestroyResult(False)
+            session.closing = True
+            run = session.run
         if run is not None:
             self._interrupt(run, "session destroyed", session)
 
         def finish() -> None:
             self._join(run)
+            with self._lock:
+                if self.sessions.get(p.session_id) is session:
+                    del self.sessions[p.session_id]
             self.adapter.close(session.agent)
             assert self.peer is not None
             self.peer.respond(req.id, encode(t.SessionDestroyResult(True)))

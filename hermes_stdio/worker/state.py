@@ -55,6 +55,8 @@ class Session:
     compression_new: bool = False
     # run/start forceCompress: compress before the next turn.
     compress_next: bool = False
+    # session/destroy asked: held only until its run ends, then replaced by a fresh one.
+    closing: bool = False
     last_used_at: int = field(default_factory=lambda: int(time.time() * 1000))
     build_lock: threading.Lock = field(default_factory=threading.Lock)
 

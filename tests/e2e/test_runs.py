@@ -12,7 +12,10 @@ import pytest
 from hermes_stdio.protocol.types import RunErrorType
 from hermes_stdio.testing.host import HostClient
 from hermes_stdio.testing.llm_server import Reply, ScriptedLLM
-from hermes_stdio.wire import ErrorType, RpcError
+from hermes_stdio.wire import ErrorType, RpcError, encode_frame, encode_request
+
+from .conftest import run_in_a_long_tool
+from .test_approvals import respond, waiting
 
 
 def run_to_end(host: HostClient, params: dict[str, Any]) -> tuple[dict[str, Any], list[Any]]:
@@ -73,6 +76,27 @@ def test_a_second_run_on_a_busy_session_is_refused_with_session_busy(
     assert err.value.kind is ErrorType.SESSION_BUSY
     assert err.value.data["runId"] == run["runId"]
     assert host.wait_run_completed(run["runId"]).params["status"] == "complete"
+
+
+def test_a_session_being_destroyed_stays_busy_until_its_run_has_ended(
+    host: HostClient, llm: ScriptedLLM, tmp_path: Path
+) -> None:
+    run, _pids = run_in_a_long_tool(host, llm, tmp_path)
+    sid = run["sessionId"]
+    host.write_raw(  # in one write: the run/start arrives while the destroy interrupts
+        encode_frame(encode_request("d", "session/destroy", {"sessionId": sid}))
+        + encode_frame(encode_request("s", "run/start", {"message": "next", "sessionId": sid}))
+    )
+    busy = host.response("s", 60)
+    assert busy.error is not None and busy.error["code"] == ErrorType.SESSION_BUSY.code
+    assert busy.error["data"]["runId"] == run["runId"]
+    assert host.response("d", 60).result == {"destroyed": True}
+    assert host.wait_run_completed(run["runId"]).params["status"] == "interrupted"
+    llm.enqueue(Reply.text(["again"]))
+    run_to_end(host, {"message": "next", "sessionId": sid})  # resumed afresh
+    history = host.request("session/history", {"sessionId": sid})["messages"]
+    assert [m["content"] for m in history if m["role"] == "user"] == ["wait", "next"]
+    assert host.request("session/status", {"sessionId": sid})["loaded"] is True
 
 
 def test_interrupting_a_streaming_run_ends_it_as_interrupted(
@@ -291,6 +315,22 @@ def test_switching_a_sessions_model_takes_effect_from_its_next_run(
         )
     assert err.value.kind is ErrorType.INVALID_PARAMS
     assert host.request("session/status", {"sessionId": sid})["model"] == "other-model"
+
+
+def test_a_run_in_progress_keeps_its_model_when_a_switch_is_followed_by_an_estimate(
+    host: HostClient, llm: ScriptedLLM, tmp_path: Path
+) -> None:
+    _victim, run, ask = waiting(host, llm, tmp_path)
+    sid = run["sessionId"]
+    switched = host.request("session/switchModel", {"sessionId": sid, "model": "other-model"})
+    assert switched["deferred"] is True
+    host.request("session/estimateContext", {"sessionId": sid})  # must not apply the switch
+    respond(host, run, ask, "deny")
+    assert host.wait_run_completed(run["runId"]).params["status"] == "complete"
+    assert [r["model"] for r in llm.requests] == ["test-model", "test-model"]
+    llm.enqueue(Reply.text(["ok"]))
+    _, notes = run_to_end(host, {"message": "next", "sessionId": sid})
+    assert notes[0].params["model"] == "other-model"  # from the next run on
 
 
 def test_supervisor_status_is_answered_while_a_worker_is_still_starting(

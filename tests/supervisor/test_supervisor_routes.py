@@ -218,3 +218,13 @@ def test_concurrent_claims_of_one_session_have_one_winner() -> None:
     for th in threads:
         th.join(5)
     assert len(won) == 1 and routes.session("s1") == won[0]
+
+
+def test_a_destroyed_sessions_route_stays_while_a_later_run_of_it_is_live() -> None:
+    routes = Routes()
+    routes.add_run("r1", "s1", A)
+    routes.drop_session("s1")  # the destroy answered while r1 still runs
+    assert routes.session("s1") == A
+    routes.note_seq("r1", 3, completed=True)
+    routes.drop_session("s1")
+    assert routes.session("s1") is None
