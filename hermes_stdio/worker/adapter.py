@@ -15,8 +15,11 @@ Contract:
   done by the host (``compression``); ``forceCompress`` compresses before the
   turn, the way the session's compression says. The choice is kept in the
   profile's database, so a session resumed by another worker keeps it.
-- Steering text queued before the turn reaches the agent after it has cleared
-  the previous turn's state (hermes drops pending steering text there).
+- Steering text waits in the run until the turn's first tool call starts
+  (``runner.SessionSink``): hermes attaches pending text to the last tool
+  result in the history, which before then is an earlier turn's. Each turn
+  gets copies of the history's messages, so nothing hermes changes in place
+  alters them.
 - Once hermes-agent is loaded, ``runtime_changed`` says whether its files
   (with those a worker template loaded for it: ``watch_loaded``) changed on
   disk since (``runtime``).
@@ -350,8 +353,6 @@ class HermesAdapter(HermesProfile, HermesSessions):
                 agent.clear_interrupt()  # a stale interrupt would otherwise carry into this turn
                 if stop_requested():  # ...but not one meant for this run
                     agent.interrupt(None)
-                for text in session.run.open_steering() if session.run is not None else ():
-                    agent.steer(text)
                 if session.compress_next:
                     session.compress_next = False
                     if session.history:
@@ -361,7 +362,7 @@ class HermesAdapter(HermesProfile, HermesSessions):
                         session.history = list(compressed[0])
                 result = agent.run_conversation(
                     message,
-                    conversation_history=list(session.history),
+                    conversation_history=[dict(m) for m in session.history],
                     task_id=session.session_id,
                 )
         except Exception:

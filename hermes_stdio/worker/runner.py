@@ -20,6 +20,7 @@ from __future__ import annotations
 import sys
 import threading
 import traceback
+from collections.abc import Callable
 from typing import Any
 
 from ..protocol import types as t
@@ -30,10 +31,13 @@ JUDGE_WAIT_S = 120.0  # hermes gives its judge 30 s
 
 
 class SessionSink:
-    """Routes an agent's callbacks to whatever run its session is running now."""
+    """Routes an agent's callbacks to whatever run its session is running now, and
+    hands the run's waiting steering text to the agent (``steer``) when the turn's
+    first tool call starts."""
 
-    def __init__(self, session: Session) -> None:
+    def __init__(self, session: Session, steer: Callable[[Any, str], object]) -> None:
         self.session = session
+        self._steer = steer
 
     def delta(self, text: str) -> None:
         run = self.session.run
@@ -43,6 +47,11 @@ class SessionSink:
     def event(self, type_: str, **fields: Any) -> None:
         run = self.session.run
         if run is not None:
+            if type_ == "tool.started":  # this turn's tool result now exists to carry it
+                agent = self.session.agent
+                for text in run.open_steering():
+                    if agent is not None:
+                        self._steer(agent, text)
             run.emit("run/event", {"event": {"type": type_, **fields}})
 
 

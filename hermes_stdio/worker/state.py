@@ -7,8 +7,8 @@ Contract:
   threads, and lagging deltas coalesce.
 - ``Run.complete`` sends the one ``run/completed``; afterwards every emit is
   dropped (late stream deltas cannot follow the terminal notification).
-- Steering text (``run/steer``) sent before the turn starts waits in the run
-  (``queue_steer``) until the adapter takes it (``open_steering``).
+- Steering text (``run/steer``) sent before the turn's first tool call waits in
+  the run (``queue_steer``) until that call starts (``open_steering``).
 - ``RunTable`` keeps active runs, plus finished ones for ``ttl_s`` and at
   most ``keep`` of them: records hold the outcome, never the streamed text.
 """
@@ -124,8 +124,8 @@ class Run:
         self._wakers.clear()
 
     def queue_steer(self, text: str) -> bool:
-        """Keep steering text until the turn starts; False once it has (steer the
-        agent directly then)."""
+        """Keep steering text until the turn's first tool call; False once it has
+        started (steer the agent directly then)."""
         with self._lock:
             if self._steering:
                 return False
@@ -133,7 +133,8 @@ class Run:
             return True
 
     def open_steering(self) -> list[str]:
-        """The turn has started: what was queued for it; later text goes to the agent."""
+        """The turn's first tool call has started: what was queued for it; later text
+        goes to the agent."""
         with self._lock:
             self._steering = True
             queued, self._steers = self._steers, []

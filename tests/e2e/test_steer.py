@@ -56,3 +56,20 @@ def test_steering_a_finished_run_or_with_blank_text_is_not_accepted(
     host.wait_run_completed(run["runId"])
     assert steer(host, run) == {"accepted": False}
     assert all(STEER not in content for content in tool_messages(llm))
+
+
+def test_steering_a_turn_that_calls_no_tool_never_rewrites_an_earlier_turns_tool_result(
+    host: HostClient, llm: ScriptedLLM
+) -> None:
+    llm.enqueue(Reply.tool_call("terminal", {"command": "echo first"}), Reply.text(["done"]))
+    first = host.request("run/start", {"message": "one"})
+    host.wait_run_completed(first["runId"])
+    sid = first["sessionId"]
+    before = host.request("session/history", {"sessionId": sid})["messages"]
+    llm.enqueue(Reply.text(["no tools this time"]))
+    run = host.request("run/start", {"message": "two", "sessionId": sid})
+    assert steer(host, run) == {"accepted": True}  # before this turn has any tool result
+    assert host.wait_run_completed(run["runId"]).params["status"] == "complete"
+    assert all(STEER not in content for content in tool_messages(llm))
+    after = host.request("session/history", {"sessionId": sid})["messages"]
+    assert after[: len(before)] == before

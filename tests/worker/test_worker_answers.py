@@ -132,7 +132,9 @@ def test_a_compression_answer_that_is_not_exactly_messages_or_an_error_is_invali
     assert asked == []
 
 
-def test_steering_before_the_turn_waits_for_it_and_later_text_goes_to_the_agent(harness):
+def test_steering_waits_for_the_turns_first_tool_call_and_later_text_goes_to_the_agent(
+    harness,
+):
     steered = []
     harness.adapter.steer = lambda agent, text: steered.append(text) or True
     building, build = threading.Event(), harness.adapter.build
@@ -143,10 +145,13 @@ def test_steering_before_the_turn_waits_for_it_and_later_text_goes_to_the_agent(
 
     harness.adapter.build = slow_build
     entered = harness.block()
-    blocked_turn, taken = harness.adapter.turn, []
+    blocked_turn = harness.adapter.turn
+    tool_starts, tool_started = threading.Event(), threading.Event()
 
     def turn(agent, session, message, stop):
-        taken.extend(session.run.open_steering())  # what the real adapter does first
+        assert tool_starts.wait(WAIT)
+        agent.sink.event("tool.started", toolCallId="c1", name="terminal", args={})
+        tool_started.set()
         return blocked_turn(agent, session, message, stop)
 
     harness.adapter.turn = turn
@@ -156,16 +161,18 @@ def test_steering_before_the_turn_waits_for_it_and_later_text_goes_to_the_agent(
         return harness.call("run/steer", {"runId": run_id, "text": text})["result"]["accepted"]
 
     assert steer("  early  ") is True  # the agent is still being built
-    assert steered == []
     building.set()
-    assert entered.wait(WAIT)
-    assert taken == ["early"]
+    assert steer("before the tool") is True  # the turn has no tool result yet
+    assert steered == []
+    tool_starts.set()
+    assert tool_started.wait(WAIT) and entered.wait(WAIT)
+    assert steered == ["early", "before the tool"]
     assert steer("later") is True
-    assert steered == ["later"]
+    assert steered == ["early", "before the tool", "later"]
     assert steer("   ") is False
     harness.adapter.wake.set()
     harness.wait_completed(run_id)
     assert steer("too late") is False
-    assert steered == ["later"]
+    assert steered == ["early", "before the tool", "later"]
     missing = harness.call("run/steer", {"runId": "run_nope", "text": "x"})
     assert error_of(missing) is ErrorType.UNKNOWN_RUN
