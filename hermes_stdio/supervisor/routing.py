@@ -279,22 +279,30 @@ class RoutedMethods:
             return
         self._forward(req, slot, lambda _r: self.routes.drop_session(p.session_id))
 
-    def _run_slot(self, run_id: str) -> tuple[WorkerSlot | None, dict[str, Any] | None]:
+    def _run_slot(
+        self, run_id: str, *, finished_here: bool = False
+    ) -> tuple[WorkerSlot | None, dict[str, Any] | None]:
+        """The worker to ask about a run, or None to answer here. ``finished_here``:
+        a finished run needs no worker (nothing of it can still change); the one it
+        ran in may have been replaced since, and a new process never saw it."""
         route = self.routes.run(run_id)
         if route is None:
             raise RpcError(ErrorType.UNKNOWN_RUN, f"unknown run {run_id!r}", runId=run_id)
-        slot = self._running(route.slot)
-        return (None, route.final) if route.final is not None else (slot, None)
+        if route.final is not None:
+            return None, route.final
+        if finished_here and route.done:
+            return None, None
+        return self._running(route.slot), None
 
     def _h_run_interrupt(self, req: Request, p: t.RunTarget) -> None:
-        slot, _final = self._run_slot(p.run_id)
+        slot, _final = self._run_slot(p.run_id, finished_here=True)
         if slot is None:
             self._reply(req, encode(t.RunInterruptResult(False)))
             return
         self._forward(req, slot)
 
     def _h_run_steer(self, req: Request, p: t.RunSteerParams) -> None:
-        slot, _final = self._run_slot(p.run_id)
+        slot, _final = self._run_slot(p.run_id, finished_here=True)
         if slot is None:
             self._reply(req, encode(t.RunSteerResult(False)))
             return
@@ -332,7 +340,7 @@ class RoutedMethods:
 
     def _to_live_run(self, req: Request, run_id: str, gone: ErrorType, **data: Any) -> None:
         """Forward an answer to what a run waits for; ``gone`` once the run has ended."""
-        slot, _final = self._run_slot(run_id)
+        slot, _final = self._run_slot(run_id, finished_here=True)
         if slot is None:  # the run ended (or its worker did): nothing waits any more
             what = next(iter(data.values()))
             raise RpcError(gone, f"{what!r} is not pending: run {run_id!r} has ended", **data)

@@ -270,6 +270,20 @@ def test_a_failed_request_leaves_no_route_for_the_session_it_named(
     assert host.request("session/estimateContext", {"sessionId": "kept", "workerKey": "k2"})
 
 
+def test_a_run_that_ended_before_its_worker_restarted_is_still_known_as_finished(
+    host: HostClient, llm: ScriptedLLM, tmp_path: Path
+) -> None:
+    run, _pids = run_in_a_long_tool(host, llm, tmp_path)
+    host.request("worker/restart", {"profile": "default"})  # ends the run
+    host.wait_run_completed(run["runId"])
+    target = {"runId": run["runId"]}
+    assert host.request("run/interrupt", target) == {"interrupted": False}
+    assert host.request("run/steer", {**target, "text": "more"}) == {"accepted": False}
+    with pytest.raises(RpcError) as err:
+        host.request("approval/respond", {**target, "approvalId": "appr_x", "decision": "once"})
+    assert err.value.kind is ErrorType.UNKNOWN_APPROVAL
+
+
 def _python_without_hermes() -> str:
     base = getattr(sys, "_base_executable", sys.executable)
     probe = subprocess.run([base, "-c", "import run_agent"], capture_output=True, timeout=60)
