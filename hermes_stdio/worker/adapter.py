@@ -74,7 +74,7 @@ from .contract import AgentUnavailable, Announce, TurnOutcome, UserContent
 from .fence import hermes_root
 from .mcp import McpServers
 from .messages import flush_turn
-from .options import HermesOptions, agent_options
+from .options import HermesOptions, agent_options, configured_context_length
 from .profile import HermesProfile
 from .runtime import Fingerprint, loaded_files
 from .scancache import FileVerdicts, serve_tool_scan
@@ -281,6 +281,8 @@ class HermesAdapter(HermesProfile, HermesSessions):
         return str(resolved) if resolved else provider
 
     def switch_model(self, agent: Any, model: str, provider: str | None) -> None:
+        from hermes_cli.config import load_config
+
         runtime = self._runtime(model, provider)
         agent.switch_model(
             model,
@@ -289,6 +291,18 @@ class HermesAdapter(HermesProfile, HermesSessions):
             base_url=runtime.get("base_url") or "",
             api_mode=runtime.get("api_mode") or "",
         )
+        length = configured_context_length(load_config(), model, str(agent.provider or ""))
+        compressor = getattr(agent, "context_compressor", None)
+        if length is not None and compressor is not None:
+            agent._config_context_length = length  # what hermes' build applies
+            compressor.update_model(
+                model=agent.model,
+                context_length=length,
+                base_url=agent.base_url,
+                api_key=agent.api_key,
+                provider=agent.provider,
+                api_mode=agent.api_mode,
+            )
 
     def estimate_context(
         self, agent: Any, messages: list[dict[str, Any]], instructions: str | None

@@ -22,6 +22,12 @@ resolvers in ``hermes`` (``HermesOptions``):
   ``max_snapshots``, ``max_total_size_mb``, ``max_file_size_mb``), as
   ``checkpoint_settings`` reads them (also for ``checkpoint/*``).
 A resolver that fails leaves its option out, so hermes' default applies.
+
+``configured_context_length(cfg, model, provider)`` is ``model.context_length``
+when ``model`` on ``provider`` is the profile's own model (``model.default``,
+on ``model.provider`` if it names one), else None: hermes
+drops that setting on every model switch, which is right for another model
+but loses it when a session switches back to the profile's model.
 """
 
 from __future__ import annotations
@@ -43,6 +49,20 @@ class HermesOptions:
 def _service_tier(agent_cfg: dict[str, Any]) -> str | None:
     raw = str(agent_cfg.get("service_tier") or "").strip().lower()
     return "priority" if raw in ("fast", "priority", "on") else None
+
+
+def configured_context_length(cfg: dict[str, Any], model: str, provider: str) -> int | None:
+    model_cfg = cfg.get("model")
+    if not isinstance(model_cfg, dict) or model_cfg.get("default") != model:
+        return None
+    own = str(model_cfg.get("provider") or "").strip().lower()
+    if own and own != provider.strip().lower():
+        return None
+    try:
+        length = int(model_cfg.get("context_length"))  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return None  # hermes ignores an invalid one too
+    return length if length > 0 else None
 
 
 def checkpoint_settings(cfg: dict[str, Any]) -> dict[str, Any]:

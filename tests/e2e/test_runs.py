@@ -317,6 +317,23 @@ def test_switching_a_sessions_model_takes_effect_from_its_next_run(
     assert host.request("session/status", {"sessionId": sid})["model"] == "other-model"
 
 
+def test_switching_back_to_the_profiles_model_keeps_its_configured_context_length(
+    host: HostClient, llm: ScriptedLLM
+) -> None:
+    llm.enqueue(Reply.text(["ok"]))
+    run, _ = run_to_end(host, {"message": "first"})
+    sid = run["sessionId"]
+
+    def window() -> Any:
+        return host.request("session/estimateContext", {"sessionId": sid})["contextLength"]
+
+    assert window() == 131072  # config.yaml's model.context_length
+    host.request("session/switchModel", {"sessionId": sid, "model": "other-model"})
+    assert window() != 131072  # another model: hermes resolves its own window
+    host.request("session/switchModel", {"sessionId": sid, "model": "test-model"})
+    assert window() == 131072
+
+
 def test_a_run_in_progress_keeps_its_model_when_a_switch_is_followed_by_an_estimate(
     host: HostClient, llm: ScriptedLLM, tmp_path: Path
 ) -> None:

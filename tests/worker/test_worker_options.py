@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from hermes_stdio.worker.options import HermesOptions, agent_options
+from hermes_stdio.worker.options import HermesOptions, agent_options, configured_context_length
 
 
 def runtime(requested: str | None, target_model: str | None) -> dict[str, Any]:
@@ -70,3 +70,17 @@ def test_checkpoints_are_read_as_hermes_cli_reads_them() -> None:
     options = agent_options(tuned, None, None, None, HERMES)
     assert (options["checkpoints_enabled"], options["checkpoint_max_snapshots"]) == (True, 5)
     assert "checkpoint_max_file_size_mb" not in options  # not a number: hermes' default
+
+
+def test_the_configured_context_length_belongs_to_the_profiles_own_model_only() -> None:
+    cfg = {"model": {"default": "m", "provider": "custom", "context_length": "131072"}}
+    assert configured_context_length(cfg, "m", "custom") == 131072
+    assert configured_context_length(cfg, "other", "custom") is None
+    assert configured_context_length(cfg, "m", "openrouter") is None
+    unset = {"model": {"default": "m"}}
+    assert configured_context_length(unset, "m", "custom") is None
+    assert (
+        configured_context_length({"model": {"default": "m", "context_length": "128K"}}, "m", "x")
+        is None
+    )
+    assert configured_context_length({"model": "m"}, "m", "custom") is None
