@@ -361,6 +361,7 @@ class WorkerService(AnswerMethods, QueryMethods, TranscriptMethods):
             self._stopped = True
         runs = self.runs.active()
         for run in runs:
+            run.worker_stopping = True
             self._interrupt(run, "worker stopping")
         deadline = time.monotonic() + self.stop_timeout
         for run in runs:
@@ -372,6 +373,6 @@ class WorkerService(AnswerMethods, QueryMethods, TranscriptMethods):
                     if session is not None and session.agent is not None:
                         self.adapter.save_transcript(session.agent)
             # A run stuck past the bound still gets its terminal notification.
-            run.complete("interrupted", None, None)
+            run.complete("interrupted", None, None)  # as worker_stopped (Run.complete)
         for session in list(self.sessions.values()):
             self.adapter.close(session.agent)

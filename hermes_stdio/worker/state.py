@@ -6,7 +6,9 @@ Contract:
   the wire order is the seq order even when callbacks arrive on several
   threads, and lagging deltas coalesce.
 - ``Run.complete`` sends the one ``run/completed``; afterwards every emit is
-  dropped (late stream deltas cannot follow the terminal notification).
+  dropped (late stream deltas cannot follow the terminal notification). A run
+  interrupted because its worker stops (``worker_stopping``) ends as an
+  ``error`` of type ``worker_stopped``, never as a user's interrupt.
 - Steering text (``run/steer``) sent before the turn's first tool call waits in
   the run (``queue_steer``) until that call starts (``open_steering``).
 - ``RunTable`` keeps active runs, plus finished ones for ``ttl_s`` and at
@@ -95,6 +97,7 @@ class Run:
         self.images: list[Attachment] = []  # run/start images, checked
         self._steers: list[str] = []
         self._steering = False
+        self.worker_stopping = False  # set before the worker interrupts it to stop
         self._wakers: set[threading.Event] = set()
 
     def request_interrupt(self, message: str | None) -> None:
@@ -168,6 +171,11 @@ class Run:
         with self._lock:
             if self.done:
                 return False
+            if status == "interrupted" and self.worker_stopping:
+                status, result = "error", None
+                error = t.RunError(
+                    t.RunErrorType.WORKER_STOPPED, "the worker stopped before the run finished"
+                )
             self.final = t.RunResultResult(self.run_id, self.session_id, status, result, error)
             self.done = True
             self._wake()

@@ -275,7 +275,8 @@ def test_a_run_that_ended_before_its_worker_restarted_is_still_known_as_finished
 ) -> None:
     run, _pids = run_in_a_long_tool(host, llm, tmp_path)
     host.request("worker/restart", {"profile": "default"})  # ends the run
-    host.wait_run_completed(run["runId"])
+    done = host.wait_run_completed(run["runId"]).params
+    assert (done["status"], done["error"]["type"]) == ("error", RunErrorType.WORKER_STOPPED)
     target = {"runId": run["runId"]}
     assert host.request("run/interrupt", target) == {"interrupted": False}
     assert host.request("run/steer", {**target, "text": "more"}) == {"accepted": False}

@@ -112,7 +112,8 @@ def test_worker_shutdown_interrupts_runs_then_answers_and_signals_done(harness):
     log = harness.peer.snapshot()
     done_at = next(i for i, m in enumerate(log) if m.get("method") == "run/completed")
     assert done_at < log.index(answer)
-    assert log[done_at]["params"]["status"] == "interrupted"
+    assert log[done_at]["params"]["status"] == "error"
+    assert log[done_at]["params"]["error"]["type"] == "worker_stopped"  # not a user's interrupt
     assert [m for _, m in harness.adapter.interrupts] == ["worker stopping"]
     assert harness.adapter.closed == harness.adapter.agents
 
@@ -127,8 +128,8 @@ def test_stop_runs_saves_a_stuck_runs_transcript_and_completes_it_within_the_bou
     try:
         assert entered.wait(WAIT)
         harness.service.stop_runs()  # returns after ~stop_timeout although the run is stuck
-        assert [c["params"]["status"] for c in completions(harness, ack["runId"])] == [
-            "interrupted"
+        assert [c["params"]["error"]["type"] for c in completions(harness, ack["runId"])] == [
+            "worker_stopped"
         ]
         # What the stuck turn did so far is saved before the worker goes.
         assert saved == [harness.adapter.agents[0]]
@@ -137,7 +138,7 @@ def test_stop_runs_saves_a_stuck_runs_transcript_and_completes_it_within_the_bou
     harness.wait_idle(ack["runId"])
     assert len(completions(harness, ack["runId"])) == 1
     assert "after the bound" not in str(harness.peer.snapshot())
-    assert harness.call("run/result", {"runId": ack["runId"]})["result"]["status"] == "interrupted"
+    assert harness.call("run/result", {"runId": ack["runId"]})["result"]["status"] == "error"
 
 
 def test_the_supervisor_closing_the_connection_stops_runs_and_signals_done(harness):
@@ -146,7 +147,7 @@ def test_the_supervisor_closing_the_connection_stops_runs_and_signals_done(harne
     assert entered.wait(WAIT)
     harness.service.on_closed(harness.peer, "end of input")
     assert harness.service.done.is_set()
-    assert completions(harness, ack["runId"])[0]["params"]["status"] == "interrupted"
+    assert completions(harness, ack["runId"])[0]["params"]["error"]["type"] == "worker_stopped"
 
 
 def test_notifications_to_the_worker_are_ignored(harness, capfd):
