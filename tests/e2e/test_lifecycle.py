@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from hermes_stdio.protocol import HOST_METHODS, PROTOCOL_VERSION, SERVER_NOTIFICATIONS
+from hermes_stdio.protocol.types import RunErrorType
 from hermes_stdio.testing.home import offline_env
 from hermes_stdio.testing.host import HostClient
 from hermes_stdio.testing.llm_server import Reply, ScriptedLLM
@@ -232,5 +233,6 @@ def test_shutdown_also_stops_workers_that_were_still_starting_and_ends_their_run
         mine = [n for n in notes if n.params.get("runId") == started["runId"]]
         assert [n.method for n in mine].count("run/completed") == 1
         assert mine[-1].method == "run/completed"
+        assert mine[-1].params["error"]["type"] == RunErrorType.WORKER_STOPPED
     host.notify("exit")
     assert host.proc.wait(15) == 0
