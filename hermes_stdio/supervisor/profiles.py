@@ -90,24 +90,26 @@ def listed_profiles(home: Path) -> list[tuple[str, Path]]:
     return found
 
 
+def _scalar(value: object) -> str | None:
+    # Only a plain value: str() of a nested (or YAML-aliased) structure can be huge.
+    if isinstance(value, str | int | float) and not isinstance(value, bool):
+        return str(value).strip() or None
+    return None
+
+
 def describe(path: Path) -> tuple[str | None, str | None, str]:
     """A profile's model, provider (config.yaml) and description (profile.yaml), read
-    as ``hermes profile list`` reads them; what is missing or unreadable is empty."""
+    as ``hermes profile list`` reads them; what is missing, unreadable or not a plain
+    value is empty."""
     model_cfg = load_config(path).get("model")
     model = provider = None
-    if isinstance(model_cfg, str):
-        model = model_cfg
-    elif isinstance(model_cfg, dict):
-        model, provider = (
-            model_cfg.get("default") or model_cfg.get("model"),
-            model_cfg.get("provider"),
-        )
-    description = load_config(path, "profile.yaml").get("description")
-    return (
-        str(model) if model else None,
-        str(provider) if provider else None,
-        str(description or "").strip(),
-    )
+    if isinstance(model_cfg, dict):
+        model = _scalar(model_cfg.get("default")) or _scalar(model_cfg.get("model"))
+        provider = _scalar(model_cfg.get("provider"))
+    else:
+        model = _scalar(model_cfg)
+    description = _scalar(load_config(path, "profile.yaml").get("description"))
+    return model, provider, description or ""
 
 
 def all_profile_homes(home: Path) -> dict[str, Path]:

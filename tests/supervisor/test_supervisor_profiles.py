@@ -355,3 +355,12 @@ def test_describe_reads_model_provider_and_description_as_hermes_does(home: Path
     write(play / "profile.yaml", "- a list\n")
     assert describe(play) == (None, None, "")
     assert describe(home) == (None, None, "")  # no files at all
+
+
+def test_describe_takes_only_plain_values_so_an_aliased_yaml_cannot_blow_up(home: Path) -> None:
+    work = home / "profiles" / "work"
+    levels = ["a0: &a0 [x, x, x, x, x, x, x, x, x, x]"]
+    levels += [f"a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 10)}]" for i in range(1, 9)]
+    write(work / "profile.yaml", "\n".join(levels) + "\ndescription: *a8\n")  # 10**9 leaves
+    write(work / "config.yaml", "model: {default: [m], provider: {x: 1}}\n")
+    assert describe(work) == (None, None, "")
