@@ -143,6 +143,8 @@ def dotenv_keys(path: Path, *, loose: bool = True) -> set[str]:
     from dotenv.parser import parse_stream  # only when a worker starts
 
     try:
+        if not path.is_file():  # missing, or a FIFO that would block the read
+            return set()
         text = _dotenv_text(path.read_bytes())
     except OSError:
         return set()
@@ -154,12 +156,17 @@ def dotenv_keys(path: Path, *, loose: bool = True) -> set[str]:
 
 
 def load_config(home: Path, name: str = "config.yaml") -> dict[str, Any]:
+    """The YAML mapping in ``home/name``; empty when it is missing, not a regular
+    file (a FIFO would block the read for ever), unreadable or not a mapping."""
     import yaml  # only when needed: keeps the supervisor's start-up light
 
+    path = home / name
     try:
-        with open(home / name, encoding="utf-8") as f:
+        if not path.is_file():
+            return {}
+        with open(path, encoding="utf-8") as f:
             data = yaml.safe_load(f)
-    except (OSError, yaml.YAMLError):
+    except (OSError, ValueError, RecursionError, yaml.YAMLError):  # ValueError: bad UTF-8
         return {}
     return data if isinstance(data, dict) else {}
 

@@ -364,3 +364,19 @@ def test_describe_takes_only_plain_values_so_an_aliased_yaml_cannot_blow_up(home
     write(work / "profile.yaml", "\n".join(levels) + "\ndescription: *a8\n")  # 10**9 leaves
     write(work / "config.yaml", "model: {default: [m], provider: {x: 1}}\n")
     assert describe(work) == (None, None, "")
+
+
+def test_a_fifo_or_broken_file_in_place_of_a_profiles_yaml_or_env_reads_as_empty(
+    home: Path,
+) -> None:
+    import os
+
+    work = home / "profiles" / "work"
+    os.mkfifo(work / "config.yaml")  # opening it to read would block for ever
+    os.mkfifo(work / ".env")
+    (work / "profile.yaml").write_bytes(b"description: \xff\xfe\n")  # not UTF-8
+    assert describe(work) == (None, None, "")
+    assert dotenv_keys(work / ".env") == set()
+    (work / "profile.yaml").write_text("[" * 100_000)  # nested past the recursion limit
+    assert describe(work) == (None, None, "")
+    assert worker_env(home, "work", {})["HERMES_HOME"] == str(work)
