@@ -314,3 +314,60 @@ def test_input_typed_into_a_background_shell_is_approved_like_a_command_and_by_i
     assert "another session" in tool_result(host, run["runId"])
     assert "approval/requested" not in methods(host, run["runId"])
     assert victim.is_dir()
+
+
+def start_shell(host: HostClient, llm: ScriptedLLM, session: str) -> str:
+    """A background interactive shell in ``session`` (needs no approval); its process id."""
+    shell = {"command": "bash --norc", "background": True, "pty": True}
+    llm.enqueue(Reply.tool_call("terminal", shell), Reply.text(["started"]))
+    run = host.request("run/start", {"message": "start a shell", "sessionId": session})
+    host.wait_run_completed(run["runId"])
+    return str(json.loads(tool_result(host, run["runId"]))["session_id"])
+
+
+@pytest.mark.parametrize(
+    "pieces",
+    [
+        ["r\\\n", "m -rf {victim}\n"],
+        ["m -rf {victim}\x01r\n"],
+        ["alias x=rm\n", "x -rf {victim}\n"],
+    ],
+    ids=["continuation", "line-editing", "alias"],
+)
+def test_nothing_typed_into_a_running_program_reaches_it_without_the_hosts_answer(
+    host: HostClient, llm: ScriptedLLM, tmp_path: Path, pieces: list[str]
+) -> None:
+    # Checking the text is not enough: a shell runs what it makes of its input.
+    process_id = start_shell(host, llm, "owner")
+    victim = tmp_path / "victim"
+    victim.mkdir()
+    for piece in pieces:
+        typed = {"action": "write", "session_id": process_id, "data": piece.format(victim=victim)}
+        llm.enqueue(Reply.tool_call("process", typed), Reply.text(["done"]))
+    llm.enqueue(Reply.text(["done"]))
+    run = host.request("run/start", {"message": "type", "sessionId": "owner"})
+    ask = requested(host, run["runId"])
+    assert ask.params["patternKeys"]  # the first piece already asks
+    respond(host, run, ask, "deny")
+    host.wait_run_completed(run["runId"])
+    assert "blocked" in tool_result(host, run["runId"])
+    assert victim.is_dir()
+
+
+def test_the_host_may_let_a_session_type_into_its_programs_for_the_rest_of_the_session(
+    host: HostClient, llm: ScriptedLLM, tmp_path: Path
+) -> None:
+    process_id = start_shell(host, llm, "owner")
+    marker = tmp_path / "typed"
+    typed = {"action": "submit", "session_id": process_id, "data": f"echo hi > {marker}"}
+    llm.enqueue(Reply.tool_call("process", typed), Reply.text(["done"]))
+    run = host.request("run/start", {"message": "type", "sessionId": "owner"})
+    ask = requested(host, run["runId"])
+    assert ask.params["command"] == f"echo hi > {marker}\n"
+    assert ask.params["patternKeys"] == ["process input"]
+    respond(host, run, ask, "session")
+    host.wait_run_completed(run["runId"])
+    llm.enqueue(Reply.tool_call("process", typed), Reply.text(["done"]))
+    again = host.request("run/start", {"message": "again", "sessionId": "owner"})
+    host.wait_run_completed(again["runId"])
+    assert "approval/requested" not in methods(host, again["runId"])

@@ -47,10 +47,60 @@ class Check:
         return {"approved": False, "message": "BLOCKED: recursive delete"}
 
 
-def guarded(session: str = "owner") -> tuple[Registry, Check]:
+class Ask:
+    """The host, asked about input that is not flagged; approves unless told not to."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+        self.answer = True
+
+    def __call__(self, line: str) -> dict[str, Any]:
+        self.lines.append(line)
+        if self.answer:
+            return {"approved": True, "message": None}
+        return {"approved": False, "message": "BLOCKED: Action denied by user."}
+
+
+ASK = Ask()
+
+
+def guarded(session: str = "owner", ask: Ask = ASK) -> tuple[Registry, Check]:
     registry, check = Registry(), Check()
-    assert process_guard.guard(registry, check, lambda: session)
+    assert process_guard.guard(registry, check, ask, lambda: session)
     return registry, check
+
+
+def test_input_that_is_not_flagged_is_written_only_once_the_host_approves_it() -> None:
+    ask = Ask()
+    registry, _ = guarded(ask=ask)
+    assert registry.submit_stdin("proc_1", "ls")["status"] == "ok"
+    assert ask.lines == ["ls\n"]
+    ask.answer = False
+    result = registry.submit_stdin("proc_1", "alias x=rm")
+    assert result["status"] == "blocked" and "denied by user" in result["error"]
+    assert registry.written == [("proc_1", "ls\n")]
+
+
+def test_a_flagged_line_the_host_approved_is_not_asked_about_twice() -> None:
+    ask = Ask()
+    registry, check = guarded(ask=ask)
+    check.answer = True
+    assert registry.submit_stdin("proc_1", "rm -rf /tmp/x")["status"] == "ok"
+    assert ask.lines == []
+
+
+def test_a_line_continued_with_a_backslash_is_checked_whole() -> None:
+    registry, check = guarded()
+    assert registry.write_stdin("proc_1", "r\\\n")["status"] == "ok"
+    assert registry.submit_stdin("proc_1", "m -rf /tmp/x")["status"] == "ok"
+    assert check.lines[-1] == "r\\\nm -rf /tmp/x\n"  # hermes joins a continuation
+
+
+def test_what_a_shell_has_not_run_yet_is_kept_across_continuations() -> None:
+    assert process_guard._unfinished("a\nb") == "b"
+    assert process_guard._unfinished("a\nb\\\nc") == "b\\\nc"
+    assert process_guard._unfinished("x\\\n") == "x\\\n"
+    assert process_guard._unfinished("a\n") == ""
 
 
 def test_harmless_input_from_the_owning_session_is_written() -> None:
@@ -107,16 +157,17 @@ def test_an_unknown_process_gets_hermes_own_answer() -> None:
 
 def test_guarding_twice_wraps_once() -> None:
     registry, check = guarded()
-    assert process_guard.guard(registry, check, lambda: "owner")
+    assert process_guard.guard(registry, check, ASK, lambda: "owner")
     registry.write_stdin("proc_1", "ls")
     assert check.lines == ["ls"]
 
 
-def test_without_a_check_every_write_is_refused() -> None:
-    registry = Registry()
-    assert process_guard.guard(registry, None, lambda: "owner") is False
-    assert registry.submit_stdin("proc_1", "ls")["status"] == "error"
-    assert registry.written == []
+def test_without_a_check_or_a_way_to_ask_every_write_is_refused() -> None:
+    for check, ask in ((None, ASK), (Check(), None)):
+        registry = Registry()
+        assert process_guard.guard(registry, check, ask, lambda: "owner") is False
+        assert registry.submit_stdin("proc_1", "ls")["status"] == "error"
+        assert registry.written == []
 
 
 class Entry:
