@@ -12,8 +12,10 @@ Contract:
 - ``worker_env`` starts from the supervisor's environment, removes every key
   hermes could load from any *other* profile's ``.env`` (parsed as hermes
   does, with python-dotenv; so no profile sees another's secrets) and
-  Hermes' per-process state, then sets ``HERMES_HOME``. The profile's own
-  ``.env`` is loaded by hermes-agent itself. Lazy package installs are
+  Hermes' per-process state, then sets ``HERMES_HOME`` (and, for the worker,
+  its profile and the Hermes root: ``HERMES_STDIO_PROFILE``,
+  ``HERMES_STDIO_ROOT``). The profile's own ``.env`` is loaded by
+  hermes-agent itself. Lazy package installs are
   switched off unless the profile's ``config.yaml`` says
   ``security.allow_lazy_installs: true``.
 - ``template_env`` is the worker template's environment: the supervisor's,
@@ -196,6 +198,7 @@ def worker_env(home: Path, name: str, base: dict[str, str]) -> dict[str, str]:
     }
     env["HERMES_HOME"] = str(own_home)
     env["HERMES_STDIO_PROFILE"] = name
+    env["HERMES_STDIO_ROOT"] = str(home)  # the fence's root: own_home may be a symlink's target
     security = load_config(own_home).get("security")
     allow_installs = isinstance(security, dict) and security.get("allow_lazy_installs") is True
     if not allow_installs:

@@ -186,6 +186,7 @@ class HermesAdapter(HermesProfile, HermesSessions):
                 from hermes_state import SessionDB
                 from tools import (
                     approval,
+                    file_operations,
                     file_tools,
                     process_registry,
                     registry,
@@ -208,8 +209,9 @@ class HermesAdapter(HermesProfile, HermesSessions):
                 self._approvals = ApprovalBridge(approval, _configured_approval_mode)
                 process_guard.install(process_registry, terminal_tool, approval, registry)
                 profile = os.environ.get("HERMES_STDIO_PROFILE")
-                root = hermes_root(self.home, profile)
-                fence.install([file_safety, file_tools], self.home, root)
+                given = os.environ.get("HERMES_STDIO_ROOT")
+                root = Path(given) if given else hermes_root(self.home, profile)
+                fence.install([file_safety, file_tools, file_operations], self.home, root)
             self._secrets.install(skills_tool, config.save_env_value_secure)
             return run_agent
 

@@ -1,5 +1,6 @@
-"""profile/list through the real binary: the profiles a host can name, read from disk,
-with their models and live workers, and no worker started to list them."""
+"""Profiles through the real binary: profile/list names the profiles a host can name,
+read from disk without starting a worker; no profile's agent reads or writes another
+profile's files, however the profiles directory is laid out."""
 
 from __future__ import annotations
 
@@ -7,9 +8,9 @@ import os
 from pathlib import Path
 
 from hermes_stdio.testing.host import HostClient
-from hermes_stdio.testing.llm_server import ScriptedLLM
+from hermes_stdio.testing.llm_server import Reply, ScriptedLLM
 
-from .conftest import started_worker
+from .conftest import StartHost, started_worker, tool_result
 
 
 def test_profile_list_names_every_profile_a_request_may_name_without_starting_a_worker(
@@ -42,3 +43,48 @@ def test_profile_list_counts_a_profiles_running_workers(host: HostClient, llm: S
     started_worker(host, llm, "play")
     counts = {p["name"]: p["workers"] for p in host.request("profile/list")["profiles"]}
     assert counts == {"default": 0, "play": 1, "work": 0}
+
+
+def tool_call(host: HostClient, llm: ScriptedLLM, profile: str, name: str, args: dict) -> str:
+    llm.enqueue(Reply.tool_call(name, args), Reply.text(["done"]))
+    run = host.request("run/start", {"message": "go", "profile": profile})
+    host.wait_run_completed(run["runId"])
+    return tool_result(host, run["runId"])
+
+
+def test_no_profiles_agent_writes_another_profiles_files(
+    host: HostClient, llm: ScriptedLLM, home: Path
+) -> None:
+    # Another profile's config.yaml holds its approval settings.
+    before = (
+        (home / "config.yaml").read_text(),
+        (home / "profiles" / "work" / "config.yaml").read_text(),
+    )
+    off = "approvals: {mode: 'off'}\n"
+    for profile, target in (
+        ("work", home / "config.yaml"),
+        ("default", home / "profiles" / "work" / "config.yaml"),
+    ):
+        result = tool_call(host, llm, profile, "write_file", {"path": str(target), "content": off})
+        assert "another Hermes profile" in result
+    assert (
+        (home / "config.yaml").read_text(),
+        (home / "profiles" / "work" / "config.yaml").read_text(),
+    ) == before
+    own = home / "profiles" / "work" / "notes.md"
+    tool_call(host, llm, "work", "write_file", {"path": str(own), "content": "mine\n"})
+    assert own.read_text() == "mine\n"
+
+
+def test_a_symlinked_profiles_directory_does_not_open_the_default_profiles_files(
+    start_host: StartHost, llm: ScriptedLLM, home: Path, tmp_path: Path
+) -> None:
+    (home / "auth.json").write_text('{"token": "DEFAULT-TOKEN"}')
+    moved = tmp_path / "elsewhere" / "deep" / "profiles"  # two levels up is not the home
+    moved.parent.mkdir(parents=True)
+    (home / "profiles").rename(moved)
+    (home / "profiles").symlink_to(moved)
+    host = start_host()
+    host.initialize()
+    result = tool_call(host, llm, "work", "read_file", {"path": str(home / "auth.json")})
+    assert "DEFAULT-TOKEN" not in result

@@ -1,4 +1,4 @@
-"""fence: hermes' read deny-list also refuses another profile's files."""
+"""fence: hermes' read deny-list and write guards also refuse another profile's files."""
 
 from __future__ import annotations
 
@@ -67,3 +67,53 @@ def test_the_hermes_root_is_the_default_home_or_two_levels_above_a_named_one(
     assert fence.hermes_root(root, "default") == root
     assert fence.hermes_root(root, None) == root
     assert fence.hermes_root(work, "work") == root
+
+
+def write_module(own: Path, root: Path, resolve: object = None) -> types.SimpleNamespace:
+    module = types.SimpleNamespace(
+        get_write_denied_error=lambda path, *, verb="Write": None,
+        is_write_denied=lambda path: False,
+        _shared_is_write_denied=lambda path: False,
+        _check_sensitive_path=lambda filepath, task_id="default": None,
+    )
+    if resolve is not None:
+        module._resolve_path_for_task = resolve
+    fence.install([module], own, root)
+    return module
+
+
+def test_writes_into_another_profile_are_refused_by_every_write_check(tmp_path: Path) -> None:
+    root, work, _ = homes(tmp_path)
+    for own, theirs, mine in (
+        (work, root / "config.yaml", work / "notes.md"),
+        (root, work / "config.yaml", root / "notes.md"),
+    ):
+        module = write_module(own, root)
+        assert fence.REFUSED_WRITE in module.get_write_denied_error(str(theirs))
+        assert module.is_write_denied(str(theirs)) and module._shared_is_write_denied(str(theirs))
+        assert fence.REFUSED_WRITE in module._check_sensitive_path(str(theirs))
+        assert module.get_write_denied_error(str(mine)) is None
+        assert not module.is_write_denied(str(mine))
+        assert module._check_sensitive_path(str(mine)) is None
+
+
+def test_a_relative_write_is_judged_where_the_task_resolves_it(tmp_path: Path) -> None:
+    root, work, play = homes(tmp_path)
+    module = write_module(play, root, resolve=lambda path, task_id: work / path)
+    assert fence.REFUSED_WRITE in module._check_sensitive_path("config.yaml", "t1")
+
+
+def test_a_symlinked_profiles_directory_does_not_move_the_fence(tmp_path: Path) -> None:
+    root = tmp_path / "hermes"
+    root.mkdir()
+    elsewhere = tmp_path / "elsewhere"
+    (elsewhere / "work").mkdir(parents=True)
+    (elsewhere / "play").mkdir()
+    (root / "profiles").symlink_to(elsewhere)
+    work = (root / "profiles" / "work").resolve()
+    check = fenced_module(work, root).get_read_block_error
+    assert check(str(root / "auth.json")) == fence.REFUSED
+    assert check(str(root / "profiles" / "play" / "auth.json")) == fence.REFUSED
+    assert check(str(work / "notes.md")) is None
+    default = fenced_module(root, root).get_read_block_error
+    assert default(str(elsewhere / "play" / "auth.json")) == fence.REFUSED
