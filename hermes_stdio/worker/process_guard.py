@@ -30,7 +30,8 @@ Contract:
 - ``scope_tool(entry, registry, current_key)`` wraps the ``process`` tool's
   handler (``entry``, hermes' tool-registry entry): an action naming a process
   another session started (``poll``, ``log``, ``wait``, ``kill``, ``close``,
-  ``write``, ``submit``) gets a tool error and touches nothing. Only the
+  ``write``, ``submit``) gets a tool error and touches nothing, and ``list``
+  shows the session's own processes only. Only the
   agent's tool calls go through it; hermes' own cleanup and the host's
   ``process/*`` methods (scoped by ``background``) do not. Wrapping twice
   wraps once; an entry without a handler is left alone and it returns False.
@@ -124,11 +125,29 @@ def scope_tool(entry: Any, registry: Any, current_key: Callable[[], str]) -> boo
             proc = get(str(process_id))
             if proc is not None and getattr(proc, "session_key", None) != current_key():
                 return json.dumps({"error": f"process {process_id} belongs to another session"})
-        return handler(args, **kw)
+        result = handler(args, **kw)
+        return _own_only(result, get, current_key()) if action == "list" else result
 
     process_tool.scoped = True  # type: ignore[attr-defined]
     entry.handler = process_tool
     return True
+
+
+def _own_only(result: Any, get: Callable[[str], Any], key: str) -> Any:
+    """hermes lists by task id too, which can be another session's (every local
+    background process is filed under task ``default``): keep the session's own."""
+    try:
+        listed = json.loads(result)
+        processes = listed["processes"]
+    except (TypeError, ValueError, KeyError):
+        return result
+    mine = [
+        p
+        for p in processes
+        if isinstance(p, dict)
+        and getattr(get(str(p.get("session_id"))), "session_key", None) == key
+    ]
+    return json.dumps({**listed, "processes": mine}, ensure_ascii=False)
 
 
 def install(process_registry: Any, terminal_tool: Any, approval: Any, tool_registry: Any) -> bool:

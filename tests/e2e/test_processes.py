@@ -57,3 +57,17 @@ def test_an_agent_cannot_read_or_kill_another_sessions_background_process(
     mine = host.request("run/start", {"message": "kill", "sessionId": run["sessionId"]})
     host.wait_run_completed(mine["runId"])
     assert wait_gone(tool_pid, 10)  # its own session's agent may
+
+
+def test_an_agent_lists_only_its_own_sessions_background_processes(
+    host: HostClient, llm: ScriptedLLM, tmp_path: Path
+) -> None:
+    run, _pids = run_in_a_long_tool(host, llm, tmp_path, background=True)
+    host.wait_run_completed(run["runId"])
+    [proc] = host.request("process/list", {"sessionId": run["sessionId"]})["processes"]
+    # hermes files local background processes under task "default" as well.
+    for session in ("default", "other"):
+        llm.enqueue(Reply.tool_call("process", {"action": "list"}), Reply.text(["done"]))
+        listing = host.request("run/start", {"message": "list", "sessionId": session})
+        host.wait_run_completed(listing["runId"])
+        assert proc["processId"] not in tool_result(host, listing["runId"])

@@ -220,3 +220,14 @@ def test_scoping_twice_wraps_once() -> None:
 
 def test_an_entry_without_a_handler_is_left_alone() -> None:
     assert process_guard.scope_tool(object(), Registry(), lambda: "owner") is False
+
+
+def test_listing_shows_only_the_sessions_own_processes() -> None:
+    registry = Registry()
+    registry.procs["proc_2"] = Proc("stranger")
+    entry = Entry()
+    listed = {"processes": [{"session_id": "proc_1"}, {"session_id": "proc_2"}]}
+    entry.handler = lambda args, **kw: json.dumps(listed)
+    assert process_guard.scope_tool(entry, registry, lambda: "stranger")
+    shown = json.loads(entry.handler({"action": "list"}))
+    assert [p["session_id"] for p in shown["processes"]] == ["proc_2"]
