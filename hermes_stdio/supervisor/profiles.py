@@ -5,7 +5,8 @@ Contract:
   ``<home>/profiles/<name>``. Names follow Hermes' own rule
   (``[a-z0-9][a-z0-9_-]{0,63}``); anything else raises ``invalid_profile``,
   and a profile directory that resolves outside ``<home>/profiles`` (a
-  symlink) is refused too, so a name never escapes the home. A valid name with
+  symlink) or does not resolve (a symlink loop) is refused too, so a name
+  never escapes the home. A valid name with
   no directory raises ``unknown_profile``. ``listed_profiles`` lists exactly
   the profiles that pass these checks; ``describe`` reads one's model,
   provider and description.
@@ -28,7 +29,9 @@ from __future__ import annotations
 
 import codecs
 import io
+import os
 import re
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -65,8 +68,13 @@ def profile_home(home: Path, name: str) -> Path:
     name = check_name(name)
     if name == DEFAULT_PROFILE:
         return home
-    root = (home / "profiles").resolve()
-    path = (root / name).resolve()
+    try:
+        root = (home / "profiles").resolve()
+        path = (root / name).resolve()
+    except (OSError, RuntimeError):  # RuntimeError: a symlink loop
+        raise RpcError(
+            ErrorType.INVALID_PROFILE, f"profile {name!r} does not resolve", profile=name
+        ) from None
     if path.parent != root:
         raise RpcError(
             ErrorType.INVALID_PROFILE, f"profile {name!r} resolves outside {root}", profile=name
@@ -125,6 +133,25 @@ def all_profile_homes(home: Path) -> dict[str, Path]:
     return homes
 
 
+def _read_regular(path: Path) -> bytes | None:
+    """The bytes of ``path`` if it is a regular file (``None`` otherwise). Opened
+    without blocking and checked on the open descriptor: a FIFO swapped in after a
+    check by name would block the read for ever."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        with os.fdopen(fd, "rb", closefd=False) as f:
+            return f.read()
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
 def _dotenv_text(raw: bytes) -> str:
     """Decoded as hermes decodes a ``.env`` (a BOM says UTF-16; else UTF-8, else latin-1)."""
     if raw.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)) and not raw.startswith(
@@ -144,12 +171,10 @@ def dotenv_keys(path: Path, *, loose: bool = True) -> set[str]:
     are secrets other profiles must not inherit."""
     from dotenv.parser import parse_stream  # only when a worker starts
 
-    try:
-        if not path.is_file():  # missing, or a FIFO that would block the read
-            return set()
-        text = _dotenv_text(path.read_bytes())
-    except OSError:
+    raw = _read_regular(path)
+    if raw is None:
         return set()
+    text = _dotenv_text(raw)
     keys = {b.key for b in parse_stream(io.StringIO(text)) if b.key}
     if loose:
         for run in _EMBEDDED_KEY.findall(text):
@@ -162,13 +187,12 @@ def load_config(home: Path, name: str = "config.yaml") -> dict[str, Any]:
     file (a FIFO would block the read for ever), unreadable or not a mapping."""
     import yaml  # only when needed: keeps the supervisor's start-up light
 
-    path = home / name
+    raw = _read_regular(home / name)
+    if raw is None:
+        return {}
     try:
-        if not path.is_file():
-            return {}
-        with open(path, encoding="utf-8") as f:
-            data = yaml.safe_load(f)
-    except (OSError, ValueError, RecursionError, yaml.YAMLError):  # ValueError: bad UTF-8
+        data = yaml.safe_load(raw.decode("utf-8"))
+    except (ValueError, RecursionError, yaml.YAMLError):  # ValueError: bad UTF-8
         return {}
     return data if isinstance(data, dict) else {}
 

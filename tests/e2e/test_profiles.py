@@ -7,8 +7,11 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import pytest
+
 from hermes_stdio.testing.host import HostClient
 from hermes_stdio.testing.llm_server import Reply, ScriptedLLM
+from hermes_stdio.wire import ErrorType, RpcError
 
 from .conftest import StartHost, started_worker, tool_result
 
@@ -88,3 +91,14 @@ def test_a_symlinked_profiles_directory_does_not_open_the_default_profiles_files
     host.initialize()
     result = tool_call(host, llm, "work", "read_file", {"path": str(home / "auth.json")})
     assert "DEFAULT-TOKEN" not in result
+
+
+def test_a_symlink_loop_under_profiles_is_left_out_and_naming_it_is_invalid_profile(
+    host: HostClient, home: Path
+) -> None:
+    (home / "profiles" / "loop").symlink_to(home / "profiles" / "loop")
+    names = [p["name"] for p in host.request("profile/list")["profiles"]]
+    assert names == ["default", "play", "work"]
+    with pytest.raises(RpcError) as err:
+        host.request("run/start", {"message": "hi", "profile": "loop"})
+    assert err.value.kind is ErrorType.INVALID_PROFILE

@@ -380,3 +380,11 @@ def test_a_fifo_or_broken_file_in_place_of_a_profiles_yaml_or_env_reads_as_empty
     (work / "profile.yaml").write_text("[" * 100_000)  # nested past the recursion limit
     assert describe(work) == (None, None, "")
     assert worker_env(home, "work", {})["HERMES_HOME"] == str(work)
+
+
+def test_a_symlink_loop_is_an_invalid_profile_and_is_not_listed(home: Path) -> None:
+    (home / "profiles" / "loop").symlink_to(home / "profiles" / "loop")
+    with pytest.raises(RpcError) as err:
+        profile_home(home, "loop")
+    assert err.value.kind is ErrorType.INVALID_PROFILE
+    assert "loop" not in [name for name, _ in listed_profiles(home)]
