@@ -5,8 +5,8 @@ Contract:
   ``<home>/profiles/<name>``. Names follow Hermes' own rule
   (``[a-z0-9][a-z0-9_-]{0,63}``); anything else raises ``invalid_profile``,
   and a profile directory that resolves outside ``<home>/profiles`` (a
-  symlink) or does not resolve (a symlink loop) is refused too, so a name
-  never escapes the home. A valid name with
+  symlink), to another profile's directory, or nowhere (a symlink loop) is
+  refused too, so a name never escapes the home and one home has one name. A valid name with
   no directory raises ``unknown_profile``. ``listed_profiles`` lists exactly
   the profiles that pass these checks; ``describe`` reads one's model,
   provider and description.
@@ -78,6 +78,10 @@ def profile_home(home: Path, name: str) -> Path:
     if path.parent != root:
         raise RpcError(
             ErrorType.INVALID_PROFILE, f"profile {name!r} resolves outside {root}", profile=name
+        )
+    if path.name != name:  # a second name for another profile: two workers, one home
+        raise RpcError(
+            ErrorType.INVALID_PROFILE, f"profile {name!r} is profile {path.name!r}", profile=name
         )
     if not path.is_dir():
         raise RpcError(ErrorType.UNKNOWN_PROFILE, f"no profile {name!r} under {root}", profile=name)

@@ -388,3 +388,11 @@ def test_a_symlink_loop_is_an_invalid_profile_and_is_not_listed(home: Path) -> N
         profile_home(home, "loop")
     assert err.value.kind is ErrorType.INVALID_PROFILE
     assert "loop" not in [name for name, _ in listed_profiles(home)]
+
+
+def test_a_second_name_for_another_profile_is_invalid_and_not_listed(home: Path) -> None:
+    (home / "profiles" / "alias").symlink_to(home / "profiles" / "work")
+    with pytest.raises(RpcError) as err:
+        profile_home(home, "alias")
+    assert err.value.kind is ErrorType.INVALID_PROFILE
+    assert [name for name, _ in listed_profiles(home)] == [DEFAULT_PROFILE, "play", "work"]
