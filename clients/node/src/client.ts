@@ -2,12 +2,14 @@ import { spawn as spawnProcess, type ChildProcess } from 'node:child_process';
 import {
   CancellationTokenSource,
   createMessageConnection,
-  StreamMessageReader,
   StreamMessageWriter,
+  type Logger,
+  type Message,
   type MessageConnection,
 } from 'vscode-jsonrpc/node';
 
 import { HermesStdioError } from './errors.js';
+import { FramedMessageReader } from './framing.js';
 import {
   PROTOCOL_VERSION,
   type ApprovalRequestedNotification,
@@ -52,9 +54,17 @@ export interface SpawnOptions {
    * (see {@link HermesStdioClient.stderrTail}) and calls `onStderr`; `'inherit'` shares ours.
    */
   stderr?: 'pipe' | 'inherit' | 'ignore';
-  /** Called with each stderr chunk when `stderr` is `'pipe'`. */
+  /** Called with each stderr chunk when `stderr` is `'pipe'`. A throw is reported to `onLog`. */
   onStderr?: (text: string) => void;
+  /**
+   * Where the client reports what has no caller to reject: a notification handler or an
+   * `onDelta`/`onEvent`/`onStderr`/`onClarify`… callback that threw, a fatal `protocol_error`,
+   * and vscode-jsonrpc's own log lines. Default: `console.error` for `error` and `warn`.
+   */
+  onLog?: (level: LogLevel, message: string, error?: unknown) => void;
 }
+
+export type LogLevel = 'error' | 'warn' | 'info' | 'log';
 
 export interface RequestOptions {
   /** Aborting sends `$/cancelRequest`; the server answers with `request_cancelled`. */
@@ -78,9 +88,19 @@ export interface CollectRunOptions {
   onDelta?: (delta: RunDeltaNotification) => void;
   /** Called with each `run/event` as it arrives. */
   onEvent?: (event: RunEventNotification) => void;
-  /** Reject with `run_timeout` (and send `run/interrupt`) if no `run/completed` arrives in time. */
+  /**
+   * Reject with `run_timeout` (and send `run/interrupt`) if no `run/completed` arrives in time.
+   * In {@link HermesStdioClient.runToCompletion} it counts from the call, so it covers the
+   * wait for the `run/start` answer too (a worker still starting); if that is what runs out,
+   * `run/start` is cancelled.
+   */
   timeoutMs?: number;
-  /** Aborting sends `run/interrupt`; the promise still resolves with the run's `run/completed`. */
+  /**
+   * Aborting sends `run/interrupt`; the promise still resolves with the run's `run/completed`.
+   * In {@link HermesStdioClient.runToCompletion}, aborting before `run/start` is answered
+   * cancels it instead (which also interrupts a run the worker already accepted) and rejects
+   * with code -32800 (`request_cancelled`, or `request_aborted` if it was not sent yet).
+   */
   signal?: AbortSignal;
   /**
    * Answers the run's `approval/requested` (a dangerous command waits for it); the answer is
@@ -90,7 +110,9 @@ export interface CollectRunOptions {
   onApproval?: (request: ApprovalRequestedNotification) => ApprovalAnswer | Promise<ApprovalAnswer>;
   /**
    * Answers the agent's `clarify/requested` (sent with `clarify/respond`). Without it, answer
-   * from your own `onNotification` handler; unanswered, the question times out.
+   * from your own `onNotification` handler; unanswered, the question times out. A callback
+   * that throws answers `[the host could not ask the user: <error message>]`, so the agent
+   * goes on at once instead of waiting out hermes' clarify timeout.
    */
   onClarify?: (question: ClarifyRequestedNotification) => string | Promise<string>;
   /**
@@ -151,6 +173,10 @@ type RunNotification = ServerNotifications[RunMethod];
 const RUN_METHODS: readonly RunMethod[] = RUN_NOTIFICATION_METHODS;
 
 const STDERR_TAIL_BYTES = 64 * 1024;
+/** How long a closed-connection error waits for the exit status and last stderr. */
+const EXIT_REASON_WAIT_MS = 1_000;
+/** Queued behind every message read once stdout ends; dispatching it means all were. */
+const EOF_SENTINEL = '$/hermes-client/stdoutEnded';
 
 /**
  * A hermes-stdio supervisor running as our child process, spoken to with LSP-framed
@@ -171,12 +197,22 @@ export class HermesStdioClient {
   private stderrBytes = 0;
   private exitInfo: ProcessExit | undefined;
   private closed = false;
+  private stdoutEnded = false;
+  /** Set when the child's output broke the protocol; every later failure reports it. */
+  private fatalError: HermesStdioError | undefined;
+  private shutdownPromise: Promise<ProcessExit> | undefined;
+  private readonly stderrDone: Promise<void>;
+  private readonly onLog: SpawnOptions['onLog'];
   private resolveClosed!: () => void;
-  /** Resolves once the connection is closed (stdout drained or the process gone). */
+  /**
+   * Resolves once the connection is closed: stdout ended and every message read from it
+   * was dispatched (or the process is gone, or its output broke the protocol).
+   */
   readonly whenClosed: Promise<void> = new Promise<void>((resolve) => (this.resolveClosed = resolve));
 
   private constructor(child: ChildProcess, opts: SpawnOptions) {
     this.process = child;
+    this.onLog = opts.onLog;
     if (!child.stdin || !child.stdout) throw new Error('child process has no stdio pipes');
     this.exited = new Promise<ProcessExit>((resolve) => {
       child.once('exit', (code, signal) => {
@@ -186,36 +222,73 @@ export class HermesStdioClient {
     });
     // Writing to a dead child raises EPIPE on stdin; the connection reports it instead.
     child.stdin.on('error', () => {});
-    if (child.stderr) {
-      child.stderr.setEncoding('utf8');
-      child.stderr.on('data', (text: string) => {
+    const stderr = child.stderr;
+    if (stderr) {
+      stderr.setEncoding('utf8');
+      stderr.on('data', (text: string) => {
         this.stderrChunks.push(text);
         this.stderrBytes += text.length;
         while (this.stderrBytes > STDERR_TAIL_BYTES && this.stderrChunks.length > 1) {
           this.stderrBytes -= this.stderrChunks.shift()!.length;
         }
-        opts.onStderr?.(text);
+        // A host's log sink with a bug must not become an uncaught exception in a stream event.
+        this.guard(() => opts.onStderr?.(text), 'onStderr threw');
       });
     }
+    this.stderrDone = stderr
+      ? new Promise<void>((resolve) => {
+          stderr.once('end', resolve);
+          stderr.once('close', resolve);
+        })
+      : Promise.resolve();
 
-    this.connection = createMessageConnection(
-      new StreamMessageReader(child.stdout),
-      new StreamMessageWriter(child.stdin),
+    const reader = new FramedMessageReader(child.stdout, (callback, truncated) => {
+      this.stdoutEnded = true;
+      if (truncated) this.log('warn', `hermes-stdio's stdout ended inside a message (${truncated} bytes dropped)`);
+      // Queued behind every message already read: the client counts as closed only once
+      // all of them reached their handlers (connection.dispose() would drop the rest).
+      callback({ jsonrpc: '2.0', method: EOF_SENTINEL } as Message);
+    });
+    // Unframed output (a wrapper's banner, a stray print) is fatal: nothing after it can be
+    // trusted, and pending requests would otherwise wait forever.
+    reader.onError((err) =>
+      this.fail(HermesStdioError.client('protocol_error', err.message, undefined, err)),
     );
+    const logger: Logger = {
+      // A failed send is also the rejection of that send: no need to shout about it twice.
+      error: (m) => this.log(/^Sending \w+ failed\.$/.test(m) ? 'info' : 'error', `vscode-jsonrpc: ${m}`),
+      warn: (m) => this.log('warn', `vscode-jsonrpc: ${m}`),
+      info: (m) => this.log('info', `vscode-jsonrpc: ${m}`),
+      log: (m) => this.log('log', `vscode-jsonrpc: ${m}`),
+    };
+    this.connection = createMessageConnection(reader, new StreamMessageWriter(child.stdin), logger, {
+      messageStrategy: {
+        handleMessage: (message, next) => {
+          if ((message as { method?: unknown }).method === EOF_SENTINEL) return this.markClosed();
+          return next(message);
+        },
+      },
+    });
     // One star handler dispatching to any number of typed subscribers
-    // (vscode-jsonrpc keeps only one handler per method).
+    // (vscode-jsonrpc keeps only one handler per method). Each is guarded: one that throws
+    // must not starve the rest (runToCompletion's own subscription among them).
     this.connection.onNotification((method: string, params: unknown) => {
-      for (const h of this.handlers.get(method) ?? []) h(params);
-      for (const h of this.anyHandlers) h(method, params);
+      for (const h of this.handlers.get(method) ?? []) {
+        this.guard(() => h(params), `a handler for ${method} threw`);
+      }
+      for (const h of this.anyHandlers) this.guard(() => h(method, params), `a handler for ${method} threw`);
     });
-    this.connection.onClose(() => this.markClosed());
+    // Not connection.onClose: a writer close (stdin gone) only stops new sends; the server
+    // may still answer and notify until its stdout ends (see the reader's end callback).
     this.connection.onError(() => {
-      /* read/write errors end in onClose or a process exit */
+      /* write errors reject the send that failed; read errors are handled on the reader */
     });
-    // Prefer 'close' (stdio drained, so no late message is lost); fall back shortly after
-    // 'exit' in case a grandchild still holds the pipes open.
-    child.once('close', () => this.markClosed());
-    void this.exited.then(() => setTimeout(() => this.markClosed(), 1_000).unref());
+    // If a grandchild still holds stdout open after the exit, stop waiting for its end;
+    // once stdout has ended the queue drains by itself, so that is capped only loosely.
+    void this.exited.then(() => {
+      setTimeout(() => this.stdoutEnded || this.markClosed(), 1_000).unref();
+      setTimeout(() => this.markClosed(), 5_000).unref();
+    });
     this.connection.listen();
   }
 
@@ -251,7 +324,7 @@ export class HermesStdioClient {
     return this.stderrChunks.join('');
   }
 
-  /** True once the connection closed or the process exited. */
+  /** True once the connection closed (see {@link whenClosed}). */
   get isClosed(): boolean {
     return this.closed;
   }
@@ -260,12 +333,13 @@ export class HermesStdioClient {
    * Open the session: `initialize` with this client's protocol version, then `initialized`.
    */
   async initialize(
-    clientInfo: ClientInfo,
+    clientInfo?: ClientInfo | null,
     extra: Pick<InitializeParams, 'capabilities' | 'options'> = {},
   ): Promise<InitializeResult> {
     const result = await this.request('initialize', {
       protocolVersion: PROTOCOL_VERSION,
-      clientInfo,
+      // Optional in the schema (only for the server's logs): omitted when not given.
+      ...(clientInfo !== undefined && { clientInfo }),
       capabilities: extra.capabilities ?? {},
       options: extra.options ?? {},
     });
@@ -291,9 +365,7 @@ export class HermesStdioClient {
 
   /** Send any request, bypassing the generated types (for experiments and tests). */
   async requestUntyped(method: string, params?: unknown, options: RequestOptions = {}): Promise<unknown> {
-    if (this.closed) {
-      throw HermesStdioError.client('connection_closed', this.closedMessage(), method);
-    }
+    if (this.closed) throw await this.closedError(method);
     const { signal } = options;
     if (signal?.aborted) throw HermesStdioError.client('request_aborted', 'request aborted before it was sent', method);
     const cts = new CancellationTokenSource();
@@ -305,9 +377,7 @@ export class HermesStdioClient {
         : await this.connection.sendRequest(method, params, cts.token);
     } catch (err) {
       const e = HermesStdioError.from(err, method);
-      if (e.type === 'connection_closed') {
-        throw new HermesStdioError(e.code, `${e.message} (${this.closedMessage()})`, e.data, method, { cause: err });
-      }
+      if (e.type === 'connection_closed') throw await this.closedError(method, e.message, err);
       throw e;
     } finally {
       signal?.removeEventListener('abort', onAbort);
@@ -320,7 +390,9 @@ export class HermesStdioClient {
     try {
       await this.connection.sendNotification(method, params);
     } catch (err) {
-      throw HermesStdioError.from(err, method);
+      const e = HermesStdioError.from(err, method);
+      if (e.type === 'connection_closed') throw await this.closedError(method, e.message, err);
+      throw e;
     }
   }
 
@@ -352,22 +424,68 @@ export class HermesStdioClient {
    * Start a run and collect its `run/started`, `run/delta` and `run/event` notifications
    * until its `run/completed`. Listens before sending `run/start`, so nothing is missed.
    * Resolves for every final status (check `completed.status`); rejects if the connection
-   * closes or `timeoutMs` passes first.
+   * closes or `timeoutMs` (counted from this call, `run/start` included) passes first.
    */
   async runToCompletion(params: RunStartParams, options: CollectRunOptions = {}): Promise<CollectedRun> {
+    const deadline = options.timeoutMs === undefined ? undefined : Date.now() + options.timeoutMs;
     const buffered: Array<[RunMethod, RunNotification]> = [];
     let feed: ((method: RunMethod, n: RunNotification) => void) | undefined;
     const subs = RUN_METHODS.map((m) =>
       this.onNotification(m, (n: RunNotification) => (feed ? feed(m, n) : buffered.push([m, n]))),
     );
     try {
-      const ids = await this.startRun(params);
-      return await this.collect(ids, options, (f) => {
-        feed = f;
-        for (const [m, n] of buffered.splice(0)) f(m, n);
-      });
+      const ids = await this.startRunBefore(params, options, deadline);
+      return await this.collect(
+        ids,
+        options,
+        (f) => {
+          feed = f;
+          for (const [m, n] of buffered.splice(0)) f(m, n);
+        },
+        deadline,
+      );
     } finally {
       for (const s of subs) s.dispose();
+    }
+  }
+
+  /**
+   * `run/start`, cancelled when `options.signal` aborts or `deadline` passes before it is
+   * answered (a worker can take long to start). Cancelling also interrupts a run the worker
+   * already accepted, so nothing is left running unobserved.
+   */
+  private async startRunBefore(
+    params: RunStartParams,
+    options: CollectRunOptions,
+    deadline: number | undefined,
+  ): Promise<RunStartResult> {
+    const ac = new AbortController();
+    let timedOut = false;
+    const timer =
+      deadline === undefined
+        ? undefined
+        : setTimeout(() => {
+            timedOut = true;
+            ac.abort();
+          }, Math.max(0, deadline - Date.now()));
+    const onAbort = (): void => ac.abort();
+    if (options.signal?.aborted) ac.abort();
+    else options.signal?.addEventListener('abort', onAbort, { once: true });
+    try {
+      return await this.startRun(params, { signal: ac.signal });
+    } catch (err) {
+      if (timedOut) {
+        throw HermesStdioError.client(
+          'run_timeout',
+          `run/start was not answered within ${options.timeoutMs} ms`,
+          'run/start',
+          err,
+        );
+      }
+      throw err;
+    } finally {
+      clearTimeout(timer);
+      options.signal?.removeEventListener('abort', onAbort);
     }
   }
 
@@ -391,6 +509,7 @@ export class HermesStdioClient {
     { runId, sessionId }: RunStartResult,
     options: CollectRunOptions,
     attach: (feed: (method: RunMethod, n: RunNotification) => void) => void,
+    deadline = options.timeoutMs === undefined ? undefined : Date.now() + options.timeoutMs,
   ): Promise<CollectedRun> {
     const deltas: RunDeltaNotification[] = [];
     const events: RunEventNotification[] = [];
@@ -412,14 +531,14 @@ export class HermesStdioClient {
       };
       const closeSub = this.onClosed(() => {
         cleanup();
-        reject(HermesStdioError.client('connection_closed', `run ${runId}: ${this.closedMessage()}`, 'run/start'));
+        void this.closedError('run/start', `run ${runId}`).then(reject);
       });
-      if (options.timeoutMs !== undefined) {
+      if (deadline !== undefined) {
         timer = setTimeout(() => {
           cleanup();
           interrupt();
           reject(HermesStdioError.client('run_timeout', `run ${runId} did not complete within ${options.timeoutMs} ms`, 'run/start'));
-        }, options.timeoutMs);
+        }, Math.max(0, deadline - Date.now()));
       }
       if (options.signal?.aborted) interrupt();
       else options.signal?.addEventListener('abort', interrupt, { once: true });
@@ -432,11 +551,11 @@ export class HermesStdioClient {
             break;
           case 'run/delta':
             deltas.push(n as RunDeltaNotification);
-            options.onDelta?.(n as RunDeltaNotification);
+            this.guard(() => options.onDelta?.(n as RunDeltaNotification), 'onDelta threw');
             break;
           case 'run/event':
             events.push(n as RunEventNotification);
-            options.onEvent?.(n as RunEventNotification);
+            this.guard(() => options.onEvent?.(n as RunEventNotification), 'onEvent threw');
             break;
           case 'approval/requested': {
             const request = n as ApprovalRequestedNotification;
@@ -539,9 +658,15 @@ export class HermesStdioClient {
     const { runId, clarifyId } = question;
     void Promise.resolve()
       .then(() => answer(question))
+      // Any text is a valid answer: say what went wrong rather than leave the agent waiting
+      // out hermes' clarify timeout (an hour by default).
+      .catch((err: unknown): string => {
+        this.log('error', 'onClarify threw', err);
+        return `[the host could not ask the user: ${err instanceof Error ? err.message : String(err)}]`;
+      })
       .then((text) => this.request('clarify/respond', { runId, clarifyId, answer: text }))
       .catch(() => {
-        /* a callback error leaves the question to time out; clarify/resolved will say so */
+        /* not pending any more (timed out, run ended): clarify/resolved already says so */
       });
   }
 
@@ -578,18 +703,32 @@ export class HermesStdioClient {
    * Orderly stop: `shutdown` request, `exit` notification, then wait (at most
    * `timeoutMs`, default 10 s) for the process to exit. On timeout the process is
    * killed and `shutdown_timeout` is thrown. Resolves with the exit status (0 expected).
+   * Idempotent: later calls share the first call's outcome (and its `timeoutMs`).
    */
-  async shutdown(options: { timeoutMs?: number } = {}): Promise<ProcessExit> {
-    const timeoutMs = options.timeoutMs ?? 10_000;
+  shutdown(options: { timeoutMs?: number } = {}): Promise<ProcessExit> {
+    // Two teardown paths calling it at once must not turn the second `shutdown` request's
+    // `shutting_down` answer into a SIGKILL of a supervisor that is exiting cleanly.
+    return (this.shutdownPromise ??= this.shutdownOnce(options.timeoutMs ?? 10_000));
+  }
+
+  private async shutdownOnce(timeoutMs: number): Promise<ProcessExit> {
     const deadline = Date.now() + timeoutMs;
     if (!this.closed) {
-      await withTimeout(this.request('shutdown'), timeoutMs, () =>
-        HermesStdioError.client('shutdown_timeout', `no shutdown response within ${timeoutMs} ms`, 'shutdown'),
-      ).catch(async (err: unknown) => {
-        this.kill('SIGKILL');
-        await this.exited;
-        throw err;
-      });
+      let timedOut = false;
+      try {
+        await withTimeout(this.request('shutdown'), timeoutMs, () => {
+          timedOut = true;
+          return HermesStdioError.client('shutdown_timeout', `no shutdown response within ${timeoutMs} ms`, 'shutdown');
+        });
+      } catch (err) {
+        // Only an unanswered shutdown means a hung server. Any answer (`shutting_down`: it
+        // is stopping already) or a closed connection still ends in an exit, awaited below.
+        if (timedOut) {
+          this.kill('SIGKILL');
+          await this.exited;
+          throw err;
+        }
+      }
       await this.notify('exit', {}).catch(() => {});
     }
     const remaining = Math.max(0, deadline - Date.now());
@@ -635,6 +774,55 @@ export class HermesStdioClient {
     queueMicrotask(() => this.connection.dispose());
     for (const l of [...this.closeListeners]) l();
     this.closeListeners.clear();
+  }
+
+  /** A fatal protocol error: report it, stop the child and close the client. */
+  private fail(error: HermesStdioError): void {
+    if (this.closed) return;
+    this.fatalError = error;
+    this.log('error', error.message);
+    this.kill('SIGTERM'); // lets it stop its workers
+    const escalate = setTimeout(() => this.kill('SIGKILL'), 5_000).unref();
+    void this.exited.then(() => clearTimeout(escalate));
+    this.markClosed();
+  }
+
+  /**
+   * The error for a request that met a closed connection: `protocol_error` if the output
+   * broke the protocol, else `connection_closed` naming the exit status and stderr tail.
+   * The stdout end usually comes before the 'exit' event, so wait for it (briefly).
+   */
+  private async closedError(method: string, prefix?: string, cause?: unknown): Promise<HermesStdioError> {
+    if (this.fatalError) {
+      const f = this.fatalError;
+      return new HermesStdioError(f.code, f.message, f.data, method, { cause: cause ?? f });
+    }
+    await withTimeout(Promise.all([this.exited, this.stderrDone]), EXIT_REASON_WAIT_MS, () => undefined).catch(() => {});
+    const message = prefix ? `${prefix} (${this.closedMessage()})` : this.closedMessage();
+    return HermesStdioError.client('connection_closed', message, method, cause);
+  }
+
+  /** Runs a host callback; a throw is reported, never passed on to our caller (a stream event, the dispatcher). */
+  private guard(fn: () => void, what: string): void {
+    try {
+      fn();
+    } catch (err) {
+      this.log('error', what, err);
+    }
+  }
+
+  private log(level: LogLevel, message: string, error?: unknown): void {
+    if (this.onLog) {
+      try {
+        this.onLog(level, message, error);
+        return;
+      } catch (err) {
+        console.error('hermes-stdio-client: onLog threw', err);
+      }
+    }
+    if (level === 'error' || level === 'warn') {
+      console.error(`hermes-stdio-client: ${message}`, ...(error === undefined ? [] : [error]));
+    }
   }
 
   private closedMessage(): string {

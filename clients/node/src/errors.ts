@@ -17,7 +17,8 @@ export type ClientErrorType =
   | 'shutdown_timeout'
   | 'run_timeout'
   | 'unsupported_protocol'
-  | 'request_aborted';
+  | 'request_aborted'
+  | 'protocol_error';
 
 /** vscode-jsonrpc's own codes: MessageWriteError, MessageReadError, PendingResponseRejected, ConnectionInactive. */
 const TRANSPORT_CODES = new Set([-32099, -32098, -32097, -32096]);
@@ -30,6 +31,7 @@ export const CLIENT_ERROR_CODES: Readonly<Record<ClientErrorType, number>> = {
   run_timeout: -32192,
   unsupported_protocol: -32004, // same code the server uses
   request_aborted: -32800, // same code as the server's request_cancelled
+  protocol_error: -32193, // the child's stdout is not LSP-framed JSON-RPC (e.g. a banner)
 };
 
 /**
