@@ -1,12 +1,11 @@
 // (1) The generated protocol types compile and cover every method in the schema.
 import assert from 'node:assert/strict';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'node:test';
 
 import * as protocol from '../dist/index.js';
-import { pkgRoot, run, schemaPath } from './support/helpers.mjs';
+import { pkgRoot, run, schemaPath, typecheck } from './support/helpers.mjs';
 
 const schema = JSON.parse(await readFile(schemaPath, 'utf8'));
 const methods = schema['x-methods'];
@@ -79,23 +78,6 @@ export async function usage(c: HermesStdioClient): Promise<void> {
   void s; void id;
 }
 `);
-  const dir = await mkdtemp(path.join(tmpdir(), 'hermes-types-'));
-  try {
-    await writeFile(path.join(dir, 'check.mts'), lines.join('\n') + '\n');
-    const tsconfig = JSON.parse(await readFile(path.join(pkgRoot, 'tsconfig.json'), 'utf8'));
-    tsconfig.compilerOptions = {
-      ...tsconfig.compilerOptions,
-      noEmit: true,
-      rootDir: undefined,
-      outDir: undefined,
-      typeRoots: [path.join(pkgRoot, 'node_modules/@types')],
-    };
-    tsconfig.include = [path.join(dir, 'check.mts')];
-    await writeFile(path.join(dir, 'tsconfig.json'), JSON.stringify(tsconfig));
-    const tsc = path.join(pkgRoot, 'node_modules/typescript/bin/tsc');
-    const res = await run(process.execPath, [tsc, '-p', path.join(dir, 'tsconfig.json')]);
-    assert.equal(res.code, 0, `tsc failed:\n${res.stdout}${res.stderr}\n--- check.mts ---\n${lines.join('\n')}`);
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
+  const res = await typecheck(lines.join('\n') + '\n');
+  assert.equal(res.code, 0, `tsc failed:\n${res.stdout}${res.stderr}\n--- check.mts ---\n${lines.join('\n')}`);
 });

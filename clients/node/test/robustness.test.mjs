@@ -3,13 +3,13 @@
 // server (support/fake-server.mjs) where a timing race has to be forced.
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 
 import { HermesStdioClient, HermesStdioError } from '../dist/index.js';
-import { hermesBin, hermesPython, makeHome, offlineEnv, pkgRoot, run, startScriptedLLM } from './support/helpers.mjs';
+import { hermesBin, hermesPython, makeHome, offlineEnv, pkgRoot, run, startScriptedLLM, typecheck } from './support/helpers.mjs';
 
 const support = path.join(pkgRoot, 'test/support');
 const haveBin = existsSync(hermesBin);
@@ -293,35 +293,17 @@ describe('real supervisor failure handling', { skip: !haveBin && `no ${hermesBin
 });
 
 test('CompressionAnswer is exported and initialize() takes no argument (tsc)', { timeout: 60_000 }, async () => {
-  const dir = await mkdtemp(path.join(tmpdir(), 'hermes-api-types-'));
-  try {
-    const index = path.join(pkgRoot, 'src/index.js');
-    await writeFile(
-      path.join(dir, 'check.mts'),
-      [
-        `import { HermesStdioClient, type CompressionAnswer, type CollectRunOptions, type LogLevel } from ${JSON.stringify(index)};`,
-        'export async function usage(c: HermesStdioClient): Promise<void> {',
-        '  await c.initialize();',
-        '  await c.initialize(null);',
-        "  const opts: CollectRunOptions = { onCompression: (): CompressionAnswer => ({ messages: [] }) };",
-        "  const level: LogLevel = 'warn';",
-        '  void opts; void level;',
-        '}',
-      ].join('\n') + '\n',
-    );
-    const tsconfig = JSON.parse(await readFile(path.join(pkgRoot, 'tsconfig.json'), 'utf8'));
-    tsconfig.compilerOptions = {
-      ...tsconfig.compilerOptions,
-      noEmit: true,
-      rootDir: undefined,
-      outDir: undefined,
-      typeRoots: [path.join(pkgRoot, 'node_modules/@types')],
-    };
-    tsconfig.include = [path.join(dir, 'check.mts')];
-    await writeFile(path.join(dir, 'tsconfig.json'), JSON.stringify(tsconfig));
-    const res = await run(process.execPath, [path.join(pkgRoot, 'node_modules/typescript/bin/tsc'), '-p', path.join(dir, 'tsconfig.json')]);
-    assert.equal(res.code, 0, `tsc failed:\n${res.stdout}${res.stderr}`);
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
+  const index = path.join(pkgRoot, 'src/index.js');
+  const source = [
+    `import { HermesStdioClient, type CompressionAnswer, type CollectRunOptions, type LogLevel } from ${JSON.stringify(index)};`,
+    'export async function usage(c: HermesStdioClient): Promise<void> {',
+    '  await c.initialize();',
+    '  await c.initialize(null);',
+    "  const opts: CollectRunOptions = { onCompression: (): CompressionAnswer => ({ messages: [] }) };",
+    "  const level: LogLevel = 'warn';",
+    '  void opts; void level;',
+    '}',
+  ].join('\n') + '\n';
+  const res = await typecheck(source);
+  assert.equal(res.code, 0, `tsc failed:\n${res.stdout}${res.stderr}`);
 });

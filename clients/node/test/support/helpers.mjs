@@ -1,5 +1,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -93,4 +95,26 @@ export function startScriptedLLM(python, text, script = []) {
       reject(new Error(`scripted LLM exited early (code ${code}); stderr: ${err}`));
     });
   });
+}
+
+/** Type-check one TypeScript module `source` with the package's tsconfig (strict): tsc's result. */
+export async function typecheck(source) {
+  const dir = await mkdtemp(path.join(tmpdir(), 'hermes-types-'));
+  try {
+    await writeFile(path.join(dir, 'check.mts'), source);
+    const tsconfig = JSON.parse(await readFile(path.join(pkgRoot, 'tsconfig.json'), 'utf8'));
+    tsconfig.compilerOptions = {
+      ...tsconfig.compilerOptions,
+      noEmit: true,
+      rootDir: undefined,
+      outDir: undefined,
+      typeRoots: [path.join(pkgRoot, 'node_modules/@types')],
+    };
+    tsconfig.include = [path.join(dir, 'check.mts')];
+    await writeFile(path.join(dir, 'tsconfig.json'), JSON.stringify(tsconfig));
+    const tsc = path.join(pkgRoot, 'node_modules/typescript/bin/tsc');
+    return await run(process.execPath, [tsc, '-p', path.join(dir, 'tsconfig.json')]);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 }
