@@ -207,32 +207,28 @@ class RoutedMethods:
 
     def _h_session_fork(self, req: Request, p: st.SessionForkParams) -> None:
         key = self._session_key(p.session_id, p.profile, p.worker_key)
-        releases: list[Callable[[], None]] = []
+        source = self._claim(p.session_id, key)  # loaded, as for session/undo
+        branch: Callable[[], None] | None = None
         if p.new_session_id is not None:
-            new_id = p.new_session_id
-            if not self.routes.claim_session(new_id, key)[1]:
+            branch_id = p.new_session_id
+            if not self.routes.claim_session(branch_id, key)[1]:
+                if source is not None:
+                    source()
                 raise RpcError(
                     ErrorType.INVALID_PARAMS,
-                    f"session {new_id!r} already exists",
+                    f"session {branch_id!r} already exists",
                     field="params.newSessionId",
                 )
-            releases.append(lambda: self.routes.release_session(new_id, key))
-        try:
-            source = self._claim(p.session_id, key)  # loaded, as for session/undo
-        except RpcError:
-            for release in releases:
-                release()
-            raise
-        if source is not None:
-            releases.append(source)
+            branch = lambda: self.routes.release_session(branch_id, key)  # noqa: E731
 
         def record(result: Any) -> None:
             if isinstance(result, dict):  # the branch resumes in the same worker
                 self.routes.add_session(str(result.get("sessionId")), key)
 
         def failed() -> None:
-            for release in releases:
-                release()
+            for release in (source, branch):
+                if release is not None:
+                    release()
 
         self._forward(req, self.pool.slot(*key), record, on_failed=failed)
 
