@@ -53,7 +53,9 @@ def foreign(path: str, own_home: Path, root: Path) -> bool:
 def _wrap(module: Any, name: str, make: Any) -> None:
     check = getattr(module, name, None)
     if callable(check) and not getattr(check, "fenced", False):
-        setattr(module, name, make(check))
+        wrapped = make(check)
+        wrapped.fenced = True  # wrapping twice wraps once
+        setattr(module, name, wrapped)
 
 
 def install(modules: Iterable[Any], own_home: Path, root: Path) -> None:
@@ -67,7 +69,6 @@ def install(modules: Iterable[Any], own_home: Path, root: Path) -> None:
             verdict = check(path, *args, **kw)
             return REFUSED if verdict is None and theirs(path) else verdict
 
-        fenced.fenced = True  # type: ignore[attr-defined]
         return fenced
 
     def write_error(check: Any) -> Any:
@@ -75,14 +76,12 @@ def install(modules: Iterable[Any], own_home: Path, root: Path) -> None:
             verdict = check(path, *args, **kw)
             return f"{REFUSED_WRITE}: {path}" if verdict is None and theirs(path) else verdict
 
-        fenced.fenced = True  # type: ignore[attr-defined]
         return fenced
 
     def write_denied(check: Any) -> Any:
         def fenced(path: str, *args: Any, **kw: Any) -> bool:
             return bool(check(path, *args, **kw)) or theirs(path)
 
-        fenced.fenced = True  # type: ignore[attr-defined]
         return fenced
 
     for module in modules:
@@ -99,7 +98,6 @@ def install(modules: Iterable[Any], own_home: Path, root: Path) -> None:
                     target = filepath
                 return f"{REFUSED_WRITE}: {filepath}" if theirs(target) else None
 
-            fenced.fenced = True  # type: ignore[attr-defined]
             return fenced
 
         _wrap(module, "get_read_block_error", read_error)
