@@ -3,10 +3,14 @@
 Contract: ``call_later(delay, fn)`` runs ``fn`` (which must not block) on the
 timer thread after ``delay`` seconds unless the returned handle is cancelled
 first. With nothing scheduled the thread sleeps without waking up, so an idle
-process costs no CPU. ``Soonest(fn)`` keeps one timer for the earliest of many
-deadlines: ``at(delay)`` sets it unless one already fires sooner (or no more
-than ``SLACK_S`` later: callers derive delays from the wall clock, and resetting
-a timer for a millisecond of jitter is churn); ``fn`` runs once it fires (the
+process costs no CPU; a new deadline wakes it only when it is the earliest, and
+cancelled deadlines are dropped in bulk, so a request timeout per call costs
+neither a wake-up nor memory that grows with the request rate.
+
+``Soonest(fn)`` keeps one timer for the earliest of many deadlines:
+``at(delay)`` sets it unless one already fires sooner (or no more than
+``SLACK_S`` later: callers derive delays from the wall clock, and resetting a
+timer for a millisecond of jitter is churn); ``fn`` runs once it fires (the
 timer is forgotten first, so ``fn`` may set the next).
 """
 
@@ -22,15 +26,21 @@ from collections.abc import Callable
 
 
 class TimerHandle:
-    __slots__ = ("cancelled", "deadline", "fn")
+    __slots__ = ("cancelled", "deadline", "fn", "timers")
 
-    def __init__(self, deadline: float, fn: Callable[[], None]) -> None:
+    def __init__(
+        self, deadline: float, fn: Callable[[], None], timers: Timers | None = None
+    ) -> None:
         self.deadline = deadline
         self.fn = fn
         self.cancelled = False
+        self.timers = timers  # set while the handle waits in that heap
 
     def cancel(self) -> None:
         self.cancelled = True
+        timers = self.timers
+        if timers is not None:
+            timers._cancelled(self)
 
 
 class Timers:
@@ -39,22 +49,46 @@ class Timers:
         self._heap: list[tuple[float, int, TimerHandle]] = []
         self._counter = itertools.count()
         self._thread: threading.Thread | None = None
+        self._dead = 0  # cancelled handles still in the heap
 
     def call_later(self, delay: float, fn: Callable[[], None]) -> TimerHandle:
-        handle = TimerHandle(time.monotonic() + delay, fn)
+        handle = TimerHandle(time.monotonic() + delay, fn, self)
         with self._cond:
             heapq.heappush(self._heap, (handle.deadline, next(self._counter), handle))
             if self._thread is None:
                 self._thread = threading.Thread(target=self._loop, name="timers", daemon=True)
                 self._thread.start()
-            self._cond.notify()
+            # Wake the thread only when its sleep got shorter: a request's timeout is
+            # later than those already set, and a wake-up per request costs latency.
+            if self._heap[0][2] is handle:
+                self._cond.notify()
         return handle
+
+    def _cancelled(self, handle: TimerHandle) -> None:
+        with self._cond:
+            if handle.timers is None:  # fired or dropped meanwhile
+                return
+            handle.timers = None
+            self._dead += 1
+            # Timeouts are mostly cancelled long before they fall due; drop them in
+            # bulk (as asyncio does) so a busy stream of requests cannot grow the heap.
+            if self._dead > PURGE_MIN and self._dead * 2 > len(self._heap):
+                self._heap = [entry for entry in self._heap if entry[2].timers is not None]
+                heapq.heapify(self._heap)
+                self._dead = 0
+
+    @property
+    def size(self) -> int:
+        """Entries in the heap, cancelled ones included (for tests)."""
+        with self._cond:
+            return len(self._heap)
 
     def _loop(self) -> None:
         while True:
             with self._cond:
-                while self._heap and self._heap[0][2].cancelled:
+                while self._heap and self._heap[0][2].timers is None:
                     heapq.heappop(self._heap)
+                    self._dead -= 1
                 if not self._heap:
                     self._cond.wait()
                     continue
@@ -63,6 +97,7 @@ class Timers:
                     self._cond.wait(wait)
                     continue
                 _, _, handle = heapq.heappop(self._heap)
+                handle.timers = None
             if not handle.cancelled:
                 try:
                     handle.fn()
@@ -70,6 +105,7 @@ class Timers:
                     traceback.print_exc(file=sys.stderr)
 
 
+PURGE_MIN = 100
 TIMERS = Timers()
 SLACK_S = 0.05
 

@@ -6,7 +6,7 @@ import queue
 import threading
 
 from hermes_stdio.transport import TIMERS, TimerHandle
-from hermes_stdio.transport.timers import SLACK_S, Soonest, Timers
+from hermes_stdio.transport.timers import PURGE_MIN, SLACK_S, Soonest, Timers
 
 WAIT = 10.0
 
@@ -111,3 +111,56 @@ def test_soonest_keeps_its_timer_when_a_new_deadline_is_sooner_only_by_clock_jit
     assert soonest._handle is first and first is not None and not first.cancelled
     soonest.at(60 - 2 * SLACK_S)  # really sooner: replaced
     assert soonest._handle is not first and first.cancelled
+
+
+class _CountingCondition(threading.Condition):
+    def __init__(self) -> None:
+        super().__init__()
+        self.notified = 0
+
+    def notify(self, n: int = 1) -> None:
+        self.notified += 1
+        super().notify(n)
+
+
+def test_a_timer_later_than_the_earliest_does_not_wake_the_timer_thread():
+    timers = Timers()
+    cond = timers._cond = _CountingCondition()
+    timers.call_later(60, lambda: None)  # the first deadline: the thread must learn of it
+    for _ in range(50):  # request timeouts: each later than the one before
+        timers.call_later(120, lambda: None)
+    assert cond.notified == 1
+    fired = threading.Event()
+    timers.call_later(0.01, fired.set)  # sooner than everything: wakes the thread
+    assert cond.notified == 2
+    assert fired.wait(WAIT)
+
+
+def test_cancelled_timeouts_do_not_pile_up_while_their_deadlines_are_far_away():
+    timers = Timers()
+    for _ in range(10_000):  # a busy host's requests, each answered at once
+        timers.call_later(60, lambda: None).cancel()
+    assert timers.size <= 2 * PURGE_MIN + 2
+    fired = threading.Event()
+    timers.call_later(0.01, fired.set)
+    assert fired.wait(WAIT)
+
+
+def test_a_live_timer_survives_when_cancelled_ones_around_it_are_dropped():
+    timers = Timers()
+    order: queue.Queue[str] = queue.Queue()
+    timers.call_later(0.2, lambda: order.put("kept"))
+    for _ in range(5 * PURGE_MIN):
+        timers.call_later(0.1, lambda: order.put("cancelled")).cancel()
+    timers.call_later(0.3, lambda: order.put("last"))
+    assert order.get(timeout=WAIT) == "kept"
+    assert order.get(timeout=WAIT) == "last"
+
+
+def test_cancelling_a_timer_after_it_fired_changes_nothing():
+    timers = Timers()
+    fired = threading.Event()
+    handle = timers.call_later(0.0, fired.set)
+    assert fired.wait(WAIT)
+    handle.cancel()
+    assert handle.cancelled and timers._dead == 0
