@@ -4,18 +4,20 @@ Contract: ``main(argv)`` builds a temp Hermes home (two profiles) wired to a
 ``ScriptedLLM`` on 127.0.0.1 and the offline environment, then measures, in
 order: the raw-pipe floor, the supervisor with synthetic workers, the real
 agent in-process, hermes' ``tui_gateway`` and hermes-stdio with the real
-agent (cold start, latency, throughput, memory over short runs), and finally
-idle CPU and wake-ups of hermes-stdio's processes and tui_gateway over the
-same window. It prints a table, writes the JSON to ``--out`` and returns 0,
-or 1 when a measurement failed (its error is in the JSON under ``errors``;
-the others still run). Targets missed are reported, not failures. Before
-each timed measurement it waits, bounded, for the machine to go quiet (a
-peer's helper process still importing would skew it); the waits are in the
-JSON under ``settled_s``.
+agent (cold start, memory over short runs), then those three peers' latency
+and throughput head to head in alternating rounds, and finally idle CPU and
+wake-ups of hermes-stdio's processes and tui_gateway over the same window.
+It prints a table, writes the JSON to ``--out`` and returns 0, or 1 when a
+measurement failed (its error is in the JSON under ``errors``; the others
+still run). Targets missed are reported, not failures. Before each timed
+measurement it waits, bounded, for the machine to go quiet (a peer's helper
+process still importing would skew it); the waits are in the JSON under
+``settled_s``.
 
 Options: ``--quick`` (about a minute), ``--tiny`` (smoke test),
 ``--idle-seconds``, ``--short-runs``, ``--out``, ``--only`` (comma list of
-raw_pipe,synthetic,backpressure,in_process,tui_gateway,spawned,real,idle).
+raw_pipe,synthetic,backpressure,in_process,tui_gateway,spawned,real,rounds,
+idle; ``rounds`` compares whichever of in_process, tui_gateway and real ran).
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ from .backpressure import backpressure
 from .common import Config, Ctx
 from .relay import raw_pipe, synthetic
 from .report import render, targets
+from .rounds import head_to_head
 from .starts import spawned_starts
 from .stats import cpu_seconds, ctx_switches
 
@@ -48,6 +51,7 @@ SECTIONS = (
     "tui_gateway",
     "spawned",
     "real",
+    "rounds",
     "idle",
 )
 SETTLE_S = 2.0
@@ -163,6 +167,7 @@ def main(argv: list[str]) -> int:
         section("tui_gateway", tui_gateway)
         section("spawned", spawned_starts)
         section("real", real_supervisor)
+        section("rounds", head_to_head)
         section("idle", lambda _ctx: idle(lives, config.idle_seconds))
     finally:
         for live in lives.values():

@@ -2,18 +2,17 @@
 
 Contract:
 - Every peer runs the same hermes-agent against the same ``ScriptedLLM``.
-  Latency = the LLM's flush of token chunk i (``on_chunk_sent``) -> the
-  host's receipt of the delta carrying it (in-process: the agent callback).
-  Throughput = chunks received / (last receipt - first chunk sent), the
-  median of ``Config.tp_reps`` turns (single turns swing ±20% here); it is
-  measured again with the agent's process alone on CPU 0 and the rest (LLM,
-  supervisor, host) on the other CPUs, which separates CPU sharing between
-  processes on a small machine from per-delta overhead on the agent's thread.
-  hermes-stdio is measured both ways its peers are: each turn in a new session
-  (a new agent, as tui_gateway is driven) and every turn in one warm session
-  (``..._warm``; one agent, as in-process), the history reset each turn.
+  Each section leaves its peer live and registers its turns as contenders
+  for ``rounds.head_to_head``, which measures latency and throughput of all
+  of them in alternating rounds. hermes-stdio is a contender both ways its
+  peers are driven: each turn in a new session (a new agent, as tui_gateway)
+  and every turn in one warm session (one agent, as in-process).
+- Sections measure here only the throughput with the agent's process alone on
+  CPU 0 and the rest (LLM, supervisor, host) on the other CPUs, the median of
+  ``Config.tp_reps`` turns: that separates CPU sharing between processes on a
+  small machine from per-delta overhead on the agent's thread.
 - ``real_supervisor(ctx)`` returns a live ``Live`` (client + result dict)
-  after cold start, warm starts, latency, throughput and memory over
+  after cold start, warm starts, pinned throughput and memory over
   ``Config.short_runs`` short runs; the caller measures idle and closes it.
   Its workers fork from the worker template (``starts`` measures the same
   starts with ``--no-worker-template``); ``new_profile_starts`` and
@@ -21,7 +20,8 @@ Contract:
   worker's readiness.
 - ``tui_gateway(ctx)`` likewise for ``python -m tui_gateway.entry`` (fresh
   session per turn: its busy-input policy would otherwise queue the next
-  prompt as an interruption); ``in_process(ctx)`` runs and closes its child.
+  prompt as an interruption); ``in_process(ctx)`` leaves its child to
+  ``ctx.closers``.
 - A failing peer raises; the caller records the error and goes on.
 """
 
@@ -41,6 +41,7 @@ from typing import Any
 
 from .client import FramedClient, LineClient, RpcFailed, Stream
 from .common import TRIM_SETTLE_S, Ctx, memory_series, pinned
+from .rounds import HERMES_NEW, HERMES_WARM, IN_PROCESS, TUI_GATEWAY, Turn, token_rate
 from .stats import pss_mb, rss_mb, summary
 
 
@@ -51,44 +52,19 @@ class Live:
     pids: list[int] = field(default_factory=list)
 
 
-def _token_latency(ctx: Ctx, received: dict[int, int]) -> dict[str, Any]:
-    sent = ctx.sent()
-    samples = [received[i] - t for i, t in sent.items() if i in received]
-    return {**summary(samples), "lost": len(sent) - len(samples)}
-
-
-def _tp_median(
-    ctx: Ctx, label: str, turn: Callable[[str], tuple[dict[int, int], Stream | None]]
-) -> dict[str, Any]:
+def _tp_median(ctx: Ctx, label: str, turn: Turn) -> dict[str, Any]:
     """Throughput of ``Config.tp_reps`` turns of ``Config.real_tp_chunks`` chunks: the
-    median turn's figures, with every turn's rate. ``turn(settle_label)`` runs one turn,
-    calling ``ctx.settle(settle_label)`` just before its prompt."""
+    median turn's figures, with every turn's rate."""
     cfg = ctx.config
     reps: list[dict[str, Any]] = []
     for i in range(cfg.tp_reps):
         ctx.arm_chunks(cfg.real_tp_chunks, 0)
-        received, stream = turn(f"{label}.{i}")
-        rep = _token_rate(ctx, received, cfg.real_tp_chunks)
-        if stream is not None:
-            rep["wire_bytes_per_delta"] = round(stream.wire_bytes / max(1, stream.frames), 1)
-        reps.append(rep)
+        received, _stream = turn(f"{label}.{i}")
+        reps.append(token_rate(ctx, received, cfg.real_tp_chunks))
     reps_sorted = sorted(reps, key=lambda r: r.get("deltas_per_s") or 0)
     return {
         **reps_sorted[len(reps) // 2],
         "samples_per_s": [r.get("deltas_per_s") for r in reps],
-    }
-
-
-def _token_rate(ctx: Ctx, received: dict[int, int], expected: int) -> dict[str, Any]:
-    sent = ctx.sent()
-    if not received or not sent:
-        return {"deltas": len(received), "lost": expected - len(received)}
-    span = (max(received.values()) - min(sent.values())) / 1e9
-    return {
-        "deltas": len(received),
-        "lost": expected - len(received),
-        "deltas_per_s": round(len(received) / span) if span > 0 else None,
-        "seconds": round(span, 3),
     }
 
 
@@ -164,25 +140,22 @@ def real_supervisor(ctx: Ctx) -> Live:
     mem["worker_after_1_run_mb"] = rss_mb(worker_pid)  # before the latency and throughput runs
     mem["supervisor_after_1_run_mb"] = rss_mb(client.pid)
 
-    def streams(suffix: str, sid: Callable[[str], str]) -> None:
-        ctx.arm_chunks(cfg.real_latency_chunks, cfg.real_chunk_delay_ms)
-        ctx.settle(f"real.latency{suffix}")
-        lat, _ = runner.run(sid("real-lat"))
-        res[f"latency{suffix}"] = _token_latency(ctx, lat.token_ns)
-
-        def tp_turn(label: str) -> tuple[dict[int, int], Stream | None]:
+    def turn_in(sid: Callable[[str], str]) -> Turn:
+        def turn(label: str) -> tuple[dict[int, int], Stream | None]:
             ctx.settle(label)
             stream, _ = runner.run(sid(label))
             return stream.token_ns, stream
 
-        res[f"throughput{suffix}"] = _tp_median(ctx, f"real.throughput{suffix}", tp_turn)
-        with pinned([worker_pid], [client.pid, ctx.llm_pid]) as ok:
-            if ok:
-                label = f"real.throughput_pinned{suffix}"
-                res[f"throughput_pinned{suffix}"] = _tp_median(ctx, label, tp_turn)
+        return turn
 
-    streams("", lambda label: label)  # a new session (agent) per turn, as tui_gateway's
-    streams("_warm", lambda label: "real-warm-worker")  # one warm session, as in-process
+    new_turn = turn_in(lambda label: label)  # a new session (agent) per turn, as tui_gateway's
+    warm_turn = turn_in(lambda _label: "real-warm-worker")  # one warm session, as in-process
+    with pinned([worker_pid], [client.pid, ctx.llm_pid]) as ok:
+        if ok:
+            label = "real.throughput_pinned_warm"
+            res["throughput_pinned_warm"] = _tp_median(ctx, label, warm_turn)
+    ctx.contenders[HERMES_NEW], ctx.contenders[HERMES_WARM] = new_turn, warm_turn
+    ctx.contender_pids[HERMES_WARM] = worker_pid
 
     ctx.reply_ok()
     short = memory_series(
@@ -233,40 +206,41 @@ def new_profile_starts(runner: Runner, tag: str) -> list[float]:
 # --- in-process --------------------------------------------------------------
 
 
-def in_process(ctx: Ctx) -> dict[str, Any]:
-    cfg = ctx.config
-    ctx.reply_ok()
-    log = ctx.log("in-process").open("ab")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "hermes_stdio.bench.inproc"],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=log,
-        env=ctx.env,
-        start_new_session=True,
-    )
-    lines: queue.Queue[bytes] = queue.Queue()
-    assert proc.stdout is not None and proc.stdin is not None
-    stdout, stdin = proc.stdout, proc.stdin
+class InProcess:
+    """The ``inproc`` child: one agent, turns over JSON lines (see ``bench.inproc``)."""
 
-    def read() -> None:
-        for line in iter(stdout.readline, b""):
-            lines.put(line)
+    def __init__(self, ctx: Ctx) -> None:
+        self._timeout = ctx.config.timeout
+        self._log = ctx.log("in-process").open("ab")
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "hermes_stdio.bench.inproc"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self._log,
+            env=ctx.env,
+            start_new_session=True,
+        )
+        self._lines: queue.Queue[bytes] = queue.Queue()
+        threading.Thread(target=self._read, name="inproc-reader", daemon=True).start()
 
-    reader = threading.Thread(target=read, daemon=True)
-    reader.start()
+    def _read(self) -> None:
+        assert self.proc.stdout is not None
+        for line in iter(self.proc.stdout.readline, b""):
+            self._lines.put(line)
 
-    def answer() -> dict[str, Any]:
+    def answer(self) -> dict[str, Any]:
         try:
-            data: dict[str, Any] = json.loads(lines.get(timeout=cfg.timeout))
+            data: dict[str, Any] = json.loads(self._lines.get(timeout=self._timeout))
         except queue.Empty:
             raise TimeoutError("in-process agent did not answer") from None
         return data
 
-    def turn() -> dict[int, int]:
-        stdin.write(json.dumps({"message": "hi"}).encode() + b"\n")
-        stdin.flush()
-        reply = answer()
+    def turn(self) -> dict[int, int]:
+        """One turn; the first callback time of each token chunk."""
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(json.dumps({"message": "hi"}).encode() + b"\n")
+        self.proc.stdin.flush()
+        reply = self.answer()
         if reply.get("error"):
             raise RuntimeError(f"in-process turn failed: {reply['error']}")
         received: dict[int, int] = {}
@@ -276,38 +250,44 @@ def in_process(ctx: Ctx) -> dict[str, Any]:
                     received.setdefault(int(part[1:]), t_ns)
         return received
 
+    def close(self) -> None:
+        if self.proc.stdin is not None:
+            self.proc.stdin.close()
+        try:
+            self.proc.wait(20)
+        except subprocess.TimeoutExpired:
+            os.killpg(self.proc.pid, 9)
+            self.proc.wait(5)
+        self._log.close()
+
+
+def in_process(ctx: Ctx) -> dict[str, Any]:
+    """Warm-up, pinned throughput and memory; the child stays live as a contender."""
+    cfg = ctx.config
+    ctx.reply_ok()
+    peer = InProcess(ctx)
+    ctx.closers.append(peer.close)
     try:
-        answer()  # ready
-        turn()  # warm-up
-        ctx.arm_chunks(cfg.real_latency_chunks, cfg.real_chunk_delay_ms)
-        ctx.settle("in_process.latency")
-        lat = _token_latency(ctx, turn())
+        peer.answer()  # ready
+        peer.turn()  # warm-up
 
-        def tp_turn(label: str) -> tuple[dict[int, int], Stream | None]:
+        def turn(label: str) -> tuple[dict[int, int], Stream | None]:
             ctx.settle(label)
-            return turn(), None
+            return peer.turn(), None
 
-        tp = _tp_median(ctx, "in_process.throughput", tp_turn)
-        with pinned([proc.pid], [ctx.llm_pid]) as ok:
+        result: dict[str, Any] = {}
+        with pinned([peer.proc.pid], [ctx.llm_pid]) as ok:
             if ok:
-                tp_pinned = _tp_median(ctx, "in_process.throughput_pinned", tp_turn)
-        rss = rss_mb(proc.pid)
+                result["throughput_pinned"] = _tp_median(ctx, "in_process.throughput_pinned", turn)
+        result["rss_mb"] = rss_mb(peer.proc.pid)
         ctx.reply_ok()
         # The same short runs as the worker's, with no stdio layer: hermes' own growth.
-        memory = memory_series(lambda _i: turn(), proc.pid, cfg.short_runs)
-        result = {"latency": lat, "throughput": tp, "rss_mb": rss, "memory": memory}
-        if ok:
-            result["throughput_pinned"] = tp_pinned
+        result["memory"] = memory_series(lambda _i: peer.turn(), peer.proc.pid, cfg.short_runs)
+        ctx.contenders[IN_PROCESS] = turn
+        ctx.contender_pids[IN_PROCESS] = peer.proc.pid
         return result
     finally:
         ctx.reply_ok()
-        stdin.close()
-        try:
-            proc.wait(20)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, 9)
-            proc.wait(5)
-        log.close()
 
 
 # --- tui_gateway -------------------------------------------------------------
@@ -357,15 +337,12 @@ def tui_gateway(ctx: Ctx) -> Live:
         if i >= 50:
             samples.append(time.monotonic_ns() - t1)
     res["rtt_terminal_resize"] = summary(samples)
-    ctx.arm_chunks(cfg.real_latency_chunks, cfg.real_chunk_delay_ms)
-    lat, _, _ = _tui_turn(ctx, client, settle="tui_gateway.latency")
-    res["latency"] = _token_latency(ctx, lat.token_ns)
 
-    def tp_turn(label: str) -> tuple[dict[int, int], Stream | None]:
+    def turn(label: str) -> tuple[dict[int, int], Stream | None]:
         stream, _, _ = _tui_turn(ctx, client, settle=label)
         return stream.token_ns, stream
 
-    res["throughput"] = _tp_median(ctx, "tui_gateway.throughput", tp_turn)
-    ctx.reply_ok()
+    ctx.contenders[TUI_GATEWAY] = turn
+    ctx.contender_pids[TUI_GATEWAY] = client.pid
     res["rss_after_runs_mb"] = rss_mb(client.pid)
     return live

@@ -60,7 +60,8 @@ class Config:
     real_latency_chunks: int = 1000
     real_chunk_delay_ms: float = 2.0
     real_tp_chunks: int = 5000
-    tp_reps: int = 3  # real-agent throughput turns per peer (median reported)
+    tp_reps: int = 3  # pinned real-agent throughput turns per peer (median reported)
+    rounds: int = 5  # head-to-head rounds of the real-agent peers
     short_runs: int = 1000
     new_profiles: int = 3  # cold-start samples: one new profile's first run each
     idle_seconds: float = 30.0
@@ -83,6 +84,7 @@ class Config:
             tp_large=1000,
             real_latency_chunks=200,
             real_tp_chunks=1000,
+            rounds=3,
             short_runs=100,
             new_profiles=2,
             idle_seconds=5.0,
@@ -105,6 +107,7 @@ class Config:
             real_chunk_delay_ms=1.0,
             real_tp_chunks=50,
             tp_reps=1,
+            rounds=1,
             short_runs=3,
             new_profiles=1,
             idle_seconds=0.5,
@@ -123,6 +126,10 @@ class Ctx:
         self.logs = root / "logs"
         self.logs.mkdir(parents=True, exist_ok=True)
         self.settled: dict[str, float] = {}
+        # Filled by sections whose peer stays live for ``rounds.head_to_head``.
+        self.contenders: dict[str, Callable[[str], tuple[dict[int, int], Stream | None]]] = {}
+        self.contender_pids: dict[str, int] = {}
+        self.closers: list[Callable[[], None]] = []
         self._llm_log = self.log("scripted-llm").open("ab")
         self._llm = subprocess.Popen(
             [sys.executable, "-m", "hermes_stdio.bench.llm_proc"],
@@ -196,6 +203,11 @@ class Ctx:
         return FramedClient(argv, self.env, self.log(name))
 
     def close(self) -> None:
+        for close in self.closers:
+            try:
+                close()
+            except Exception as exc:  # one peer's teardown must not skip the others'
+                print(f"bench: closing a peer failed: {exc!r}", file=sys.stderr)
         if self._llm.stdin is not None:
             self._llm.stdin.close()
         try:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .rounds import HERMES_NEW, HERMES_WARM, IN_PROCESS, TUI_GATEWAY
 from .starts import PREWARM_IDLE_S
 from .stats import ratio
 
@@ -37,21 +38,20 @@ def _check(name: str, value: float | None, target: str, ok: bool | None) -> dict
 
 
 def targets(r: dict[str, Any]) -> list[dict[str, Any]]:
-    real, inproc, tui = r.get("real") or {}, r.get("in_process") or {}, r.get("tui_gateway") or {}
+    """Real-agent ratios are the medians of per-round ratios (``rounds``)."""
+    real, inproc = r.get("real") or {}, r.get("in_process") or {}
     syn, pipe, idle = r.get("synthetic") or {}, r.get("raw_pipe") or {}, r.get("idle") or {}
+    ratios = _get(r, "rounds", "ratios") or {}
     rows = []
-    for q in ("p50", "p99"):
-        v = ratio(_get(real, "latency", q), _get(tui, "latency", q))
-        rows.append(
-            _check(f"real latency {q} / tui_gateway", v, "<= 1.0", None if v is None else v <= 1.0)
-        )
-        v = ratio(_get(real, "latency_warm", q), _get(inproc, "latency", q))
-        rows.append(
-            _check(f"real latency {q} / in-process", v, "<= 2.0", None if v is None else v <= 2.0)
-        )
-    v = ratio(
-        _get(real, "throughput_warm", "deltas_per_s"), _get(inproc, "throughput", "deltas_per_s")
-    )
+    for label, key, limit in (
+        ("real latency p50 / tui_gateway", "latency_p50_vs_tui_gateway", 1.0),
+        ("real latency p50 / in-process", "latency_p50_vs_in_process", 2.0),
+        ("real latency p99 / tui_gateway", "latency_p99_vs_tui_gateway", 1.0),
+        ("real latency p99 / in-process", "latency_p99_vs_in_process", 2.0),
+    ):
+        v = _get(ratios, key, "median")
+        rows.append(_check(label, v, f"<= {limit}", None if v is None else v <= limit))
+    v = _get(ratios, "throughput_vs_in_process", "median")
     rows.append(
         _check("real throughput / in-process", v, ">= 0.95", None if v is None else v >= 0.95)
     )
@@ -175,6 +175,8 @@ def _tp(d: Any) -> str:
 def render(r: dict[str, Any]) -> str:
     real, inproc, tui = r.get("real") or {}, r.get("in_process") or {}, r.get("tui_gateway") or {}
     spawned = r.get("spawned") or {}
+    h2h, rounds = _get(r, "rounds", "contenders") or {}, _get(r, "rounds", "rounds")
+    tui_rss = _get(r, "rounds", "rss_after_mb", TUI_GATEWAY) or tui.get("rss_after_runs_mb")
     syn, pipe, idle = r.get("synthetic") or {}, r.get("raw_pipe") or {}, r.get("idle") or {}
     n_s = _get(r, "config", "sessions")
     rows: list[tuple[str, str, str, str, str]] = [
@@ -222,31 +224,31 @@ def render(r: dict[str, Any]) -> str:
             "",
         ),
         (
-            "real agent chunk -> delta latency, new sessions",
-            _lat(real.get("latency")),
+            f"real agent chunk -> delta latency, new sessions (rounds: {rounds})",
+            _lat(_get(h2h, HERMES_NEW, "latency")),
             "",
             "",
-            _lat(tui.get("latency")),
+            _lat(_get(h2h, TUI_GATEWAY, "latency")),
         ),
         (
             "  same, one warm session",
-            _lat(real.get("latency_warm")),
+            _lat(_get(h2h, HERMES_WARM, "latency")),
             "",
-            _lat(inproc.get("latency")),
+            _lat(_get(h2h, IN_PROCESS, "latency")),
             "",
         ),
         (
-            "real agent throughput, new sessions",
-            _tp(real.get("throughput")),
+            f"real agent throughput, new sessions (rounds: {rounds})",
+            _tp(_get(h2h, HERMES_NEW, "throughput")),
             "",
             "",
-            _tp(tui.get("throughput")),
+            _tp(_get(h2h, TUI_GATEWAY, "throughput")),
         ),
         (
             "  same, one warm session",
-            _tp(real.get("throughput_warm")),
+            _tp(_get(h2h, HERMES_WARM, "throughput")),
             "",
-            _tp(inproc.get("throughput")),
+            _tp(_get(h2h, IN_PROCESS, "throughput")),
             "",
         ),
         (
@@ -347,7 +349,7 @@ def render(r: dict[str, Any]) -> str:
             f" / {_fmt(mem.get('supervisor_after_n_mb'))}",
             "",
             _fmt(inproc.get("rss_mb")),
-            f"{_fmt(tui.get('rss_start_mb'))} / {_fmt(tui.get('rss_after_runs_mb'))}",
+            f"{_fmt(tui.get('rss_start_mb'))} / {_fmt(tui_rss)}",
         ),
         (
             f"RSS worker 1 run / {_fmt(mem.get('short_runs'))} short runs after it (MB)",

@@ -73,3 +73,45 @@ def test_bench_command_writes_json(tmp_path: Path) -> None:
     bp = data["backpressure"]
     assert bp["lost"] == 0 and bp["seq_gapless"] is True and bp["completed_count"] == 1
     assert bp["deltas_received"] == bp["deltas_produced"]
+
+
+def test_bench_real_agent_peers_meet_head_to_head_in_rounds(tmp_path: Path) -> None:
+    out = tmp_path / "bench.json"
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "hermes_stdio",
+            "bench",
+            "--tiny",
+            "--only",
+            "in_process,tui_gateway,real,rounds",
+            "--out",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    data = json.loads(out.read_text())
+    assert data["errors"] == {}
+    rounds = data["rounds"]
+    assert rounds["rounds"] == data["config"]["rounds"]
+    names = {"hermes-stdio", "hermes-stdio warm", "in-process", "tui_gateway"}
+    assert set(rounds["contenders"]) == names
+    chunks = data["config"]["real_latency_chunks"] * rounds["rounds"]
+    for name, figures in rounds["contenders"].items():
+        assert figures["latency"]["n"] == chunks and figures["latency"]["lost"] == 0, name
+        assert figures["throughput"]["lost"] == 0 and figures["throughput"]["deltas_per_s"], name
+    assert set(rounds["ratios"]) == {
+        "latency_p50_vs_tui_gateway",
+        "latency_p99_vs_tui_gateway",
+        "latency_p50_vs_in_process",
+        "latency_p99_vs_in_process",
+        "throughput_vs_in_process",
+        "throughput_vs_tui_gateway",
+    }
+    by_name = {row["name"]: row["value"] for row in data["targets"]}
+    median = rounds["ratios"]["throughput_vs_in_process"]["median"]
+    assert by_name["real throughput / in-process"] == median
