@@ -38,10 +38,11 @@ from .agent import Live, in_process, real_supervisor, tui_gateway
 from .backpressure import backpressure
 from .common import Config, Ctx
 from .relay import raw_pipe, synthetic
-from .report import render, targets
+from .report import render
 from .rounds import head_to_head
 from .starts import spawned_starts
 from .stats import cpu_seconds, ctx_switches
+from .targets import targets
 
 SECTIONS = (
     "raw_pipe",

@@ -155,7 +155,8 @@ def real_supervisor(ctx: Ctx) -> Live:
             label = "real.throughput_pinned_warm"
             res["throughput_pinned_warm"] = _tp_median(ctx, label, warm_turn)
     ctx.contenders[HERMES_NEW], ctx.contenders[HERMES_WARM] = new_turn, warm_turn
-    ctx.contender_pids[HERMES_WARM] = worker_pid
+    roles = {"worker": worker_pid, "supervisor": client.pid}
+    ctx.contender_pids[HERMES_NEW] = ctx.contender_pids[HERMES_WARM] = roles
 
     ctx.reply_ok()
     short = memory_series(
@@ -284,7 +285,7 @@ def in_process(ctx: Ctx) -> dict[str, Any]:
         # The same short runs as the worker's, with no stdio layer: hermes' own growth.
         result["memory"] = memory_series(lambda _i: peer.turn(), peer.proc.pid, cfg.short_runs)
         ctx.contenders[IN_PROCESS] = turn
-        ctx.contender_pids[IN_PROCESS] = peer.proc.pid
+        ctx.contender_pids[IN_PROCESS] = {"agent": peer.proc.pid}
         return result
     finally:
         ctx.reply_ok()
@@ -343,6 +344,6 @@ def tui_gateway(ctx: Ctx) -> Live:
         return stream.token_ns, stream
 
     ctx.contenders[TUI_GATEWAY] = turn
-    ctx.contender_pids[TUI_GATEWAY] = client.pid
+    ctx.contender_pids[TUI_GATEWAY] = {"gateway": client.pid}
     res["rss_after_runs_mb"] = rss_mb(client.pid)
     return live

@@ -128,7 +128,7 @@ class Ctx:
         self.settled: dict[str, float] = {}
         # Filled by sections whose peer stays live for ``rounds.head_to_head``.
         self.contenders: dict[str, Callable[[str], tuple[dict[int, int], Stream | None]]] = {}
-        self.contender_pids: dict[str, int] = {}
+        self.contender_pids: dict[str, dict[str, int]] = {}  # contender -> role -> pid
         self.closers: list[Callable[[], None]] = []
         self._llm_log = self.log("scripted-llm").open("ab")
         self._llm = subprocess.Popen(

@@ -1,9 +1,8 @@
-"""The readable table and the target verdicts, from the results dict.
+"""The readable table, from the bench's results dict.
 
-Contract: ``targets(results)`` returns one row per target of issue 3
-(``{name, value, target, ok}``; ``ok`` is None when a side is missing) and
-``render(results)`` the text table printed by ``hermes-stdio bench``. Both
-only read ``results``; a missing measurement shows as ``-``.
+Contract: ``render(results)`` gives the text table printed by ``hermes-stdio
+bench``, then the verdicts of ``targets``. It only reads ``results``; a
+missing measurement shows as ``-``.
 """
 
 from __future__ import annotations
@@ -12,15 +11,7 @@ from typing import Any
 
 from .rounds import HERMES_NEW, HERMES_WARM, IN_PROCESS, TUI_GATEWAY
 from .starts import PREWARM_IDLE_S
-from .stats import ratio
-
-
-def _get(d: Any, *path: str) -> Any:
-    for key in path:
-        if not isinstance(d, dict):
-            return None
-        d = d.get(key)
-    return d
+from .targets import get, targets
 
 
 def _fmt(v: Any) -> str:
@@ -31,131 +22,6 @@ def _fmt(v: Any) -> str:
     if isinstance(v, int):
         return f"{v:,}"
     return str(v)
-
-
-def _check(name: str, value: float | None, target: str, ok: bool | None) -> dict[str, Any]:
-    return {"name": name, "value": value, "target": target, "ok": ok}
-
-
-def targets(r: dict[str, Any]) -> list[dict[str, Any]]:
-    """Real-agent ratios are the medians of per-round ratios (``rounds``)."""
-    real, inproc = r.get("real") or {}, r.get("in_process") or {}
-    syn, pipe, idle = r.get("synthetic") or {}, r.get("raw_pipe") or {}, r.get("idle") or {}
-    ratios = _get(r, "rounds", "ratios") or {}
-    rows = []
-    for label, key, limit in (
-        ("real latency p50 / tui_gateway", "latency_p50_vs_tui_gateway", 1.0),
-        ("real latency p50 / in-process", "latency_p50_vs_in_process", 2.0),
-        ("real latency p99 / tui_gateway", "latency_p99_vs_tui_gateway", 1.0),
-        ("real latency p99 / in-process", "latency_p99_vs_in_process", 2.0),
-    ):
-        v = _get(ratios, key, "median")
-        rows.append(_check(label, v, f"<= {limit}", None if v is None else v <= limit))
-    v = _get(ratios, "throughput_vs_in_process", "median")
-    rows.append(
-        _check("real throughput / in-process", v, ">= 0.95", None if v is None else v >= 0.95)
-    )
-    v = ratio(
-        _get(real, "throughput_pinned_warm", "deltas_per_s"),
-        _get(inproc, "throughput_pinned", "deltas_per_s"),
-    )
-    rows.append(_check("  same, agent's process alone on CPU 0", v, "(context)", None))
-    v = ratio(
-        _get(syn, "throughput", "small_20B", "deltas_per_s"),
-        _get(pipe, "throughput", "small_20B", "deltas_per_s"),
-    )
-    rows.append(
-        _check("relay 20 B throughput / raw pipe", v, ">= 0.5", None if v is None else v >= 0.5)
-    )
-    small = _get(syn, "throughput", "small_20B", "wire_bytes_per_delta")
-    large = _get(syn, "throughput", "large_4KiB", "wire_bytes_per_delta")
-    over = None if small is None or large is None else round(large - 4096 - (small - 20), 1)
-    rows.append(
-        _check(
-            "wire overhead 4 KiB minus 20 B (bytes)",
-            over,
-            "~0 (per-delta, not cumulative)",
-            None if over is None else abs(over) < 64,
-        )
-    )
-    v = _get(syn, "rtt_supervisor_status", "p50")
-    rows.append(_check("supervisor/status p50 ms", v, "<= 0.08", None if v is None else v <= 0.08))
-    v = _get(syn, "rtt_session_status", "p50")
-    rows.append(_check("session/status p50 ms", v, "<= 0.3", None if v is None else v <= 0.3))
-    v = real.get("initialize_ms")
-    rows.append(_check("initialize after spawn ms", v, "<= 100", None if v is None else v <= 100))
-    v = real.get("cold_first_delta_ms")
-    rows.append(
-        _check("cold run/start -> first delta ms", v, "<= 1300", None if v is None else v <= 1300)
-    )
-    v = real.get("cold_second_profile_first_delta_ms")
-    rows.append(
-        _check(
-            "stretch: new profile, template ready: first delta ms",
-            v,
-            "<= 300",
-            None if v is None else v <= 300,
-        )
-    )
-    v = _get(real, "new_profile_ready", "median_ms")
-    rows.append(
-        _check(
-            "stretch: new profile's worker ready ms",
-            v,
-            "<= 150",
-            None if v is None else v <= 150,
-        )
-    )
-    v = _get(real, "memory", "worker_growth_mb")
-    n = _get(real, "memory", "short_runs")
-    rows.append(
-        _check(f"worker RSS growth over {n} runs MB", v, "< 5", None if v is None else v < 5)
-    )
-    v = _get(syn, "memory", "growth_mb")
-    rows.append(
-        _check(
-            f"synthetic worker RSS growth over {n} runs MB (stdio layer only)",
-            v,
-            "< 5",
-            None if v is None else v < 5,
-        )
-    )
-    v = _get(inproc, "memory", "growth_mb")
-    rows.append(_check(f"in-process agent RSS growth over {n} runs MB", v, "(context)", None))
-    bp = r.get("backpressure") or {}
-    if bp:
-        ok = bp.get("lost") == 0 and bp.get("seq_gapless") and bp.get("completed_count") == 1
-        rows.append(
-            _check(
-                f"host paused {bp.get('pause_s')} s: deltas lost",
-                bp.get("lost"),
-                "0, seq gapless, one run/completed",
-                bool(ok),
-            )
-        )
-        grow = [
-            (_get(bp, "rss_mb_pause_end", k) or 0) - (_get(bp, "rss_mb_pause_start", k) or 0)
-            for k in ("supervisor", "worker")
-        ]
-        rows.append(
-            _check(
-                "host paused: max RSS growth MB (sup, worker)",
-                round(max(grow), 1),
-                "bounded (< 20)",
-                max(grow) < 20,
-            )
-        )
-    v = ratio(_get(syn, "rtt_supervisor_status", "p50"), _get(pipe, "rtt_echo", "p50"))
-    rows.append(_check("supervisor/status p50 / raw-pipe echo p50", v, "(context)", None))
-    v = idle.get("cpu_s_per_30s")
-    rows.append(
-        _check("idle CPU s per 30 s (sup+workers)", v, "<= 0.01", None if v is None else v <= 0.01)
-    )
-    v = idle.get("wakeups_per_min_max")
-    rows.append(
-        _check("idle wake-ups/min (busiest process)", v, "<= 1", None if v is None else v <= 1)
-    )
-    return rows
 
 
 def _lat(d: Any) -> str:
@@ -172,13 +38,21 @@ def _tp(d: Any) -> str:
     return f"{d['deltas_per_s']:,}/s{mb}{lost}"
 
 
+def _cpu(d: Any, *roles: str) -> str:
+    if not isinstance(d, dict) or any(d.get(role) is None for role in roles):
+        return "-"
+    return " + ".join(f"{d[role]:.1f}" for role in roles)
+
+
 def render(r: dict[str, Any]) -> str:
     real, inproc, tui = r.get("real") or {}, r.get("in_process") or {}, r.get("tui_gateway") or {}
     spawned = r.get("spawned") or {}
-    h2h, rounds = _get(r, "rounds", "contenders") or {}, _get(r, "rounds", "rounds")
-    tui_rss = _get(r, "rounds", "rss_after_mb", TUI_GATEWAY) or tui.get("rss_after_runs_mb")
+    h2h, rounds = get(r, "rounds", "contenders") or {}, get(r, "rounds", "rounds")
+    tui_rss = get(r, "rounds", "rss_after_mb", TUI_GATEWAY, "gateway") or tui.get(
+        "rss_after_runs_mb"
+    )
     syn, pipe, idle = r.get("synthetic") or {}, r.get("raw_pipe") or {}, r.get("idle") or {}
-    n_s = _get(r, "config", "sessions")
+    n_s = get(r, "config", "sessions")
     rows: list[tuple[str, str, str, str, str]] = [
         (
             "measurement (ms: p50 / p99 / max)",
@@ -211,44 +85,44 @@ def render(r: dict[str, Any]) -> str:
         ),
         (
             "synthetic throughput 20 B",
-            _tp(_get(syn, "throughput", "small_20B")),
-            _tp(_get(pipe, "throughput", "small_20B")),
+            _tp(get(syn, "throughput", "small_20B")),
+            _tp(get(pipe, "throughput", "small_20B")),
             "",
             "",
         ),
         (
             "synthetic throughput 4 KiB",
-            _tp(_get(syn, "throughput", "large_4KiB")),
-            _tp(_get(pipe, "throughput", "large_4KiB")),
+            _tp(get(syn, "throughput", "large_4KiB")),
+            _tp(get(pipe, "throughput", "large_4KiB")),
             "",
             "",
         ),
         (
             f"real agent chunk -> delta latency, new sessions (rounds: {rounds})",
-            _lat(_get(h2h, HERMES_NEW, "latency")),
+            _lat(get(h2h, HERMES_NEW, "latency")),
             "",
             "",
-            _lat(_get(h2h, TUI_GATEWAY, "latency")),
+            _lat(get(h2h, TUI_GATEWAY, "latency")),
         ),
         (
             "  same, one warm session",
-            _lat(_get(h2h, HERMES_WARM, "latency")),
+            _lat(get(h2h, HERMES_WARM, "latency")),
             "",
-            _lat(_get(h2h, IN_PROCESS, "latency")),
+            _lat(get(h2h, IN_PROCESS, "latency")),
             "",
         ),
         (
             f"real agent throughput, new sessions (rounds: {rounds})",
-            _tp(_get(h2h, HERMES_NEW, "throughput")),
+            _tp(get(h2h, HERMES_NEW, "throughput")),
             "",
             "",
-            _tp(_get(h2h, TUI_GATEWAY, "throughput")),
+            _tp(get(h2h, TUI_GATEWAY, "throughput")),
         ),
         (
             "  same, one warm session",
-            _tp(_get(h2h, HERMES_WARM, "throughput")),
+            _tp(get(h2h, HERMES_WARM, "throughput")),
             "",
-            _tp(_get(h2h, IN_PROCESS, "throughput")),
+            _tp(get(h2h, IN_PROCESS, "throughput")),
             "",
         ),
         (
@@ -256,6 +130,13 @@ def render(r: dict[str, Any]) -> str:
             _tp(real.get("throughput_pinned_warm")),
             "",
             _tp(inproc.get("throughput_pinned")),
+            "",
+        ),
+        (
+            "real agent CPU us per delta, warm (worker + supervisor)",
+            _cpu(get(h2h, HERMES_WARM, "throughput", "cpu_us_per_delta"), "worker", "supervisor"),
+            "",
+            _cpu(get(h2h, IN_PROCESS, "throughput", "cpu_us_per_delta"), "agent"),
             "",
         ),
         (
@@ -295,7 +176,7 @@ def render(r: dict[str, Any]) -> str:
         ),
         ("warm session (ms)", _fmt(real.get("warm_session_first_delta_ms")), "", "", ""),
         (
-            f"new profile, template ready: {_fmt(_get(real, 'start_modes', 'bench2'))},"
+            f"new profile, template ready: {_fmt(get(real, 'start_modes', 'bench2'))},"
             f" median of {len(real.get('new_profile_first_delta_ms_samples') or [])} (ms)",
             _fmt(real.get("cold_second_profile_first_delta_ms")),
             "",
@@ -311,31 +192,31 @@ def render(r: dict[str, Any]) -> str:
         ),
         (
             "new profile's worker ready (worker/restart), forked (ms)",
-            _fmt(_get(real, "new_profile_ready", "median_ms")),
+            _fmt(get(real, "new_profile_ready", "median_ms")),
             "",
             "",
             "",
         ),
         (
             "  same, spawned cold (ms)",
-            _fmt(_get(spawned, "new_profile_ready", "median_ms")),
+            _fmt(get(spawned, "new_profile_ready", "median_ms")),
             "",
             "",
             "",
         ),
         (
             "worker template: preload ms / modules / RSS MB",
-            f"{_fmt(_get(real, 'template', 'preloadMs'))} / "
-            f"{_fmt(_get(real, 'template', 'modules'))} / "
-            f"{_fmt(_get(real, 'memory', 'template_mb'))}",
+            f"{_fmt(get(real, 'template', 'preloadMs'))} / "
+            f"{_fmt(get(real, 'template', 'modules'))} / "
+            f"{_fmt(get(real, 'memory', 'template_mb'))}",
             "",
             "",
             "",
         ),
         (
             "new profile's worker PSS, forked / spawned (MB)",
-            f"{_fmt(_get(real, 'memory', 'worker_pss_mb', 'bench2'))} / "
-            f"{_fmt(_get(spawned, 'worker_pss_mb', 'bench2'))}",
+            f"{_fmt(get(real, 'memory', 'worker_pss_mb', 'bench2'))} / "
+            f"{_fmt(get(spawned, 'worker_pss_mb', 'bench2'))}",
             "",
             "",
             "",
@@ -354,11 +235,11 @@ def render(r: dict[str, Any]) -> str:
         (
             f"RSS worker 1 run / {_fmt(mem.get('short_runs'))} short runs after it (MB)",
             f"{_fmt(mem.get('worker_after_short_run_mb'))} / {_fmt(mem.get('worker_after_n_mb'))}"
-            f" (synthetic {_fmt(_get(syn, 'memory', 'after_1_mb'))}"
-            f" / {_fmt(_get(syn, 'memory', 'after_n_mb'))})",
+            f" (synthetic {_fmt(get(syn, 'memory', 'after_1_mb'))}"
+            f" / {_fmt(get(syn, 'memory', 'after_n_mb'))})",
             "",
-            f"{_fmt(_get(inproc, 'memory', 'after_1_mb'))}"
-            f" / {_fmt(_get(inproc, 'memory', 'after_n_mb'))}",
+            f"{_fmt(get(inproc, 'memory', 'after_1_mb'))}"
+            f" / {_fmt(get(inproc, 'memory', 'after_n_mb'))}",
             "",
         ),
         (
@@ -366,14 +247,14 @@ def render(r: dict[str, Any]) -> str:
             _fmt(idle.get("cpu_s")),
             "",
             "",
-            _fmt(_get(idle, "tui_gateway", "cpu_s")),
+            _fmt(get(idle, "tui_gateway", "cpu_s")),
         ),
         (
             "idle voluntary ctx switches (all threads)",
             _fmt(idle.get("voluntary")),
             "",
             "",
-            _fmt(_get(idle, "tui_gateway", "voluntary")),
+            _fmt(get(idle, "tui_gateway", "voluntary")),
         ),
     ]
     widths = [max(len(row[i]) for row in rows) for i in range(5)]

@@ -12,8 +12,10 @@ of it; throughput = chunks / (last receipt - first flush).
 
 It returns, per contender, the latency summary over every round's samples
 and the median round's throughput, and, for each comparison of issue 3, the
-ratio in every round and their median; then the RSS of each process in
-``ctx.contender_pids``. The machine's speed drifts by tens of
+ratio in every round and their median. For each process a contender names
+in ``ctx.contender_pids`` (role -> pid) it adds the CPU time per delta of the
+throughput turns (median; a new session's turn includes building its agent)
+and the RSS after the rounds. The machine's speed drifts by tens of
 percent over minutes here, so peers measured in sections minutes apart gave
 ratios that moved run to run; turns of one round are seconds apart.
 """
@@ -26,7 +28,7 @@ from typing import Any
 
 from .client import Stream
 from .common import Ctx
-from .stats import ratio, rss_mb, summary
+from .stats import cpu_seconds, ratio, rss_mb, summary
 
 Turn = Callable[[str], tuple[dict[int, int], Stream | None]]
 """Run one turn, calling ``ctx.settle(label)`` just before the prompt; return the
@@ -96,8 +98,11 @@ def head_to_head(ctx: Ctx) -> dict[str, Any]:
             figures[name].update(summary(got))
         for name in order:
             ctx.arm_chunks(cfg.real_tp_chunks, 0)
+            pids = ctx.contender_pids.get(name, {})
+            cpu0 = {role: cpu_seconds(pid) for role, pid in pids.items()}
             received, stream = ctx.contenders[name](f"rounds.{k}.throughput.{name}")
             rate = token_rate(ctx, received, cfg.real_tp_chunks)
+            rate["cpu_us_per_delta"] = _cpu_per_delta(pids, cpu0, len(received))
             if stream is not None:
                 rate["wire_bytes_per_delta"] = round(stream.wire_bytes / max(1, stream.frames), 1)
             figures[name]["throughput"] = rate
@@ -108,8 +113,24 @@ def head_to_head(ctx: Ctx) -> dict[str, Any]:
         "orders": orders,
         "contenders": {n: _contender(n, samples[n], lost[n], per_round) for n in names},
         "ratios": _ratios(per_round),
-        "rss_after_mb": {n: rss_mb(pid) for n, pid in ctx.contender_pids.items()},
+        "rss_after_mb": {
+            n: {role: rss_mb(pid) for role, pid in pids.items()}
+            for n, pids in ctx.contender_pids.items()
+        },
     }
+
+
+def _cpu_per_delta(
+    pids: dict[str, int], before: dict[str, float | None], deltas: int
+) -> dict[str, float | None]:
+    out: dict[str, float | None] = {}
+    for role, pid in pids.items():
+        t0, t1 = before.get(role), cpu_seconds(pid)
+        if t0 is None or t1 is None or not deltas:
+            out[role] = None
+        else:
+            out[role] = round((t1 - t0) / deltas * 1e6, 1)
+    return out
 
 
 def _figure(figures: dict[str, Any], name: str) -> Any:
@@ -125,6 +146,12 @@ def _contender(
     known = sorted(v for v in rates if v is not None)
     median_rate = known[(len(known) - 1) // 2] if known else None
     wire = [(r[name].get("throughput") or {}).get("wire_bytes_per_delta") for r in per_round]
+    cpu: dict[str, list[float]] = {}
+    for r in per_round:
+        for role, us in ((r[name].get("throughput") or {}).get("cpu_us_per_delta") or {}).items():
+            if us is not None:
+                cpu.setdefault(role, []).append(us)
+    cpu_median = {role: statistics.median(values) for role, values in cpu.items()}
     return {
         "latency": {**summary(samples), "lost": lost},
         "throughput": {
@@ -132,6 +159,7 @@ def _contender(
             "samples_per_s": rates,
             "lost": sum((r[name].get("throughput") or {}).get("lost", 0) for r in per_round),
             "wire_bytes_per_delta": next((w for w in wire if w is not None), None),
+            "cpu_us_per_delta": cpu_median,
         },
     }
 

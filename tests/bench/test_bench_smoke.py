@@ -104,6 +104,10 @@ def test_bench_real_agent_peers_meet_head_to_head_in_rounds(tmp_path: Path) -> N
     for name, figures in rounds["contenders"].items():
         assert figures["latency"]["n"] == chunks and figures["latency"]["lost"] == 0, name
         assert figures["throughput"]["lost"] == 0 and figures["throughput"]["deltas_per_s"], name
+    cpu = {
+        name: set(c["throughput"]["cpu_us_per_delta"]) for name, c in rounds["contenders"].items()
+    }
+    assert cpu["hermes-stdio warm"] == {"worker", "supervisor"} and cpu["in-process"] == {"agent"}
     assert set(rounds["ratios"]) == {
         "latency_p50_vs_tui_gateway",
         "latency_p99_vs_tui_gateway",
