@@ -1,3 +1,9 @@
+/**
+ * Errors: every failure the client reports is a `HermesStdioError` carrying the wire's
+ * code and `data.type` (or a client-only type from `CLIENT_ERROR_CODES`, never sent on
+ * the wire), so hosts branch on stable strings, never on message text.
+ */
+
 import { ConnectionError, ResponseError } from 'vscode-jsonrpc/node';
 
 /**

@@ -1,3 +1,8 @@
+/**
+ * Reading the supervisor's stdout: LSP `Content-Length` frames in, messages out,
+ * synchronously as bytes arrive; output that is not a frame is a protocol error.
+ */
+
 import type { Readable } from 'node:stream';
 import {
   AbstractMessageReader,

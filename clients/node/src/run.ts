@@ -1,0 +1,260 @@
+/**
+ * Run collection: gathers one run's notifications (matched by `runId`) until its
+ * `run/completed`, answering host asks with the caller's callbacks. Guarantees: resolves
+ * for every final status; rejects only on a closed connection or `run_timeout` (which also
+ * sends `run/interrupt`); `runToCompletion` subscribes before `run/start`, so nothing is
+ * missed, and its deadline and signal cover `run/start` too; subscriptions are always released.
+ */
+
+import type { SupervisorConnection } from './connection.js';
+import { HermesStdioError } from './errors.js';
+import {
+  RUN_NOTIFICATION_METHODS,
+  type ApprovalRequestedNotification,
+  type ApprovalResolvedNotification,
+  type ClarifyRequestedNotification,
+  type ClarifyResolvedNotification,
+  type CompressionRequestedNotification,
+  type CompressionResolvedNotification,
+  type RunCompletedNotification,
+  type RunDeltaNotification,
+  type RunEventNotification,
+  type RunNotificationMethod,
+  type RunStartedNotification,
+  type RunStartParams,
+  type RunStartResult,
+  type SecretRequestedNotification,
+  type SecretResolvedNotification,
+  type ServerNotifications,
+  type SudoRequestedNotification,
+  type SudoResolvedNotification,
+} from './generated/protocol.js';
+import { answerApproval, answerClarify, answerCompression, answerSecret, answerSudo } from './host-asks.js';
+import type { CollectedRun, CollectRunOptions } from './run-types.js';
+import type { Disposable, RequestOptions } from './types.js';
+
+// The run-scoped notifications come from the generated lists (schema runScoped), so a
+// new run notification needs no change here.
+type RunMethod = RunNotificationMethod;
+type RunNotification = ServerNotifications[RunMethod];
+const RUN_METHODS: readonly RunMethod[] = RUN_NOTIFICATION_METHODS;
+
+type Feed = (method: RunMethod, n: RunNotification) => void;
+
+/** `run/start`: answered at once with the ids; the run's notifications follow. */
+export async function startRun(
+  conn: SupervisorConnection,
+  params: RunStartParams,
+  options?: RequestOptions,
+): Promise<RunStartResult> {
+  const { runId, sessionId } = await conn.request('run/start', params, options);
+  return { runId, sessionId };
+}
+
+/** Subscribe, then `run/start`, then collect; notifications that beat the answer are buffered. */
+export async function runToCompletion(
+  conn: SupervisorConnection,
+  params: RunStartParams,
+  options: CollectRunOptions,
+): Promise<CollectedRun> {
+  const deadline = options.timeoutMs === undefined ? undefined : Date.now() + options.timeoutMs;
+  const buffered: Array<[RunMethod, RunNotification]> = [];
+  let feed: Feed | undefined;
+  const subs = RUN_METHODS.map((m) =>
+    conn.onNotification(m, (n: RunNotification) => (feed ? feed(m, n) : buffered.push([m, n]))),
+  );
+  try {
+    const ids = await startRunBefore(conn, params, options, deadline);
+    return await collect(
+      conn,
+      ids,
+      options,
+      (f) => {
+        feed = f;
+        for (const [m, n] of buffered.splice(0)) f(m, n);
+      },
+      deadline,
+    );
+  } finally {
+    for (const s of subs) s.dispose();
+  }
+}
+
+/**
+ * `run/start`, cancelled when `options.signal` aborts or `deadline` passes before it is
+ * answered (a worker can take long to start). Cancelling also interrupts a run the worker
+ * already accepted, so nothing is left running unobserved.
+ */
+async function startRunBefore(
+  conn: SupervisorConnection,
+  params: RunStartParams,
+  options: CollectRunOptions,
+  deadline: number | undefined,
+): Promise<RunStartResult> {
+  const ac = new AbortController();
+  let timedOut = false;
+  const timer =
+    deadline === undefined
+      ? undefined
+      : setTimeout(() => {
+          timedOut = true;
+          ac.abort();
+        }, Math.max(0, deadline - Date.now()));
+  const onAbort = (): void => ac.abort();
+  if (options.signal?.aborted) ac.abort();
+  else options.signal?.addEventListener('abort', onAbort, { once: true });
+  try {
+    return await startRun(conn, params, { signal: ac.signal });
+  } catch (err) {
+    if (timedOut) {
+      throw HermesStdioError.client(
+        'run_timeout',
+        `run/start was not answered within ${options.timeoutMs} ms`,
+        'run/start',
+        err,
+      );
+    }
+    throw err;
+  } finally {
+    clearTimeout(timer);
+    options.signal?.removeEventListener('abort', onAbort);
+  }
+}
+
+/** Collect a run already started; notifications that arrived before this call are missed. */
+export async function collectRun(
+  conn: SupervisorConnection,
+  ids: RunStartResult,
+  options: CollectRunOptions,
+): Promise<CollectedRun> {
+  let subs: Disposable[] = [];
+  try {
+    return await collect(conn, ids, options, (f) => {
+      subs = RUN_METHODS.map((m) => conn.onNotification(m, (n: RunNotification) => f(m, n)));
+    });
+  } finally {
+    for (const s of subs) s.dispose();
+  }
+}
+
+function collect(
+  conn: SupervisorConnection,
+  { runId, sessionId }: RunStartResult,
+  options: CollectRunOptions,
+  attach: (feed: Feed) => void,
+  deadline = options.timeoutMs === undefined ? undefined : Date.now() + options.timeoutMs,
+): Promise<CollectedRun> {
+  const deltas: RunDeltaNotification[] = [];
+  const events: RunEventNotification[] = [];
+  const approvals: Array<ApprovalRequestedNotification | ApprovalResolvedNotification> = [];
+  const questions: Array<ClarifyRequestedNotification | ClarifyResolvedNotification> = [];
+  const compressions: Array<CompressionRequestedNotification | CompressionResolvedNotification> = [];
+  const sudoRequests: Array<SudoRequestedNotification | SudoResolvedNotification> = [];
+  const secretRequests: Array<SecretRequestedNotification | SecretResolvedNotification> = [];
+  let started: RunStartedNotification | undefined;
+  return new Promise<CollectedRun>((resolve, reject) => {
+    let timer: NodeJS.Timeout | undefined;
+    const interrupt = (): void => {
+      conn.request('run/interrupt', { runId }).catch(() => {});
+    };
+    const cleanup = (): void => {
+      if (timer) clearTimeout(timer);
+      options.signal?.removeEventListener('abort', interrupt);
+      closeSub.dispose();
+    };
+    const closeSub = conn.onClosed(() => {
+      cleanup();
+      void conn.closedError('run/start', `run ${runId}`).then(reject);
+    });
+    if (deadline !== undefined) {
+      timer = setTimeout(() => {
+        cleanup();
+        interrupt();
+        reject(HermesStdioError.client('run_timeout', `run ${runId} did not complete within ${options.timeoutMs} ms`, 'run/start'));
+      }, Math.max(0, deadline - Date.now()));
+    }
+    if (options.signal?.aborted) interrupt();
+    else options.signal?.addEventListener('abort', interrupt, { once: true });
+
+    attach((method, n) => {
+      if (n.runId !== runId) return;
+      switch (method) {
+        case 'run/started':
+          started = n as RunStartedNotification;
+          break;
+        case 'run/delta':
+          deltas.push(n as RunDeltaNotification);
+          conn.report.guard(() => options.onDelta?.(n as RunDeltaNotification), 'onDelta threw');
+          break;
+        case 'run/event':
+          events.push(n as RunEventNotification);
+          conn.report.guard(() => options.onEvent?.(n as RunEventNotification), 'onEvent threw');
+          break;
+        case 'approval/requested': {
+          const request = n as ApprovalRequestedNotification;
+          approvals.push(request);
+          if (options.onApproval) answerApproval(conn, request, options.onApproval);
+          break;
+        }
+        case 'approval/resolved':
+          approvals.push(n as ApprovalResolvedNotification);
+          break;
+        case 'clarify/requested': {
+          const question = n as ClarifyRequestedNotification;
+          questions.push(question);
+          if (options.onClarify) answerClarify(conn, question, options.onClarify);
+          break;
+        }
+        case 'clarify/resolved':
+          questions.push(n as ClarifyResolvedNotification);
+          break;
+        case 'compression/requested': {
+          const request = n as CompressionRequestedNotification;
+          compressions.push(request);
+          if (options.onCompression) answerCompression(conn, request, options.onCompression);
+          break;
+        }
+        case 'compression/resolved':
+          compressions.push(n as CompressionResolvedNotification);
+          break;
+        case 'sudo/requested': {
+          const request = n as SudoRequestedNotification;
+          sudoRequests.push(request);
+          if (options.onSudo) answerSudo(conn, request, options.onSudo);
+          break;
+        }
+        case 'sudo/resolved':
+          sudoRequests.push(n as SudoResolvedNotification);
+          break;
+        case 'secret/requested': {
+          const request = n as SecretRequestedNotification;
+          secretRequests.push(request);
+          if (options.onSecret) answerSecret(conn, request, options.onSecret);
+          break;
+        }
+        case 'secret/resolved':
+          secretRequests.push(n as SecretResolvedNotification);
+          break;
+        case 'run/completed': {
+          cleanup();
+          const ordered = [...deltas].sort((a, b) => a.seq - b.seq);
+          resolve({
+            runId,
+            sessionId,
+            text: ordered.map((d) => d.text).join(''),
+            deltas: ordered,
+            events,
+            approvals,
+            questions,
+            compressions,
+            sudoRequests,
+            secretRequests,
+            started,
+            completed: n as RunCompletedNotification,
+          });
+          break;
+        }
+      }
+    });
+  });
+}
