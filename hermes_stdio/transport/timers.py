@@ -71,8 +71,13 @@ class Timers:
             handle.timers = None
             self._dead += 1
             # Timeouts are mostly cancelled long before they fall due; drop them in
-            # bulk (as asyncio does) so a busy stream of requests cannot grow the heap.
-            if self._dead > PURGE_MIN and self._dead * 2 > len(self._heap):
+            # bulk (as asyncio does) so a busy stream of requests cannot grow the heap,
+            # and all at once when nothing live is left: an idle process then wakes at
+            # most once more (for the deadline the thread already sleeps towards).
+            if self._dead == len(self._heap):
+                self._heap.clear()
+                self._dead = 0
+            elif self._dead > PURGE_MIN and self._dead * 2 > len(self._heap):
                 self._heap = [entry for entry in self._heap if entry[2].timers is not None]
                 heapq.heapify(self._heap)
                 self._dead = 0

@@ -164,3 +164,13 @@ def test_cancelling_a_timer_after_it_fired_changes_nothing():
     assert fired.wait(WAIT)
     handle.cancel()
     assert handle.cancelled and timers._dead == 0
+
+
+def test_when_every_timer_is_cancelled_the_heap_is_emptied_at_once():
+    timers = Timers()
+    handles = [timers.call_later(60 + i, lambda: None) for i in range(10)]
+    for handle in handles[:-1]:
+        handle.cancel()
+    assert timers.size == 10  # one live timer keeps the rest until a bulk purge
+    handles[-1].cancel()
+    assert timers.size == 0
