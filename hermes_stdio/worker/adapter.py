@@ -65,6 +65,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from ..protocol import toolbox as tx
+from ..transport import restore_std_streams
 from . import catalog, fence, images, process_guard, references, usage
 from .approvals import ApprovalBridge
 from .callbacks import EventSink, agent_callbacks
@@ -360,6 +361,7 @@ class HermesAdapter(HermesProfile, HermesSessions):
             agent.ephemeral_system_prompt = session.instructions
         recall_compression(self._db, session)
         hermes = TurnModules(approval, session_context, runtime_cwd, terminal_tool)
+        restore_std_streams()  # what the last turn's wrappers wrapped, not another layer
         before = usage.counters(agent)
         try:
             with (

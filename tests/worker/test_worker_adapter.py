@@ -106,3 +106,62 @@ def test_a_turn_that_raises_has_what_it_generated_written_and_is_reloaded_next_r
         "flushed": [["before", "now", "generated before the failure"]],
         "restore": True,
     }
+
+
+_WRAPPING_TURNS = """
+import json, os, sys
+from pathlib import Path
+from hermes_stdio.transport import take_over_stdio
+_, wire = take_over_stdio()
+from agent.process_bootstrap import _install_safe_stdio
+from agent.thread_scoped_output import thread_scoped_silence
+from hermes_stdio.worker.adapter import HermesAdapter
+from hermes_stdio.worker.state import Session
+
+class Agent:
+    _session_messages = None
+
+    def clear_interrupt(self):
+        pass
+
+    def run_conversation(self, message, conversation_history, task_id):
+        _install_safe_stdio()  # what hermes does on each agent run
+        with thread_scoped_silence():  # what each background review does
+            pass
+        return {"final_response": "ok", "messages": [], "api_calls": 1}
+
+def layers(stream):
+    count = 0
+    while True:
+        for name in ("_inner", "_passthrough"):  # hermes' writer, hermes' router
+            try:
+                stream = object.__getattribute__(stream, name)
+                break
+            except AttributeError:
+                pass
+        else:
+            return count
+        count += 1
+
+adapter, session, agent = HermesAdapter(Path(sys.argv[1])), Session("sess_1", "default"), Agent()
+depths = []
+for _ in range(30):
+    adapter.run_turn(agent, session, "hi", lambda: False)
+    depths.append(layers(sys.stdout))
+os.write(wire, json.dumps(depths).encode() + b"\\n")
+"""
+
+
+def test_hermes_stdout_wrappers_do_not_pile_up_turn_after_turn(tmp_path: Path) -> None:
+    home = make_home(tmp_path, "http://127.0.0.1:9/v1")
+    out = subprocess.run(
+        [sys.executable, "-c", _WRAPPING_TURNS, str(home)],
+        env=offline_env(home),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    depths = json.loads(out.stdout.strip().splitlines()[-1])
+    assert len(depths) == 30
+    assert max(depths) == depths[0] >= 1  # each turn wraps what the worker installed, once
