@@ -12,7 +12,8 @@ Contract:
   logged to stderr; decoding then goes on. A fatal framing error closes the peer.
 - ``request()`` correlates by id and fails the callback with a named error on
   timeout or when the peer closes (``close_error``); ``respond*`` and
-  ``notify`` go through one ``FrameWriter``.
+  ``notify`` go through one ``FrameWriter`` (``handoff`` and ``linger_s`` are
+  its options).
 - ``on_closed`` is called exactly once, after the last message was handled.
 """
 
@@ -69,6 +70,7 @@ class Peer:
         max_pending_bytes: int = 16 * 1024 * 1024,
         relay: tuple[Callable[[bytes], bool], Callable[[list[bytes]], object]] | None = None,
         handoff: bool = False,
+        linger_s: float = 0.0,
     ) -> None:
         self.name = name
         self._read_fd = read_fd
@@ -76,7 +78,9 @@ class Peer:
         self._answer_invalid = answer_invalid
         self._relay = relay
         self._decoder = FrameDecoder(max_body_bytes=max_body_bytes)
-        self.writer = FrameWriter(write_fd, max_pending_bytes=max_pending_bytes, handoff=handoff)
+        self.writer = FrameWriter(
+            write_fd, max_pending_bytes=max_pending_bytes, handoff=handoff, linger_s=linger_s
+        )
         self._lock = threading.Lock()
         self._ids = itertools.count(1)
         self._pending: dict[RequestId, tuple[ResponseCallback, TimerHandle | None]] = {}

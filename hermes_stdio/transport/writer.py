@@ -21,6 +21,14 @@ Contract:
   and the sender returns at once, so the producer keeps running (and its
   deltas coalesce) until the queue limit pauses it. Use it only on an fd whose
   open file description nobody else shares (a worker's own pipe).
+- With ``linger_s`` > 0, a lazy item that arrives less than ``linger_s``
+  after the last write waits (merging later deltas into it) until
+  ``linger_s`` has passed since that write: then the next send, or a timer,
+  writes everything waiting in one frame batch. A fast stream thus costs one
+  write, and one wake-up of the reader, per ``linger_s`` rather than per
+  delta, and its deltas coalesce; a stream slower than one item per
+  ``linger_s`` is written at once, as without it. ``send``/``send_many``
+  never wait, and take what waits with them, in order.
 - A write error closes the writer: sends then return False and ``on_error``
   is called once. ``close()`` discards what is queued.
 """
@@ -31,12 +39,14 @@ import os
 import select
 import sys
 import threading
+import time
 import traceback
 from collections import deque
 from collections.abc import Callable, Iterable
 from typing import Protocol
 
 from ..wire import encode_frame
+from .timers import TIMERS, TimerHandle, Timers
 
 
 class LazyBody(Protocol):
@@ -71,8 +81,14 @@ class FrameWriter:
         on_error: Callable[[OSError], None] | None = None,
         poll_s: float = 1.0,
         handoff: bool = False,
+        linger_s: float = 0.0,
+        timers: Timers = TIMERS,
     ) -> None:
         self._fd = fd
+        self._linger = linger_s
+        self._timers = timers
+        self._last_write = 0.0  # monotonic time the last drain ended
+        self._flush_timer: TimerHandle | None = None
         self._handoff = handoff
         if handoff:
             os.set_blocking(fd, False)
@@ -96,7 +112,7 @@ class FrameWriter:
         return self._enqueue(frames, sum(len(f) for f in frames)) if frames else True
 
     def send_lazy(self, item: LazyBody) -> bool:
-        return self._enqueue((item,), item.size)
+        return self._enqueue((item,), item.size, may_wait=self._linger > 0)
 
     def merge_tail(self, owner: object, text: str) -> bool:
         with self._cond:
@@ -109,21 +125,49 @@ class FrameWriter:
             self.merged += 1
             return True
 
-    def _enqueue(self, items: Iterable[bytes | LazyBody], size: int) -> bool:
+    def _enqueue(
+        self, items: Iterable[bytes | LazyBody], size: int, may_wait: bool = False
+    ) -> bool:
         with self._cond:
             while self._pending > self._max and self._writing and not self.closed:
                 self._cond.wait(self._poll_s)
             if self.closed:
                 return False
-            if self._writing:
+            if self._writing or (may_wait and self._lingering()):
                 self._queue.extend(items)
                 self._pending += size
                 return True
-            # Idle stream (the common case): the queue is empty and we become the writer.
+            # Idle stream (the common case): we become the writer, taking first
+            # whatever waits for the linger to pass.
             self._writing = True
             self._pending += size
-        view, count = _render(list(items))
+            batch = [*self._queue, *items] if self._queue else list(items)
+            self._queue.clear()
+            size = self._pending
+        view, count = _render(batch)
         return self._drain(view, size, count)
+
+    def _lingering(self) -> bool:
+        """Under the lock: whether a lazy item should wait; arms the flush if so."""
+        left = self._last_write + self._linger - time.monotonic()
+        if left <= 0:
+            return False
+        if self._flush_timer is None:
+            self._flush_timer = self._timers.call_later(left, self._flush_waiting)
+        return True
+
+    def _flush_waiting(self) -> None:
+        """Timer: write what waited, unless a send or another writer already took it."""
+        with self._cond:
+            self._flush_timer = None
+            if self._writing or self.closed or not self._queue:
+                return
+            self._writing = True
+            batch = list(self._queue)
+            self._queue.clear()
+            size = self._pending
+        view, count = _render(batch)
+        self._drain(view, size, count)
 
     def _drain(self, view: memoryview, size: int, count: int, flusher: bool = False) -> bool:
         """Write ``view`` (``count`` frames, ``size`` pending bytes), then whatever was
@@ -155,6 +199,7 @@ class FrameWriter:
                 self._cond.notify_all()
                 if not self._queue or self.closed:
                     self._writing = False
+                    self._last_write = time.monotonic()
                     return not self.closed
                 items = list(self._queue)
                 self._queue.clear()

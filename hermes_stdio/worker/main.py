@@ -44,6 +44,11 @@ from .service import WorkerService
 # Inside the 5 s the supervisor waits for a worker to exit once it has answered
 # worker/shutdown, before it signals the process group.
 EXIT_BUDGET_S = 4.0
+# A run notification within 1 ms of the last write waits for that millisecond to
+# pass, merging later deltas: a fast stream costs one write (and one wake-up of
+# the supervisor) per millisecond rather than per delta. Slower streams, which
+# is every model a human reads, are written at once.
+DELTA_LINGER_S = 0.001
 MCP_CLOSE_S = 2.5
 
 
@@ -150,6 +155,7 @@ def _serve(
         max_body_bytes=args.max_body_bytes,
         answer_invalid=True,
         handoff=True,  # our own pipe: a lagging supervisor never blocks the agent's thread
+        linger_s=DELTA_LINGER_S,
     )
     service.attach(peer)
     peer.start()

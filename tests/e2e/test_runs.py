@@ -27,7 +27,8 @@ def run_to_end(host: HostClient, params: dict[str, Any]) -> tuple[dict[str, Any]
 def test_a_streaming_run_sends_deltas_in_order_then_exactly_one_completed(
     host: HostClient, llm: ScriptedLLM
 ) -> None:
-    llm.enqueue(Reply.text(["Hel", "lo, ", "wor", "ld", "!"]))
+    # 10 ms apart, as a model a human reads streams: each piece is sent as it comes.
+    llm.enqueue(Reply.text(["Hel", "lo, ", "wor", "ld", "!"], delay=0.01))
     run, notes = run_to_end(host, {"message": "say hello"})
     assert run["runId"] and run["sessionId"]
     assert [n.params["seq"] for n in notes] == list(range(1, len(notes) + 1))
@@ -46,6 +47,19 @@ def test_a_streaming_run_sends_deltas_in_order_then_exactly_one_completed(
     assert done["status"] == "complete" and done["error"] is None
     assert done["result"]["finalResponse"] == "Hello, world!"
     assert notes[0].params["model"] == "test-model" and notes[0].params["profile"] == "default"
+
+
+def test_a_stream_faster_than_a_piece_per_millisecond_arrives_in_fewer_frames_intact(
+    host: HostClient, llm: ScriptedLLM
+) -> None:
+    chunks = [f"c{i} " for i in range(2000)]  # no delay: as fast as hermes parses them
+    llm.enqueue(Reply.text(chunks))
+    _run, notes = run_to_end(host, {"message": "flood"})
+    deltas = [n for n in notes if n.method == "run/delta"]
+    assert [n.params["seq"] for n in notes] == list(range(1, len(notes) + 1))
+    assert "".join(n.params["text"] for n in deltas) == "".join(chunks)
+    assert len(deltas) < len(chunks)  # batched: at most one write per millisecond
+    assert [n.method for n in notes].count("run/completed") == 1
 
 
 def test_run_result_returns_a_finished_runs_outcome_and_refuses_unknown_runs(

@@ -9,7 +9,8 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
-from hermes_stdio.transport import FrameWriter
+from hermes_stdio.transport import FrameWriter, TimerHandle
+from hermes_stdio.transport.timers import Timers
 from hermes_stdio.wire import Frame, FrameDecoder
 
 WAIT = 10.0
@@ -234,3 +235,98 @@ def test_a_lazy_item_that_fails_to_render_is_dropped_and_later_frames_still_flow
     pipe.close(w)
     assert os.read(r, 200) == b'Content-Length: 7\r\n\r\n{"n":1}Content-Length: 7\r\n\r\n{"n":2}'
     assert "not JSON compliant" in capsys.readouterr().err
+
+
+class TextBody:
+    """A lazy delta: absorbs later text of its owner until it is written."""
+
+    def __init__(self, owner: object, text: str) -> None:
+        self.owner, self.parts, self.size = owner, [text], len(text)
+
+    def render(self) -> bytes:
+        return ('{"text":"' + "".join(self.parts) + '"}').encode()
+
+    def merge(self, owner: object, text: str) -> bool:
+        if owner is not self.owner:
+            return False
+        self.parts.append(text)
+        return True
+
+
+class ManualTimers(Timers):
+    """call_later records; the test fires."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.set: list[tuple[float, Callable[[], None]]] = []
+
+    def call_later(self, delay: float, fn: Callable[[], None]) -> TimerHandle:
+        self.set.append((delay, fn))
+        return TimerHandle(time.monotonic() + delay, fn)
+
+
+def lazy_delta(writer: FrameWriter, owner: object, text: str) -> None:
+    if not writer.merge_tail(owner, text):
+        assert writer.send_lazy(TextBody(owner, text))
+
+
+def test_with_a_linger_deltas_right_after_a_write_wait_merged_and_leave_in_one_frame(pipe: Pipe):
+    reader = PipeReader(pipe.r)
+    timers = ManualTimers()
+    writer = FrameWriter(pipe.w, linger_s=60.0, timers=timers)
+    run = object()
+    lazy_delta(writer, run, "a")  # nothing written for a while: at once
+    assert until(lambda: len(reader.events) == 1)
+    for text in "bcd":  # within the linger: they wait, merged into one item
+        lazy_delta(writer, run, text)
+    assert writer.frames_written == 1 and len(timers.set) == 1
+    delay, flush = timers.set[0]
+    assert 0 < delay <= 60.0
+    flush()  # the linger passed with nothing else sent
+    assert writer.wait_idle(WAIT)
+    pipe.close(pipe.w)
+    assert reader.eof.wait(WAIT)
+    assert reader.bodies() == [b'{"text":"a"}', b'{"text":"bcd"}']
+    assert writer.writes == 2
+
+
+def test_a_plain_send_takes_what_waits_for_the_linger_with_it_in_order(pipe: Pipe):
+    reader = PipeReader(pipe.r)
+    timers = ManualTimers()
+    writer = FrameWriter(pipe.w, linger_s=60.0, timers=timers)
+    run = object()
+    lazy_delta(writer, run, "a")
+    lazy_delta(writer, run, "b")
+    assert writer.send(b'{"id":1,"result":true}')  # a response never waits
+    assert writer.wait_idle(WAIT)
+    (_, flush) = timers.set[0]
+    flush()  # the timer finds nothing left to write
+    pipe.close(pipe.w)
+    assert reader.eof.wait(WAIT)
+    assert reader.bodies() == [b'{"text":"a"}', b'{"text":"b"}', b'{"id":1,"result":true}']
+    assert writer.writes == 2
+
+
+def test_wait_idle_covers_items_waiting_for_the_linger(pipe: Pipe):
+    reader = PipeReader(pipe.r)
+    writer = FrameWriter(pipe.w, linger_s=0.05)  # the process-wide timers
+    run = object()
+    lazy_delta(writer, run, "a")
+    lazy_delta(writer, run, "b")
+    assert writer.wait_idle(WAIT)
+    pipe.close(pipe.w)
+    assert reader.eof.wait(WAIT)
+    assert reader.bodies() == [b'{"text":"a"}', b'{"text":"b"}']
+
+
+def test_without_a_linger_every_lazy_item_is_written_at_once(pipe: Pipe):
+    reader = PipeReader(pipe.r)
+    writer = FrameWriter(pipe.w)
+    run = object()
+    for n, text in enumerate("abc", 1):
+        lazy_delta(writer, run, text)
+        assert writer.frames_written == n  # written by the sending thread, before it returns
+    assert writer.merged == 0
+    pipe.close(pipe.w)
+    assert reader.eof.wait(WAIT)
+    assert reader.bodies() == [b'{"text":"a"}', b'{"text":"b"}', b'{"text":"c"}']
