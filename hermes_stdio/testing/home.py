@@ -31,6 +31,10 @@ def profile_config(base_url: str, model: str = "test-model") -> dict[str, Any]:
         "approvals": {"mode": "manual"},
         # So would titling a session after its first exchange (in the background).
         "auxiliary": {"title_generation": {"enabled": False}},
+        # And hermes' background memory and skill review every 10 turns, on a thread
+        # that overlaps the next turn (in the bench: a peer's stream mid-measurement).
+        "memory": {"nudge_interval": 0},
+        "skills": {"creation_nudge_interval": 0},
     }
 
 
