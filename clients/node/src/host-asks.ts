@@ -22,14 +22,13 @@ export function answerApproval(
   decide: NonNullable<CollectRunOptions['onApproval']>,
 ): void {
   const { runId, approvalId } = request;
-  // A callback that throws denies: nothing dangerous runs on an error.
-  void Promise.resolve()
-    .then(() => decide(request))
-    .catch((err: unknown): ApprovalAnswer => ({ decision: 'deny', reason: `host error: ${String(err)}` }))
-    .then((answer) => conn.request('approval/respond', { runId, approvalId, ...answer }))
-    .catch(() => {
-      /* not pending any more (timed out, run ended): approval/resolved already says so */
-    });
+  answerWith(
+    request,
+    decide,
+    // A callback that throws denies: nothing dangerous runs on an error.
+    (err): ApprovalAnswer => ({ decision: 'deny', reason: `host error: ${String(err)}` }),
+    (answer) => conn.request('approval/respond', { runId, approvalId, ...answer }),
+  );
 }
 
 export function answerClarify(
@@ -38,18 +37,17 @@ export function answerClarify(
   answer: NonNullable<CollectRunOptions['onClarify']>,
 ): void {
   const { runId, clarifyId } = question;
-  void Promise.resolve()
-    .then(() => answer(question))
+  answerWith(
+    question,
+    answer,
     // Any text is a valid answer: say what went wrong rather than leave the agent waiting
     // out hermes' clarify timeout (an hour by default).
-    .catch((err: unknown): string => {
+    (err): string => {
       conn.report.log('error', 'onClarify threw', err);
       return `[the host could not ask the user: ${err instanceof Error ? err.message : String(err)}]`;
-    })
-    .then((text) => conn.request('clarify/respond', { runId, clarifyId, answer: text }))
-    .catch(() => {
-      /* not pending any more (timed out, run ended): clarify/resolved already says so */
-    });
+    },
+    (text) => conn.request('clarify/respond', { runId, clarifyId, answer: text }),
+  );
 }
 
 export function answerCompression(
@@ -58,13 +56,12 @@ export function answerCompression(
   compress: NonNullable<CollectRunOptions['onCompression']>,
 ): void {
   const { runId, compressionId } = request;
-  void Promise.resolve()
-    .then(() => compress(request))
-    .catch((err: unknown): CompressionAnswer => ({ error: `host error: ${String(err)}` }))
-    .then((answer) => conn.request('compression/respond', { runId, compressionId, ...answer }))
-    .catch(() => {
-      /* not pending any more (timed out, run ended): compression/resolved already says so */
-    });
+  answerWith(
+    request,
+    compress,
+    (err): CompressionAnswer => ({ error: `host error: ${String(err)}` }),
+    (answer) => conn.request('compression/respond', { runId, compressionId, ...answer }),
+  );
 }
 
 export function answerSudo(
@@ -73,7 +70,7 @@ export function answerSudo(
   give: NonNullable<CollectRunOptions['onSudo']>,
 ): void {
   const { runId, sudoId } = request;
-  answerOrNull(request, give, (password) => conn.request('sudo/respond', { runId, sudoId, password }));
+  answerWith(request, give, (): null => null, (password) => conn.request('sudo/respond', { runId, sudoId, password }));
 }
 
 export function answerSecret(
@@ -82,20 +79,24 @@ export function answerSecret(
   give: NonNullable<CollectRunOptions['onSecret']>,
 ): void {
   const { runId, secretId } = request;
-  answerOrNull(request, give, (value) => conn.request('secret/respond', { runId, secretId, value }));
+  answerWith(request, give, (): null => null, (value) => conn.request('secret/respond', { runId, secretId, value }));
 }
 
-/** Sends what `give` returns, or null (decline, skip) when it throws. */
-function answerOrNull<R>(
+/**
+ * Sends what `decide` returns, or what `fallback` makes of its error. An answer the
+ * server no longer wants (timed out, run ended) is dropped: its `…/resolved` says so.
+ */
+function answerWith<R, A>(
   request: R,
-  give: (request: R) => string | null | Promise<string | null>,
-  send: (value: string | null) => Promise<unknown>,
+  decide: (request: R) => A | Promise<A>,
+  fallback: (err: unknown) => A,
+  send: (answer: A) => Promise<unknown>,
 ): void {
   void Promise.resolve()
-    .then(() => give(request))
-    .catch((): null => null)
+    .then(() => decide(request))
+    .catch(fallback)
     .then(send)
     .catch(() => {
-      /* not pending any more (timed out, run ended): its resolved notification says so */
+      /* not pending any more */
     });
 }

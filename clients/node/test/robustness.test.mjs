@@ -3,7 +3,7 @@
 // server (support/fake-server.mjs) where a timing race has to be forced.
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -259,6 +259,37 @@ describe('real supervisor failure handling', { skip: !haveBin && `no ${hermesBin
       assert.equal(run.completed.status, 'complete', client.stderrTail);
       assert.deepEqual(run.questions.map((q) => q.outcome ?? 'requested'), ['requested', 'answered']);
       assert.equal(run.questions[1].answer, '[the host could not ask the user: dialog could not open]');
+      assert.deepEqual(await client.shutdown({ timeoutMs: 30_000 }), { code: 0, signal: null });
+    } finally {
+      await client?.dispose();
+      await llm.stop();
+    }
+  });
+
+  test('an onApproval that throws denies, and the command never runs', RUN, async () => {
+    const kept = path.join(root, 'approval-throws', 'kept');
+    await mkdir(kept, { recursive: true });
+    const llm = await llmServer('ok', [
+      { tool: 'terminal', arguments: { command: `rm -rf ${kept}` } },
+      { text: 'left it' },
+    ]);
+    let client;
+    try {
+      const home = await makeHome(python, path.join(root, 'approval-throws-home'), llm.port);
+      client = await spawn({ command: hermesBin, env: offlineEnv(home), onLog: () => {} });
+      await client.initialize({ name: 'node-test' });
+      const run = await client.runToCompletion(
+        { message: 'clean up' },
+        {
+          timeoutMs: 60_000,
+          onApproval: () => {
+            throw new Error('approval dialog crashed');
+          },
+        },
+      );
+      assert.equal(run.completed.status, 'complete', client.stderrTail);
+      assert.deepEqual(run.approvals.map((a) => a.outcome ?? 'requested'), ['requested', 'denied']);
+      assert.ok(existsSync(kept), 'a command the host could not decide on never runs');
       assert.deepEqual(await client.shutdown({ timeoutMs: 30_000 }), { code: 0, signal: null });
     } finally {
       await client?.dispose();
