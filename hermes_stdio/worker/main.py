@@ -185,6 +185,7 @@ def _serve(
         kill_tagged(token)
     print(f"worker: pid {os.getpid()} exiting: {service.exit_reason}", file=sys.stderr)
     sys.stderr.flush()
+    peer.writer.wait_idle(1.0)  # a run that ended meanwhile: its last notifications linger
     os._exit(0)
 
 
