@@ -28,7 +28,8 @@ Contract:
   write, and one wake-up of the reader, per ``linger_s`` rather than per
   delta, and its deltas coalesce; a stream slower than one item per
   ``linger_s`` is written at once, as without it. ``send``/``send_many``
-  never wait, and take what waits with them, in order.
+  never wait, and take what waits with them, in order. It needs ``handoff``:
+  the timer thread that writes what waited must never block on a full pipe.
 - A write error closes the writer: sends then return False and ``on_error``
   is called once. ``close()`` discards what is queued.
 """
@@ -84,6 +85,8 @@ class FrameWriter:
         linger_s: float = 0.0,
         timers: Timers = TIMERS,
     ) -> None:
+        if linger_s > 0 and not handoff:
+            raise ValueError("linger_s needs handoff=True (the timer thread must not block)")
         self._fd = fd
         self._linger = linger_s
         self._timers = timers

@@ -273,7 +273,7 @@ def lazy_delta(writer: FrameWriter, owner: object, text: str) -> None:
 def test_with_a_linger_deltas_right_after_a_write_wait_merged_and_leave_in_one_frame(pipe: Pipe):
     reader = PipeReader(pipe.r)
     timers = ManualTimers()
-    writer = FrameWriter(pipe.w, linger_s=60.0, timers=timers)
+    writer = FrameWriter(pipe.w, linger_s=60.0, timers=timers, handoff=True)
     run = object()
     lazy_delta(writer, run, "a")  # nothing written for a while: at once
     assert until(lambda: len(reader.events) == 1)
@@ -293,7 +293,7 @@ def test_with_a_linger_deltas_right_after_a_write_wait_merged_and_leave_in_one_f
 def test_a_plain_send_takes_what_waits_for_the_linger_with_it_in_order(pipe: Pipe):
     reader = PipeReader(pipe.r)
     timers = ManualTimers()
-    writer = FrameWriter(pipe.w, linger_s=60.0, timers=timers)
+    writer = FrameWriter(pipe.w, linger_s=60.0, timers=timers, handoff=True)
     run = object()
     lazy_delta(writer, run, "a")
     lazy_delta(writer, run, "b")
@@ -309,7 +309,7 @@ def test_a_plain_send_takes_what_waits_for_the_linger_with_it_in_order(pipe: Pip
 
 def test_wait_idle_covers_items_waiting_for_the_linger(pipe: Pipe):
     reader = PipeReader(pipe.r)
-    writer = FrameWriter(pipe.w, linger_s=0.05)  # the process-wide timers
+    writer = FrameWriter(pipe.w, linger_s=0.05, handoff=True)  # the process-wide timers
     run = object()
     lazy_delta(writer, run, "a")
     lazy_delta(writer, run, "b")
@@ -330,3 +330,8 @@ def test_without_a_linger_every_lazy_item_is_written_at_once(pipe: Pipe):
     pipe.close(pipe.w)
     assert reader.eof.wait(WAIT)
     assert reader.bodies() == [b'{"text":"a"}', b'{"text":"b"}', b'{"text":"c"}']
+
+
+def test_a_linger_without_handoff_is_refused(pipe: Pipe):
+    with pytest.raises(ValueError, match="handoff"):
+        FrameWriter(pipe.w, linger_s=0.001)
