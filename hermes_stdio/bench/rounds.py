@@ -104,7 +104,7 @@ def head_to_head(ctx: Ctx) -> dict[str, Any]:
             rate = token_rate(ctx, received, cfg.real_tp_chunks)
             rate["cpu_us_per_delta"] = _cpu_per_delta(pids, cpu0, len(received))
             if stream is not None:
-                rate["wire_bytes_per_delta"] = round(stream.wire_bytes / max(1, stream.frames), 1)
+                rate["wire_bytes_per_frame"] = round(stream.wire_bytes / max(1, stream.frames), 1)
             figures[name]["throughput"] = rate
         per_round.append(figures)
     ctx.reply_ok()
@@ -145,7 +145,7 @@ def _contender(
     rates = [_figure(r[name], "deltas_per_s") for r in per_round]
     known = sorted(v for v in rates if v is not None)
     median_rate = known[(len(known) - 1) // 2] if known else None
-    wire = [(r[name].get("throughput") or {}).get("wire_bytes_per_delta") for r in per_round]
+    wire = [(r[name].get("throughput") or {}).get("wire_bytes_per_frame") for r in per_round]
     cpu: dict[str, list[float]] = {}
     for r in per_round:
         for role, us in ((r[name].get("throughput") or {}).get("cpu_us_per_delta") or {}).items():
@@ -158,7 +158,7 @@ def _contender(
             "deltas_per_s": median_rate,
             "samples_per_s": rates,
             "lost": sum((r[name].get("throughput") or {}).get("lost", 0) for r in per_round),
-            "wire_bytes_per_delta": next((w for w in wire if w is not None), None),
+            "wire_bytes_per_frame": next((w for w in wire if w is not None), None),
             "cpu_us_per_delta": cpu_median,
         },
     }
