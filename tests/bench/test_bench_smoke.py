@@ -9,6 +9,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -29,30 +30,27 @@ def test_stamps_round_trip_and_coalesce() -> None:
     assert parse_params("hello") is None
 
 
-def test_bench_command_writes_json(tmp_path: Path) -> None:
+def run_bench(tmp_path: Path, sections: str, *args: str) -> tuple[str, dict[str, Any]]:
+    """``hermes-stdio bench --tiny`` over ``sections``: its table and its JSON."""
     out = tmp_path / "bench.json"
+    command = [sys.executable, "-m", "hermes_stdio", "bench", "--tiny", "--only", sections]
     proc = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "hermes_stdio",
-            "bench",
-            "--tiny",
-            "--only",
-            "raw_pipe,synthetic,backpressure,idle",
-            "--idle-seconds",
-            "0.2",
-            "--out",
-            str(out),
-        ],
+        [*command, *args, "--out", str(out)],
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=300,
     )
     assert proc.returncode == 0, proc.stderr[-4000:]
-    assert "targets (issue 3)" in proc.stdout
-    data = json.loads(out.read_text())
+    data: dict[str, Any] = json.loads(out.read_text())
     assert data["errors"] == {}
+    return proc.stdout, data
+
+
+def test_bench_command_writes_json(tmp_path: Path) -> None:
+    table, data = run_bench(
+        tmp_path, "raw_pipe,synthetic,backpressure,idle", "--idle-seconds", "0.2"
+    )
+    assert "targets (issue 3)" in table
     for key in ("config", "machine", "raw_pipe", "synthetic", "idle", "targets"):
         assert key in data
     assert set(data["raw_pipe"]) >= {"rtt_echo", "latency_1", "throughput"}
@@ -76,26 +74,7 @@ def test_bench_command_writes_json(tmp_path: Path) -> None:
 
 
 def test_bench_real_agent_peers_meet_head_to_head_in_rounds(tmp_path: Path) -> None:
-    out = tmp_path / "bench.json"
-    proc = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "hermes_stdio",
-            "bench",
-            "--tiny",
-            "--only",
-            "in_process,tui_gateway,real,rounds",
-            "--out",
-            str(out),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert proc.returncode == 0, proc.stderr[-4000:]
-    data = json.loads(out.read_text())
-    assert data["errors"] == {}
+    _table, data = run_bench(tmp_path, "in_process,tui_gateway,real,rounds")
     rounds = data["rounds"]
     assert rounds["rounds"] == data["config"]["rounds"]
     names = {"hermes-stdio", "hermes-stdio warm", "in-process", "tui_gateway"}
