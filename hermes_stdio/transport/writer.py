@@ -21,15 +21,16 @@ Contract:
   and the sender returns at once, so the producer keeps running (and its
   deltas coalesce) until the queue limit pauses it. Use it only on an fd whose
   open file description nobody else shares (a worker's own pipe).
-- With ``linger_s`` > 0, a lazy item that arrives less than ``linger_s``
-  after the last write waits (merging later deltas into it) until
-  ``linger_s`` has passed since that write: then the next send, or a timer,
-  writes everything waiting in one frame batch. A fast stream thus costs one
-  write, and one wake-up of the reader, per ``linger_s`` rather than per
-  delta, and its deltas coalesce; a stream slower than one item per
-  ``linger_s`` is written at once, as without it. ``send``/``send_many``
-  never wait, and take what waits with them, in order. It needs ``handoff``:
-  the timer thread that writes what waited must never block on a full pipe.
+- With ``linger_s`` > 0, a lazy item whose stream (``item.last_written``,
+  the time its owner's last item was rendered) wrote less than ``linger_s``
+  ago waits, merging later deltas into it, until ``linger_s`` has passed
+  since then: then the next send, or a timer, writes everything waiting in
+  one batch. A fast stream thus costs one write, and one wake-up of the
+  reader, per ``linger_s`` rather than per delta; a stream slower than one
+  item per ``linger_s`` is written at once, however many other streams share
+  the writer. ``send``/``send_many`` never wait, and take what waits with
+  them, in order. It needs ``handoff``: the timer thread that writes what
+  waited must never block on a full pipe.
 - A write error closes the writer: sends then return False and ``on_error``
   is called once. ``close()`` discards what is queued.
 """
@@ -52,6 +53,11 @@ from .timers import TIMERS, TimerHandle, Timers
 
 class LazyBody(Protocol):
     size: int
+
+    @property
+    def last_written(self) -> float:
+        """When an item of the same stream was last rendered (monotonic; 0: never)."""
+        ...
 
     def render(self) -> bytes: ...
 
@@ -90,7 +96,6 @@ class FrameWriter:
         self._fd = fd
         self._linger = linger_s
         self._timers = timers
-        self._last_write = 0.0  # monotonic time the last drain ended
         self._flush_timer: TimerHandle | None = None
         self._handoff = handoff
         if handoff:
@@ -115,7 +120,7 @@ class FrameWriter:
         return self._enqueue(frames, sum(len(f) for f in frames)) if frames else True
 
     def send_lazy(self, item: LazyBody) -> bool:
-        return self._enqueue((item,), item.size, may_wait=self._linger > 0)
+        return self._enqueue((item,), item.size, linger_from=item.last_written)
 
     def merge_tail(self, owner: object, text: str) -> bool:
         with self._cond:
@@ -129,14 +134,14 @@ class FrameWriter:
             return True
 
     def _enqueue(
-        self, items: Iterable[bytes | LazyBody], size: int, may_wait: bool = False
+        self, items: Iterable[bytes | LazyBody], size: int, linger_from: float | None = None
     ) -> bool:
         with self._cond:
             while self._pending > self._max and self._writing and not self.closed:
                 self._cond.wait(self._poll_s)
             if self.closed:
                 return False
-            if self._writing or (may_wait and self._lingering()):
+            if self._writing or (linger_from is not None and self._lingering(linger_from)):
                 self._queue.extend(items)
                 self._pending += size
                 return True
@@ -150,12 +155,16 @@ class FrameWriter:
         view, count = _render(batch)
         return self._drain(view, size, count)
 
-    def _lingering(self) -> bool:
-        """Under the lock: whether a lazy item should wait; arms the flush if so."""
-        left = self._last_write + self._linger - time.monotonic()
-        if left <= 0:
+    def _lingering(self, since: float) -> bool:
+        """Under the lock: whether a lazy item whose stream wrote at ``since`` should
+        wait; arms the flush if so."""
+        left = since + self._linger - time.monotonic()
+        if left <= 0 or self._linger <= 0:
             return False
-        if self._flush_timer is None:
+        timer = self._flush_timer
+        if timer is None or since + self._linger < timer.deadline:
+            if timer is not None:
+                timer.cancel()
             self._flush_timer = self._timers.call_later(left, self._flush_waiting)
         return True
 
@@ -202,7 +211,6 @@ class FrameWriter:
                 self._cond.notify_all()
                 if not self._queue or self.closed:
                     self._writing = False
-                    self._last_write = time.monotonic()
                     return not self.closed
                 items = list(self._queue)
                 self._queue.clear()

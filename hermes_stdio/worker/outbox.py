@@ -5,10 +5,12 @@ Contract:
   rendered when written, ``merge_tail`` appends delta text to the last queued
   item when it is the same run's unwritten delta. ``FrameWriter`` is one;
   ``ImmediateOutbox`` wraps a plain ``send(bytes)`` callable and renders at once.
-- Items take their ``seq`` from the run when rendered. Rendering happens in
-  queue order on one thread, so ``seq`` is 1, 2, 3 ... in wire order, and a
-  delta that absorbed later text still has one seq: while the reader lags,
-  consecutive deltas of a run become fewer, larger frames with the same text.
+- Items take their ``seq`` from the run when rendered, and stamp the run's
+  ``last_written`` (what a lingering writer batches a fast run by).
+  Rendering happens in queue order on one thread, so ``seq`` is 1, 2, 3 ...
+  in wire order, and a delta that absorbed later text still has one seq:
+  while the reader lags, consecutive deltas of a run become fewer, larger
+  frames with the same text.
 - Text is sent as the agent produced it, except that a lone surrogate (which
   UTF-8 cannot carry) becomes U+FFFD, as in every notification (``wire.jsonrpc``).
 """
@@ -16,6 +18,7 @@ Contract:
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable
 from typing import Any, Protocol
 
@@ -28,6 +31,7 @@ _json_str = json.JSONEncoder(ensure_ascii=False).encode
 class Numbered(Protocol):
     run_id: str
     session_id: str
+    last_written: float  # when one of its items was last rendered (monotonic)
 
     def next_seq(self) -> int: ...
 
@@ -66,8 +70,13 @@ class NoteItem:
         self.payload = payload
         self.size = 256
 
+    @property
+    def last_written(self) -> float:
+        return self.run.last_written
+
     def render(self) -> bytes:
         run = self.run
+        run.last_written = time.monotonic()
         params = {"runId": run.run_id, "sessionId": run.session_id, "seq": run.next_seq()}
         params.update(self.payload)
         try:
@@ -90,7 +99,12 @@ class DeltaItem:
         self.parts = [text]
         self.size = len(text) + 128
 
+    @property
+    def last_written(self) -> float:
+        return self.run.last_written
+
     def render(self) -> bytes:
+        self.run.last_written = time.monotonic()
         text = self.parts[0] if len(self.parts) == 1 else "".join(self.parts)
         return valid_utf8(f'{self.head}{self.run.next_seq()},"text":{_json_str(text)}}}}}')
 

@@ -92,6 +92,7 @@ class Run:
         # (the session) is free by the time the host hears the run ended.
         self.on_complete: Callable[[], None] | None = None
         self._delta_head = delta_head(run_id, session_id)
+        self.last_written = 0.0  # set by its items as they are rendered (outbox)
         self.expand_commands = True  # run/start expandCommands
         self.expand_references = True  # run/start expandReferences
         self.images: list[Attachment] = []  # run/start images, checked

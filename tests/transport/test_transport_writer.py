@@ -215,6 +215,7 @@ def test_after_close_send_returns_false_and_writes_nothing(pipe: Pipe):
 
 class FailingBody:
     size = 10
+    last_written = 0.0
 
     def render(self) -> bytes:
         raise ValueError("Out of range float values are not JSON compliant")
@@ -237,13 +238,24 @@ def test_a_lazy_item_that_fails_to_render_is_dropped_and_later_frames_still_flow
     assert "not JSON compliant" in capsys.readouterr().err
 
 
-class TextBody:
-    """A lazy delta: absorbs later text of its owner until it is written."""
+class Stream:
+    """A run's stand-in: when one of its items was last rendered."""
 
-    def __init__(self, owner: object, text: str) -> None:
+    last_written = 0.0
+
+
+class TextBody:
+    """A lazy delta: absorbs later text of its stream until it is written."""
+
+    def __init__(self, owner: Stream, text: str) -> None:
         self.owner, self.parts, self.size = owner, [text], len(text)
 
+    @property
+    def last_written(self) -> float:
+        return self.owner.last_written
+
     def render(self) -> bytes:
+        self.owner.last_written = time.monotonic()
         return ('{"text":"' + "".join(self.parts) + '"}').encode()
 
     def merge(self, owner: object, text: str) -> bool:
@@ -265,7 +277,7 @@ class ManualTimers(Timers):
         return TimerHandle(time.monotonic() + delay, fn)
 
 
-def lazy_delta(writer: FrameWriter, owner: object, text: str) -> None:
+def lazy_delta(writer: FrameWriter, owner: Stream, text: str) -> None:
     if not writer.merge_tail(owner, text):
         assert writer.send_lazy(TextBody(owner, text))
 
@@ -274,7 +286,7 @@ def test_with_a_linger_deltas_right_after_a_write_wait_merged_and_leave_in_one_f
     reader = PipeReader(pipe.r)
     timers = ManualTimers()
     writer = FrameWriter(pipe.w, linger_s=60.0, timers=timers, handoff=True)
-    run = object()
+    run = Stream()
     lazy_delta(writer, run, "a")  # nothing written for a while: at once
     assert until(lambda: len(reader.events) == 1)
     for text in "bcd":  # within the linger: they wait, merged into one item
@@ -294,7 +306,7 @@ def test_a_plain_send_takes_what_waits_for_the_linger_with_it_in_order(pipe: Pip
     reader = PipeReader(pipe.r)
     timers = ManualTimers()
     writer = FrameWriter(pipe.w, linger_s=60.0, timers=timers, handoff=True)
-    run = object()
+    run = Stream()
     lazy_delta(writer, run, "a")
     lazy_delta(writer, run, "b")
     assert writer.send(b'{"id":1,"result":true}')  # a response never waits
@@ -310,7 +322,7 @@ def test_a_plain_send_takes_what_waits_for_the_linger_with_it_in_order(pipe: Pip
 def test_wait_idle_covers_items_waiting_for_the_linger(pipe: Pipe):
     reader = PipeReader(pipe.r)
     writer = FrameWriter(pipe.w, linger_s=0.05, handoff=True)  # the process-wide timers
-    run = object()
+    run = Stream()
     lazy_delta(writer, run, "a")
     lazy_delta(writer, run, "b")
     assert writer.wait_idle(WAIT)
@@ -322,7 +334,7 @@ def test_wait_idle_covers_items_waiting_for_the_linger(pipe: Pipe):
 def test_without_a_linger_every_lazy_item_is_written_at_once(pipe: Pipe):
     reader = PipeReader(pipe.r)
     writer = FrameWriter(pipe.w)
-    run = object()
+    run = Stream()
     for n, text in enumerate("abc", 1):
         lazy_delta(writer, run, text)
         assert writer.frames_written == n  # written by the sending thread, before it returns
@@ -335,3 +347,30 @@ def test_without_a_linger_every_lazy_item_is_written_at_once(pipe: Pipe):
 def test_a_linger_without_handoff_is_refused(pipe: Pipe):
     with pytest.raises(ValueError, match="handoff"):
         FrameWriter(pipe.w, linger_s=0.001)
+
+
+def test_a_slow_stream_is_written_at_once_while_a_fast_one_beside_it_waits(pipe: Pipe):
+    reader = PipeReader(pipe.r)
+    timers = ManualTimers()
+    writer = FrameWriter(pipe.w, linger_s=60.0, timers=timers, handoff=True)
+    fast, slow = Stream(), Stream()
+    lazy_delta(writer, fast, "a")
+    lazy_delta(writer, fast, "b")  # its stream just wrote: waits
+    assert writer.frames_written == 1
+    lazy_delta(writer, slow, "x")  # its stream never wrote: goes now, and takes "b" along
+    assert writer.frames_written == 3
+    pipe.close(pipe.w)
+    assert reader.eof.wait(WAIT)
+    assert reader.bodies() == [b'{"text":"a"}', b'{"text":"b"}', b'{"text":"x"}']
+
+
+def test_a_stream_that_waits_for_less_than_the_armed_flush_gets_its_own_earlier_one(pipe: Pipe):
+    timers = ManualTimers()
+    writer = FrameWriter(pipe.w, linger_s=60.0, timers=timers, handoff=True)
+    late, early = Stream(), Stream()
+    early.last_written = time.monotonic() - 30  # wrote half a linger ago
+    late.last_written = time.monotonic()
+    lazy_delta(writer, late, "a")  # waits up to 60 s: a flush is armed
+    lazy_delta(writer, early, "b")  # must not wait past its own 30 s
+    (first, _), (second, _) = timers.set
+    assert first > 59 and second <= 30

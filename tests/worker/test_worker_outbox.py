@@ -18,6 +18,7 @@ class BlockingBody:
     """A queued item whose rendering waits, holding the writer busy like a full pipe."""
 
     size = 10
+    last_written = 0.0
 
     def __init__(self) -> None:
         self.rendering = threading.Event()
