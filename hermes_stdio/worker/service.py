@@ -135,7 +135,7 @@ class WorkerService(AnswerMethods, QueryMethods, TranscriptMethods):
         session_id = p.session_id or new_id("sess")
         with self._lock:
             session = self.sessions.get(session_id)
-            if session is not None and session.closing and session.run is None:
+            if session is not None and session.discarded:
                 session = None  # destroyed: this run starts afresh from the database
             if session is None:
                 session = Session(session_id, self.profile, model=p.model, provider=p.provider)
@@ -305,7 +305,7 @@ class WorkerService(AnswerMethods, QueryMethods, TranscriptMethods):
         """The session, or a new one resumed from the database when this worker lacks it."""
         with self._lock:
             session = self.sessions.get(session_id)
-            if session is None or (session.closing and session.run is None):
+            if session is None or session.discarded:
                 session = Session(session_id, self.profile, restore=True)
                 self.sessions[session_id] = session
             session.last_used_at = int(time.time() * 1000)

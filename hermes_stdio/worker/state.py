@@ -62,6 +62,11 @@ class Session:
     last_used_at: int = field(default_factory=lambda: int(time.time() * 1000))
     build_lock: threading.Lock = field(default_factory=threading.Lock)
 
+    @property
+    def discarded(self) -> bool:
+        """Destroyed and its run over: the next request starts a fresh session."""
+        return self.closing and self.run is None
+
     def info(self) -> t.SessionInfo:
         run = self.run
         return t.SessionInfo(
