@@ -29,7 +29,7 @@ terminal runs as the same user.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -64,19 +64,17 @@ def install(modules: Iterable[Any], own_home: Path, root: Path) -> None:
     def theirs(path: object) -> bool:
         return foreign(str(path), own_home, root)
 
-    def read_error(check: Any) -> Any:
-        def fenced(path: str, *args: Any, **kw: Any) -> str | None:
-            verdict = check(path, *args, **kw)
-            return REFUSED if verdict is None and theirs(path) else verdict
+    def error_check(refusal: Callable[[str], str]) -> Any:
+        """Wraps a check returning an error message or None; ``refusal(path)`` is ours."""
 
-        return fenced
+        def wrap(check: Any) -> Any:
+            def fenced(path: str, *args: Any, **kw: Any) -> str | None:
+                verdict: str | None = check(path, *args, **kw)
+                return refusal(path) if verdict is None and theirs(path) else verdict
 
-    def write_error(check: Any) -> Any:
-        def fenced(path: str, *args: Any, **kw: Any) -> str | None:
-            verdict = check(path, *args, **kw)
-            return f"{REFUSED_WRITE}: {path}" if verdict is None and theirs(path) else verdict
+            return fenced
 
-        return fenced
+        return wrap
 
     def write_denied(check: Any) -> Any:
         def fenced(path: str, *args: Any, **kw: Any) -> bool:
@@ -100,8 +98,8 @@ def install(modules: Iterable[Any], own_home: Path, root: Path) -> None:
 
             return fenced
 
-        _wrap(module, "get_read_block_error", read_error)
-        _wrap(module, "get_write_denied_error", write_error)
+        _wrap(module, "get_read_block_error", error_check(lambda _path: REFUSED))
+        _wrap(module, "get_write_denied_error", error_check(lambda p: f"{REFUSED_WRITE}: {p}"))
         _wrap(module, "is_write_denied", write_denied)
         _wrap(module, "_shared_is_write_denied", write_denied)
         _wrap(module, "_check_sensitive_path", sensitive)
