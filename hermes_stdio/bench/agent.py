@@ -330,14 +330,10 @@ def tui_gateway(ctx: Ctx) -> Live:
     ctx.settle("tui_gateway.warm")
     warm, t0, _ = _tui_turn(ctx, client, "count")
     res["warm_first_delta_ms"] = round((warm.first_ns - t0) / 1e6, 1)
-    samples: list[int] = []
     ctx.settle("tui_gateway.rtt")
-    for i in range(50 + cfg.rtt_calls):
-        t1 = time.monotonic_ns()
-        client.request("terminal.resize", {"session_id": sid, "cols": 80}, cfg.timeout)
-        if i >= 50:
-            samples.append(time.monotonic_ns() - t1)
-    res["rtt_terminal_resize"] = summary(samples)
+    resize = {"session_id": sid, "cols": 80}
+    samples = client.round_trips("terminal.resize", resize, 50 + cfg.rtt_calls, cfg.timeout)
+    res["rtt_terminal_resize"] = summary(samples[50:])
 
     def turn(label: str) -> tuple[dict[int, int], Stream | None]:
         stream, _, _ = _tui_turn(ctx, client, settle=label)

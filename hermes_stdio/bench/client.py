@@ -10,6 +10,11 @@ Contract:
   id (registered *before* the run starts, so no delta is ever unmatched);
   everything else is counted in ``other``. Nothing is kept per message
   except what a ``Stream`` records, so long runs do not grow the host.
+- ``round_trips(method, params, calls)`` times sequential requests with the
+  calling thread reading the child's stdout itself (the reader thread parks
+  for the duration), as an event-loop host such as Node does: a thread
+  handoff in the bench would add its own wake-up (about 45 µs here) to every
+  figure. Anything else that arrives meanwhile is dispatched as usual.
 - Every wait is bounded: ``request`` raises ``TimeoutError`` after its
   timeout, ``Stream.wait_done`` likewise. ``close`` ends the child (stdin
   EOF, then SIGTERM, then SIGKILL, each bounded).
@@ -20,10 +25,12 @@ from __future__ import annotations
 import json
 import os
 import re
+import select
 import subprocess
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -133,6 +140,9 @@ class _Client:
         self.keep_events: Callable[[dict[str, Any]], bool] = lambda _m: False
         self._cond = threading.Condition()
         self.closed = threading.Event()
+        self._park = False
+        self._parked = threading.Event()
+        self._resume = threading.Event()
         self._reader = threading.Thread(target=self._read, name="bench-reader", daemon=True)
         self._reader.start()
 
@@ -142,11 +152,62 @@ class _Client:
 
     # --- subclass hooks -----------------------------------------------------
 
-    def _read(self) -> None:
+    def _feed(self, data: bytes) -> None:
+        """Decode ``data`` (the next bytes of the child's stdout) and dispatch it."""
         raise NotImplementedError
 
     def _write(self, msg: dict[str, Any]) -> None:
         raise NotImplementedError
+
+    # --- reading -------------------------------------------------------------
+
+    def _read(self) -> None:
+        assert self.proc.stdout is not None
+        fd = self.proc.stdout.fileno()
+        try:
+            while True:
+                if self._park:
+                    self._parked.set()
+                    self._resume.wait()
+                    self._resume.clear()
+                    continue
+                data = os.read(fd, 1 << 18)
+                if not data:
+                    break
+                self._feed(data)
+        finally:
+            self._end_of_output()
+
+    @contextmanager
+    def _reading_here(self, method: str, params: Any, timeout: float) -> Iterator[int]:
+        """Park the reader thread; the caller reads the child's stdout until exit."""
+        assert self.proc.stdout is not None
+        self._park = True
+        try:
+            # The reader sits in os.read: a response is what wakes it to see the flag.
+            wake = self.send(method, params)
+            if not self._parked.wait(timeout):
+                raise TimeoutError(f"reader thread did not park in {timeout}s")
+            fd = self.proc.stdout.fileno()
+            self._read_until(fd, wake, timeout)
+            yield fd
+        finally:
+            self._parked.clear()
+            self._park = False
+            self._resume.set()
+
+    def _read_until(self, fd: int, pending: _Pending, timeout: float) -> None:
+        poller = select.poll()
+        poller.register(fd, select.POLLIN)
+        deadline = time.monotonic() + timeout
+        while not pending.event.is_set():
+            left = deadline - time.monotonic()
+            if left <= 0 or not poller.poll(left * 1000):
+                raise TimeoutError(f"no response in {timeout}s (log: {self.log})")
+            data = os.read(fd, 1 << 18)
+            if not data:
+                raise RpcFailed("the child's stdout ended")
+            self._feed(data)
 
     # --- dispatch ------------------------------------------------------------
 
@@ -204,6 +265,21 @@ class _Client:
             raise RpcFailed(f"{method}: {pending.msg['error']}")
         return pending.msg.get("result")
 
+    def round_trips(self, method: str, params: Any, calls: int, timeout: float) -> list[int]:
+        """Nanoseconds of each of ``calls`` sequential requests, read on this thread."""
+        samples: list[int] = []
+        now = time.monotonic_ns
+        with self._reading_here(method, params, timeout) as fd:
+            for _ in range(calls):
+                t0 = now()
+                pending = self.send(method, params)
+                self._read_until(fd, pending, timeout)
+                samples.append(now() - t0)
+                assert pending.msg is not None
+                if pending.msg.get("error") is not None:
+                    raise RpcFailed(f"{method}: {pending.msg['error']}")
+        return samples
+
     def _end_of_output(self) -> None:
         """The child's stdout ended: wake every waiter and every open stream."""
         self.closed.set()
@@ -228,40 +304,34 @@ class FramedClient(_Client):
         assert stdin is not None
         stdin.write(encode_frame(json.dumps(msg, separators=(",", ":")).encode()))
 
-    def _read(self) -> None:
-        assert self.proc.stdout is not None
-        fd = self.proc.stdout.fileno()
-        decoder = FrameDecoder()
+    def __init__(self, argv: list[str], env: dict[str, str], log: Path) -> None:
+        self._decoder = FrameDecoder()
+        super().__init__(argv, env, log)
+
+    def _feed(self, data: bytes) -> None:
         loads, now = json.loads, time.monotonic_ns
         streams = self.streams
-        try:
-            while True:
-                data = os.read(fd, 1 << 18)
-                if not data:
-                    break
-                for frame in decoder.feed(data):
-                    body = getattr(frame, "body", None)
-                    if body is None:
-                        self._other(now(), {}, f"framing:{frame}")
-                        continue
-                    t_ns = now()
-                    msg = loads(body)
-                    method = msg.get("method")
-                    if method is None:
-                        self._response(msg)
-                        continue
-                    params = msg.get("params") or {}
-                    stream = streams.get(params.get("sessionId", ""))
-                    if stream is None:
-                        self._other(t_ns, msg, method)
-                    elif method == "run/delta":
-                        stream.on_delta(t_ns, params["text"], len(body))
-                    elif method == "run/completed":
-                        stream.finish(params)
-                    else:
-                        self._other(t_ns, msg, method)
-        finally:
-            self._end_of_output()
+        for frame in self._decoder.feed(data):
+            body = getattr(frame, "body", None)
+            if body is None:
+                self._other(now(), {}, f"framing:{frame}")
+                continue
+            t_ns = now()
+            msg = loads(body)
+            method = msg.get("method")
+            if method is None:
+                self._response(msg)
+                continue
+            params = msg.get("params") or {}
+            stream = streams.get(params.get("sessionId", ""))
+            if stream is None:
+                self._other(t_ns, msg, method)
+            elif method == "run/delta":
+                stream.on_delta(t_ns, params["text"], len(body))
+            elif method == "run/completed":
+                stream.finish(params)
+            else:
+                self._other(t_ns, msg, method)
 
 
 class LineClient(_Client):
@@ -272,24 +342,16 @@ class LineClient(_Client):
         assert stdin is not None
         stdin.write(json.dumps(msg, separators=(",", ":")).encode() + b"\n")
 
-    def _read(self) -> None:
-        assert self.proc.stdout is not None
-        fd = self.proc.stdout.fileno()
+    def __init__(self, argv: list[str], env: dict[str, str], log: Path) -> None:
+        self._buf = b""
+        super().__init__(argv, env, log)
+
+    def _feed(self, data: bytes) -> None:
         loads, now = json.loads, time.monotonic_ns
-        streams = self.streams
-        buf = b""
-        try:
-            while True:
-                data = os.read(fd, 1 << 18)
-                if not data:
-                    break
-                buf += data
-                *lines, buf = buf.split(b"\n")
-                for line in lines:
-                    if line.strip():
-                        self._line(now(), line, loads, streams)
-        finally:
-            self._end_of_output()
+        *lines, self._buf = (self._buf + data).split(b"\n")
+        for line in lines:
+            if line.strip():
+                self._line(now(), line, loads, self.streams)
 
     def _line(
         self,

@@ -11,7 +11,8 @@ Contract:
   4 KiB deltas, then the worker's RSS over ``Config.short_runs`` one-delta
   runs (the stdio layer's own growth, no hermes-agent). Both return plain
   JSON-able dicts; processes are always closed. Round trips are sequential
-  (one request in flight), after a warm-up of 50 calls that is not counted.
+  (one request in flight, read on the calling thread: ``round_trips``), after
+  a warm-up of 50 calls that is not counted.
 """
 
 from __future__ import annotations
@@ -31,14 +32,7 @@ LARGE = 4096
 
 
 def _rtt(client: FramedClient, method: str, params: Any, calls: int, timeout: float) -> list[int]:
-    samples: list[int] = []
-    now = time.monotonic_ns
-    for i in range(WARMUP + calls):
-        t0 = now()
-        client.request(method, params, timeout)
-        if i >= WARMUP:
-            samples.append(now() - t0)
-    return samples
+    return client.round_trips(method, params, WARMUP + calls, timeout)[WARMUP:]
 
 
 def _throughput(ctx: Ctx, client: FramedClient, kind: str, tag: str) -> dict[str, Any]:
