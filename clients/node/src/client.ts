@@ -59,7 +59,10 @@ export class HermesStdioClient {
     return new HermesStdioClient(await lifecycle.spawnChild(opts), opts);
   }
 
-  /** The last ~64 KiB the child wrote to stderr (when spawned with `stderr: 'pipe'`). */
+  /**
+   * The last 64 KiB (of UTF-8, cut between characters) the child wrote to stderr, when
+   * spawned with `stderr: 'pipe'`.
+   */
   get stderrTail(): string {
     return this.conn.stderrTail;
   }

@@ -6,9 +6,11 @@ import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { PassThrough } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
 
 import { HermesStdioClient, HermesStdioError } from '../dist/index.js';
+import { STDERR_TAIL_BYTES, StderrTail } from '../dist/stderr.js';
 import { hermesBin, hermesPython, makeHome, offlineEnv, pkgRoot, run, startScriptedLLM, typecheck } from './support/helpers.mjs';
 
 const support = path.join(pkgRoot, 'test/support');
@@ -125,6 +127,43 @@ describe('fake server races', () => {
     } finally {
       await client.dispose();
     }
+  });
+});
+
+describe('stderr tail', () => {
+  /** Feeds `parts` (strings or Buffers) through a pipe-like stream; resolves the tail and what onText saw. */
+  async function tailOf(parts, maxBytes) {
+    const stream = new PassThrough();
+    const seen = [];
+    const tail = new StderrTail(stream, (t) => seen.push(t), maxBytes);
+    for (const p of parts) stream.write(p);
+    stream.end();
+    await tail.done;
+    return { text: tail.text, seen: seen.join('') };
+  }
+
+  test('keeps the last 64 KiB of UTF-8, counted in bytes, not characters', async () => {
+    // 100 KiB of 3-byte characters (and a few 4-byte ones), in pipe-sized pieces that
+    // split characters between chunks.
+    const written = ('€'.repeat(1000) + '😀 line\n').repeat(34);
+    const bytes = Buffer.from(written);
+    const parts = [];
+    for (let i = 0; i < bytes.length; i += 4093) parts.push(bytes.subarray(i, i + 4093));
+    const { text, seen } = await tailOf(parts);
+    assert.equal(seen, written, 'onText gets every character whole');
+    const size = Buffer.byteLength(text);
+    assert.ok(size <= STDERR_TAIL_BYTES, `kept ${size} bytes`);
+    assert.ok(size > STDERR_TAIL_BYTES - 4, `kept only ${size} bytes`);
+    assert.ok(written.endsWith(text), 'the tail is the end of what was written');
+    assert.ok(!text.includes('\uFFFD'));
+  });
+
+  test('a chunk larger than the bound is cut at a character boundary', async () => {
+    const { text } = await tailOf(['ab😀😀😀€'], 10); // 2 + 12 + 3 bytes
+    assert.equal(text, '😀€'); // 7 bytes: one more 😀 would be 11
+    assert.equal((await tailOf(['😀😀😀😀'], 8)).text, '😀😀');
+    // Whole chunks go first, then the front of the oldest one left; half an é is never kept.
+    assert.equal((await tailOf(['x', 'é'.repeat(8), 'y'], 6)).text, 'ééy');
   });
 });
 
