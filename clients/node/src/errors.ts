@@ -49,7 +49,11 @@ export class HermesStdioError extends Error {
   override readonly name = 'HermesStdioError';
   readonly code: number;
   readonly data: HermesErrorData;
-  /** The method of the request that failed, when there was one. */
+  /**
+   * The method of the request that failed, when there was one. A run's close or
+   * `run_timeout` error names what the host called: `run/start` for `runToCompletion`,
+   * `collectRun` for a run it gathers.
+   */
   readonly method: string | undefined;
 
   constructor(code: number, message: string, data: HermesErrorData, method?: string, options?: { cause?: unknown }) {

@@ -69,6 +69,7 @@ export async function runToCompletion(
       conn,
       ids,
       options,
+      'run/start',
       (f) => {
         feed = f;
         for (const [m, n] of buffered.splice(0)) f(m, n);
@@ -129,7 +130,7 @@ export async function collectRun(
 ): Promise<CollectedRun> {
   let subs: Disposable[] = [];
   try {
-    return await collect(conn, ids, options, (f) => {
+    return await collect(conn, ids, options, 'collectRun', (f) => {
       subs = RUN_METHODS.map((m) => conn.onNotification(m, (n: RunNotification) => f(m, n)));
     });
   } finally {
@@ -137,10 +138,15 @@ export async function collectRun(
   }
 }
 
+/**
+ * Gathers the run's notifications (fed through `attach`) until its `run/completed`. Its
+ * close and timeout errors name `caller` as their `method`: what the host called.
+ */
 function collect(
   conn: SupervisorConnection,
   { runId, sessionId }: RunStartResult,
   options: CollectRunOptions,
+  caller: 'run/start' | 'collectRun',
   attach: (feed: Feed) => void,
   deadline = options.timeoutMs === undefined ? undefined : Date.now() + options.timeoutMs,
 ): Promise<CollectedRun> {
@@ -164,13 +170,13 @@ function collect(
     };
     const closeSub = conn.onClosed(() => {
       cleanup();
-      void conn.closedError('run/start', `run ${runId}`).then(reject);
+      void conn.closedError(caller, `run ${runId}`).then(reject);
     });
     if (deadline !== undefined) {
       timer = setTimeout(() => {
         cleanup();
         interrupt();
-        reject(HermesStdioError.client('run_timeout', `run ${runId} did not complete within ${options.timeoutMs} ms`, 'run/start'));
+        reject(HermesStdioError.client('run_timeout', `run ${runId} did not complete within ${options.timeoutMs} ms`, caller));
       }, Math.max(0, deadline - Date.now()));
     }
     if (options.signal?.aborted) interrupt();

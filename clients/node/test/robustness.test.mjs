@@ -115,6 +115,33 @@ describe('fake server races', () => {
     }
   });
 
+  test("collectRun's run_timeout and connection_closed name collectRun, not run/start", FAKE, async () => {
+    const ids = { runId: 'run_elsewhere', sessionId: 'sess_elsewhere' };
+    const held = await fake('hold-start'); // answers run/interrupt; sends no notifications
+    try {
+      await assert.rejects(held.collectRun(ids, { timeoutMs: 200 }), (err) => {
+        assert.equal(err.data.type, 'run_timeout');
+        assert.equal(err.method, 'collectRun');
+        return true;
+      });
+    } finally {
+      await held.dispose();
+    }
+    const exiting = await fake('burst-exit'); // exits after answering its first request
+    try {
+      const pending = exiting.collectRun(ids);
+      await exiting.requestUntyped('x', {});
+      await assert.rejects(pending, (err) => {
+        assert.equal(err.data.type, 'connection_closed');
+        assert.equal(err.method, 'collectRun');
+        assert.match(err.message, /^run run_elsewhere \(/);
+        return true;
+      });
+    } finally {
+      await exiting.dispose();
+    }
+  });
+
   test('connection_closed names the exit code and stderr even when stdout ends before the exit', FAKE, async () => {
     const client = await fake('exit-late');
     try {
