@@ -6,6 +6,8 @@
 
 import { ConnectionError, ResponseError } from 'vscode-jsonrpc/node';
 
+import type { HermesStdioClient } from './client.js'; // for {@link}
+
 /**
  * `error.data` as hermes-stdio sends it: every error object carries a stable
  * snake_case `type` (e.g. `invalid_params`, `unknown_session`, `worker_crashed`),

@@ -3,6 +3,7 @@
  * (no runtime code). All of them are public, re-exported from `index.ts`.
  */
 
+import type { HermesStdioClient } from './client.js'; // for {@link}
 import type {
   ApprovalRequestedNotification,
   ApprovalResolvedNotification,

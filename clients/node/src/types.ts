@@ -3,6 +3,8 @@
  * re-exported from `index.ts`; `ParamsArg` is internal.
  */
 
+import type { HermesStdioClient } from './client.js'; // for {@link}
+
 export interface SpawnOptions {
   /** Executable to run; default `hermes-stdio` (looked up on PATH). */
   command?: string;
