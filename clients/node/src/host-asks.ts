@@ -1,12 +1,14 @@
 /**
  * Answers a run's host asks (approval, clarify, compression, sudo, secret) with the
- * caller's callbacks. Guarantees: every ask gets an answer even when the callback throws —
- * approval denies, clarify says what went wrong, compression sends the error, sudo and
- * secret decline — and an answer the server no longer wants is dropped silently (its
- * `…/resolved` notification already says why).
+ * caller's callbacks. Guarantees: every ask gets an answer even when the callback throws
+ * or returns an answer the server refuses (`invalid_params`) — approval denies, clarify
+ * says what went wrong, compression sends the error, sudo and secret decline — and an
+ * answer the server no longer wants is dropped silently (its `…/resolved` notification
+ * already says why).
  */
 
 import type { SupervisorConnection } from './connection.js';
+import { HermesStdioError } from './errors.js';
 import type {
   ApprovalRequestedNotification,
   ClarifyRequestedNotification,
@@ -23,6 +25,8 @@ export function answerApproval(
 ): void {
   const { runId, approvalId } = request;
   answerWith(
+    conn,
+    'onApproval',
     request,
     decide,
     // A callback that throws denies: nothing dangerous runs on an error.
@@ -38,14 +42,13 @@ export function answerClarify(
 ): void {
   const { runId, clarifyId } = question;
   answerWith(
+    conn,
+    'onClarify',
     question,
     answer,
     // Any text is a valid answer: say what went wrong rather than leave the agent waiting
     // out hermes' clarify timeout (an hour by default).
-    (err): string => {
-      conn.report.log('error', 'onClarify threw', err);
-      return `[the host could not ask the user: ${err instanceof Error ? err.message : String(err)}]`;
-    },
+    (err): string => `[the host could not ask the user: ${err instanceof Error ? err.message : String(err)}]`,
     (text) => conn.request('clarify/respond', { runId, clarifyId, answer: text }),
   );
 }
@@ -57,6 +60,8 @@ export function answerCompression(
 ): void {
   const { runId, compressionId } = request;
   answerWith(
+    conn,
+    'onCompression',
     request,
     compress,
     (err): CompressionAnswer => ({ error: `host error: ${String(err)}` }),
@@ -70,7 +75,9 @@ export function answerSudo(
   give: NonNullable<CollectRunOptions['onSudo']>,
 ): void {
   const { runId, sudoId } = request;
-  answerWith(request, give, (): null => null, (password) => conn.request('sudo/respond', { runId, sudoId, password }));
+  answerWith(conn, 'onSudo', request, give, (): null => null, (password) =>
+    conn.request('sudo/respond', { runId, sudoId, password }),
+  );
 }
 
 export function answerSecret(
@@ -79,23 +86,42 @@ export function answerSecret(
   give: NonNullable<CollectRunOptions['onSecret']>,
 ): void {
   const { runId, secretId } = request;
-  answerWith(request, give, (): null => null, (value) => conn.request('secret/respond', { runId, secretId, value }));
+  answerWith(conn, 'onSecret', request, give, (): null => null, (value) =>
+    conn.request('secret/respond', { runId, secretId, value }),
+  );
 }
 
 /**
- * Sends what `decide` returns, or what `fallback` makes of its error. An answer the
- * server no longer wants (timed out, run ended) is dropped: its `…/resolved` says so.
+ * Sends what `decide` returns, or what `fallback` makes of its error (reported as
+ * `<callback> threw`). An answer the server refuses as `invalid_params` (the callback
+ * returned something malformed) is reported and replaced by the fallback, so the ask does
+ * not wait out its timeout. Any other refusal means the ask is not pending any more
+ * (timed out, run ended, connection gone): dropped, its `…/resolved` says so.
  */
 function answerWith<R, A>(
+  conn: SupervisorConnection,
+  callback: string,
   request: R,
   decide: (request: R) => A | Promise<A>,
   fallback: (err: unknown) => A,
   send: (answer: A) => Promise<unknown>,
 ): void {
+  const failed = (err: unknown): A => {
+    conn.report.log('error', `${callback} threw`, err);
+    return fallback(err);
+  };
   void Promise.resolve()
     .then(() => decide(request))
-    .catch(fallback)
-    .then(send)
+    .then(undefined, failed)
+    .then(async (answer) => {
+      try {
+        await send(answer);
+      } catch (err) {
+        if (!(err instanceof HermesStdioError) || err.type !== 'invalid_params') throw err;
+        conn.report.log('error', `the server refused what ${callback} returned`, err);
+        await send(fallback(err));
+      }
+    })
     .catch(() => {
       /* not pending any more */
     });

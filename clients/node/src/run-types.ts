@@ -51,8 +51,9 @@ export interface CollectRunOptions {
   /**
    * Answers the agent's `clarify/requested` (sent with `clarify/respond`). Without it, answer
    * from your own `onNotification` handler; unanswered, the question times out. A callback
-   * that throws answers `[the host could not ask the user: <error message>]`, so the agent
-   * goes on at once instead of waiting out hermes' clarify timeout.
+   * that throws (or returns what `clarify/respond` refuses) answers
+   * `[the host could not ask the user: <error message>]`, so the agent goes on at once
+   * instead of waiting out hermes' clarify timeout.
    */
   onClarify?: (question: ClarifyRequestedNotification) => string | Promise<string>;
   /**

@@ -332,6 +332,33 @@ describe('real supervisor failure handling', { skip: !haveBin && `no ${hermesBin
     }
   });
 
+  test('an onClarify answer the server refuses (invalid_params) is reported and replaced by the bracketed note', RUN, async () => {
+    const llm = await llmServer('ok', [
+      { tool: 'clarify', arguments: { question: 'Which one?' } },
+      { text: 'done' },
+    ]);
+    const log = logSink();
+    let client;
+    try {
+      const home = await makeHome(python, path.join(root, 'clarify-refused'), llm.port);
+      client = await spawn({ command: hermesBin, env: offlineEnv(home), onLog: log.onLog });
+      await client.initialize({ name: 'node-test' });
+      const run = await client.runToCompletion(
+        { message: 'ask me' },
+        { timeoutMs: 30_000, onClarify: () => 42 }, // not a string: clarify/respond refuses it
+      );
+      assert.equal(run.completed.status, 'complete', client.stderrTail);
+      assert.deepEqual(run.questions.map((q) => q.outcome ?? 'requested'), ['requested', 'answered']);
+      assert.match(run.questions[1].answer, /^\[the host could not ask the user: .+\]$/);
+      const refused = log.entries.find((e) => e.message === 'the server refused what onClarify returned');
+      assert.equal(refused?.error?.data?.type, 'invalid_params');
+      assert.deepEqual(await client.shutdown({ timeoutMs: 30_000 }), { code: 0, signal: null });
+    } finally {
+      await client?.dispose();
+      await llm.stop();
+    }
+  });
+
   test('an onApproval that throws denies, and the command never runs', RUN, async () => {
     const kept = path.join(root, 'approval-throws', 'kept');
     await mkdir(kept, { recursive: true });
