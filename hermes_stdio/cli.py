@@ -42,6 +42,14 @@ def _parser() -> argparse.ArgumentParser:
             help="stop a worker with no run that nothing has used for this long (0: never)",
         )
         p.add_argument(
+            "--max-workers",
+            type=int,
+            default=16,
+            metavar="N",
+            help="at most this many workers at once; the least recently used free one is"
+            " stopped to start another (0: no limit)",
+        )
+        p.add_argument(
             "--session-idle-timeout",
             type=float,
             default=1800.0,
@@ -101,4 +109,5 @@ def main(argv: list[str] | None = None) -> int:
         ready_timeout=args.worker_ready_timeout,
         worker_template=not args.no_worker_template,
         worker_idle_s=args.worker_idle_timeout,
+        max_workers=args.max_workers,
     )

@@ -1,6 +1,7 @@
-"""Stopping workers nobody has used for a while, without polling.
+"""Stopping workers nobody has used for a while, without polling, and bounding how
+many run at once.
 
-Contract: ``IdleWorkers(pool, routes, idle_s)``. ``arm()`` (called whenever a
+Contract: ``IdleWorkers(pool, routes, idle_s, max_workers=N)``. ``arm()`` (called whenever a
 worker becomes ready) keeps one timer set for the earliest moment a running
 worker could have been unused for ``idle_s``. When it fires, each ready worker
 with no run in progress whose last use (a request routed to it, the end of one
@@ -12,6 +13,15 @@ decision waits for the stop, then starts a new worker); ``worker/exited``
 new worker whose sessions resume from the database. The timer is set again for
 the workers left; with none running it stays unset, so an idle supervisor wakes
 at most once per ``idle_s``. ``idle_s`` <= 0 turns all of this off.
+
+``make_room(slot)`` is called (by the pool, under ``slot.lock``) before a
+worker starts for ``slot``: when ``max_workers`` others are starting or ready,
+the least recently used ready one with no run in progress and no request
+pending is stopped first, just as an idle stop is (so ``worker/exited`` is
+expected and its sessions resume from the database); if none is free, the
+start fails with ``worker_limit``. Decisions are taken one at a time, and a
+worker whose lock another thread holds is passed over rather than waited for,
+so two starts never wait on each other. ``max_workers`` <= 0 means no limit.
 """
 
 from __future__ import annotations
@@ -20,17 +30,27 @@ import sys
 import threading
 
 from ..transport.timers import TIMERS, Soonest, Timers
+from ..wire import ErrorType, RpcError
 from .routes import Routes
 from .workers import WorkerPool, WorkerSlot, now_ms
 
 
 class IdleWorkers:
     def __init__(
-        self, pool: WorkerPool, routes: Routes, idle_s: float, timers: Timers = TIMERS
+        self,
+        pool: WorkerPool,
+        routes: Routes,
+        idle_s: float,
+        timers: Timers = TIMERS,
+        *,
+        max_workers: int = 0,
     ) -> None:
         self.pool, self.routes, self.idle_s = pool, routes, idle_s
+        self.max_workers = max_workers
         self._timer = Soonest(self._fire, timers)
         self._stopping: set[WorkerSlot] = set()  # being stopped by us right now
+        self._room = threading.Lock()  # one limit decision at a time
+        self._admitted: set[WorkerSlot] = set()  # let start, under _room
         self.stopped = 0
 
     def arm(self) -> None:
@@ -84,3 +104,63 @@ class IdleWorkers:
         finally:
             self._stopping.discard(slot)
             self.arm()  # a request that won the race left a worker to watch
+
+    # --- the limit ---------------------------------------------------------
+
+    def make_room(self, starting: WorkerSlot) -> None:
+        if self.max_workers <= 0:
+            return
+        with self._room:
+            others = [s for s in self.pool.slots() if s is not starting]
+            live = self._live(others)
+            if live >= self.max_workers and not any(
+                self._free(s) and s not in self._stopping and self._evict(s)
+                for s in sorted(others, key=lambda s: s.last_used_at)
+            ):
+                raise RpcError(
+                    ErrorType.WORKER_LIMIT,
+                    f"{live} workers are running (--max-workers {self.max_workers}) and each"
+                    " has a run in progress or a request pending; try again when one is free",
+                    limit=self.max_workers,
+                )
+            self._admitted.add(starting)
+
+    def _live(self, others: list[WorkerSlot]) -> int:
+        # A slot routing marked "starting" has no process until its start runs: it
+        # counts once admitted here, so two starts racing for the last place never
+        # both take it, and a start that failed (no longer "starting") stops counting.
+        self._admitted = {s for s in self._admitted if s.state == "starting"}
+        return sum(
+            1
+            for s in others
+            if s.state == "ready"
+            or (s.state == "starting" and (s.proc is not None or s in self._admitted))
+        )
+
+    def _free(self, slot: WorkerSlot) -> bool:
+        peer = slot.peer
+        return (
+            slot.state == "ready"
+            and not self._busy(slot)
+            and (peer is None or peer.pending_count == 0)
+        )
+
+    def _evict(self, slot: WorkerSlot) -> bool:
+        # Never wait on another slot's lock: its holder may be waiting for _room.
+        if not slot.lock.acquire(blocking=False):
+            return False
+        try:
+            with slot.use_lock:
+                if not self._free(slot):
+                    return False
+                slot.state = "stopping"
+            print(
+                f"hermes-stdio: stopping worker {slot.label}: least recently used,"
+                f" to stay within --max-workers {self.max_workers}",
+                file=sys.stderr,
+            )
+            self.pool.stop(slot)
+            self.stopped += 1
+            return True
+        finally:
+            slot.lock.release()

@@ -31,6 +31,7 @@ def serve(
     ready_timeout: float,
     worker_template: bool = True,
     worker_idle_s: float = 1800.0,
+    max_workers: int = 16,
 ) -> int:
     read_fd, write_fd = take_over_stdio()
     environ = dict(os.environ)
@@ -44,6 +45,7 @@ def serve(
         ready_timeout=ready_timeout,
         worker_template=worker_template,
         worker_idle_s=worker_idle_s,
+        max_workers=max_workers,
     )
     # A small relay buffer: when the host stops reading, backpressure reaches the
     # workers soon, where consecutive deltas of a run coalesce before pausing the agent.

@@ -68,6 +68,7 @@ class Supervisor(RoutedMethods, RelayMethods):
         ready_timeout: float = 20.0,
         worker_template: bool = False,
         worker_idle_s: float = 0.0,
+        max_workers: int = 0,
     ) -> None:
         self.home = home
         self.max_body_bytes = max_body_bytes
@@ -91,8 +92,9 @@ class Supervisor(RoutedMethods, RelayMethods):
             ready_timeout=ready_timeout,
             template=template,
         )
-        self.idle = IdleWorkers(self.pool, self.routes, worker_idle_s)
+        self.idle = IdleWorkers(self.pool, self.routes, worker_idle_s, max_workers=max_workers)
         self.pool.on_ready = lambda _slot: self.idle.arm()
+        self.pool.before_start = self.idle.make_room
         self.host: Peer | None = None
         self.state = "uninitialized"  # -> initialized -> shut_down
         self.exit_code: int | None = None

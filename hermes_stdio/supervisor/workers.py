@@ -161,6 +161,8 @@ class WorkerPool:
         self._slots: dict[SlotKey, WorkerSlot] = {}
         self.closing = False
         self.on_ready: Callable[[WorkerSlot], None] | None = None
+        # Called under the slot's lock before a start; may stop another worker or raise.
+        self.before_start: Callable[[WorkerSlot], None] | None = None
 
     def slot(self, profile: str, worker_key: str | None) -> WorkerSlot:
         with self._lock:
@@ -195,6 +197,8 @@ class WorkerPool:
                     profile=slot.profile,
                 )
             try:
+                if self.before_start is not None:
+                    self.before_start(slot)
                 return self._start(slot)
             except RpcError:
                 if slot.proc is None and slot.state == "starting":

@@ -90,6 +90,11 @@ class ErrorType(Enum):
         "agent_runtime_stale",
         "hermes-agent changed on disk since the worker loaded it; restart the worker.",
     )
+    WORKER_LIMIT = (
+        -32026,
+        "worker_limit",
+        "As many workers as allowed are running and none is free to stop; try again later.",
+    )
 
     def __init__(self, code: int, type_: str, summary: str) -> None:
         self.code = code

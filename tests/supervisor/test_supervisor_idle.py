@@ -1,5 +1,6 @@
 """IdleWorkers with a fake pool, routes and timers: one timer for the earliest idle
-moment, busy and recently used workers kept, and nothing scheduled when switched off."""
+moment, busy and recently used workers kept, and nothing scheduled when switched off;
+at the worker limit the least recently used free worker makes room, or the start fails."""
 
 from __future__ import annotations
 
@@ -7,9 +8,12 @@ import threading
 import time
 from typing import Any
 
+import pytest
+
 from hermes_stdio.supervisor.idle import IdleWorkers
 from hermes_stdio.supervisor.workers import WorkerSlot, now_ms
 from hermes_stdio.transport.timers import TimerHandle
+from hermes_stdio.wire import ErrorType, RpcError
 
 WAIT = 10.0
 
@@ -89,3 +93,84 @@ def test_a_request_handed_to_the_worker_while_the_stop_decides_keeps_it_running(
     for thread in [t for t in threading.enumerate() if t.name == "idle-stop"]:
         thread.join(WAIT)
     assert pool.stopped == [] and slot.state == "ready"
+
+
+def limited(max_workers: int, *slots: WorkerSlot) -> tuple[IdleWorkers, FakePool, FakeRoutes]:
+    pool, routes = FakePool(*slots), FakeRoutes()
+    idle = IdleWorkers(pool, routes, 0, FakeTimers(), max_workers=max_workers)  # type: ignore[arg-type]
+    return idle, pool, routes
+
+
+def test_below_the_worker_limit_a_start_stops_nothing() -> None:
+    new = WorkerSlot("new", None)
+    idle, pool, _ = limited(3, ready("a", 100), ready("b", 10), new)
+    idle.make_room(new)
+    assert pool.stopped == []
+
+
+def test_at_the_worker_limit_the_least_recently_used_free_worker_is_stopped_first() -> None:
+    oldest_busy, old, recent, new = (
+        ready("busy", 500),
+        ready("old", 100),
+        ready("recent", 10),
+        WorkerSlot("new", None),
+    )
+    idle, pool, routes = limited(3, oldest_busy, old, recent, new)
+    routes.running[oldest_busy.key] = 1  # a run in progress is never stopped for room
+    idle.make_room(new)
+    assert pool.stopped == ["old"] and idle.stopped == 1
+
+
+def test_when_every_worker_is_busy_a_start_fails_with_worker_limit() -> None:
+    busy, new = ready("busy", 100), WorkerSlot("new", None)
+    idle, pool, routes = limited(1, busy, new)
+    routes.running[busy.key] = 1
+    with pytest.raises(RpcError) as caught:
+        idle.make_room(new)
+    assert caught.value.kind is ErrorType.WORKER_LIMIT and caught.value.data == {"limit": 1}
+    assert pool.stopped == []
+    routes.running[busy.key] = 0  # its run ended: now it makes room
+    idle.make_room(new)
+    assert pool.stopped == ["busy"]
+
+
+def test_two_starts_racing_for_the_last_place_never_both_take_it() -> None:
+    # Routing marks both "starting" before either start has a process.
+    first, second = WorkerSlot("first", None), WorkerSlot("second", None)
+    first.state = second.state = "starting"
+    idle, _pool, _ = limited(1, first, second)
+    idle.make_room(first)
+    with pytest.raises(RpcError) as caught:
+        idle.make_room(second)
+    assert caught.value.kind is ErrorType.WORKER_LIMIT
+    first.state = "exited"  # its start failed: the place is free again
+    idle.make_room(second)
+
+
+def test_a_worker_whose_lock_another_thread_holds_is_passed_over_not_waited_for() -> None:
+    held, free, new = ready("held", 100), ready("free", 10), WorkerSlot("new", None)
+    idle, pool, _ = limited(2, held, free, new)
+    taken, release = threading.Event(), threading.Event()
+
+    def hold() -> None:
+        with held.lock:
+            taken.set()
+            release.wait(WAIT)
+
+    holder = threading.Thread(target=hold)
+    holder.start()
+    try:
+        assert taken.wait(WAIT)
+        idle.make_room(new)
+        assert pool.stopped == ["free"]
+    finally:
+        release.set()
+        holder.join(WAIT)
+
+
+def test_without_a_limit_starts_never_stop_anything() -> None:
+    slots = [ready(f"p{i}", i) for i in range(5)]
+    new = WorkerSlot("new", None)
+    idle, pool, _ = limited(0, *slots, new)
+    idle.make_room(new)
+    assert pool.stopped == []

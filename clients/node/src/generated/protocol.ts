@@ -2185,5 +2185,6 @@ export const ERROR_CODES = {
   'agent_unavailable': -32023,
   'agent_error': -32024,
   'agent_runtime_stale': -32025,
+  'worker_limit': -32026,
 } as const;
 export type ErrorDataType = keyof typeof ERROR_CODES;

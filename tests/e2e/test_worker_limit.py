@@ -1,0 +1,68 @@
+"""The worker limit through the real binary: at --max-workers, the least recently used
+free worker is stopped (worker/exited, expected) to start another, and its sessions
+resume from the DB; a worker whose run waits on the host is never stopped, and the
+request that needed room fails with worker_limit until that run ends."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from hermes_stdio.testing.llm_server import Reply, ScriptedLLM
+from hermes_stdio.wire import ErrorType, RpcError
+
+from .conftest import StartHost
+from .test_approvals import respond, waiting
+
+
+def states(host: object) -> dict[str, str]:
+    workers = host.request("supervisor/status")["workers"]  # type: ignore[attr-defined]
+    return {w["profile"]: w["state"] for w in workers}
+
+
+def test_at_the_limit_the_least_recently_used_free_worker_makes_room_and_resumes_later(
+    start_host: StartHost, llm: ScriptedLLM
+) -> None:
+    host = start_host("--max-workers", "1")
+    host.initialize()
+    llm.enqueue(Reply.text(["I will remember KIWI."]))
+    first = host.request("run/start", {"message": "remember KIWI", "profile": "work"})
+    host.wait_run_completed(first["runId"])
+
+    llm.enqueue(Reply.text(["hello from play"]))
+    other = host.request("run/start", {"message": "hi", "profile": "play"})
+    # Stopped before the new worker starts, so before the run's notifications.
+    exited = host.wait_for(lambda n: n.method == "worker/exited", timeout=30)
+    assert exited.params["profile"] == "work" and exited.params["expected"] is True
+    assert host.wait_run_completed(other["runId"]).params["status"] == "complete"
+    assert states(host) == {"work": "exited", "play": "ready"}
+    host.wait_stderr(lambda line: "least recently used" in line)
+
+    # The stopped worker's session comes back from the database, in a new worker
+    # that in turn takes play's place.
+    llm.enqueue(Reply.text(["KIWI"]))
+    resume = {"sessionId": first["sessionId"], "profile": "work", "message": "which?"}
+    again = host.request("run/start", resume)
+    done = host.wait_run_completed(again["runId"]).params
+    assert done["status"] == "complete" and done["result"]["messageCount"] == 4
+    assert states(host) == {"work": "ready", "play": "exited"}
+
+
+def test_a_worker_whose_run_waits_on_the_host_is_never_stopped_for_room(
+    start_host: StartHost, llm: ScriptedLLM, tmp_path: Path
+) -> None:
+    host = start_host("--max-workers", "1")
+    host.initialize()
+    victim, run, ask = waiting(host, llm, tmp_path)  # the default profile's worker
+    with pytest.raises(RpcError) as caught:
+        host.request("session/listStored", {"profile": "work"})
+    assert caught.value.kind is ErrorType.WORKER_LIMIT and caught.value.data["limit"] == 1
+    assert states(host) == {"default": "ready", "work": "exited"}
+
+    respond(host, run, ask, "deny")
+    assert host.wait_run_completed(run["runId"]).params["status"] == "complete"
+    assert victim.exists()
+    # The run ended: now the same request makes room.
+    assert host.request("session/listStored", {"profile": "work"})["sessions"] == []
+    assert states(host) == {"default": "exited", "work": "ready"}
