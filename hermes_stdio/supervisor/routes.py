@@ -5,13 +5,15 @@ clarify requests it waits on) and, once finished,
 among the last ``keep_finished`` finished runs (so ``run/result`` can still be
 routed); a worker's exit drops its sessions and returns its unfinished runs.
 The supervisor holds only these routes and worker health; sessions and runs
-themselves live in the workers.
+themselves live in the workers. ``counts(slot)`` (sessions routed to a worker,
+its runs in progress) costs the same however many routes there are: it is
+asked on every ``supervisor/status`` and every worker-limit decision.
 """
 
 from __future__ import annotations
 
 import threading
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 from typing import Any
 
 SlotKey = tuple[str, str | None]
@@ -39,6 +41,28 @@ class Routes:
         self._runs: dict[str, RunRoute] = {}
         self._finished: OrderedDict[str, None] = OrderedDict()
         self._keep = keep_finished
+        # Per slot, kept with every change to _sessions and to a run's done.
+        self._session_count: Counter[SlotKey] = Counter()
+        self._running_count: Counter[SlotKey] = Counter()
+
+    def _route_session(self, session_id: str, slot: SlotKey) -> None:
+        old = self._sessions.get(session_id)
+        if old != slot:
+            if old is not None:
+                self._uncount(self._session_count, old)
+            self._sessions[session_id] = slot
+            self._session_count[slot] += 1
+
+    def _unroute_session(self, session_id: str) -> None:
+        old = self._sessions.pop(session_id, None)
+        if old is not None:
+            self._uncount(self._session_count, old)
+
+    @staticmethod
+    def _uncount(counter: Counter[SlotKey], slot: SlotKey) -> None:
+        counter[slot] -= 1
+        if counter[slot] <= 0:
+            del counter[slot]
 
     def session(self, session_id: str) -> SlotKey | None:
         with self._lock:
@@ -46,7 +70,7 @@ class Routes:
 
     def add_session(self, session_id: str, slot: SlotKey) -> None:
         with self._lock:
-            self._sessions[session_id] = slot
+            self._route_session(session_id, slot)
 
     def claim_session(self, session_id: str, slot: SlotKey) -> tuple[SlotKey, bool]:
         """The session's route; one it has none of becomes ``slot``'s (True: claimed now)."""
@@ -54,7 +78,7 @@ class Routes:
             owner = self._sessions.get(session_id)
             if owner is not None:
                 return owner, False
-            self._sessions[session_id] = slot
+            self._route_session(session_id, slot)
             return slot, True
 
     def release_session(self, session_id: str, slot: SlotKey) -> None:
@@ -62,7 +86,7 @@ class Routes:
         with self._lock:
             ran = any(r.session_id == session_id and r.slot == slot for r in self._runs.values())
             if self._sessions.get(session_id) == slot and not ran:
-                del self._sessions[session_id]
+                self._unroute_session(session_id)
 
     def drop_session(self, session_id: str) -> None:
         """Forget a destroyed session's route, unless a run of it is live there (one
@@ -70,7 +94,7 @@ class Routes:
         with self._lock:
             live = any(r.session_id == session_id and not r.done for r in self._runs.values())
             if not live:
-                self._sessions.pop(session_id, None)
+                self._unroute_session(session_id)
 
     def run(self, run_id: str) -> RunRoute | None:
         with self._lock:
@@ -78,8 +102,10 @@ class Routes:
 
     def add_run(self, run_id: str, session_id: str, slot: SlotKey) -> None:
         with self._lock:
-            self._sessions[session_id] = slot
-            self._runs.setdefault(run_id, RunRoute(run_id, session_id, slot))
+            self._route_session(session_id, slot)
+            if run_id not in self._runs:
+                self._runs[run_id] = RunRoute(run_id, session_id, slot)
+                self._running_count[slot] += 1
 
     def note_seq(self, run_id: str, seq: int, completed: bool) -> RunRoute | None:
         with self._lock:
@@ -107,6 +133,8 @@ class Routes:
             self._finish_locked(route)
 
     def _finish_locked(self, route: RunRoute) -> None:
+        if not route.done and self._runs.get(route.run_id) is route:
+            self._uncount(self._running_count, route.slot)
         route.done = True
         self._finished[route.run_id] = None
         while len(self._finished) > self._keep:
@@ -117,11 +145,9 @@ class Routes:
         """Forget a dead worker's sessions; return its runs that never completed."""
         with self._lock:
             for sid in [s for s, k in self._sessions.items() if k == slot]:
-                del self._sessions[sid]
+                self._unroute_session(sid)
             return [r for r in self._runs.values() if r.slot == slot and not r.done]
 
     def counts(self, slot: SlotKey) -> tuple[int, int]:
         with self._lock:
-            sessions = sum(1 for k in self._sessions.values() if k == slot)
-            running = sum(1 for r in self._runs.values() if r.slot == slot and not r.done)
-            return sessions, running
+            return self._session_count[slot], self._running_count[slot]

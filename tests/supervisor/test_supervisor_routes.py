@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 import threading
 
 from hermes_stdio.supervisor.routes import Routes, SlotKey
@@ -228,3 +229,39 @@ def test_a_destroyed_sessions_route_stays_while_a_later_run_of_it_is_live() -> N
     routes.note_seq("r1", 3, completed=True)
     routes.drop_session("s1")
     assert routes.session("s1") is None
+
+
+def test_counts_kept_per_slot_match_a_recount_after_any_sequence_of_changes() -> None:
+    rng = random.Random(7)
+    routes = Routes(keep_finished=5)
+    slots, sessions = [A, B, A_KEYED], [f"s{i}" for i in range(6)]
+    started: list[str] = []
+    for step in range(3000):
+        op, sid, slot = rng.randrange(8), rng.choice(sessions), rng.choice(slots)
+        if op == 0:
+            routes.add_session(sid, slot)
+        elif op == 1:
+            routes.claim_session(sid, slot)
+        elif op == 2:
+            routes.release_session(sid, slot)
+        elif op == 3:
+            routes.drop_session(sid)
+        elif op == 4:
+            run_id = f"r{step}"
+            routes.add_run(run_id, sid, slot)
+            started.append(run_id)
+        elif op == 5 and started:
+            routes.note_seq(rng.choice(started), 2, completed=True)
+        elif op == 6 and started:
+            route = routes.run(rng.choice(started))
+            if route is not None:
+                routes.finish(route)
+        elif op == 7:
+            for route in routes.drop_slot(slot):
+                routes.finish(route)
+        for key in slots:
+            recount = (
+                sum(1 for k in routes._sessions.values() if k == key),
+                sum(1 for r in routes._runs.values() if r.slot == key and not r.done),
+            )
+            assert routes.counts(key) == recount, (step, op, key)
