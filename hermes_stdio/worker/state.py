@@ -6,7 +6,9 @@ Contract:
   the wire order is the seq order even when callbacks arrive on several
   threads, and lagging deltas coalesce.
 - ``Run.complete`` sends the one ``run/completed``; afterwards every emit is
-  dropped (late stream deltas cannot follow the terminal notification). A run
+  dropped (late stream deltas cannot follow the terminal notification). Its
+  ``on_complete`` is called once and then let go, so a finished run is in no
+  reference cycle: the RunTable letting it go frees it at once. A run
   interrupted because its worker stops (``worker_stopping``) ends as an
   ``error`` of type ``worker_stopped``, never as a user's interrupt.
 - Steering text (``run/steer``) sent before the turn's first tool call waits in
@@ -186,8 +188,12 @@ class Run:
             self.done = True
             self._wake()
             self.finished_at = time.monotonic()
-            if self.on_complete is not None:
-                self.on_complete()
+            # Once, then dropped: a callback that refers to the run (the service's
+            # does) would otherwise keep it in a reference cycle, so a finished run
+            # the RunTable let go would wait for a full garbage collection.
+            on_complete, self.on_complete = self.on_complete, None
+            if on_complete is not None:
+                on_complete()
             payload = {"status": status, "result": encode(result), "error": encode(error)}
             self._out.send_lazy(NoteItem(self, "run/completed", payload))
             return True

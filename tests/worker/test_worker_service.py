@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import gc
 import threading
+import weakref
 
 import pytest
 
@@ -283,6 +285,26 @@ def test_finished_runs_are_pruned_by_the_run_table(harness):
     harness.wait_idle(second["runId"])
     assert error_of(harness.call("run/result", {"runId": first["runId"]})) is ErrorType.UNKNOWN_RUN
     assert harness.call("run/result", {"runId": second["runId"]})["result"]["status"] == "complete"
+
+
+def test_a_finished_run_the_run_table_lets_go_is_freed_without_the_cycle_collector(harness):
+    harness.service.runs.keep = 1
+    first = harness.start()
+    harness.wait_idle(first["runId"])
+    record = harness.service.runs.get(first["runId"])
+    assert record is not None and record.done
+    gone = weakref.ref(record)
+    del record
+    enabled = gc.isenabled()
+    gc.disable()  # only reference counting may free it
+    try:
+        second = harness.start()
+        harness.wait_idle(second["runId"])
+        assert harness.service.runs.get(first["runId"]) is None
+        assert gone() is None
+    finally:
+        if enabled:
+            gc.enable()
 
 
 @pytest.mark.parametrize("method", ["nope/nothing", "initialize", "supervisor/status"])
