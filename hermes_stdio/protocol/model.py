@@ -252,16 +252,33 @@ def _describe(tp: Any) -> str:
 _SCALARS = (str, int, float, bool, type(None))
 
 
+_WIRE_NAMES: dict[type, tuple[tuple[str, str], ...]] = {}
+
+
+def _wire_names(cls: type[Record]) -> tuple[tuple[str, str], ...]:
+    names = _WIRE_NAMES.get(cls)
+    if names is None:
+        names = _WIRE_NAMES[cls] = tuple((f.name, f.wire) for f in fields_of(cls))
+    return names
+
+
 def encode(value: Any) -> Any:
-    if type(value) in _SCALARS:
+    # Scalars are checked inline rather than by a call per field: every response
+    # the supervisor and workers send is encoded here.
+    scalars = _SCALARS
+    if type(value) in scalars:
         return value
     if isinstance(value, Record):
         attrs = value.__dict__
-        return {f.wire: encode(attrs[f.name]) for f in fields_of(type(value))}
+        out = {}
+        for name, wire in _wire_names(type(value)):
+            v = attrs[name]
+            out[wire] = v if type(v) in scalars else encode(v)
+        return out
     if isinstance(value, list | tuple):
-        return [encode(v) for v in value]
+        return [v if type(v) in scalars else encode(v) for v in value]
     if isinstance(value, dict):
-        return {k: encode(v) for k, v in value.items()}
+        return {k: v if type(v) in scalars else encode(v) for k, v in value.items()}
     return value
 
 

@@ -55,11 +55,12 @@ class Record:
         names = cls._names
         if len(args) > len(names):
             raise TypeError(f"{cls.__name__} takes {len(names)} arguments")
-        values = dict(zip(names, args, strict=False))
+        values = dict(zip(names, args, strict=False)) if args else {}
         if kwargs:
-            for key in kwargs:
-                if key in values or key not in cls._name_set:
-                    raise TypeError(f"{cls.__name__}: unexpected or repeated argument {key!r}")
+            # Set operations, not a loop: records are built for every response sent.
+            if not cls._name_set.issuperset(kwargs) or not values.keys().isdisjoint(kwargs):
+                key = next(k for k in kwargs if k in values or k not in cls._name_set)
+                raise TypeError(f"{cls.__name__}: unexpected or repeated argument {key!r}")
             values.update(kwargs)
         if len(values) < len(names):
             for name, default, _ in cls._spec:
