@@ -7,7 +7,8 @@ Contract:
   (``session_busy`` otherwise). Nothing here blocks the reader thread.
 - Every acknowledged run ends with exactly one ``run/completed``: the run
   thread completes it in a ``finally``, and shutdown/EOF interrupts runs and
-  waits (bounded) for them.
+  waits (bounded) for them. Once its thread is done, the run kept for
+  ``run/result`` no longer holds the images it was sent.
 - ``worker/shutdown`` interrupts every run, waits for them (bounded), answers,
   then lets the process exit. EOF on stdin does the same without answering.
 - A session with no run that nothing has used (a run's start or end, a
@@ -192,6 +193,9 @@ class WorkerService(AnswerMethods, QueryMethods, TranscriptMethods):
                     None,
                     t.RunError(t.RunErrorType.INTERNAL_ERROR, "run ended without a result"),
                 )
+            # The turn is over: the run table keeps its outcome for run/result, not
+            # the images it was sent (decoded bytes, as large as a request may be).
+            run.images = []
             self._threads.pop(run.run_id, None)
             if not self.runs.active():
                 release_free_memory()  # idle now: hand the turn's freed heap back

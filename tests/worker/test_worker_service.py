@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import gc
 import threading
 import weakref
@@ -305,6 +306,15 @@ def test_a_finished_run_the_run_table_lets_go_is_freed_without_the_cycle_collect
     finally:
         if enabled:
             gc.enable()
+
+
+def test_a_finished_run_kept_for_run_result_no_longer_holds_the_images_it_was_sent(harness):
+    image = {"data": base64.b64encode(b"\x89PNG" + b"x" * 4096).decode(), "mimeType": "image/png"}
+    ack = harness.start("look", images=[image])
+    harness.wait_idle(ack["runId"])
+    assert harness.call("run/result", {"runId": ack["runId"]})["result"]["status"] == "complete"
+    record = harness.service.runs.get(ack["runId"])
+    assert record is not None and record.images == []
 
 
 @pytest.mark.parametrize("method", ["nope/nothing", "initialize", "supervisor/status"])
