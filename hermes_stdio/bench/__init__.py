@@ -5,7 +5,8 @@ Contract: ``main(argv)`` builds a temp Hermes home (two profiles) wired to a
 order: the raw-pipe floor, the supervisor with synthetic workers, the real
 agent in-process, hermes' ``tui_gateway`` and hermes-stdio with the real
 agent (cold start, memory over short runs), then those three peers' latency
-and throughput head to head in alternating rounds, and finally idle CPU and
+and throughput head to head in alternating rounds, the round trips of every
+peer (the raw pipe too) in alternating rounds, and finally idle CPU and
 wake-ups of hermes-stdio's processes and tui_gateway over the same window.
 It prints a table, writes the JSON to ``--out`` and returns 0, or 1 when a
 measurement failed (its error is in the JSON under ``errors``; the others
@@ -17,7 +18,8 @@ process still importing would skew it); the waits are in the JSON under
 Options: ``--quick`` (about a minute), ``--tiny`` (smoke test),
 ``--idle-seconds``, ``--short-runs``, ``--out``, ``--only`` (comma list of
 raw_pipe,synthetic,backpressure,in_process,tui_gateway,spawned,real,rounds,
-idle; ``rounds`` compares whichever of in_process, tui_gateway and real ran).
+rtt,idle; ``rounds`` compares whichever of in_process, tui_gateway and real
+ran, ``rtt`` whichever of raw_pipe, real and tui_gateway).
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ from .common import Config, Ctx
 from .relay import raw_pipe, synthetic
 from .report import render
 from .rounds import head_to_head
+from .rtt import rtt_rounds
 from .starts import spawned_starts
 from .stats import cpu_seconds, ctx_switches
 from .targets import targets
@@ -53,6 +56,7 @@ SECTIONS = (
     "spawned",
     "real",
     "rounds",
+    "rtt",
     "idle",
 )
 SETTLE_S = 2.0
@@ -169,6 +173,7 @@ def main(argv: list[str]) -> int:
         section("spawned", spawned_starts)
         section("real", real_supervisor)
         section("rounds", head_to_head)
+        section("rtt", rtt_rounds)
         section("idle", lambda _ctx: idle(lives, config.idle_seconds))
     finally:
         for live in lives.values():

@@ -4,9 +4,11 @@ Contract:
 - Every peer runs the same hermes-agent against the same ``ScriptedLLM``.
   Each section leaves its peer live and registers its turns as contenders
   for ``rounds.head_to_head``, which measures latency and throughput of all
-  of them in alternating rounds. hermes-stdio is a contender both ways its
-  peers are driven: each turn in a new session (a new agent, as tui_gateway)
-  and every turn in one warm session (one agent, as in-process).
+  of them in alternating rounds; tui_gateway's cheapest request goes to
+  ``rtt.rtt_rounds``, which times round trips the same way. hermes-stdio is
+  a contender both ways its peers are driven: each turn in a new session (a
+  new agent, as tui_gateway) and every turn in one warm session (one agent,
+  as in-process).
 - Sections measure here only the throughput with the agent's process alone on
   CPU 0 and the rest (LLM, supervisor, host) on the other CPUs, the median of
   ``Config.tp_reps`` turns: that separates CPU sharing between processes on a
@@ -42,6 +44,8 @@ from typing import Any
 from .client import FramedClient, LineClient, RpcFailed, Stream
 from .common import TRIM_SETTLE_S, Ctx, memory_series, pinned
 from .rounds import HERMES_NEW, HERMES_WARM, IN_PROCESS, TUI_GATEWAY, Turn, token_rate
+from .rtt import TUI_GATEWAY as TUI_RESIZE
+from .rtt import RttPeer
 from .stats import pss_mb, rss_mb, summary
 
 
@@ -341,5 +345,8 @@ def tui_gateway(ctx: Ctx) -> Live:
 
     ctx.contenders[TUI_GATEWAY] = turn
     ctx.contender_pids[TUI_GATEWAY] = {"gateway": client.pid}
+    ctx.rtt_peers[TUI_RESIZE] = RttPeer(
+        lambda n: client.round_trips("terminal.resize", resize, n, cfg.timeout), [client.pid]
+    )
     res["rss_after_runs_mb"] = rss_mb(client.pid)
     return live

@@ -37,11 +37,14 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..testing.home import make_home, offline_env
 from .client import FramedClient, Stream
 from .stats import rss_mb, settle
+
+if TYPE_CHECKING:
+    from .rtt import RttPeer
 
 PROFILE2 = "bench2"
 # Sampling RSS right after a run would race the worker's heap trim and measure the
@@ -61,7 +64,8 @@ class Config:
     real_chunk_delay_ms: float = 2.0
     real_tp_chunks: int = 5000
     tp_reps: int = 3  # pinned real-agent throughput turns per peer (median reported)
-    rounds: int = 5  # head-to-head rounds of the real-agent peers
+    rounds: int = 5  # head-to-head rounds of the real-agent peers (and of round trips)
+    rtt_round_calls: int = 500  # round trips per peer, placement and round
     short_runs: int = 1000
     new_profiles: int = 3  # cold-start samples: one new profile's first run each
     idle_seconds: float = 30.0
@@ -79,6 +83,7 @@ class Config:
     def quick_(cls) -> Config:
         return cls(
             rtt_calls=1000,
+            rtt_round_calls=200,
             latency_count=200,
             tp_small=10000,
             tp_large=1000,
@@ -98,6 +103,7 @@ class Config:
         """For the smoke test: every measurement runs, with minimal counts."""
         return cls(
             rtt_calls=20,
+            rtt_round_calls=20,
             latency_count=10,
             latency_interval_ms=1,
             sessions=4,
@@ -129,7 +135,8 @@ class Ctx:
         # Filled by sections whose peer stays live for ``rounds.head_to_head``.
         self.contenders: dict[str, Callable[[str], tuple[dict[int, int], Stream | None]]] = {}
         self.contender_pids: dict[str, dict[str, int]] = {}  # contender -> role -> pid
-        self.closers: list[Callable[[], None]] = []
+        self.rtt_peers: dict[str, RttPeer] = {}  # for rtt.rtt_rounds
+        self.closers: list[Callable[[], object]] = []
         self._llm_log = self.log("scripted-llm").open("ab")
         self._llm = subprocess.Popen(
             [sys.executable, "-m", "hermes_stdio.bench.llm_proc"],
@@ -269,7 +276,7 @@ def rate(stream: Stream, expected: int) -> dict[str, Any]:
     }
 
 
-def _set_affinity(pids: list[int], cpus: set[int]) -> None:
+def set_affinity(pids: list[int], cpus: set[int]) -> None:
     for pid in pids:
         try:
             tids = os.listdir(f"/proc/{pid}/task")
@@ -289,11 +296,11 @@ def pinned(alone: list[int], rest: list[int]) -> Iterator[bool]:
         return
     others = [*rest, os.getpid()]
     try:
-        _set_affinity(alone, {0})
-        _set_affinity(others, every - {0})
+        set_affinity(alone, {0})
+        set_affinity(others, every - {0})
         yield True
     finally:
-        _set_affinity([*alone, *others], every)
+        set_affinity([*alone, *others], every)
 
 
 def memory_series(

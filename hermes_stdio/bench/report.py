@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from . import rtt as rtt_names
 from .rounds import HERMES_NEW, HERMES_WARM, IN_PROCESS, TUI_GATEWAY
 from .starts import PREWARM_IDLE_S
 from .targets import get, targets
@@ -44,6 +45,14 @@ def _cpu(d: Any, *roles: str) -> str:
     return " + ".join(f"{d[role]:.1f}" for role in roles)
 
 
+def _placed(peers: Any, name: str) -> str:
+    """A peer's round-trip p50 in ``rtt`` rounds: placed freely / all on one CPU."""
+    free, same = get(peers, name, "free", "median"), get(peers, name, "same_cpu", "median")
+    if free is None and same is None:
+        return "-"
+    return f"{_fmt(free)} / {_fmt(same)}"
+
+
 def render(r: dict[str, Any]) -> str:
     real, inproc, tui = r.get("real") or {}, r.get("in_process") or {}, r.get("tui_gateway") or {}
     spawned = r.get("spawned") or {}
@@ -53,6 +62,7 @@ def render(r: dict[str, Any]) -> str:
     )
     syn, pipe, idle = r.get("synthetic") or {}, r.get("raw_pipe") or {}, r.get("idle") or {}
     n_s = get(r, "config", "sessions")
+    rtt = get(r, "rtt", "peers") or {}
     rows: list[tuple[str, str, str, str, str]] = [
         (
             "measurement (ms: p50 / p99 / max)",
@@ -69,6 +79,14 @@ def render(r: dict[str, Any]) -> str:
             _lat(tui.get("rtt_terminal_resize")),
         ),
         ("request RTT session/status (worker)", _lat(syn.get("rtt_session_status")), "", "", ""),
+        (
+            f"  in rounds (p50; free / same CPU; rounds: {get(r, 'rtt', 'rounds')})",
+            _placed(rtt, rtt_names.SUPERVISOR_STATUS),
+            _placed(rtt, rtt_names.RAW_PIPE),
+            "",
+            _placed(rtt, rtt_names.TUI_GATEWAY),
+        ),
+        ("  session/status, in rounds", _placed(rtt, rtt_names.SESSION_STATUS), "", "", ""),
         (
             "synthetic event latency, 1 session",
             _lat(syn.get("latency_1")),

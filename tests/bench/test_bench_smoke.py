@@ -74,7 +74,7 @@ def test_bench_command_writes_json(tmp_path: Path) -> None:
 
 
 def test_bench_real_agent_peers_meet_head_to_head_in_rounds(tmp_path: Path) -> None:
-    _table, data = run_bench(tmp_path, "in_process,tui_gateway,real,rounds")
+    table, data = run_bench(tmp_path, "raw_pipe,synthetic,in_process,tui_gateway,real,rounds,rtt")
     rounds = data["rounds"]
     assert rounds["rounds"] == data["config"]["rounds"]
     names = {"hermes-stdio", "hermes-stdio warm", "in-process", "tui_gateway"}
@@ -98,3 +98,19 @@ def test_bench_real_agent_peers_meet_head_to_head_in_rounds(tmp_path: Path) -> N
     by_name = {row["name"]: row["value"] for row in data["targets"]}
     median = rounds["ratios"]["throughput_vs_in_process"]["median"]
     assert by_name["real throughput / in-process"] == median
+    # Every peer's round trips, both placements, in the same rounds.
+    rtt = data["rtt"]
+    peers = {"raw pipe echo", "supervisor/status", "session/status", "tui_gateway terminal.resize"}
+    assert set(rtt["peers"]) == peers and rtt["rounds"] == data["config"]["rounds"]
+    for name, placements in rtt["peers"].items():
+        for placement in ("free", "same_cpu"):
+            assert placements[placement]["median"] > 0, (name, placement)
+    assert set(rtt["ratios"]) == {
+        "supervisor_status_vs_tui_gateway",
+        "supervisor_status_vs_raw_pipe",
+        "session_status_vs_raw_pipe",
+    }
+    assert (
+        by_name["supervisor/status p50 ms"] == rtt["peers"]["supervisor/status"]["free"]["median"]
+    )
+    assert "in rounds (p50; free / same CPU" in table
