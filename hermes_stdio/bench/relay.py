@@ -11,8 +11,8 @@ Contract:
   concurrent sessions split over two profiles, and throughput for 20 B and
   4 KiB deltas, then the worker's RSS over ``Config.short_runs`` one-delta
   runs (the stdio layer's own growth, no hermes-agent); it stays live too,
-  for the round trips in ``rtt.rtt_rounds``. Both return plain
-  JSON-able dicts; processes are always closed. Round trips are sequential
+  for the round trips in ``rtt.rtt_rounds``. Both return plain JSON-able
+  dicts; their processes are closed with ``ctx``. Round trips are sequential
   (one request in flight, read on the calling thread: ``round_trips``), after
   a warm-up of 50 calls that is not counted.
 """
