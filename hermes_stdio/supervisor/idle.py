@@ -142,7 +142,7 @@ class IdleWorkers:
         return (
             slot.state == "ready"
             and not self._busy(slot)
-            and (peer is None or peer.pending_count == 0)
+            and (peer is None or peer.in_flight == 0)
         )
 
     def _evict(self, slot: WorkerSlot) -> bool:

@@ -11,9 +11,10 @@ Contract:
   message_too_large with id null) when ``answer_invalid`` is set, and always
   logged to stderr; decoding then goes on. A fatal framing error closes the peer.
 - ``request()`` correlates by id and fails the callback with a named error on
-  timeout or when the peer closes (``close_error``); ``respond*`` and
-  ``notify`` go through one ``FrameWriter`` (``handoff`` and ``linger_s`` are
-  its options).
+  timeout or when the peer closes (``close_error``); ``in_flight`` counts the
+  requests not answered yet and those whose answer's callback still runs.
+  ``respond*`` and ``notify`` go through one ``FrameWriter`` (``handoff`` and
+  ``linger_s`` are its options).
 - ``on_closed`` is called exactly once, after the last message was handled.
 """
 
@@ -84,6 +85,7 @@ class Peer:
         self._lock = threading.Lock()
         self._ids = itertools.count(1)
         self._pending: dict[RequestId, tuple[ResponseCallback, TimerHandle | None]] = {}
+        self._resolving = 0  # answers taken from _pending whose callback still runs
         self._closed = False
         self.close_error = RpcError(ErrorType.WORKER_CRASHED, f"{name} closed the connection")
         self._thread = threading.Thread(target=self._read_loop, name=f"read-{name}", daemon=True)
@@ -138,6 +140,8 @@ class Peer:
     def _resolve(self, response: Response) -> None:
         with self._lock:
             entry = self._pending.pop(response.id, None) if response.id is not None else None
+            if entry is not None:
+                self._resolving += 1
         if entry is None:
             if response.id is not None:
                 print(
@@ -148,12 +152,23 @@ class Peer:
         callback, timer = entry
         if timer is not None:
             timer.cancel()
-        callback(response)
+        try:
+            callback(response)
+        finally:
+            with self._lock:
+                self._resolving -= 1
 
     @property
     def pending_count(self) -> int:
         with self._lock:
             return len(self._pending)
+
+    @property
+    def in_flight(self) -> int:
+        """Requests not answered yet, or whose answer's callback is still running (it
+        may be recording what the answer created, such as a run's route)."""
+        with self._lock:
+            return len(self._pending) + self._resolving
 
     # --- receiving -------------------------------------------------------
 

@@ -174,3 +174,15 @@ def test_without_a_limit_starts_never_stop_anything() -> None:
     idle, pool, _ = limited(0, *slots, new)
     idle.make_room(new)
     assert pool.stopped == []
+
+
+class BusyPeer:
+    in_flight = 1  # a request not answered, or whose answer is still being recorded
+
+
+def test_a_worker_with_a_request_in_flight_is_not_stopped_for_room() -> None:
+    asked, idle_one, new = ready("asked", 100), ready("idle", 10), WorkerSlot("new", None)
+    asked.peer = BusyPeer()  # type: ignore[assignment]
+    idle, pool, _ = limited(2, asked, idle_one, new)
+    idle.make_room(new)
+    assert pool.stopped == ["idle"]

@@ -291,3 +291,18 @@ def test_a_fatal_framing_error_closes_the_peer(link: Link):
     assert link.handler.closed_event.wait(WAIT)
     assert link.handler.closed == ["too much invalid input"]
     assert q.get(timeout=WAIT).error == link.peer.close_error.to_wire()
+
+
+def test_a_request_is_in_flight_until_its_answers_callback_has_returned(link: Link):
+    seen: queue.Queue[tuple[int, int]] = queue.Queue()
+
+    def callback(_response: Response) -> None:
+        # What the answer created (a run's route, say) is recorded here: until this
+        # returns, nothing may take the peer for idle.
+        seen.put((link.peer.pending_count, link.peer.in_flight))
+
+    msg_id = link.peer.request("work", {}, callback)
+    assert link.peer.in_flight == 1
+    link.next()
+    link.send({"jsonrpc": "2.0", "id": msg_id, "result": None})
+    assert seen.get(timeout=WAIT) == (0, 1)
