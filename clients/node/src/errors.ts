@@ -31,7 +31,11 @@ export type ClientErrorType =
 /** vscode-jsonrpc's own codes: MessageWriteError, MessageReadError, PendingResponseRejected, ConnectionInactive. */
 const TRANSPORT_CODES = new Set([-32099, -32098, -32097, -32096]);
 
-/** Client-side codes, outside the server's -32000..-32099 application range. */
+/**
+ * Client-side codes: the client's own outside the server's -32000..-32099 application
+ * range, and three shared on purpose (vscode-jsonrpc's connection code, and two the
+ * server also uses for the same meaning).
+ */
 export const CLIENT_ERROR_CODES: Readonly<Record<ClientErrorType, number>> = {
   connection_closed: -32097, // vscode-jsonrpc ErrorCodes.PendingResponseRejected
   spawn_failed: -32190,
