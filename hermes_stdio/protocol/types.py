@@ -42,6 +42,9 @@ WorkerState = Literal["starting", "ready", "stopping", "exited", "backoff"]
 StartMode = Literal["forked", "spawned"]
 CompressionMode = Literal["agent", "host"]
 TemplateState = Literal["starting", "ready", "unsafe", "exited", "failed"]
+# Why a worker stopped: the supervisor's reasons, or "crashed" when it did not ask.
+StopReason = Literal["idle", "limit", "restart", "shutdown", "start_failed"]
+ExitReason = Literal["idle", "limit", "restart", "shutdown", "start_failed", "crashed"]
 
 
 # --- lifecycle -------------------------------------------------------------
@@ -156,6 +159,11 @@ class WorkerExitedNotification(Record):
     )
     signal: str | None = doc_field("Signal name (e.g. SIGKILL) when killed by one.")
     expected: bool = doc_field("True when the supervisor asked it to stop.")
+    reason: ExitReason = doc_field(
+        "Why: idle (--worker-idle-timeout), limit (stopped to make room under"
+        " --max-workers), restart (worker/restart), shutdown, start_failed (it did not"
+        " get ready), or crashed (the supervisor did not ask it to stop)."
+    )
 
 
 # --- sessions --------------------------------------------------------------

@@ -99,7 +99,7 @@ class IdleWorkers:
                     f"hermes-stdio: stopping worker {slot.label}: unused for {self.idle_s:g} s",
                     file=sys.stderr,
                 )
-                self.pool.stop(slot)
+                self.pool.stop(slot, reason="idle")
                 self.stopped += 1
         finally:
             self._stopping.discard(slot)
@@ -140,9 +140,7 @@ class IdleWorkers:
     def _free(self, slot: WorkerSlot) -> bool:
         peer = slot.peer
         return (
-            slot.state == "ready"
-            and not self._busy(slot)
-            and (peer is None or peer.in_flight == 0)
+            slot.state == "ready" and not self._busy(slot) and (peer is None or peer.in_flight == 0)
         )
 
     def _evict(self, slot: WorkerSlot) -> bool:
@@ -159,7 +157,7 @@ class IdleWorkers:
                 f" to stay within --max-workers {self.max_workers}",
                 file=sys.stderr,
             )
-            self.pool.stop(slot)
+            self.pool.stop(slot, reason="limit")
             self.stopped += 1
             return True
         finally:

@@ -278,7 +278,7 @@ class Supervisor(RoutedMethods, RelayMethods):
         slot = self.pool.slot(*self._key(p.profile, p.worker_key))
 
         def run() -> t.WorkerRestartResult:
-            self.pool.stop(slot)
+            self.pool.stop(slot, reason="restart")
             self.pool.reset_backoff(slot)
             self.pool.ensure_ready(slot)
             return t.WorkerRestartResult(self._worker_info(slot))

@@ -77,6 +77,7 @@ class WorkerSlot:
         self.started_at: int | None = None
         self.last_used_at = now_ms()
         self.stopping = False
+        self.stop_reason: types.StopReason = "shutdown"  # why, once stopping is set
         self.ready = threading.Event()
         self.start_error: RpcError | None = None
         # Set once the current (or last) process's exit has been handled.
@@ -266,7 +267,7 @@ class WorkerPool:
                 ErrorType.WORKER_UNAVAILABLE, f"worker did not get ready in {self.ready_timeout:g}s"
             )
         if slot.start_error is not None:
-            self.stop(slot)
+            self.stop(slot, reason="start_failed")
             raise slot.start_error
         return peer
 
@@ -296,6 +297,7 @@ class WorkerPool:
         if token:  # tool commands it started live in sessions of their own: end them too
             kill_tagged(token)
         expected = slot.stopping
+        why: types.ExitReason = slot.stop_reason if expected else "crashed"
         if slot.proc is proc:
             slot.proc, slot.peer = None, None
             slot.state = "exited"
@@ -320,6 +322,7 @@ class WorkerPool:
             exit_code=code if code is None or code >= 0 else None,
             signal=sig,
             expected=expected,
+            reason=why,
         )
         print(
             f"hermes-stdio: worker {slot.label} pid {proc.pid} exited "
@@ -328,14 +331,21 @@ class WorkerPool:
         )
         self.on_exit(slot, note)
 
-    def stop(self, slot: WorkerSlot, *, shutdown_timeout: float = 5.0) -> None:
+    def stop(
+        self,
+        slot: WorkerSlot,
+        *,
+        reason: types.StopReason = "shutdown",
+        shutdown_timeout: float = 5.0,
+    ) -> None:
         with slot.lock:
-            self._stop(slot, shutdown_timeout)
+            self._stop(slot, reason, shutdown_timeout)
 
-    def _stop(self, slot: WorkerSlot, shutdown_timeout: float) -> None:
+    def _stop(self, slot: WorkerSlot, reason: types.StopReason, shutdown_timeout: float) -> None:
         proc, peer = slot.proc, slot.peer
         if proc is None:
             return
+        slot.stop_reason = reason
         slot.stopping = True
         slot.state = "stopping"
         if peer is not None:

@@ -26,6 +26,7 @@ def test_an_unused_worker_is_stopped_and_the_next_run_resumes_its_session(
     host.wait_run_completed(first["runId"])
     exited = host.wait_for(lambda n: n.method == "worker/exited", timeout=30)
     assert exited.params["expected"] is True and exited.params["profile"] == "default"
+    assert exited.params["reason"] == "idle"
     assert host.request("supervisor/status")["workers"][0]["state"] == "exited"
     host.wait_stderr(lambda line: "unused for 1 s" in line)
 

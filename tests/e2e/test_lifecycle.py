@@ -76,6 +76,7 @@ def test_shutdown_then_exit_stops_workers_and_exits_zero(
     assert wait_gone(pid, 5)
     exited = [n for _, n in host.received if getattr(n, "method", "") == "worker/exited"]
     assert exited and exited[0].params["expected"] is True
+    assert exited[0].params["reason"] == "shutdown"
 
 
 def test_exit_without_shutdown_exits_one(host: HostClient) -> None:

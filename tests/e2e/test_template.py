@@ -138,7 +138,7 @@ def test_a_killed_template_is_restarted_while_its_workers_serve_on(
     exited = host.wait_for(lambda n: n.method == "worker/exited", timeout=WAIT)
     assert exited.params["pid"] == forked["pid"]
     assert (exited.params["exitCode"], exited.params["signal"]) == (None, None)
-    assert exited.params["expected"] is False
+    assert exited.params["expected"] is False and exited.params["reason"] == "crashed"
 
 
 def test_a_killed_supervisor_takes_its_template_and_forked_workers_with_it(

@@ -35,6 +35,7 @@ def test_at_the_limit_the_least_recently_used_free_worker_makes_room_and_resumes
     # Stopped before the new worker starts, so before the run's notifications.
     exited = host.wait_for(lambda n: n.method == "worker/exited", timeout=30)
     assert exited.params["profile"] == "work" and exited.params["expected"] is True
+    assert exited.params["reason"] == "limit"
     assert host.wait_run_completed(other["runId"]).params["status"] == "complete"
     assert states(host) == {"work": "exited", "play": "ready"}
     host.wait_stderr(lambda line: "least recently used" in line)

@@ -122,6 +122,7 @@ def test_killing_a_worker_mid_run_completes_the_run_with_worker_crashed_and_the_
         "exitCode": None,
         "signal": "SIGKILL",
         "expected": False,
+        "reason": "crashed",
     }
     result = host.request("run/result", {"runId": run["runId"]})
     assert result["status"] == "error" and result["error"]["type"] == RunErrorType.WORKER_CRASHED
@@ -461,4 +462,5 @@ def test_a_run_started_while_a_wedged_worker_restarts_runs_in_the_new_worker_and
     assert notes[-1].method == "run/completed"
     [exited] = [m for _, m in host.received if getattr(m, "method", "") == "worker/exited"]
     assert exited.params["pid"] == old and exited.params["expected"] is True
+    assert exited.params["reason"] == "restart"
     assert worker_pids(host)[("default", None)] != old

@@ -31,14 +31,16 @@ class FakePool:
     def __init__(self, *slots: WorkerSlot) -> None:
         self._slots = list(slots)
         self.stopped: list[str] = []
+        self.reasons: list[str] = []
         self.done = threading.Event()
 
     def slots(self) -> list[WorkerSlot]:
         return list(self._slots)
 
-    def stop(self, slot: WorkerSlot) -> None:
+    def stop(self, slot: WorkerSlot, *, reason: str) -> None:
         slot.state = "exited"
         self.stopped.append(slot.profile)
+        self.reasons.append(reason)
         self.done.set()
 
 
@@ -67,7 +69,7 @@ def test_one_timer_is_set_for_the_earliest_idle_moment_and_only_idle_workers_sto
     assert len(timers.set) == 1 and timers.set[0][0] == 0.0  # "old" is already idle
     timers.set[0][1]()  # fire
     assert pool.done.wait(WAIT)
-    assert pool.stopped == ["old"]
+    assert pool.stopped == ["old"] and pool.reasons == ["idle"]
     # Re-armed for the rest: "fresh" about 59 s from now, once, whether the stop
     # thread or the firing re-arms first (the later one finds it set).
     assert len(timers.set) == 2 and 55 < timers.set[1][0] <= 60
@@ -118,7 +120,7 @@ def test_at_the_worker_limit_the_least_recently_used_free_worker_is_stopped_firs
     idle, pool, routes = limited(3, oldest_busy, old, recent, new)
     routes.running[oldest_busy.key] = 1  # a run in progress is never stopped for room
     idle.make_room(new)
-    assert pool.stopped == ["old"] and idle.stopped == 1
+    assert pool.stopped == ["old"] and pool.reasons == ["limit"] and idle.stopped == 1
 
 
 def test_when_every_worker_is_busy_a_start_fails_with_worker_limit() -> None:

@@ -90,7 +90,7 @@ def test_stop_ends_the_worker_and_reports_one_expected_exit(
     assert proc is not None
     pool.stop(slot)
     [note] = exits.wait()
-    assert note.expected is True
+    assert note.expected is True and note.reason == "shutdown"
     assert note.pid == proc.pid
     assert note.profile == "default" and note.worker_key is None
     assert note.exit_code == 0 and note.signal is None
@@ -110,7 +110,7 @@ def test_a_killed_worker_reports_an_unexpected_sigkill_exit_and_counts_a_restart
     assert proc is not None
     os.kill(proc.pid, signal.SIGKILL)
     [note] = exits.wait()
-    assert note.expected is False
+    assert note.expected is False and note.reason == "crashed"
     assert note.signal == "SIGKILL"
     assert note.exit_code is None
     assert note.pid == proc.pid
@@ -258,3 +258,31 @@ def test_a_worker_spawned_after_a_failed_fork_gets_a_tag_of_its_own(
     [tag] = [v.split(b"=", 1)[1].decode() for v in environ if v.startswith(WORKER_TAG.encode())]
     assert template.tags and tag not in template.tags
     monkeypatch.setattr(pool, "template", None)
+
+
+def test_a_worker_that_never_gets_ready_is_stopped_and_reported_as_start_failed(
+    tmp_path: Path, exits: ExitLog
+) -> None:
+    silent = tmp_path / "silent-python"  # starts, never says worker/ready
+    silent.write_text("#!/bin/sh\nexec sleep 60\n")
+    silent.chmod(0o755)
+    home = tmp_path / "home"
+    home.mkdir()
+    pool = WorkerPool(
+        home.resolve(),
+        str(silent),
+        dict(os.environ),
+        lambda slot, note, body: None,
+        exits,
+        max_body_bytes=DEFAULT_MAX_BODY_BYTES,
+        ready_timeout=0.5,
+    )
+    try:
+        slot = pool.slot("default", None)
+        with pytest.raises(RpcError) as err:
+            pool.ensure_ready(slot)
+        assert err.value.kind is ErrorType.WORKER_UNAVAILABLE
+        [note] = exits.wait()
+        assert note.expected is True and note.reason == "start_failed"
+    finally:
+        pool.close()

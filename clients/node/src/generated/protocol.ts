@@ -1854,6 +1854,10 @@ export interface WorkerExitedNotification {
    * True when the supervisor asked it to stop.
    */
   expected: boolean;
+  /**
+   * Why: idle (--worker-idle-timeout), limit (stopped to make room under --max-workers), restart (worker/restart), shutdown, start_failed (it did not get ready), or crashed (the supervisor did not ask it to stop).
+   */
+  reason: 'idle' | 'limit' | 'restart' | 'shutdown' | 'start_failed' | 'crashed';
 }
 
 export interface WorkerInfo {
