@@ -198,7 +198,14 @@ class Supervisor(RoutedMethods, RelayMethods):
                 supported=[PROTOCOL_VERSION],
             )
         # Checked before anything changes: a refused initialize leaves no trace.
-        prewarm = [self._key(name, None) for name in self._prewarm_list(p)]
+        prewarm = list(dict.fromkeys(self._key(name, None) for name in self._prewarm_list(p)))
+        limit = self.idle.max_workers
+        if 0 < limit < len(prewarm):
+            raise RpcError(
+                ErrorType.INVALID_PARAMS,
+                f"prewarmProfiles names {len(prewarm)} profiles; --max-workers allows {limit}",
+                field="params.options.prewarmProfiles",
+            )
         self.state = "initialized"
         self.pool.reset_backoff()
         caps = t.ServerCapabilities(

@@ -67,3 +67,18 @@ def test_a_worker_whose_run_waits_on_the_host_is_never_stopped_for_room(
     # The run ended: now the same request makes room.
     assert host.request("session/listStored", {"profile": "work"})["sessions"] == []
     assert states(host) == {"default": "exited", "work": "ready"}
+
+
+def test_prewarming_more_profiles_than_the_limit_fails_initialize_and_changes_nothing(
+    start_host: StartHost,
+) -> None:
+    host = start_host("--max-workers", "1")
+    too_many = {"protocolVersion": 1, "options": {"prewarmProfiles": ["work", "play"]}}
+    with pytest.raises(RpcError) as caught:
+        host.request("initialize", too_many)
+    assert caught.value.kind is ErrorType.INVALID_PARAMS
+    assert caught.value.data["field"] == "params.options.prewarmProfiles"
+    # Nothing started; a name given twice is one profile.
+    twice = {"protocolVersion": 1, "options": {"prewarmProfiles": ["work", "work"]}}
+    host.request("initialize", twice)
+    assert set(states(host)) == {"work"}
