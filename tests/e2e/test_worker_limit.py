@@ -40,10 +40,10 @@ def test_at_the_limit_the_least_recently_used_free_worker_makes_room_and_resumes
     assert states(host) == {"work": "exited", "play": "ready"}
     host.wait_stderr(lambda line: "least recently used" in line)
 
-    # The stopped worker's session comes back from the database, in a new worker
-    # that in turn takes play's place.
+    # The stopped worker's session keeps its route: named alone, it comes back from
+    # work's database, in a new worker that in turn takes play's place.
     llm.enqueue(Reply.text(["KIWI"]))
-    resume = {"sessionId": first["sessionId"], "profile": "work", "message": "which?"}
+    resume = {"sessionId": first["sessionId"], "message": "which?"}
     again = host.request("run/start", resume)
     done = host.wait_run_completed(again["runId"]).params
     assert done["status"] == "complete" and done["result"]["messageCount"] == 4

@@ -136,6 +136,16 @@ def test_drop_slot_returns_only_that_slots_unfinished_runs() -> None:
     assert routes.session("s3") == B
 
 
+def test_drop_slot_keeping_sessions_keeps_them_routed_and_still_returns_unfinished_runs() -> None:
+    routes = Routes()
+    routes.add_session("a1", A)
+    routes.add_run("a_live", "s1", A)
+    dropped = routes.drop_slot(A, keep_sessions=True)
+    assert [r.run_id for r in dropped] == ["a_live"]
+    assert routes.session("a1") == A and routes.session("s1") == A
+    assert routes.counts(A) == (2, 1)
+
+
 def test_drop_slot_of_an_unknown_slot_returns_nothing() -> None:
     assert Routes().drop_slot(B) == []
 
