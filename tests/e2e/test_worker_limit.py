@@ -1,7 +1,8 @@
 """The worker limit through the real binary: at --max-workers, the least recently used
-free worker is stopped (worker/exited, expected) to start another, and its sessions
+free worker is stopped (worker/exited, reason limit) to start another, and its sessions
 resume from the DB; a worker whose run waits on the host is never stopped, and the
-request that needed room fails with worker_limit until that run ends."""
+request that needed room fails with worker_limit until that run ends. Also a worker
+that never gets ready exits as start_failed."""
 
 from __future__ import annotations
 
@@ -82,3 +83,20 @@ def test_prewarming_more_profiles_than_the_limit_fails_initialize_and_changes_no
     twice = {"protocolVersion": 1, "options": {"prewarmProfiles": ["work", "work"]}}
     host.request("initialize", twice)
     assert set(states(host)) == {"work"}
+
+
+def test_a_worker_that_never_gets_ready_exits_as_start_failed(
+    start_host: StartHost, tmp_path: Path
+) -> None:
+    silent = tmp_path / "silent-python"  # a worker that starts and never says ready
+    silent.write_text("#!/bin/sh\nexec sleep 60\n")
+    silent.chmod(0o755)
+    host = start_host(
+        "--agent-python", str(silent), "--worker-ready-timeout", "0.5", "--no-worker-template"
+    )
+    host.initialize()
+    with pytest.raises(RpcError) as caught:
+        host.request("session/listStored", {})
+    assert caught.value.kind is ErrorType.WORKER_UNAVAILABLE
+    exited = host.wait_for(lambda n: n.method == "worker/exited", timeout=30)
+    assert exited.params["expected"] is True and exited.params["reason"] == "start_failed"
