@@ -44,7 +44,7 @@ CompressionMode = Literal["agent", "host"]
 TemplateState = Literal["starting", "ready", "unsafe", "exited", "failed"]
 # Why a worker stopped: the supervisor's reasons, or "crashed" when it did not ask.
 StopReason = Literal["idle", "limit", "restart", "shutdown", "start_failed"]
-ExitReason = Literal["idle", "limit", "restart", "shutdown", "start_failed", "crashed"]
+ExitReason = Literal[StopReason, "crashed"]
 
 
 # --- lifecycle -------------------------------------------------------------

@@ -16,10 +16,11 @@ at most once per ``idle_s``. ``idle_s`` <= 0 turns all of this off.
 
 ``make_room(slot)`` is called (by the pool, under ``slot.lock``) before a
 worker starts for ``slot``: when ``max_workers`` others are starting or ready,
-the least recently used ready one with no run in progress and no request
-pending is stopped first, just as an idle stop is (so ``worker/exited`` is
-expected and its sessions resume from the database); if none is free, the
-start fails with ``worker_limit``. Decisions are taken one at a time, and a
+the least recently used ready one with no run in progress and no request in
+flight (``Peer.in_flight``) is stopped first, just as an idle stop is
+(``worker/exited`` with reason ``limit``; its sessions stay routed to it and
+resume from the database); if none is free, the start fails with
+``worker_limit``. Decisions are taken one at a time, and a
 worker whose lock another thread holds is passed over rather than waited for,
 so two starts never wait on each other. ``max_workers`` <= 0 means no limit.
 """
