@@ -13,7 +13,7 @@ Contract:
 - ``round_trips(method, params, calls)`` times sequential requests with the
   calling thread reading the child's stdout itself (the reader thread parks
   for the duration), as an event-loop host such as Node does: a thread
-  handoff in the bench would add its own wake-up (40–75 µs here) to every
+  handoff in the bench would add its own wake-up (40 to 75 µs here) to every
   figure. Anything else that arrives meanwhile is dispatched as usual.
 - Every wait is bounded: ``request`` raises ``TimeoutError`` after its
   timeout, ``Stream.wait_done`` likewise. ``close`` ends the child (stdin
