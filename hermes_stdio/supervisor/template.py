@@ -108,7 +108,7 @@ class ForkedChild:
 class _Template:
     """One template process and the socket to it."""
 
-    def __init__(self, python: str, env: dict[str, str]) -> None:
+    def __init__(self) -> None:
         self.state: t.TemplateState = "starting"
         self.problem: str | None = None
         self.ready_info: dict[str, Any] = {}
@@ -122,6 +122,10 @@ class _Template:
         self._children: dict[int, ForkedChild] = {}
         self._unclaimed_exits: dict[int, int] = {}  # exited before fork() registered it
         self._children_lock = threading.Lock()
+
+    def launch(self, python: str, env: dict[str, str]) -> None:
+        """Spawn the process. Call it only once this object is where ``info()``
+        looks: a template that exits at once is reported from another thread."""
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         argv = template_command(python, theirs.fileno())
         try:
@@ -278,7 +282,12 @@ class WorkerTemplate:
     def start(self) -> None:
         with self._lock:
             if self._current is None and not self._stopped:
-                self._current = _Template(self.python, self._env())
+                self._launch()
+
+    def _launch(self) -> None:
+        # Published before it spawns, so its exit line never precedes its state.
+        self._current = current = _Template()
+        current.launch(self.python, self._env())
 
     def wait_ready(self, timeout: float) -> bool:
         """Whether it became ready (or failed) within ``timeout``; for tests and tools."""
@@ -303,7 +312,7 @@ class WorkerTemplate:
                 and self.restarts < self.MAX_RESTARTS
             ):
                 self.restarts += 1
-                self._current = _Template(self.python, self._env())
+                self._launch()
                 print(
                     f"hermes-stdio: worker template exited; restart {self.restarts}",
                     file=sys.stderr,

@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import contextlib
+import io
 import os
 import select
 import signal
 import subprocess
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -183,6 +185,35 @@ def test_a_template_that_cannot_start_is_failed_and_unavailable() -> None:
     assert t.info().state == "failed"
     with pytest.raises(TemplateUnavailable, match="cannot start"):
         fork(t)
+
+
+def test_a_template_that_exits_at_once_is_reported_exited_by_the_time_its_exit_is_logged(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The reader runs inline, so the exit is logged before start() returns: the
+    # state a host reads after the log line must already say so.
+    class Inline:
+        def __init__(self, target: Callable[[], None], **_: object) -> None:
+            self.target = target
+
+        def start(self) -> None:
+            self.target()
+
+    inline = SimpleNamespace(**{**vars(threading), "Thread": Inline})
+    monkeypatch.setattr(template_mod, "threading", inline)
+    t = WorkerTemplate("/bin/false", env())  # ignores its arguments and exits 1
+    logged: list[str] = []
+
+    class Stderr(io.TextIOWrapper):  # with .buffer, which the stderr relay writes to
+        def write(self, s: str) -> int:
+            if s.startswith("hermes-stdio: worker template pid"):
+                logged.append(t.info().state)
+            return super().write(s)
+
+    monkeypatch.setattr(sys, "stderr", Stderr(io.BytesIO()))
+    t.start()
+    t.stop()
+    assert logged == ["exited"]
 
 
 def test_the_supervisor_has_a_template_only_where_it_is_supported_and_wanted(
