@@ -7,8 +7,8 @@ Contract (a mixin of ``Supervisor``, which provides ``routes`` and ``host``):
   protocol relays from workers pass. The requests a run waits on (approvals,
   questions, compression, sudo, secrets) are noted from their ``requested`` and
   ``resolved`` notifications.
-- When a worker dies (``_worker_exited``), its sessions' routes are dropped,
-  unless the supervisor stopped it as idle or to make room. Each of its
+- When a worker dies (``_worker_exited``), its sessions stay routed to its
+  slot, however it ended, so the next worker resumes them. Each of its
   unfinished runs gets, with the next ``seq`` numbers, one ``approval/resolved`` /
   ``clarify/resolved`` / ``compression/resolved`` / ``sudo/resolved`` /
   ``secret/resolved`` (``cancelled``) per request it still waited on, then one synthesized
@@ -102,11 +102,9 @@ class RelayMethods:
         assert self.host is not None
         why = "was stopped" if note.expected else f"exited ({note.signal or note.exit_code})"
         kind = t.RunErrorType.WORKER_STOPPED if note.expected else t.RunErrorType.WORKER_CRASHED
-        # A worker stopped for housekeeping (idle, or to make room) keeps its sessions'
-        # routes: the host did not ask for the stop, and a request naming one of them
+        # Its sessions keep their routes, however it ended: a request naming one alone
         # must reach this profile again, not start a new session under the default.
-        keep = note.reason in ("idle", "limit")
-        for route in self.routes.drop_slot(slot.key, keep_sessions=keep):
+        for route in self.routes.unfinished(slot.key):
             seq = route.last_seq
             # What the run waited for dies with it: each request is still closed once.
             for what, ident in list(route.waiting):

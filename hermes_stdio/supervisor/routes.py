@@ -3,8 +3,9 @@
 Contract: thread-safe. A run's route lives while it runs (with the approval and
 clarify requests it waits on) and, once finished,
 among the last ``keep_finished`` finished runs (so ``run/result`` can still be
-routed); a worker's exit drops its sessions (or keeps them routed to its slot)
-and returns its unfinished runs.
+routed); a session stays routed to its slot until it is destroyed, whatever
+becomes of the slot's worker (the next one resumes it from the database), and
+a worker's exit returns its unfinished runs.
 The supervisor holds only these routes and worker health; sessions and runs
 themselves live in the workers. ``counts(slot)`` (sessions routed to a worker,
 its runs in progress) costs the same however many routes there are: it is
@@ -142,14 +143,10 @@ class Routes:
             old, _ = self._finished.popitem(last=False)
             self._runs.pop(old, None)
 
-    def drop_slot(self, slot: SlotKey, *, keep_sessions: bool = False) -> list[RunRoute]:
-        """Forget a dead worker's sessions (unless ``keep_sessions``: they stay routed
-        to the slot, for its next worker to resume); return its runs that never
-        completed."""
+    def unfinished(self, slot: SlotKey) -> list[RunRoute]:
+        """A dead worker's runs that never completed. Its sessions stay routed to the
+        slot: a request naming one alone must reach this profile's database again."""
         with self._lock:
-            if not keep_sessions:
-                for sid in [s for s, k in self._sessions.items() if k == slot]:
-                    self._unroute_session(sid)
             return [r for r in self._runs.values() if r.slot == slot and not r.done]
 
     def counts(self, slot: SlotKey) -> tuple[int, int]:

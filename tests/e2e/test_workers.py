@@ -263,7 +263,7 @@ def test_a_failed_request_leaves_no_route_for_the_session_it_named(
     llm.enqueue(Reply.text(["stored"]))
     run = host.request("run/start", {"message": "hi", "sessionId": "kept"})
     host.wait_run_completed(run["runId"])
-    host.request("worker/restart", {"profile": "default"})
+    host.request("session/destroy", {"sessionId": "kept"})  # stored, and routed nowhere now
     bad = {"sessionId": "kept", "workerKey": "k1", "model": "m", "provider": "no-such-provider"}
     with pytest.raises(RpcError):
         host.request("session/switchModel", bad)
@@ -415,6 +415,34 @@ def test_a_session_continues_from_its_stored_history_after_its_worker_was_killed
     llm.enqueue(Reply.text(["hi"]))
     fresh = host.request("run/start", {"message": "hi", "sessionId": "sess-never-seen"})
     assert host.wait_run_completed(fresh["runId"]).params["result"]["messageCount"] == 2
+
+
+def test_another_profiles_session_resumes_by_its_id_alone_after_a_crash_and_a_restart(
+    host: HostClient, llm: ScriptedLLM
+) -> None:
+    llm.enqueue(Reply.text(["Noted: zebra."]))
+    first = host.request("run/start", {"message": "Remember zebra.", "profile": "work"})
+    sid = first["sessionId"]
+    host.wait_run_completed(first["runId"])
+    pid = worker_pids(host)[("work", None)]
+    os.kill(pid, signal.SIGKILL)
+    host.wait_for(lambda n: n.method == "worker/exited" and n.params["pid"] == pid)
+
+    # Named alone, it reaches work's database again: not a new session under default.
+    llm.enqueue(Reply.text(["It was zebra."]))
+    again = host.request("run/start", {"message": "Which word?", "sessionId": sid})
+    done = host.wait_run_completed(again["runId"]).params
+    assert done["status"] == "complete" and done["result"]["messageCount"] == 4
+    assert ("default", None) not in worker_pids(host)
+
+    host.request("worker/restart", {"profile": "work"})
+    llm.enqueue(Reply.text(["Still zebra."]))
+    third = host.request("run/start", {"message": "And now?", "sessionId": sid})
+    done = host.wait_run_completed(third["runId"]).params
+    assert done["status"] == "complete" and done["result"]["messageCount"] == 6
+    with pytest.raises(RpcError) as caught:
+        host.request("run/start", {"message": "moved?", "sessionId": sid, "profile": "default"})
+    assert caught.value.kind is ErrorType.INVALID_PARAMS
 
 
 def test_estimate_context_names_an_agent_that_cannot_be_imported_or_built(

@@ -111,43 +111,29 @@ def test_unfinished_runs_are_never_evicted_by_finished_ones() -> None:
     assert routes.run("r2") is not None
 
 
-def test_drop_slot_forgets_only_that_slots_sessions() -> None:
+def test_a_dead_workers_sessions_stay_routed_to_its_slot() -> None:
     routes = Routes()
     routes.add_session("a1", A)
-    routes.add_session("a2", A)
+    routes.add_run("a_live", "s1", A)
     routes.add_session("b1", B)
-    routes.add_session("k1", A_KEYED)
-    routes.drop_slot(A)
-    assert routes.session("a1") is None
-    assert routes.session("a2") is None
+    routes.unfinished(A)
+    assert routes.session("a1") == A and routes.session("s1") == A
     assert routes.session("b1") == B
-    assert routes.session("k1") == A_KEYED
+    assert routes.counts(A) == (2, 1)
 
 
-def test_drop_slot_returns_only_that_slots_unfinished_runs() -> None:
+def test_unfinished_returns_only_that_slots_runs_that_never_completed() -> None:
     routes = Routes()
     routes.add_run("a_live", "s1", A)
     routes.add_run("a_done", "s2", A)
     routes.note_seq("a_done", 1, completed=True)
     routes.add_run("b_live", "s3", B)
     routes.add_run("k_live", "s4", A_KEYED)
-    dropped = routes.drop_slot(A)
-    assert [r.run_id for r in dropped] == ["a_live"]
-    assert routes.session("s3") == B
+    assert [r.run_id for r in routes.unfinished(A)] == ["a_live"]
 
 
-def test_drop_slot_keeping_sessions_keeps_them_routed_and_still_returns_unfinished_runs() -> None:
-    routes = Routes()
-    routes.add_session("a1", A)
-    routes.add_run("a_live", "s1", A)
-    dropped = routes.drop_slot(A, keep_sessions=True)
-    assert [r.run_id for r in dropped] == ["a_live"]
-    assert routes.session("a1") == A and routes.session("s1") == A
-    assert routes.counts(A) == (2, 1)
-
-
-def test_drop_slot_of_an_unknown_slot_returns_nothing() -> None:
-    assert Routes().drop_slot(B) == []
+def test_unfinished_of_an_unknown_slot_is_empty() -> None:
+    assert Routes().unfinished(B) == []
 
 
 def test_counts_reports_sessions_and_running_runs_per_slot() -> None:
@@ -205,9 +191,9 @@ def test_a_failed_claim_is_released_unless_a_run_made_the_session_real() -> None
 
 def test_a_run_in_another_worker_does_not_keep_a_failed_claim() -> None:
     routes = Routes()
-    routes.add_run("r1", "s1", A)  # it ran in A, whose worker then exited
+    routes.add_run("r1", "s1", A)  # it ran in A, and was then destroyed there
     routes.finish(routes.run("r1"))  # type: ignore[arg-type]
-    routes.drop_slot(A)
+    routes.drop_session("s1")
     routes.claim_session("s1", B)
     routes.release_session("s1", B)
     assert routes.session("s1") is None
@@ -267,7 +253,7 @@ def test_counts_kept_per_slot_match_a_recount_after_any_sequence_of_changes() ->
             if route is not None:
                 routes.finish(route)
         elif op == 7:
-            for route in routes.drop_slot(slot):
+            for route in routes.unfinished(slot):
                 routes.finish(route)
         for key in slots:
             recount = (
