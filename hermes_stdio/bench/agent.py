@@ -41,7 +41,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .client import FramedClient, LineClient, RpcFailed, Stream
+from .client import FramedClient, LineClient, Stream
 from .common import TRIM_SETTLE_S, Ctx, memory_series, pinned
 from .rounds import HERMES_NEW, HERMES_WARM, IN_PROCESS, TUI_GATEWAY, Turn, token_rate
 from .rtt import TUI_GATEWAY as TUI_RESIZE
@@ -78,24 +78,15 @@ def _tp_median(ctx: Ctx, label: str, turn: Turn) -> dict[str, Any]:
 class Runner:
     def __init__(self, ctx: Ctx, client: FramedClient) -> None:
         self.ctx, self.client = ctx, client
-        self.busy_retries = 0
 
     def run(self, sid: str, mode: str = "tokens", message: str = "hi") -> tuple[Stream, int]:
         """One turn in session ``sid``; returns the stream and the run/start send time."""
         timeout = self.ctx.config.timeout
         stream = self.client.watch(sid, Stream(mode))
         params = {"message": message, "sessionId": sid, "conversationHistory": []}
-        for attempt in range(3):
-            t0 = time.monotonic_ns()
-            try:
-                self.client.request("run/start", params, timeout)
-                break
-            except RpcFailed as exc:
-                # A host that starts the next turn right after run/completed can race
-                # the worker releasing the session; counted, then retried at once.
-                if "session_busy" not in str(exc) or attempt == 2:
-                    raise
-                self.busy_retries += 1
+        t0 = time.monotonic_ns()
+        # Sent right after the last turn's run/completed: the session is free by then.
+        self.client.request("run/start", params, timeout)
         stream.wait_done(timeout)
         return stream, t0
 
@@ -174,7 +165,6 @@ def real_supervisor(ctx: Ctx) -> Live:
     mem["series"] = short["series"]
     mem["worker_start_mb_note"] = "worker RSS at ready is racy (hermes preloads in background)"
     res["memory"] = mem
-    res["session_busy_retries"] = runner.busy_retries
     return live
 
 

@@ -145,6 +145,18 @@ def test_a_session_carries_its_history_into_the_next_turn(
     assert "first answer" in str(contents) and "second question" in str(contents)
 
 
+def test_the_next_turn_started_as_soon_as_run_completed_arrives_is_never_session_busy(
+    host: HostClient, llm: ScriptedLLM
+) -> None:
+    sid = None
+    for turn in range(20):
+        llm.enqueue(Reply.text([f"answer {turn}"]))
+        run, notes = run_to_end(host, {"message": f"turn {turn}", "sessionId": sid})
+        sid = run["sessionId"]
+        assert notes[-1].params["status"] == "complete"
+    assert notes[-1].params["result"]["messageCount"] == 40
+
+
 def test_instructions_and_conversation_history_reach_the_model(
     host: HostClient, llm: ScriptedLLM
 ) -> None:

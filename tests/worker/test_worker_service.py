@@ -11,7 +11,7 @@ import pytest
 
 from hermes_stdio.protocol.toolbox import McpServerInfo
 from hermes_stdio.protocol.types import RunErrorType
-from hermes_stdio.wire import ErrorType
+from hermes_stdio.wire import ErrorType, Request
 from hermes_stdio.worker.contract import AgentUnavailable, TurnOutcome
 
 WAIT = 10.0
@@ -247,6 +247,28 @@ def test_a_second_run_start_on_a_busy_session_is_session_busy(harness):
     harness.wait_completed(ack["runId"])
     harness.wait_idle(ack["runId"])
     assert "result" in harness.call("run/start", {"message": "now", "sessionId": "s1"})
+
+
+def test_a_run_start_sent_the_moment_run_completed_is_written_finds_the_session_free(harness):
+    # The host's usual next turn: no wait between hearing the end and starting again.
+    send_raw, sent = harness.peer.send_raw, []
+
+    def next_turn_at_once(body: bytes) -> bool:
+        ok = send_raw(body)
+        if b'"run/completed"' in body and not sent:
+            sent.append(999)
+            request = Request(999, "run/start", {"message": "next", "sessionId": "s1"})
+            harness.service.on_request(harness.peer, request)
+        return ok
+
+    harness.peer.send_raw = next_turn_at_once
+    first = harness.start(sessionId="s1")
+    answer = harness.peer.wait_for(
+        lambda log: next((m for m in log if m.get("id") == 999 and "method" not in m), None)
+    )
+    assert sent == [999] and "result" in answer, answer
+    assert answer["result"]["runId"] != first["runId"]
+    harness.wait_completed(answer["result"]["runId"])
 
 
 def test_run_result_for_an_unknown_run_is_unknown_run(harness):
