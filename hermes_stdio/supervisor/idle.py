@@ -10,7 +10,10 @@ gracefully on a thread of its own, re-checked under the slot's locks so that a
 request handed to it or starting it meanwhile wins (a request after the
 decision waits for the stop, then starts a new worker); ``worker/exited``
 (expected) then tells the host, and the next request for the profile starts a
-new worker whose sessions resume from the database. The timer is set again for
+new worker whose sessions resume from the database. A keyed worker stopped so
+(as idle, or to make room, below) with no session routed to it is then
+forgotten (``WorkerPool.forget``), under the slot's lock the stop holds. The
+timer is set again for
 the workers left; with none running it stays unset, so an idle supervisor wakes
 at most once per ``idle_s``. ``idle_s`` <= 0 turns all of this off.
 
@@ -32,7 +35,7 @@ import threading
 
 from ..transport.timers import TIMERS, Soonest, Timers
 from ..wire import ErrorType, RpcError
-from .routes import Routes
+from .routes import Routes, SlotKey
 from .workers import WorkerPool, WorkerSlot, now_ms
 
 
@@ -70,6 +73,10 @@ class IdleWorkers:
         ]
         return min(dues) if dues else None
 
+    def _in_use(self, key: SlotKey) -> bool:
+        # A session routed to it (or a run in progress) would bring its worker back.
+        return self.routes.counts(key) != (0, 0)
+
     def _busy(self, slot: WorkerSlot) -> bool:
         return self.routes.counts(slot.key)[1] > 0
 
@@ -102,6 +109,7 @@ class IdleWorkers:
                 )
                 self.pool.stop(slot, reason="idle")
                 self.stopped += 1
+                self.pool.forget(slot, self._in_use)
         finally:
             self._stopping.discard(slot)
             self.arm()  # a request that won the race left a worker to watch
@@ -160,6 +168,7 @@ class IdleWorkers:
             )
             self.pool.stop(slot, reason="limit")
             self.stopped += 1
+            self.pool.forget(slot, self._in_use)
             return True
         finally:
             slot.lock.release()

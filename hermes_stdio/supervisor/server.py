@@ -288,6 +288,7 @@ class Supervisor(RoutedMethods, RelayMethods):
             self.pool.stop(slot, reason="restart")
             self.pool.reset_backoff(slot)
             self.pool.ensure_ready(slot)
-            return t.WorkerRestartResult(self._worker_info(slot))
+            # The key's slot now: a keyed one stopped meanwhile may have been forgotten.
+            return t.WorkerRestartResult(self._worker_info(self.pool.slot(*slot.key)))
 
         self._in_thread(req, run)

@@ -17,6 +17,11 @@ Contract:
   before the stop. A new process for a slot starts only once the previous
   one's exit has been handled (``on_exit`` returned), so what that exit ends
   (its runs, its sessions) never includes the new process's.
+- ``forget(slot, in_use)`` drops a keyed slot whose worker has exited and
+  that ``in_use`` says nothing refers to, so slots do not pile up with every
+  workerKey ever used. A slot whose lock another thread holds (a start may
+  be under way) is kept. A caller still holding a forgotten slot that starts
+  it gets the key's current slot started instead.
 - ``close()`` (shutdown): no worker starts any more (``shutting_down``), and
   every worker is stopped, a start in progress included.
 - With a ``template``, a worker is forked from it when it can be, and spawned
@@ -77,6 +82,7 @@ class WorkerSlot:
         self.started_at: int | None = None
         self.last_used_at = now_ms()
         self.stopping = False
+        self.forgotten = False  # dropped from the pool: the key has a new slot if used again
         self.stop_reason: types.StopReason = "shutdown"  # why, once stopping is set
         self.ready = threading.Event()
         self.start_error: RpcError | None = None
@@ -180,35 +186,65 @@ class WorkerPool:
         with self._lock:
             return list(self._slots.values())
 
+    def forget(self, slot: WorkerSlot, in_use: Callable[[SlotKey], bool]) -> bool:
+        """Drop ``slot`` if it is keyed, its worker has exited (not crashed into
+        back-off), no other thread holds its lock and ``in_use`` is false for its
+        key; whether it was dropped."""
+        if slot.worker_key is None or not slot.lock.acquire(blocking=False):
+            return False
+        try:
+            with self._lock:
+                if (
+                    slot.state != "exited"
+                    or slot.proc is not None
+                    or self._slots.get(slot.key) is not slot
+                    or in_use(slot.key)
+                ):
+                    return False
+                del self._slots[slot.key]
+                slot.forgotten = True
+        finally:
+            slot.lock.release()
+        print(
+            f"hermes-stdio: forgetting worker {slot.label}: nothing routed to it", file=sys.stderr
+        )
+        return True
+
     def ensure_ready(self, slot: WorkerSlot) -> Peer:
         slot.last_used_at = now_ms()
         peer = slot.peer
         if slot.state == "ready" and peer is not None:
             return peer
         with slot.lock:  # one start at a time per slot; others wait here, bounded below
-            if self.closing:
-                raise RpcError(ErrorType.SHUTTING_DOWN, "the server is shutting down")
-            if slot.state == "ready" and slot.peer is not None:
-                return slot.peer
-            if slot.state == "backoff":
-                raise RpcError(
-                    ErrorType.WORKER_UNAVAILABLE,
-                    f"worker for profile {slot.label!r} crashed {self.max_crashes} times in "
-                    f"{self.crash_window_s:g}s; call worker/restart or initialize to try again",
-                    profile=slot.profile,
-                )
-            try:
-                if self.before_start is not None:
-                    self.before_start(slot)
-                return self._start(slot)
-            except RpcError:
-                if slot.proc is None and slot.state == "starting":
-                    slot.state = "exited"
-                raise
+            if not slot.forgotten:
+                return self._ensure_ready_locked(slot)
+        # Forgotten while this caller held it: start the key's slot as it is now.
+        return self.ensure_ready(self.slot(*slot.key))
+
+    def _ensure_ready_locked(self, slot: WorkerSlot) -> Peer:
+        if self.closing:
+            raise RpcError(ErrorType.SHUTTING_DOWN, "the server is shutting down")
+        if slot.state == "ready" and slot.peer is not None:
+            return slot.peer
+        if slot.state == "backoff":
+            raise RpcError(
+                ErrorType.WORKER_UNAVAILABLE,
+                f"worker for profile {slot.label!r} crashed {self.max_crashes} times in "
+                f"{self.crash_window_s:g}s; call worker/restart or initialize to try again",
+                profile=slot.profile,
+            )
+        try:
+            if self.before_start is not None:
+                self.before_start(slot)
+            return self._start(slot)
+        except RpcError:
+            if slot.proc is None and slot.state == "starting":
+                slot.state = "exited"
+            raise
 
     def _start(self, slot: WorkerSlot) -> Peer:
         # The previous process's exit must be handled first: it ends that process's
-        # runs and forgets its sessions by slot, and must not touch the new one's.
+        # runs by slot, and must not end the new one's.
         if not slot.exit_handled.wait(EXIT_HANDLED_S):
             raise RpcError(
                 ErrorType.WORKER_UNAVAILABLE,

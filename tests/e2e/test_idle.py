@@ -68,3 +68,28 @@ def test_an_unused_session_is_unloaded_and_its_next_run_resumes_it(
     again = host.request("run/start", {"sessionId": sid, "message": "which?"})
     done = host.wait_run_completed(again["runId"]).params
     assert done["status"] == "complete" and done["result"]["messageCount"] == 4
+
+
+def test_an_idle_keyed_worker_with_nothing_routed_to_it_is_forgotten_and_comes_back_on_use(
+    start_host: StartHost, llm: ScriptedLLM
+) -> None:
+    host = start_host("--worker-idle-timeout", IDLE_S)
+    host.initialize()
+    for key in ("keeper", "helper"):  # keeper goes idle first
+        llm.enqueue(Reply.text([f"hi from {key}"]))
+        run = host.request("run/start", {"message": "hi", "workerKey": key})
+        host.wait_run_completed(run["runId"])
+        if key == "helper":  # done with it: nothing is routed to that worker any more
+            host.request("session/destroy", {"sessionId": run["sessionId"], "workerKey": key})
+    host.wait_stderr(lambda line: "forgetting worker default/helper" in line, timeout=30)
+    listed = {w["workerKey"]: w for w in host.request("supervisor/status")["workers"]}
+    assert "helper" not in listed
+    # Its session is routed to it, so keeper stays listed, stopped.
+    assert (listed["keeper"]["state"], listed["keeper"]["sessions"]) == ("exited", 1)
+
+    llm.enqueue(Reply.text(["back"]))
+    again = host.request("run/start", {"message": "again", "workerKey": "helper"})
+    assert host.wait_run_completed(again["runId"]).params["status"] == "complete"
+    listed = {w["workerKey"]: w for w in host.request("supervisor/status")["workers"]}
+    assert (listed["helper"]["state"], listed["helper"]["restarts"]) == ("ready", 0)
+    assert listed["keeper"]["sessions"] == 1

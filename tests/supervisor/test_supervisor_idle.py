@@ -32,6 +32,7 @@ class FakePool:
         self._slots = list(slots)
         self.stopped: list[str] = []
         self.reasons: list[str] = []
+        self.forgotten: list[tuple[str, bool]] = []  # forget() asked: (profile, in use)
         self.done = threading.Event()
 
     def slots(self) -> list[WorkerSlot]:
@@ -41,7 +42,11 @@ class FakePool:
         slot.state = "exited"
         self.stopped.append(slot.profile)
         self.reasons.append(reason)
-        self.done.set()
+
+    def forget(self, slot: WorkerSlot, in_use: Any) -> bool:
+        self.forgotten.append((slot.profile, in_use(slot.key)))
+        self.done.set()  # the last step of a stop
+        return False
 
 
 class FakeRoutes:
@@ -70,6 +75,7 @@ def test_one_timer_is_set_for_the_earliest_idle_moment_and_only_idle_workers_sto
     timers.set[0][1]()  # fire
     assert pool.done.wait(WAIT)
     assert pool.stopped == ["old"] and pool.reasons == ["idle"]
+    assert pool.forgotten == [("old", False)]  # then offered to be forgotten, unused
     # Re-armed for the rest: "fresh" about 59 s from now, once, whether the stop
     # thread or the firing re-arms first (the later one finds it set).
     assert len(timers.set) == 2 and 55 < timers.set[1][0] <= 60
@@ -121,6 +127,7 @@ def test_at_the_worker_limit_the_least_recently_used_free_worker_is_stopped_firs
     routes.running[oldest_busy.key] = 1  # a run in progress is never stopped for room
     idle.make_room(new)
     assert pool.stopped == ["old"] and pool.reasons == ["limit"] and idle.stopped == 1
+    assert pool.forgotten == [("old", False)]  # then offered to be forgotten, unused
 
 
 def test_when_every_worker_is_busy_a_start_fails_with_worker_limit() -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -180,6 +181,53 @@ def test_stop_of_a_slot_without_a_process_does_nothing(pool: WorkerPool) -> None
     pool.stop(slot)
     assert slot.state == "exited"
     assert not slot.stopping
+
+
+def test_forget_drops_only_an_exited_keyed_slot_that_nothing_uses(pool: WorkerPool) -> None:
+    unused, used = (lambda _key: False), (lambda _key: True)
+    assert not pool.forget(pool.slot("default", None), unused)  # one per profile: kept
+    busy = pool.slot("default", "busy")
+    assert not pool.forget(busy, used)
+    for state in ("starting", "ready", "stopping", "backoff"):
+        live = pool.slot("default", state)
+        live.state = state  # type: ignore[assignment]
+        assert not pool.forget(live, unused), state
+    held = pool.slot("default", "held")
+    locked, release = threading.Event(), threading.Event()
+
+    def hold() -> None:
+        with held.lock:
+            locked.set()
+            release.wait(10)
+
+    holder = threading.Thread(target=hold)
+    holder.start()
+    assert locked.wait(10)
+    assert not pool.forget(held, unused)  # a start may be under way: never waited for
+    release.set()
+    holder.join(10)
+
+    gone = pool.slot("default", "gone")
+    assert pool.forget(gone, unused) and gone.forgotten
+    assert pool.existing(gone.key) is None and gone not in pool.slots()
+    assert not pool.forget(gone, unused)  # once
+    assert pool.slot("default", "gone") is not gone
+
+
+def test_a_caller_holding_a_forgotten_slot_starts_the_keys_current_slot(pool: WorkerPool) -> None:
+    old = pool.slot("default", "k")
+    assert pool.forget(old, lambda _key: False)
+    tried: list[WorkerSlot] = []
+
+    def refuse(slot: WorkerSlot) -> None:
+        tried.append(slot)
+        raise RpcError(ErrorType.WORKER_LIMIT, "stand-in: no room")
+
+    pool.before_start = refuse
+    with pytest.raises(RpcError):
+        pool.ensure_ready(old)
+    current = pool.existing(("default", "k"))
+    assert current is not None and current is not old and tried == [current]
 
 
 def test_signal_names_cover_signals_without_a_name() -> None:
