@@ -15,8 +15,8 @@ Contract:
   then close stdin, SIGTERM, SIGKILL (all of its process group). It holds the
   slot's lock, so a start waits for it, and a start in progress finishes
   before the stop. A new process for a slot starts only once the previous
-  one's exit has been handled (``on_exit`` returned), so what that exit ends
-  (its runs, its sessions) never includes the new process's.
+  one's exit has been handled (``on_exit`` returned), so the runs that exit
+  ends never include the new process's.
 - ``forget(slot, in_use)`` drops a keyed slot whose worker has exited and
   that ``in_use`` says nothing refers to, so slots do not pile up with every
   workerKey ever used. A slot whose lock another thread holds (a start may
