@@ -6,11 +6,11 @@ Contract (the supervisor's side is ``supervisor.template``):
 - The template imports ``preload.modules()`` under an ``ImportAudit``, builds
   the SSL contexts a worker's first agent would (``sslshare.load_ahead``:
   keyed on the environment and the CA bundle files, so a forked worker uses
-  them only where its inputs are the same) and sends ``{"type": "ready",
-  "pid", "modules", "hermesModules", "sslContexts", "preloadMs",
-  "problems"}``. With problems (the imports wrote or iterated the
-  environment, or opened a file outside the code roots) it refuses every
-  fork.
+  them only where its inputs are the same), compiles ``preload.patterns()``
+  into ``re``'s cache, and sends ``{"type": "ready", "pid", "modules",
+  "hermesModules", "sslContexts", "patterns", "preloadMs", "problems"}``.
+  With problems (the imports wrote or iterated the environment, or opened a
+  file outside the code roots) it refuses every fork.
 - It fingerprints the files of the hermes-agent modules it imported
   (``runtime.preloaded_files``). A fork requested after any of them changed
   on disk (hermes-agent was upgraded) is refused, and the template exits: the
@@ -37,6 +37,7 @@ import gc
 import importlib
 import json
 import os
+import re
 import selectors
 import socket
 import sys
@@ -45,7 +46,7 @@ import time
 from typing import Any
 
 from .audit import ImportAudit
-from .preload import modules
+from .preload import modules, patterns
 from .runtime import Fingerprint, preloaded_files
 from .sslshare import load_ahead
 
@@ -65,6 +66,18 @@ def _thread_count() -> int:
         return len(os.listdir("/proc/self/task"))
     except OSError:
         return threading.active_count()
+
+
+def _compile_ahead() -> int:
+    """Compile what the worker's own imports will (``re`` keeps the result)."""
+    compiled = 0
+    for pattern, flags in patterns():
+        try:
+            re.compile(pattern, flags)
+            compiled += 1
+        except (re.error, TypeError, ValueError, OverflowError):
+            pass  # recorded on another Python: it only costs speed
+    return compiled
 
 
 class Template:
@@ -98,6 +111,7 @@ class Template:
             from httpx._transports import default
 
             contexts = load_ahead(default)
+        compiled = _compile_ahead()
         # Objects that live forever stay out of the collector's way: fewer pages of
         # the shared image get written (and so copied) in the children.
         gc.collect()
@@ -110,6 +124,7 @@ class Template:
                 "modules": len(sys.modules),
                 "hermesModules": max(0, len(hermes) - 1),  # less its METADATA
                 "sslContexts": contexts,
+                "patterns": compiled,
                 "preloadMs": round((time.monotonic() - started) * 1000, 1),
                 "problems": self.problems,
             },

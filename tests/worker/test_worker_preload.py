@@ -73,3 +73,59 @@ def test_comments_and_blank_lines_in_the_list_are_ignored(
 def test_a_missing_list_preloads_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(preload, "LIST", tmp_path / "absent.txt")
     assert preload.modules() == []
+
+
+_FIRST_TURN_PATTERNS = r"""
+import json, re, sys
+from hermes_stdio.worker import preload
+from hermes_stdio.worker.template import _compile_ahead
+_compile_ahead()
+hits = []
+compile_ = re._compile
+def watching(pattern, flags):
+    hits.append((type(pattern), pattern, flags) in re._cache)
+    return compile_(pattern, flags)
+re._compile = watching
+import run_agent  # the modules a worker imports itself, and their patterns
+print(json.dumps([len(hits), hits.count(False)]))
+"""
+
+
+def test_the_shipped_patterns_are_what_the_workers_own_imports_compile(tmp_path: Path) -> None:
+    # Against what is installed now: with the list compiled first, hermes' own
+    # imports find (almost) every pattern already in re's cache.
+    env = {"HERMES_HOME": str(tmp_path), "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
+    out = subprocess.run(
+        [sys.executable, "-P", "-c", _FIRST_TURN_PATTERNS],
+        capture_output=True,
+        text=True,
+        cwd="/",
+        env=env,
+        check=True,
+    )
+    calls, misses = json.loads(out.stdout.splitlines()[-1])
+    assert calls > 500 and misses <= calls // 50, (calls, misses)
+
+
+def test_patterns_are_read_as_pattern_and_flags_and_a_bad_file_gives_none(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    table = tmp_path / "preload_patterns.json"
+    table.write_text(json.dumps({"patterns": [["a+b", 2], ["^x$", 0]]}))
+    monkeypatch.setattr(preload, "PATTERNS", table)
+    assert preload.patterns() == [("a+b", 2), ("^x$", 0)]
+    table.write_text("{not json")
+    assert preload.patterns() == []
+    monkeypatch.setattr(preload, "PATTERNS", tmp_path / "absent.json")
+    assert preload.patterns() == []
+
+
+def test_compiling_ahead_skips_a_pattern_this_python_refuses(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from hermes_stdio.worker.template import _compile_ahead
+
+    table = tmp_path / "preload_patterns.json"
+    table.write_text(json.dumps({"patterns": [["(unclosed", 0], ["ok[0-9]+", 0]]}))
+    monkeypatch.setattr(preload, "PATTERNS", table)
+    assert _compile_ahead() == 1

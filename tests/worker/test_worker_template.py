@@ -18,6 +18,7 @@ import pytest
 
 from hermes_stdio.wire import FrameDecoder, parse_message
 from hermes_stdio.wire.jsonrpc import Notification
+from hermes_stdio.worker import preload
 
 WAIT = 30.0
 
@@ -101,6 +102,7 @@ def test_the_template_reports_ready_with_a_clean_audit(template: Template) -> No
     assert template.ready["modules"] > 500
     assert template.ready["preloadMs"] > 0
     assert template.ready["sslContexts"] >= 2  # httpx's default, certifi's for hermes' check
+    assert template.ready["patterns"] == len(preload.patterns()) > 100  # all compiled here
 
 
 def test_a_forked_worker_serves_its_pipes_and_its_exit_is_reported(template: Template) -> None:
