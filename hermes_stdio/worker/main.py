@@ -14,8 +14,9 @@ the profile's final environment.
 because only then has hermes loaded the profile's ``.env``; if any variable
 the template's preloaded modules read now differs, it replaces itself with a
 cold worker (same pid and pipes, nothing sent yet) that reports why in
-``worker/ready``. The hermes-agent files the template loaded count as loaded
-by the worker (``runtime_changed``).
+``worker/ready``. Its imports use the code the template read ahead
+(``codecache``) for the files unchanged since. The hermes-agent files the
+template loaded count as loaded by the worker (``runtime_changed``).
 """
 
 from __future__ import annotations
@@ -35,8 +36,10 @@ from ..protocol import types as t
 from ..transport import Peer, take_over_stdio
 from ..transport.process import WORKER_TAG, kill_tagged
 from ..wire import DEFAULT_MAX_BODY_BYTES
+from . import codecache
 from .adapter import HermesAdapter
 from .audit import ImportAudit
+from .codecache import Codes
 from .contract import AgentAdapter, AgentUnavailable
 from .runtime import Fingerprint
 from .service import WorkerService
@@ -115,13 +118,15 @@ def main_forked(
     cold_argv: list[str],
     env: dict[str, str],
     preloaded: Fingerprint,
+    codes: Codes | None = None,
 ) -> int:
     args = _parse(options)
     read_fd, write_fd = take_over_stdio()
     adapter = _adapter(args)
     if not args.synthetic_agent:
         adapter.watch_loaded(preloaded)
-        adapter.preload()
+        with codecache.use(codes or {}):
+            adapter.preload()
         differ = audit.mismatches(os.environ)
         if differ:
             reason = (

@@ -17,7 +17,13 @@ with ``re.compile`` so that they wait in ``re``'s cache, and a forked worker
 compiling them again finds them there (a pure function of its arguments:
 nothing of the environment or the profile goes into it).
 
-``python -m hermes_stdio.worker.preload --write`` regenerates both files
+``code_files()`` returns the hermes-agent source files (from
+``preload_code.txt``, relative to the distribution's root) of the modules a
+worker imports itself for its first turn: the template reads their code
+ahead (``codecache``), and a forked worker uses it for the files unchanged
+since.
+
+``python -m hermes_stdio.worker.preload --write`` regenerates the three files
 against the installed hermes-agent: it records what a real first turn
 imports and compiles (against a ``ScriptedLLM``), drops every module whose import is
 unsafe or reads a per-worker variable (again and again, as dropping one can
@@ -44,6 +50,7 @@ from .runtime import top_level_names
 
 LIST = Path(__file__).with_name("preload.txt")
 PATTERNS = Path(__file__).with_name("preload_patterns.json")
+CODE = Path(__file__).with_name("preload_code.txt")
 
 
 def modules() -> list[str]:
@@ -60,6 +67,26 @@ def patterns() -> list[tuple[str, int]]:
         return [(str(p), int(f)) for p, f in data["patterns"]]
     except (OSError, ValueError, KeyError, TypeError):
         return []
+
+
+def _hermes_agent_root() -> Path | None:
+    try:
+        return Path(str(importlib.metadata.distribution("hermes-agent").locate_file("")))
+    except importlib.metadata.PackageNotFoundError:
+        return None
+
+
+def code_files() -> list[str]:
+    root = _hermes_agent_root()
+    try:
+        text = CODE.read_text(encoding="utf-8")
+    except OSError:
+        return []
+    if root is None:
+        return []
+    return [
+        str(root / line.strip()) for line in text.splitlines() if line.strip() and line[0] != "#"
+    ]
 
 
 def hermes_agent_packages() -> set[str]:
@@ -107,6 +134,14 @@ _first_turn()
 re._compile = _compile
 json.dump([m for m in dict.fromkeys(order) if m in sys.modules], open(sys.argv[1], "w"))
 json.dump([list(k) for k in compiled], open(sys.argv[2], "w"))
+from hermes_stdio.worker.preload import _hermes_agent_root
+root = str(_hermes_agent_root()) + "/"
+files = {
+    name: path[len(root):]
+    for name, m in list(sys.modules.items())
+    if (path := getattr(m, "__file__", None) or "").startswith(root) and path.endswith(".py")
+}
+json.dump(files, open(sys.argv[3], "w"))
 """
 
 _AUDIT = r"""
@@ -125,6 +160,13 @@ for name in json.load(open(sys.argv[1])):
     if audit.problems() or per_worker_reads(audit):
         bad[name] = audit.problems() + per_worker_reads(audit)
 json.dump(bad, open(sys.argv[2], "w"))
+"""
+
+_PRELOADED = r"""
+import importlib, json, sys
+for name in json.load(open(sys.argv[1])):
+    importlib.import_module(name)
+json.dump(sorted(sys.modules), open(sys.argv[1], "w"))
 """
 
 _MINIMISE = r"""
@@ -167,13 +209,14 @@ def _child(script: str, *args: str) -> None:
     subprocess.run([sys.executable, "-P", "-c", script, *args], check=True, cwd="/")
 
 
-def generate() -> tuple[list[str], list[list[object]]]:
+def generate() -> tuple[list[str], list[list[object]], list[str]]:
     excluded = {"hermes_stdio", "__main__", "_distutils_hack"}
     with tempfile.TemporaryDirectory() as tmp:
         names_file, bad_file = f"{tmp}/names.json", f"{tmp}/bad.json"
-        patterns_file = f"{tmp}/patterns.json"
-        _child(_RECORD, names_file, patterns_file)
+        patterns_file, files_file = f"{tmp}/patterns.json", f"{tmp}/files.json"
+        _child(_RECORD, names_file, patterns_file, files_file)
         compiled: list[list[object]] = json.loads(Path(patterns_file).read_text())
+        files: dict[str, str] = json.loads(Path(files_file).read_text())
         names = [
             n
             for n in json.loads(Path(names_file).read_text())
@@ -193,14 +236,19 @@ def generate() -> tuple[list[str], list[list[object]]]:
         for name, why in sorted(dropped.items()):
             print(f"dropped {name}: {'; '.join(why)}", file=sys.stderr)
         result: list[str] = json.loads(Path(names_file).read_text())
-        return result, compiled
+        # What the template cannot import, the forked worker does: read its code ahead.
+        # A module the listed ones import (not named in the list) is preloaded too.
+        _child(_PRELOADED, names_file)
+        preloaded = set(json.loads(Path(names_file).read_text()))
+        own = sorted(path for name, path in files.items() if name not in preloaded)
+        return result, compiled, own
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m hermes_stdio.worker.preload")
     parser.add_argument("--write", action="store_true", help=f"rewrite {LIST.name}")
     args = parser.parse_args(argv)
-    names, compiled = generate()
+    names, compiled, own = generate()
     version = importlib.metadata.version("hermes-agent")
     header = [
         "# Generated by `python -m hermes_stdio.worker.preload --write`",
@@ -214,6 +262,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.write:
         LIST.write_text(text, encoding="utf-8")
         PATTERNS.write_text(table, encoding="utf-8")
+        CODE.write_text("\n".join([*header, *own]) + "\n", encoding="utf-8")
+        print(f"wrote {len(own)} source files to {CODE}", file=sys.stderr)
         print(f"wrote {len(names)} modules to {LIST}", file=sys.stderr)
         print(f"wrote {len(compiled)} patterns to {PATTERNS}", file=sys.stderr)
     else:

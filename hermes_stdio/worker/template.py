@@ -7,8 +7,10 @@ Contract (the supervisor's side is ``supervisor.template``):
   the SSL contexts a worker's first agent would (``sslshare.load_ahead``:
   keyed on the environment and the CA bundle files, so a forked worker uses
   them only where its inputs are the same), compiles ``preload.patterns()``
-  into ``re``'s cache, and sends ``{"type": "ready", "pid", "modules",
-  "hermesModules", "sslContexts", "patterns", "preloadMs", "problems"}``.
+  into ``re``'s cache, reads the code of ``preload.code_files()`` ahead
+  (``codecache``: a forked worker's own imports use it) and sends
+  ``{"type": "ready", "pid", "modules", "hermesModules", "sslContexts",
+  "patterns", "codeFiles", "preloadMs", "problems"}``.
   With problems (the imports wrote or iterated the environment, or opened a
   file outside the code roots) it refuses every fork.
 - It fingerprints the files of the hermes-agent modules it imported
@@ -45,8 +47,9 @@ import threading
 import time
 from typing import Any
 
+from . import codecache
 from .audit import ImportAudit
-from .preload import modules, patterns
+from .preload import code_files, modules, patterns
 from .runtime import Fingerprint, preloaded_files
 from .sslshare import load_ahead
 
@@ -86,6 +89,7 @@ class Template:
         self.audit = ImportAudit()
         self.problems: list[str] = []
         self.loaded = Fingerprint(())  # the hermes-agent files preloaded
+        self.codes: codecache.Codes = {}  # what each worker imports itself, read ahead
         self.stale = False
         self.children: dict[int, int] = {}  # pidfd -> pid
         self.selector = selectors.DefaultSelector()
@@ -112,6 +116,7 @@ class Template:
 
             contexts = load_ahead(default)
         compiled = _compile_ahead()
+        self.codes = codecache.load_ahead(code_files())
         # Objects that live forever stay out of the collector's way: fewer pages of
         # the shared image get written (and so copied) in the children.
         gc.collect()
@@ -125,6 +130,7 @@ class Template:
                 "hermesModules": max(0, len(hermes) - 1),  # less its METADATA
                 "sslContexts": contexts,
                 "patterns": compiled,
+                "codeFiles": len(self.codes),
                 "preloadMs": round((time.monotonic() - started) * 1000, 1),
                 "problems": self.problems,
             },
@@ -214,7 +220,12 @@ class Template:
             main_forked = worker_main.main_forked
 
             code = main_forked(
-                list(msg["options"]), self.audit, list(msg["coldArgv"]), env, self.loaded
+                list(msg["options"]),
+                self.audit,
+                list(msg["coldArgv"]),
+                env,
+                self.loaded,
+                self.codes,
             )
         except BaseException as exc:
             print(f"worker (forked): failed to start: {exc!r}", file=sys.stderr)
