@@ -25,8 +25,8 @@ since.
 
 ``python -m hermes_stdio.worker.preload --write`` regenerates the three files
 against the installed hermes-agent: it records what a real first turn
-imports and compiles (against a ``ScriptedLLM``), drops every module whose import is
-unsafe or reads a per-worker variable (again and again, as dropping one can
+imports and compiles (against a ``ScriptedLLM``), drops every module whose
+import is unsafe or reads a per-worker variable (again and again, as dropping one can
 expose a later one that imported it), and minimises. The template audits
 the list again every time it starts and a forked worker re-checks what it
 read after hermes has loaded the profile's ``.env``, so a stale list costs
@@ -246,7 +246,11 @@ def generate() -> tuple[list[str], list[list[object]], list[str]]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m hermes_stdio.worker.preload")
-    parser.add_argument("--write", action="store_true", help=f"rewrite {LIST.name}")
+    parser.add_argument(
+        "--write",
+        action="store_true",
+        help=f"rewrite {LIST.name}, {PATTERNS.name} and {CODE.name}",
+    )
     args = parser.parse_args(argv)
     names, compiled, own = generate()
     version = importlib.metadata.version("hermes-agent")
