@@ -6,6 +6,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -40,16 +41,18 @@ print(json.dumps(found))
 """
 
 
+def last_json_line(script: str, env: dict[str, str] | None = None) -> Any:
+    """What ``script``, run in a fresh interpreter, printed last (as JSON)."""
+    out = subprocess.run(
+        [sys.executable, "-P", "-c", script], capture_output=True, text=True, cwd="/", env=env
+    )
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout.splitlines()[-1])
+
+
 def test_every_module_in_the_shipped_list_is_safe_to_share_and_reads_nothing_per_worker() -> None:
     # What the generator checked, against what is installed now: a stale list fails here.
-    out = subprocess.run(
-        [sys.executable, "-P", "-c", _AUDIT_LIST],
-        capture_output=True,
-        text=True,
-        cwd="/",
-        check=True,
-    )
-    assert json.loads(out.stdout) == {}
+    assert last_json_line(_AUDIT_LIST) == {}
 
 
 def test_reads_of_a_variable_set_for_each_worker_are_named() -> None:
@@ -95,15 +98,7 @@ def test_the_shipped_patterns_are_what_the_workers_own_imports_compile(tmp_path:
     # Against what is installed now: with the list compiled first, hermes' own
     # imports find (almost) every pattern already in re's cache.
     env = {"HERMES_HOME": str(tmp_path), "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
-    out = subprocess.run(
-        [sys.executable, "-P", "-c", _FIRST_TURN_PATTERNS],
-        capture_output=True,
-        text=True,
-        cwd="/",
-        env=env,
-        check=True,
-    )
-    calls, misses = json.loads(out.stdout.splitlines()[-1])
+    calls, misses = last_json_line(_FIRST_TURN_PATTERNS, env)
     assert calls > 500 and misses <= calls // 50, (calls, misses)
 
 
