@@ -15,6 +15,12 @@ directory). ``preloaded_files(dist, modules)`` is the same for modules a
 worker template imported before forking: the files of those that ``dist``
 installs (by top-level name, ``top_level_names``) and its METADATA. Each
 check is a few stats.
+
+Where a distribution's METADATA is, is found once per process (reading its
+RECORD: 10-15 ms for hermes-agent), and a forked worker inherits what its
+template found. An upgrade moves METADATA to a new ``*.dist-info``
+directory and a reinstall replaces the file, so the remembered path then
+stats as missing or different: a change either way.
 """
 
 from __future__ import annotations
@@ -36,13 +42,21 @@ def _stamp(path: str) -> _Stamp:
     return (st.st_size, st.st_mtime_ns, st.st_ino)
 
 
+_METADATA: dict[str, str] = {}  # distribution name -> its METADATA path, once found
+
+
 def _metadata(dist: str) -> list[str]:
+    if dist in _METADATA:
+        return [_METADATA[dist]]
     try:
         found = importlib.metadata.distribution(dist)
     except importlib.metadata.PackageNotFoundError:
         return []
     meta = next((f for f in found.files or [] if f.name == "METADATA"), None)
-    return [str(found.locate_file(meta))] if meta is not None else []
+    if meta is None:
+        return []
+    path = _METADATA[dist] = str(found.locate_file(meta))
+    return [path]
 
 
 def top_level_names(dist: str) -> set[str]:

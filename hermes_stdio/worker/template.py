@@ -8,9 +8,11 @@ Contract (the supervisor's side is ``supervisor.template``):
   keyed on the environment and the CA bundle files, so a forked worker uses
   them only where its inputs are the same), compiles ``preload.patterns()``
   into ``re``'s cache, reads the code of ``preload.code_files()`` ahead
-  (``codecache``: a forked worker's own imports use it) and sends
+  (``codecache``: a forked worker's own imports use it), runs hermes'
+  CA-bundle check once (``tlscheck.check_ahead``: a forked worker skips it
+  only where its inputs are the same) and sends
   ``{"type": "ready", "pid", "modules", "hermesModules", "sslContexts",
-  "patterns", "codeFiles", "preloadMs", "problems"}``.
+  "patterns", "codeFiles", "bundleCheck", "preloadMs", "problems"}``.
   With problems (the imports wrote or iterated the environment, or opened a
   file outside the code roots) it refuses every fork.
 - It fingerprints the files of the hermes-agent modules it imported
@@ -52,6 +54,7 @@ from .audit import ImportAudit
 from .preload import code_files, modules, patterns
 from .runtime import Fingerprint, preloaded_files
 from .sslshare import load_ahead
+from .tlscheck import check_ahead
 
 MAX_MESSAGE = 1 << 20
 
@@ -115,6 +118,9 @@ class Template:
             from httpx._transports import default
 
             contexts = load_ahead(default)
+        # Imported only if preloaded: a template never imports hermes' modules unaudited.
+        guard = sys.modules.get("agent.ssl_guard")
+        checked = guard is not None and check_ahead(guard)
         compiled = _compile_ahead()
         self.codes = codecache.load_ahead(code_files())
         # Objects that live forever stay out of the collector's way: fewer pages of
@@ -131,6 +137,7 @@ class Template:
                 "sslContexts": contexts,
                 "patterns": compiled,
                 "codeFiles": len(self.codes),
+                "bundleCheck": checked,
                 "preloadMs": round((time.monotonic() - started) * 1000, 1),
                 "problems": self.problems,
             },

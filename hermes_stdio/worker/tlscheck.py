@@ -20,6 +20,9 @@ Contract:
   inode, size and mtime of every bundle those variables and certifi name.
 - A failing check is never remembered: it raises every time, as hermes does.
   A bundle that cannot be stat'ed, or no certifi, means no shortcut.
+- ``check_ahead(guard)`` wraps ``guard`` and runs the check once, for a
+  worker template: its forked workers inherit what passed, and use it only
+  where their own inputs are the same. True if it passed.
 """
 
 from __future__ import annotations
@@ -79,3 +82,13 @@ def _remembering(check: Callable[[], None], names: tuple[str, ...]) -> Callable[
                 passed.add(key)
 
     return verify_ca_bundle
+
+
+def check_ahead(guard: Any) -> bool:
+    if not remember_bundle_check(guard):
+        return False
+    try:
+        guard.verify_ca_bundle()
+    except Exception:  # a worker runs hermes' check itself, and reports it
+        return False
+    return True

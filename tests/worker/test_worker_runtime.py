@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import importlib.metadata
 import os
 import types
 from pathlib import Path
 
 import pytest
 
+from hermes_stdio.worker import runtime
 from hermes_stdio.worker.runtime import Fingerprint, loaded_files, preloaded_files
 
 
@@ -42,6 +44,37 @@ def test_what_is_watched_is_the_loaded_module_and_its_distributions_metadata():
     assert files[1].endswith("METADATA") and os.path.exists(files[1])
     bare = types.ModuleType("bare")
     assert loaded_files(bare, "no-such-distribution") == []
+
+
+def test_a_distributions_metadata_is_found_once_per_process(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import pytest as module
+
+    first = loaded_files(module, "pytest")
+
+    def gone(name: str) -> None:
+        raise AssertionError(f"looked {name} up again")
+
+    monkeypatch.setattr(importlib.metadata, "distribution", gone)
+    assert loaded_files(module, "pytest") == first  # what a forked worker inherits
+
+
+def test_a_remembered_metadata_path_that_an_upgrade_moved_counts_as_a_change(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    old = tmp_path / "dist-1.0.dist-info" / "METADATA"
+    old.parent.mkdir()
+    old.write_text("Version: 1.0\n")
+    monkeypatch.setitem(runtime._METADATA, "dist", str(old))
+    loaded = Fingerprint.of(loaded_files(types.ModuleType("bare"), "dist"))
+    assert loaded.stamps[0][0] == str(old) and loaded.changed() is None
+    new = tmp_path / "dist-2.0.dist-info"
+    new.mkdir()
+    (new / "METADATA").write_text("Version: 2.0\n")
+    old.unlink()
+    old.parent.rmdir()
+    assert loaded.changed() == str(old)
 
 
 def test_preloaded_files_are_the_distributions_modules_and_its_metadata() -> None:

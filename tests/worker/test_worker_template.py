@@ -104,6 +104,7 @@ def test_the_template_reports_ready_with_a_clean_audit(template: Template) -> No
     assert template.ready["sslContexts"] >= 2  # httpx's default, certifi's for hermes' check
     assert template.ready["patterns"] == len(preload.patterns()) > 100  # all compiled here
     assert template.ready["codeFiles"] > 50  # those a worker imports itself, read ahead
+    assert template.ready["bundleCheck"] is True  # hermes' CA-bundle check, passed here
 
 
 def test_a_forked_worker_serves_its_pipes_and_its_exit_is_reported(template: Template) -> None:

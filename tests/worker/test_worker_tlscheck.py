@@ -11,7 +11,7 @@ from typing import Any
 import certifi
 import pytest
 
-from hermes_stdio.worker.tlscheck import remember_bundle_check
+from hermes_stdio.worker.tlscheck import check_ahead, remember_bundle_check
 
 VARS = ("FAKE_CA_BUNDLE", "FAKE_CERT_FILE")
 
@@ -117,6 +117,30 @@ def test_a_module_unlike_hermes_guard_or_already_wrapped_is_left_alone() -> None
     original = other.verify_ca_bundle
     assert not remember_bundle_check(other)
     assert other.verify_ca_bundle is original
+
+
+def test_a_check_run_ahead_is_not_repeated_while_its_inputs_are_unchanged(
+    bundle: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    guard, calls = fake_guard([False])
+    assert check_ahead(guard)
+    guard.verify_ca_bundle()
+    assert len(calls) == 1
+    monkeypatch.setenv("FAKE_CERT_FILE", str(bundle))  # a worker whose variables differ
+    guard.verify_ca_bundle()
+    assert len(calls) == 2
+    assert not check_ahead(guard)  # wrapped already: left alone, not checked again
+    assert len(calls) == 2
+
+
+def test_a_check_that_fails_ahead_is_reported_and_raises_again_when_hermes_asks(
+    bundle: Path,
+) -> None:
+    guard, calls = fake_guard([True])
+    assert not check_ahead(guard)
+    with pytest.raises(Broken):
+        guard.verify_ca_bundle()
+    assert len(calls) == 2
 
 
 @pytest.fixture
