@@ -115,10 +115,12 @@ def real_supervisor(ctx: Ctx) -> Live:
     again, t0 = runner.run("real-warm-worker", "count")
     res["warm_session_first_delta_ms"] = round((again.first_ns - t0) / 1e6, 1)
     # New profiles: a new worker each while another is warm (the template is ready now).
-    samples = new_profile_starts(runner, "real")
+    res["new_profiles"] = ctx.new_profiles
+    samples = new_profile_starts(runner, "real", ctx.new_profiles)
     res["new_profile_first_delta_ms_samples"] = samples
     res["cold_second_profile_first_delta_ms"] = statistics.median(samples)
-    res["new_profile_ready"] = new_profile_ready(runner, "real")
+    res["new_profile_ready"] = new_profile_ready(runner, "real", ctx.ready_profiles)
+    res["fresh_profile_ready"] = new_profile_ready(runner, "real.fresh", ctx.fresh_profiles)
     status = client.request("supervisor/status", {}, cfg.timeout)
     workers = status["workers"]
     live.pids.extend(int(w["pid"]) for w in workers if w.get("pid") and w["pid"] != worker_pid)
@@ -168,12 +170,12 @@ def real_supervisor(ctx: Ctx) -> Live:
     return live
 
 
-def new_profile_ready(runner: Runner, tag: str) -> dict[str, Any]:
+def new_profile_ready(runner: Runner, tag: str, profiles: list[str]) -> dict[str, Any]:
     """A not yet started profile's worker: ``worker/restart`` (start it, answered once it
-    is ready) round trip in ms, for each of ``ready_profiles``, and how each started."""
+    is ready) round trip in ms, for each of ``profiles``, and how each started."""
     timeout = runner.ctx.config.timeout
     samples, modes = [], []
-    for profile in runner.ctx.ready_profiles:
+    for profile in profiles:
         runner.ctx.settle(f"{tag}.ready.{profile}")
         t0 = time.monotonic_ns()
         worker = runner.client.request("worker/restart", {"profile": profile}, timeout)["worker"]
@@ -182,11 +184,11 @@ def new_profile_ready(runner: Runner, tag: str) -> dict[str, Any]:
     return {"samples_ms": samples, "median_ms": statistics.median(samples), "start_modes": modes}
 
 
-def new_profile_starts(runner: Runner, tag: str) -> list[float]:
-    """run/start -> first delta (ms) of one run in each not yet started profile."""
+def new_profile_starts(runner: Runner, tag: str, profiles: list[str]) -> list[float]:
+    """run/start -> first delta (ms) of one run in each of ``profiles``, not yet started."""
     timeout = runner.ctx.config.timeout
     samples = []
-    for profile in runner.ctx.new_profiles:
+    for profile in profiles:
         sid = f"{tag}-cold-{profile}"
         runner.ctx.settle(f"{tag}.new_profile.{profile}")
         stream = runner.client.watch(sid, Stream("count"))

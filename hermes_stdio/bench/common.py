@@ -3,9 +3,16 @@
 Contract:
 - ``Config.quick()`` / ``Config.full()`` are the two sizes; every count used
   by a measurement comes from the ``Config``.
-- ``Ctx`` owns the temporary Hermes home (two profiles: ``default`` and
-  ``bench2``), the offline environment, the one scripted LLM (its own
-  process, ``llm_proc``, on 127.0.0.1) and the log directory.
+- ``Ctx`` owns the temporary Hermes home, the offline environment, the one
+  scripted LLM (its own process, ``llm_proc``, on 127.0.0.1) and the log
+  directory. Its profiles: ``default``; ``bench2`` for the synthetic agent;
+  for first starts, ``new_profiles`` and ``ready_profiles`` (the template's
+  section), ``spawned_new_profiles`` and ``spawned_ready_profiles`` (the
+  spawned one), so neither section starts a profile the other started; and
+  ``fresh_profiles``. Every profile but the fresh ones has been used before,
+  as a host's profiles have: ``used_before`` has hermes create its session
+  database (``state.db``: 40-50 ms of a worker's first start here, most of
+  it SQLite's syncs) before any section runs.
   ``Ctx.arm_chunks()`` scripts the next replies and resets the record of
   when each token chunk was flushed; ``Ctx.sent()`` fetches that record.
   ``Ctx.settle(label)`` waits for a quiet machine before a timed measurement
@@ -50,6 +57,27 @@ PROFILE2 = "bench2"
 # Sampling RSS right after a run would race the worker's heap trim and measure the
 # allocator's timing rather than the process.
 TRIM_SETTLE_S = 0.2
+
+
+_CREATE_DBS = """
+import sys
+from pathlib import Path
+from hermes_state import SessionDB
+for home in sys.argv[1:]:
+    SessionDB(db_path=Path(home) / "state.db").close()
+"""
+
+
+def used_before(env: dict[str, str], homes: list[Path]) -> None:
+    """Each profile home as a first run leaves it: with hermes' own session database."""
+    subprocess.run(
+        [sys.executable, "-c", _CREATE_DBS, *map(str, homes)],
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        check=True,
+        timeout=120,
+    )
 
 
 @dataclass
@@ -148,13 +176,26 @@ class Ctx:
         self._answers: queue.Queue[bytes] = queue.Queue()
         threading.Thread(target=self._read_llm, name="llm-reader", daemon=True).start()
         self.base_url = str(self._llm_answer()["base_url"])
-        self.new_profiles = [f"bench{i + 2}" for i in range(config.new_profiles)]
-        self.ready_profiles = [f"ready{i + 1}" for i in range(config.new_profiles)]
-        profiles: dict[str, dict[str, str]] = {
-            p: {} for p in self.new_profiles + self.ready_profiles
-        }
+        n = range(config.new_profiles)
+        self.new_profiles = [f"bench{i + 2}" for i in n]
+        self.ready_profiles = [f"ready{i + 1}" for i in n]
+        self.spawned_new_profiles = [f"spawned{i + 2}" for i in n]
+        self.spawned_ready_profiles = [f"spawned-ready{i + 1}" for i in n]
+        self.fresh_profiles = [f"fresh{i + 1}" for i in n]
+        used = [
+            *self.new_profiles,
+            *self.ready_profiles,
+            *self.spawned_new_profiles,
+            *self.spawned_ready_profiles,
+        ]
+        profiles: dict[str, dict[str, str]] = {p: {} for p in used + self.fresh_profiles}
         self.home = make_home(root, self.base_url, profiles=profiles)
         self.env = offline_env(self.home, {"PYTHONUNBUFFERED": "1"})
+        try:
+            used_before(self.env, [self.home, *(self.home / "profiles" / p for p in used)])
+        except BaseException:
+            self.close()  # the scripted LLM runs already
+            raise
 
     def _read_llm(self) -> None:
         assert self._llm.stdout is not None

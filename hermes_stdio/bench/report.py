@@ -56,6 +56,9 @@ def _placed(peers: Any, name: str) -> str:
 def render(r: dict[str, Any]) -> str:
     real, inproc, tui = r.get("real") or {}, r.get("in_process") or {}, r.get("tui_gateway") or {}
     spawned = r.get("spawned") or {}
+    # The first of each section's new profiles (each has its own: see ``common.Ctx``).
+    new = (real.get("new_profiles") or [None])[0]
+    spawned_new = (spawned.get("new_profiles") or [None])[0]
     h2h, rounds = get(r, "rounds", "contenders") or {}, get(r, "rounds", "rounds")
     tui_rss = get(r, "rounds", "rss_after_mb", TUI_GATEWAY, "gateway") or tui.get(
         "rss_after_runs_mb"
@@ -194,7 +197,7 @@ def render(r: dict[str, Any]) -> str:
         ),
         ("warm session (ms)", _fmt(real.get("warm_session_first_delta_ms")), "", "", ""),
         (
-            f"new profile, template ready: {_fmt(get(real, 'start_modes', 'bench2'))},"
+            f"new profile, template ready: {_fmt(get(real, 'start_modes', new))},"
             f" median of {len(real.get('new_profile_first_delta_ms_samples') or [])} (ms)",
             _fmt(real.get("cold_second_profile_first_delta_ms")),
             "",
@@ -209,15 +212,22 @@ def render(r: dict[str, Any]) -> str:
             "",
         ),
         (
-            "new profile's worker ready (worker/restart), forked (ms)",
+            "new profile's worker ready (worker/restart), forked: hermes imported (ms)",
             _fmt(get(real, "new_profile_ready", "median_ms")),
             "",
             "",
             "",
         ),
         (
-            "  same, spawned cold (ms)",
+            "  same, spawned cold: ready before it imports hermes (ms)",
             _fmt(get(spawned, "new_profile_ready", "median_ms")),
+            "",
+            "",
+            "",
+        ),
+        (
+            "  same, forked, profile never used (hermes creates state.db) (ms)",
+            _fmt(get(real, "fresh_profile_ready", "median_ms")),
             "",
             "",
             "",
@@ -233,8 +243,8 @@ def render(r: dict[str, Any]) -> str:
         ),
         (
             "new profile's worker PSS, forked / spawned (MB)",
-            f"{_fmt(get(real, 'memory', 'worker_pss_mb', 'bench2'))} / "
-            f"{_fmt(get(spawned, 'worker_pss_mb', 'bench2'))}",
+            f"{_fmt(get(real, 'memory', 'worker_pss_mb', new))} / "
+            f"{_fmt(get(spawned, 'worker_pss_mb', spawned_new))}",
             "",
             "",
             "",

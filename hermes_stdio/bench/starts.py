@@ -2,7 +2,8 @@
 
 Contract: ``spawned_starts(ctx)`` runs a supervisor with ``--no-worker-template``
 and returns the cold first delta, new profiles' first deltas and their workers'
-readiness (``agent.new_profile_starts`` / ``new_profile_ready``), how each
+readiness (``agent.new_profile_starts`` / ``new_profile_ready``, in profiles of
+its own: ``Ctx.spawned_new_profiles`` / ``spawned_ready_profiles``), how each
 worker started, their PSS, and the first delta in a worker prewarmed at
 ``initialize`` and left idle ``PREWARM_IDLE_S`` seconds.
 """
@@ -30,12 +31,13 @@ def spawned_starts(ctx: Ctx) -> dict[str, Any]:
         runner = Runner(ctx, client)
         cold, t0 = runner.run("spawned-cold", "count")
         first = round((cold.first_ns - t0) / 1e6, 1)
-        samples = new_profile_starts(runner, "spawned")
-        ready = new_profile_ready(runner, "spawned")
+        samples = new_profile_starts(runner, "spawned", ctx.spawned_new_profiles)
+        ready = new_profile_ready(runner, "spawned", ctx.spawned_ready_profiles)
         workers = client.request("supervisor/status", {}, ctx.config.timeout)["workers"]
         pss = {w["profile"]: pss_mb(int(w["pid"])) for w in workers if w.get("pid")}
         return {
             "cold_first_delta_ms": first,
+            "new_profiles": ctx.spawned_new_profiles,
             "cold_second_profile_first_delta_ms": statistics.median(samples),
             "new_profile_first_delta_ms_samples": samples,
             "new_profile_ready": ready,

@@ -111,6 +111,10 @@ def targets(r: dict[str, Any]) -> list[dict[str, Any]]:
             None if v is None else v <= 150,
         )
     )
+    v = get(real, "fresh_profile_ready", "median_ms")
+    rows.append(
+        _check("  same, profile never used (hermes creates state.db)", v, "(context)", None)
+    )
     v = get(real, "memory", "worker_growth_mb")
     n = get(real, "memory", "short_runs")
     rows.append(
