@@ -176,6 +176,8 @@ def test_a_preload_that_writes_the_environment_makes_the_template_refuse_every_f
     )
     monkeypatch.syspath_prepend(str(tmp_path))
     monkeypatch.setattr(template_module, "modules", lambda: ["writes_env_at_import"])
+    # Not under test, and it would wrap hermes' real check for the rest of this process.
+    monkeypatch.setattr(template_module, "check_ahead", lambda guard: False)
     monkeypatch.delenv("HERMES_STDIO_TEST_WRITTEN", raising=False)
     ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
     with ours, theirs:
