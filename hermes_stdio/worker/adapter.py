@@ -47,11 +47,8 @@ Contract:
   read, wait on or kill it (``process_guard``). hermes' read deny-list also
   refuses another profile's files (``fence``), for its file tools and ``@``
   references alike.
-- hermes' scan of its tool modules is served from saved verdicts
-  (``scancache``) when the files are unchanged, and its CA-bundle check at
-  each agent build is remembered while the bundles are unchanged (``tlscheck``),
-  and hermes' HTTP clients share one SSL context per bundle (``sslshare``)
-  instead of loading the bundle again for each.
+- What it changes in hermes for speed alone (its tool scan, CA-bundle check
+  and SSL contexts) is ``shortcuts``'.
 """
 
 from __future__ import annotations
@@ -75,66 +72,23 @@ from .contract import AgentUnavailable, Announce, TurnOutcome, UserContent
 from .fence import hermes_root
 from .mcp import McpServers
 from .messages import flush_turn
-from .options import HermesOptions, agent_options, configured_context_length
+from .options import (
+    HermesOptions,
+    agent_options,
+    clarify_timeout_s,
+    configured_approval_mode,
+    configured_context_length,
+    lists_mcp_servers,
+)
 from .profile import HermesProfile
 from .runtime import Fingerprint, loaded_files
-from .scancache import FileVerdicts, serve_tool_scan
 from .scope import TurnModules, session_scope
 from .secrets import SecretBridge
-from .sslshare import share_bundle_contexts, share_default_contexts
+from .shortcuts import cache_tool_scan, pay_tls_setup_once
 from .state import Session
 from .stored import HermesSessions
 from .sudo import SudoBridge
 from .titles import auto_title
-from .tlscheck import remember_bundle_check
-
-
-def _pay_tls_setup_once() -> None:
-    """hermes' CA-bundle check and SSL contexts, per agent build, paid once per bundle."""
-    with contextlib.suppress(ImportError):
-        from agent import ssl_guard
-
-        remember_bundle_check(ssl_guard)
-        from agent import ssl_verify
-
-        share_bundle_contexts(ssl_guard, ssl_verify)
-    with contextlib.suppress(ImportError):
-        from httpx._transports import default as transports
-
-        share_default_contexts(transports)
-
-
-def _cache_tool_scan() -> FileVerdicts | None:
-    """Serve hermes' tool-module scan from saved verdicts (see ``scancache``)."""
-    try:
-        from tools import registry
-    except Exception:
-        return None
-    return serve_tool_scan(registry)
-
-
-def _clarify_timeout_s() -> float:
-    """hermes' ``agent.clarify_timeout`` (seconds, default 3600)."""
-    from tools.clarify_gateway import get_clarify_timeout
-
-    return float(get_clarify_timeout())
-
-
-def _configured(key: str) -> Any:
-    """``key`` as the profile's config.yaml writes it (hermes' defaults not merged)."""
-    from hermes_cli.config import read_raw_config
-
-    return (read_raw_config() or {}).get(key)
-
-
-def _lists_mcp_servers() -> bool:
-    servers = _configured("mcp_servers")
-    return isinstance(servers, dict) and bool(servers)
-
-
-def _configured_approval_mode() -> object:
-    approvals = _configured("approvals")
-    return approvals.get("mode") if isinstance(approvals, dict) else None
 
 
 class HermesAdapter(HermesProfile, HermesSessions):
@@ -149,7 +103,7 @@ class HermesAdapter(HermesProfile, HermesSessions):
         self._import_lock = threading.Lock()
         self._db: Any = None
         self._approvals: ApprovalBridge | None = None
-        self._clarify = ClarifyBridge(_clarify_timeout_s)
+        self._clarify = ClarifyBridge(clarify_timeout_s)
         self._sudo = SudoBridge()
         self._secrets = SecretBridge()
         self._compression = CompressionBridge()
@@ -179,7 +133,7 @@ class HermesAdapter(HermesProfile, HermesSessions):
 
     def _modules(self) -> Any:
         with self._import_lock:
-            verdicts = _cache_tool_scan()  # None after the first call
+            verdicts = cache_tool_scan()  # None after the first call
             try:
                 import run_agent
                 from agent import file_safety
@@ -203,11 +157,11 @@ class HermesAdapter(HermesProfile, HermesSessions):
             if self._loaded is None:
                 own = Fingerprint.of(loaded_files(run_agent, "hermes-agent"))
                 self._loaded = self._preloaded + own
-                _pay_tls_setup_once()
+                pay_tls_setup_once()
             if self._db is None:
                 self._db = SessionDB(db_path=self.home / "state.db")
             if self._approvals is None:  # once: the guards wrap hermes' module functions
-                self._approvals = ApprovalBridge(approval, _configured_approval_mode)
+                self._approvals = ApprovalBridge(approval, configured_approval_mode)
                 process_guard.install(process_registry, terminal_tool, approval, registry)
                 profile = os.environ.get("HERMES_STDIO_PROFILE")
                 given = os.environ.get("HERMES_STDIO_ROOT")
@@ -226,7 +180,7 @@ class HermesAdapter(HermesProfile, HermesSessions):
                 from hermes_cli import mcp_startup
 
                 tools = lambda: importlib.import_module("tools.mcp_tool")  # noqa: E731
-                self._mcp = McpServers(mcp_startup, tools, _lists_mcp_servers)
+                self._mcp = McpServers(mcp_startup, tools, lists_mcp_servers)
                 self._mcp.start()
             return self._mcp
 

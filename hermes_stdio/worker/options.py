@@ -28,6 +28,12 @@ when ``model`` on ``provider`` is the profile's own model (``model.default``,
 on ``model.provider`` if it names one), else None: hermes
 drops that setting on every model switch, which is right for another model
 but loses it when a session switches back to the profile's model.
+
+Read at each call, once hermes-agent is importable: ``configured(key)`` is
+``key`` as the profile's config.yaml writes it (hermes' defaults not merged);
+``lists_mcp_servers()`` whether it names any MCP server;
+``configured_approval_mode()`` its ``approvals.mode``; ``clarify_timeout_s()``
+hermes' ``agent.clarify_timeout``.
 """
 
 from __future__ import annotations
@@ -143,3 +149,27 @@ def agent_options(
         except Exception as exc:
             print(f"worker: config: cannot resolve {name}: {exc!r}", file=sys.stderr)
     return options
+
+
+def clarify_timeout_s() -> float:
+    """hermes' ``agent.clarify_timeout`` (seconds, default 3600)."""
+    from tools.clarify_gateway import get_clarify_timeout
+
+    return float(get_clarify_timeout())
+
+
+def configured(key: str) -> Any:
+    """``key`` as the profile's config.yaml writes it (hermes' defaults not merged)."""
+    from hermes_cli.config import read_raw_config
+
+    return (read_raw_config() or {}).get(key)
+
+
+def lists_mcp_servers() -> bool:
+    servers = configured("mcp_servers")
+    return isinstance(servers, dict) and bool(servers)
+
+
+def configured_approval_mode() -> object:
+    approvals = configured("approvals")
+    return approvals.get("mode") if isinstance(approvals, dict) else None

@@ -147,11 +147,11 @@ def test_with_no_home_to_be_found_there_is_no_cache(monkeypatch: pytest.MonkeyPa
 
 _PROBE = """
 import json, sys
-from hermes_stdio.worker import adapter
-verdicts = adapter._cache_tool_scan() if sys.argv[1] == "cached" else None
+from hermes_stdio.worker import shortcuts
+verdicts = shortcuts.cache_tool_scan() if sys.argv[1] == "cached" else None
 import run_agent  # noqa: F401  (imports and registers hermes' tool modules)
 from tools.registry import registry
-again = adapter._cache_tool_scan() if verdicts is not None else None
+again = shortcuts.cache_tool_scan() if verdicts is not None else None
 if verdicts is not None:
     verdicts.save()
 print(json.dumps({
