@@ -36,7 +36,8 @@ import threading
 from ..transport.timers import TIMERS, Soonest, Timers
 from ..wire import ErrorType, RpcError
 from .routes import Routes, SlotKey
-from .workers import WorkerPool, WorkerSlot, now_ms
+from .slot import WorkerSlot, now_ms
+from .workers import WorkerPool
 
 
 class IdleWorkers:

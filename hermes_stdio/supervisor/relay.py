@@ -30,7 +30,7 @@ from ..transport import Peer
 from ..wire import Notification
 from ..wire.jsonrpc import encode_notification
 from .routes import Routes
-from .workers import WorkerSlot, now_ms
+from .slot import WorkerSlot, now_ms
 
 # What a worker's Run writes first (outbox.py): method, runId, sessionId, seq. Approval
 # and clarify notifications are rare and take the parsed path, which notes their ids.

@@ -26,7 +26,8 @@ from ..transport import Peer
 from ..wire import ErrorType, Request, Response, RpcError
 from .profiles import check_name, profile_home
 from .routes import Routes, SlotKey
-from .workers import WorkerPool, WorkerSlot
+from .slot import WorkerSlot
+from .workers import WorkerPool
 
 
 def spawn_thread(fn: Callable[[], None]) -> None:

@@ -42,9 +42,10 @@ from .profiles import describe, listed_profiles, template_env
 from .relay import RelayMethods
 from .routes import Routes
 from .routing import RoutedMethods, spawn_thread
+from .slot import WorkerSlot
 from .template import SUPPORTED as TEMPLATE_SUPPORTED
 from .template import WorkerTemplate
-from .workers import WorkerPool, WorkerSlot
+from .workers import WorkerPool
 
 
 def _any_request_id(note: Notification) -> RequestId | None:

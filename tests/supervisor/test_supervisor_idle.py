@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from hermes_stdio.supervisor.idle import IdleWorkers
-from hermes_stdio.supervisor.workers import WorkerSlot, now_ms
+from hermes_stdio.supervisor.slot import WorkerSlot, now_ms
 from hermes_stdio.transport.timers import TimerHandle
 from hermes_stdio.wire import ErrorType, RpcError
 

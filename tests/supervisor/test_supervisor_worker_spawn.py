@@ -15,8 +15,9 @@ import pytest
 
 from hermes_stdio.protocol import types
 from hermes_stdio.supervisor import workers as workers_mod
+from hermes_stdio.supervisor.slot import WorkerSlot
 from hermes_stdio.supervisor.template import TemplateUnavailable
-from hermes_stdio.supervisor.workers import WorkerPool, WorkerSlot
+from hermes_stdio.supervisor.workers import WorkerPool
 from hermes_stdio.transport import Peer
 from hermes_stdio.transport.process import WORKER_TAG
 from hermes_stdio.wire import DEFAULT_MAX_BODY_BYTES, ErrorType, RpcError

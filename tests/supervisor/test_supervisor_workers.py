@@ -11,7 +11,8 @@ import pytest
 
 from hermes_stdio.protocol import PROTOCOL_VERSION
 from hermes_stdio.supervisor import workers as workers_mod
-from hermes_stdio.supervisor.workers import WorkerPool, WorkerSlot
+from hermes_stdio.supervisor.slot import WorkerSlot
+from hermes_stdio.supervisor.workers import WorkerPool
 from hermes_stdio.wire import DEFAULT_MAX_BODY_BYTES, ErrorType, RpcError
 
 

@@ -1,0 +1,63 @@
+"""One worker slot: a (profile, workerKey), its current process and its health.
+
+Contract: a ``WorkerSlot`` is plain state that ``workers.WorkerPool`` changes
+under the slot's ``lock`` (starts, stops, exits) and ``use_lock`` (a request
+handed to the ready worker, against an idle stop deciding). ``ready`` is set
+once a start has ended, ready or failed (``start_error``); ``exit_handled``
+once the current or last process's exit has been handled. ``now_ms()`` is
+the wall clock in ms that ``started_at`` and ``last_used_at`` use.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import deque
+
+from ..protocol import types
+from ..transport import Peer
+from ..transport.process import ChildProcess
+from ..wire import RpcError
+from .routes import SlotKey
+
+
+def now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+class WorkerSlot:
+    """One (profile, workerKey): its current process, if any, and its health."""
+
+    def __init__(self, profile: str, worker_key: str | None) -> None:
+        self.profile = profile
+        self.worker_key = worker_key
+        self.state: types.WorkerState = "exited"
+        self.proc: ChildProcess | None = None
+        self.start_mode: types.StartMode | None = None
+        self.fork_fallback: str | None = None
+        self.peer: Peer | None = None
+        self.restarts = 0
+        self.crashes: deque[float] = deque()
+        self.started_at: int | None = None
+        self.last_used_at = now_ms()
+        self.stopping = False
+        self.forgotten = False  # dropped from the pool: the key has a new slot if used again
+        self.stop_reason: types.StopReason = "shutdown"  # why, once stopping is set
+        self.ready = threading.Event()
+        self.start_error: RpcError | None = None
+        # Set once the current (or last) process's exit has been handled.
+        self.exit_handled = threading.Event()
+        self.exit_handled.set()
+        # Re-entrant: a failed start stops what it started, and an idle stop holds it too.
+        self.lock = threading.RLock()
+        # Held while a request is handed to the ready worker, and while an idle stop
+        # decides: a request either counts as a use or finds the worker stopping.
+        self.use_lock = threading.Lock()
+
+    @property
+    def key(self) -> SlotKey:
+        return (self.profile, self.worker_key)
+
+    @property
+    def label(self) -> str:
+        return self.profile if self.worker_key is None else f"{self.profile}/{self.worker_key}"
