@@ -1,17 +1,15 @@
 """The protocol, defined once: types, the method table and the JSON Schema export."""
 
 from . import asks, inputs, processes, profiles, stored, toolbox, types, usage
-from .methods import (
-    HOST_METHODS,
+from .methods import HOST_METHODS, WORKER_METHODS, Method
+from .model import camel, decode, encode
+from .notifications import (
     RELAYED_NOTIFICATIONS,
     RUN_NOTIFICATIONS,
     SERVER_NOTIFICATIONS,
-    WORKER_METHODS,
     WORKER_NOTIFICATIONS,
-    Method,
     NotificationSpec,
 )
-from .model import camel, decode, encode
 from .types import PROTOCOL_VERSION
 
 __all__ = [

@@ -1,10 +1,10 @@
-"""The method table: every method and notification, with its types and route.
+"""The method table: every method a host or the supervisor may call, with its types
+and route (the notifications a server sends are ``notifications``').
 
 Contract:
 - ``HOST_METHODS`` is what a host may send (requests and notifications);
-  ``SERVER_NOTIFICATIONS`` is every notification the server may send to a host;
-  ``WORKER_METHODS`` / ``WORKER_NOTIFICATIONS`` are the supervisor<->worker
-  extras. Nothing else goes on either wire.
+  ``WORKER_METHODS`` is the supervisor's extra for its workers. Nothing else
+  is called on either wire.
 - ``route`` says who answers a host request: ``supervisor`` (never touches a
   worker), ``profile`` (the worker of params.profile/workerKey), ``session``
   (the worker that holds params.sessionId) or ``run`` (the worker running
@@ -35,14 +35,6 @@ class Method(NamedTuple):
     route: Route
     doc: str
     notification: bool = False
-
-
-class NotificationSpec(NamedTuple):
-    name: str
-    params: type
-    doc: str
-    run_scoped: bool = False
-    origin: Literal["worker", "supervisor"] = "worker"  # who writes it
 
 
 def _methods(*items: Method) -> dict[str, Method]:
@@ -322,110 +314,6 @@ HOST_METHODS: dict[str, Method] = _methods(
     ),
 )
 
-SERVER_NOTIFICATIONS: dict[str, NotificationSpec] = {
-    n.name: n
-    for n in (
-        NotificationSpec(
-            "run/started",
-            t.RunStartedNotification,
-            "The run's agent is ready and the turn begins.",
-            True,
-        ),
-        NotificationSpec(
-            "run/delta",
-            t.RunDeltaNotification,
-            "Assistant text, streamed as the model produces it.",
-            True,
-        ),
-        NotificationSpec(
-            "run/event",
-            t.RunEventNotification,
-            "Tool, status, reasoning and other agent activity.",
-            True,
-        ),
-        NotificationSpec(
-            "approval/requested",
-            a.ApprovalRequestedNotification,
-            "A tool call waits for the host's approval of a dangerous command.",
-            True,
-        ),
-        NotificationSpec(
-            "approval/resolved",
-            a.ApprovalResolvedNotification,
-            "An approval request is no longer pending (answered, timed out, cancelled).",
-            True,
-        ),
-        NotificationSpec(
-            "clarify/requested",
-            a.ClarifyRequestedNotification,
-            "The agent asks the user a clarifying question and waits for the answer.",
-            True,
-        ),
-        NotificationSpec(
-            "clarify/resolved",
-            a.ClarifyResolvedNotification,
-            "A clarifying question is no longer pending (answered, timed out, cancelled).",
-            True,
-        ),
-        NotificationSpec(
-            "compression/requested",
-            a.CompressionRequestedNotification,
-            "A run waits for the host to compress its session's conversation.",
-            True,
-        ),
-        NotificationSpec(
-            "compression/resolved",
-            a.CompressionResolvedNotification,
-            "A compression request is no longer pending (compressed, failed, timed out,"
-            " cancelled).",
-            True,
-        ),
-        NotificationSpec(
-            "sudo/requested",
-            a.SudoRequestedNotification,
-            "A terminal command runs sudo and waits for the user's password.",
-            True,
-        ),
-        NotificationSpec(
-            "sudo/resolved",
-            a.SudoResolvedNotification,
-            "A sudo password request is no longer pending (answered, declined, timed out,"
-            " cancelled).",
-            True,
-        ),
-        NotificationSpec(
-            "secret/requested",
-            a.SecretRequestedNotification,
-            "A skill the agent loads needs a secret the profile lacks; the skill waits.",
-            True,
-        ),
-        NotificationSpec(
-            "secret/resolved",
-            a.SecretResolvedNotification,
-            "A secret request is no longer pending (stored, skipped, failed, timed out,"
-            " cancelled).",
-            True,
-        ),
-        NotificationSpec(
-            "run/completed",
-            t.RunCompletedNotification,
-            "The run ended; exactly one per started run, always its last.",
-            True,
-        ),
-        NotificationSpec(
-            "session/titled",
-            t.SessionTitledNotification,
-            "hermes titled a session after one of its first exchanges.",
-        ),
-        NotificationSpec(
-            "worker/exited",
-            t.WorkerExitedNotification,
-            "A worker process exited.",
-            origin="supervisor",
-        ),
-    )
-}
-
 WORKER_METHODS: dict[str, Method] = _methods(
     Method(
         "worker/shutdown",
@@ -434,18 +322,4 @@ WORKER_METHODS: dict[str, Method] = _methods(
         "supervisor",
         "Interrupt runs, close sessions, answer, then exit.",
     ),
-)
-
-WORKER_NOTIFICATIONS: dict[str, NotificationSpec] = {
-    "worker/ready": NotificationSpec(
-        "worker/ready",
-        t.WorkerReadyNotification,
-        "First message a worker sends: it is ready to serve.",
-    ),
-}
-
-RUN_NOTIFICATIONS = frozenset(n for n, spec in SERVER_NOTIFICATIONS.items() if spec.run_scoped)
-# What the supervisor relays from workers to the host as it came.
-RELAYED_NOTIFICATIONS = frozenset(
-    n for n, spec in SERVER_NOTIFICATIONS.items() if spec.origin == "worker"
 )

@@ -17,8 +17,9 @@ from pathlib import Path
 from typing import Any
 
 from ..wire.errors import ErrorType
-from .methods import HOST_METHODS, SERVER_NOTIFICATIONS, WORKER_METHODS, WORKER_NOTIFICATIONS
+from .methods import HOST_METHODS, WORKER_METHODS
 from .model import schema_of
+from .notifications import SERVER_NOTIFICATIONS, WORKER_NOTIFICATIONS
 from .types import PROTOCOL_VERSION
 
 SCHEMA_PATH = Path(__file__).with_name("schema.json")

@@ -1,0 +1,144 @@
+"""Every notification a server may send: to a host, and from a worker to the supervisor.
+
+Contract:
+- ``SERVER_NOTIFICATIONS`` is every notification a host may receive;
+  ``WORKER_NOTIFICATIONS`` what a worker sends its supervisor besides them.
+  Nothing else is sent on either wire.
+- ``RUN_NOTIFICATIONS`` are those about one run (their params start with
+  ``runId``, ``sessionId`` and ``seq``); ``RELAYED_NOTIFICATIONS`` those a
+  worker writes, which the supervisor relays to the host as they came.
+"""
+
+from __future__ import annotations
+
+from typing import Literal, NamedTuple
+
+from . import asks as a
+from . import types as t
+
+
+class NotificationSpec(NamedTuple):
+    name: str
+    params: type
+    doc: str
+    run_scoped: bool = False
+    origin: Literal["worker", "supervisor"] = "worker"  # who writes it
+
+
+SERVER_NOTIFICATIONS: dict[str, NotificationSpec] = {
+    n.name: n
+    for n in (
+        NotificationSpec(
+            "run/started",
+            t.RunStartedNotification,
+            "The run's agent is ready and the turn begins.",
+            True,
+        ),
+        NotificationSpec(
+            "run/delta",
+            t.RunDeltaNotification,
+            "Assistant text, streamed as the model produces it.",
+            True,
+        ),
+        NotificationSpec(
+            "run/event",
+            t.RunEventNotification,
+            "Tool, status, reasoning and other agent activity.",
+            True,
+        ),
+        NotificationSpec(
+            "approval/requested",
+            a.ApprovalRequestedNotification,
+            "A tool call waits for the host's approval of a dangerous command.",
+            True,
+        ),
+        NotificationSpec(
+            "approval/resolved",
+            a.ApprovalResolvedNotification,
+            "An approval request is no longer pending (answered, timed out, cancelled).",
+            True,
+        ),
+        NotificationSpec(
+            "clarify/requested",
+            a.ClarifyRequestedNotification,
+            "The agent asks the user a clarifying question and waits for the answer.",
+            True,
+        ),
+        NotificationSpec(
+            "clarify/resolved",
+            a.ClarifyResolvedNotification,
+            "A clarifying question is no longer pending (answered, timed out, cancelled).",
+            True,
+        ),
+        NotificationSpec(
+            "compression/requested",
+            a.CompressionRequestedNotification,
+            "A run waits for the host to compress its session's conversation.",
+            True,
+        ),
+        NotificationSpec(
+            "compression/resolved",
+            a.CompressionResolvedNotification,
+            "A compression request is no longer pending (compressed, failed, timed out,"
+            " cancelled).",
+            True,
+        ),
+        NotificationSpec(
+            "sudo/requested",
+            a.SudoRequestedNotification,
+            "A terminal command runs sudo and waits for the user's password.",
+            True,
+        ),
+        NotificationSpec(
+            "sudo/resolved",
+            a.SudoResolvedNotification,
+            "A sudo password request is no longer pending (answered, declined, timed out,"
+            " cancelled).",
+            True,
+        ),
+        NotificationSpec(
+            "secret/requested",
+            a.SecretRequestedNotification,
+            "A skill the agent loads needs a secret the profile lacks; the skill waits.",
+            True,
+        ),
+        NotificationSpec(
+            "secret/resolved",
+            a.SecretResolvedNotification,
+            "A secret request is no longer pending (stored, skipped, failed, timed out,"
+            " cancelled).",
+            True,
+        ),
+        NotificationSpec(
+            "run/completed",
+            t.RunCompletedNotification,
+            "The run ended; exactly one per started run, always its last.",
+            True,
+        ),
+        NotificationSpec(
+            "session/titled",
+            t.SessionTitledNotification,
+            "hermes titled a session after one of its first exchanges.",
+        ),
+        NotificationSpec(
+            "worker/exited",
+            t.WorkerExitedNotification,
+            "A worker process exited.",
+            origin="supervisor",
+        ),
+    )
+}
+
+WORKER_NOTIFICATIONS: dict[str, NotificationSpec] = {
+    "worker/ready": NotificationSpec(
+        "worker/ready",
+        t.WorkerReadyNotification,
+        "First message a worker sends: it is ready to serve.",
+    ),
+}
+
+RUN_NOTIFICATIONS = frozenset(n for n, spec in SERVER_NOTIFICATIONS.items() if spec.run_scoped)
+# What the supervisor relays from workers to the host as it came.
+RELAYED_NOTIFICATIONS = frozenset(
+    n for n, spec in SERVER_NOTIFICATIONS.items() if spec.origin == "worker"
+)
