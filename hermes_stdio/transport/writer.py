@@ -25,12 +25,17 @@ Contract:
   the time its owner's last item was rendered) wrote less than ``linger_s``
   ago waits, merging later deltas into it, until ``linger_s`` has passed
   since then: then the next send, or a timer, writes everything waiting in
-  one batch. A fast stream thus costs one write, and one wake-up of the
-  reader, per ``linger_s`` rather than per delta; a stream slower than one
-  item per ``linger_s`` is written at once, however many other streams share
-  the writer. ``send``/``send_many`` never wait, and take what waits with
-  them, in order. It needs ``handoff``: the timer thread that writes what
-  waited must never block on a full pipe.
+  one batch. The timer's thread needs the interpreter lock, which a busy
+  producer holds for up to the switch interval (5 ms), so the producer
+  writes the batch itself, on its own thread, when its delta (merged or
+  queued) finds the oldest waiting item ``OVERDUE_LINGERS`` lingers old.
+  A fast stream thus costs one write, and one wake-up of the reader, per
+  ``linger_s`` to ``OVERDUE_LINGERS * linger_s`` rather than per delta; a
+  stream slower than one item per ``linger_s`` is written at once, however
+  many other streams share the writer. ``send``/``send_many`` never wait,
+  and take what waits with them, in order. It needs ``handoff``: the timer
+  thread that writes what waited must never block on a full pipe.
+  ``merge_tail`` returns whether it took the text, written or not.
 - A write error closes the writer: sends then return False and ``on_error``
   is called once. ``close()`` discards what is queued.
 """
@@ -49,6 +54,9 @@ from typing import Protocol
 
 from ..wire import encode_frame
 from .timers import TIMERS, TimerHandle, Timers
+
+# How many lingers the oldest waiting item may wait before a producer writes it.
+OVERDUE_LINGERS = 2
 
 
 class LazyBody(Protocol):
@@ -131,7 +139,12 @@ class FrameWriter:
                 return False
             self._pending += len(text)
             self.merged += 1
-            return True
+            if not self._overdue():
+                return True
+            batch, size = self._take()
+        view, count = _render(batch)
+        self._drain(view, size, count)
+        return True
 
     def _enqueue(
         self, items: Iterable[bytes | LazyBody], size: int, linger_from: float | None = None
@@ -144,16 +157,34 @@ class FrameWriter:
             if self._writing or (linger_from is not None and self._lingering(linger_from)):
                 self._queue.extend(items)
                 self._pending += size
-                return True
-            # Idle stream (the common case): we become the writer, taking first
-            # whatever waits for the linger to pass.
-            self._writing = True
-            self._pending += size
-            batch = [*self._queue, *items] if self._queue else list(items)
-            self._queue.clear()
-            size = self._pending
+                if self._writing or not self._overdue():
+                    return True
+                batch, size = self._take()
+            else:
+                # Idle stream (the common case): we become the writer, taking first
+                # whatever waits for the linger to pass.
+                self._queue.extend(items)
+                self._pending += size
+                batch, size = self._take()
         view, count = _render(batch)
         return self._drain(view, size, count)
+
+    def _take(self) -> tuple[list[bytes | LazyBody], int]:
+        """Under the lock: become the writer of everything queued."""
+        self._writing = True
+        batch = list(self._queue)
+        self._queue.clear()
+        return batch, self._pending
+
+    def _overdue(self) -> bool:
+        """Under the lock, not writing: whether the oldest waiting item has waited
+        ``OVERDUE_LINGERS`` lingers (its timer's thread is kept from running)."""
+        head = self._queue[0]
+        return (
+            self._linger > 0
+            and not isinstance(head, bytes)
+            and head.last_written + OVERDUE_LINGERS * self._linger <= time.monotonic()
+        )
 
     def _lingering(self, since: float) -> bool:
         """Under the lock: whether a lazy item whose stream wrote at ``since`` should
@@ -174,10 +205,11 @@ class FrameWriter:
             self._flush_timer = None
             if self._writing or self.closed or not self._queue:
                 return
-            self._writing = True
-            batch = list(self._queue)
-            self._queue.clear()
-            size = self._pending
+            head = self._queue[0]
+            # A producer wrote what this was set for; what waits now has a linger of its own.
+            if not isinstance(head, bytes) and self._lingering(head.last_written):
+                return
+            batch, size = self._take()
         view, count = _render(batch)
         self._drain(view, size, count)
 

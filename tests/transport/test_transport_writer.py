@@ -294,6 +294,7 @@ def test_with_a_linger_deltas_right_after_a_write_wait_merged_and_leave_in_one_f
     assert writer.frames_written == 1 and len(timers.set) == 1
     delay, flush = timers.set[0]
     assert 0 < delay <= 60.0
+    run.last_written -= 60.0
     flush()  # the linger passed with nothing else sent
     assert writer.wait_idle(WAIT)
     pipe.close(pipe.w)
@@ -374,3 +375,49 @@ def test_a_stream_that_waits_for_less_than_the_armed_flush_gets_its_own_earlier_
     lazy_delta(writer, early, "b")  # must not wait past its own 30 s
     (first, _), (second, _) = timers.set
     assert first > 59 and second <= 30
+
+
+def test_a_timer_that_fires_for_a_batch_a_producer_wrote_waits_out_the_next_ones_linger(
+    pipe: Pipe,
+):
+    reader = PipeReader(pipe.r)
+    timers = ManualTimers()
+    writer = FrameWriter(pipe.w, linger_s=60.0, timers=timers, handoff=True)
+    run = Stream()
+    lazy_delta(writer, run, "a")  # written at once
+    lazy_delta(writer, run, "b")  # waits: its stream just wrote
+    (_, flush) = timers.set[0]
+    flush()  # early (say, a producer wrote what it was set for): sets itself again
+    assert writer.frames_written == 1 and len(timers.set) == 2
+    assert timers.set[1][0] > 59
+    run.last_written -= 60.0
+    timers.set[1][1]()
+    assert writer.wait_idle(WAIT)
+    pipe.close(pipe.w)
+    assert reader.eof.wait(WAIT)
+    assert reader.bodies() == [b'{"text":"a"}', b'{"text":"b"}']
+
+
+@pytest.mark.parametrize("how", ["merged", "queued"])
+def test_a_producer_writes_a_batch_itself_once_it_waited_two_lingers(pipe: Pipe, how: str):
+    """The timer's thread may wait for the interpreter lock the producer holds (up to
+    5 ms): the producer's own delta then writes what waits, merged or behind it."""
+    reader = PipeReader(pipe.r)
+    timers = ManualTimers()  # never fires: a timer thread kept from running
+    writer = FrameWriter(pipe.w, linger_s=0.5, timers=timers, handoff=True)
+    run, other = Stream(), Stream()
+    lazy_delta(writer, run, "a")  # written at once
+    lazy_delta(writer, run, "b")  # waits
+    other.last_written = time.monotonic()  # another stream that just wrote: it would wait
+    lazy_delta(writer, run, "c")  # under two lingers: still waits
+    assert writer.frames_written == 1
+    run.last_written -= 2 * 0.5  # two lingers passed, the timer never ran
+    lazy_delta(writer, run if how == "merged" else other, "d")
+    assert writer.frames_written == (2 if how == "merged" else 3)  # written before it returned
+    assert writer.wait_idle(WAIT)
+    pipe.close(pipe.w)
+    assert reader.eof.wait(WAIT)
+    expected = [b'{"text":"a"}', b'{"text":"bcd"}']
+    if how == "queued":
+        expected = [b'{"text":"a"}', b'{"text":"bc"}', b'{"text":"d"}']
+    assert reader.bodies() == expected
