@@ -157,7 +157,7 @@ class FrameWriter:
             if self._writing or (linger_from is not None and self._lingering(linger_from)):
                 self._queue.extend(items)
                 self._pending += size
-                if self._writing or not self._overdue():
+                if not self._overdue():
                     return True
                 batch, size = self._take()
             else:
@@ -177,12 +177,13 @@ class FrameWriter:
         return batch, self._pending
 
     def _overdue(self) -> bool:
-        """Under the lock, not writing: whether the oldest waiting item has waited
-        ``OVERDUE_LINGERS`` lingers (its timer's thread is kept from running)."""
+        """Under the lock: whether nobody is writing and the oldest waiting item has
+        waited ``OVERDUE_LINGERS`` lingers (its timer's thread is kept from running)."""
+        if self._writing or not self._queue or self._linger <= 0:
+            return False  # one drainer at a time: a stalled writer's queue is its own
         head = self._queue[0]
         return (
-            self._linger > 0
-            and not isinstance(head, bytes)
+            not isinstance(head, bytes)
             and head.last_written + OVERDUE_LINGERS * self._linger <= time.monotonic()
         )
 

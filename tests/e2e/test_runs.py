@@ -394,7 +394,9 @@ def test_supervisor_status_is_answered_while_a_worker_is_still_starting(
 def test_a_host_that_stops_reading_loses_no_delta_and_keeps_order(
     host: HostClient, llm: ScriptedLLM
 ) -> None:
-    chunks = [f"c{i} " for i in range(1500)]
+    # 4 MB: more than the supervisor queues for the host (1 MiB) and the pipes hold,
+    # so the worker's own writer stalls on a full pipe while its agent streams on.
+    chunks = [f"c{i} " + "x" * 1000 for i in range(4000)]
     all_sent = threading.Event()
     llm.on_chunk_sent = lambda index, _text, _t: index == len(chunks) - 1 and all_sent.set()
     llm.enqueue(Reply.text(chunks))

@@ -421,3 +421,24 @@ def test_a_producer_writes_a_batch_itself_once_it_waited_two_lingers(pipe: Pipe,
     if how == "queued":
         expected = [b'{"text":"a"}', b'{"text":"bc"}', b'{"text":"d"}']
     assert reader.bodies() == expected
+
+
+def test_overdue_deltas_while_a_flusher_waits_on_a_full_pipe_stay_queued_behind_it(pipe: Pipe):
+    """A stalled reader: the flusher owns the stream; an overdue batch must wait its turn,
+    never start a second writer (that interleaved frames and lost deltas)."""
+    timers = ManualTimers()
+    writer = FrameWriter(pipe.w, linger_s=0.001, timers=timers, handoff=True)
+    run = Stream()
+    big = "x" * (1 << 20)  # far more than the pipe holds: a flusher takes over
+    lazy_delta(writer, run, big)
+    assert until(lambda: writer._writing)
+    texts = [f"[{i}]" for i in range(200)]
+    for text in texts:
+        run.last_written = time.monotonic() - 1.0  # every batch long overdue
+        lazy_delta(writer, run, text)
+    reader = PipeReader(pipe.r)  # the reader comes back
+    assert writer.wait_idle(WAIT)
+    pipe.close(pipe.w)
+    assert reader.eof.wait(WAIT)
+    joined = b"".join(b[len(b'{"text":"') : -len(b'"}')] for b in reader.bodies())
+    assert joined == (big + "".join(texts)).encode()
