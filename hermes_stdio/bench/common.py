@@ -11,7 +11,7 @@ Contract:
   spawned one), so neither section starts a profile the other started; and
   ``fresh_profiles``. Every profile but the fresh ones has been used before,
   as a host's profiles have: ``used_before`` has hermes create its session
-  database (``state.db``: 40-50 ms of a worker's first start here, most of
+  database (``state.db``: 25-80 ms of a worker's first start here, most of
   it SQLite's syncs) before any section runs.
   ``Ctx.arm_chunks()`` scripts the next replies and resets the record of
   when each token chunk was flushed; ``Ctx.sent()`` fetches that record.
