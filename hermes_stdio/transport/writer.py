@@ -26,12 +26,13 @@ Contract:
   ago waits, merging later deltas into it, until ``linger_s`` has passed
   since then: then the next send, or a timer, writes everything waiting in
   one batch. The timer's thread needs the interpreter lock, which a busy
-  producer holds for up to the switch interval (5 ms), so the producer
-  writes the batch itself, on its own thread, when its delta (merged or
-  queued) finds the oldest waiting item ``OVERDUE_LINGERS`` lingers old.
-  A fast stream thus costs one write, and one wake-up of the reader, per
-  ``linger_s`` to ``OVERDUE_LINGERS * linger_s`` rather than per delta; a
-  stream slower than one item per ``linger_s`` is written at once, however
+  producer may hold for up to Python's switch interval (5 ms) before it must
+  let go, so the producer writes the batch itself, on its own thread, when
+  its delta (merged or queued) finds the oldest waiting item ``overdue_s``
+  (``linger_s`` plus the switch interval) old: the timer should have run by
+  then. A fast stream thus costs one write, and one wake-up of the reader,
+  per ``linger_s`` to ``overdue_s`` rather than per delta; a stream slower
+  than one item per ``linger_s`` is written at once, however
   many other streams share the writer. ``send``/``send_many`` never wait,
   and take what waits with them, in order. It needs ``handoff``: the timer
   thread that writes what waited must never block on a full pipe.
@@ -54,9 +55,6 @@ from typing import Protocol
 
 from ..wire import encode_frame
 from .timers import TIMERS, TimerHandle, Timers
-
-# How many lingers the oldest waiting item may wait before a producer writes it.
-OVERDUE_LINGERS = 2
 
 
 class LazyBody(Protocol):
@@ -103,6 +101,9 @@ class FrameWriter:
             raise ValueError("linger_s needs handoff=True (the timer thread must not block)")
         self._fd = fd
         self._linger = linger_s
+        # When a waiting batch is late: its linger, plus the longest a busy producer
+        # keeps the interpreter lock from the timer's thread.
+        self.overdue_s = linger_s + sys.getswitchinterval()
         self._timers = timers
         self._flush_timer: TimerHandle | None = None
         self._handoff = handoff
@@ -178,13 +179,12 @@ class FrameWriter:
 
     def _overdue(self) -> bool:
         """Under the lock: whether nobody is writing and the oldest waiting item has
-        waited ``OVERDUE_LINGERS`` lingers (its timer's thread is kept from running)."""
+        waited ``overdue_s`` (its timer's thread is kept from running)."""
         if self._writing or not self._queue or self._linger <= 0:
             return False  # one drainer at a time: a stalled writer's queue is its own
         head = self._queue[0]
         return (
-            not isinstance(head, bytes)
-            and head.last_written + OVERDUE_LINGERS * self._linger <= time.monotonic()
+            not isinstance(head, bytes) and head.last_written + self.overdue_s <= time.monotonic()
         )
 
     def _lingering(self, since: float) -> bool:

@@ -49,7 +49,7 @@ from .service import WorkerService
 EXIT_BUDGET_S = 4.0
 # A run notification within 1 ms of the last write waits for that millisecond to
 # pass, merging later deltas: a fast stream costs one write (and one wake-up of
-# the supervisor) per 1-2 ms rather than per delta (2 when the agent's thread
+# the supervisor) per 1 to 6 ms rather than per delta (6 when the agent's thread
 # keeps the timer's from running: see transport.writer). Slower streams, which
 # is every model a human reads, are written at once.
 DELTA_LINGER_S = 0.001

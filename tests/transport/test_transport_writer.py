@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -399,19 +400,22 @@ def test_a_timer_that_fires_for_a_batch_a_producer_wrote_waits_out_the_next_ones
 
 
 @pytest.mark.parametrize("how", ["merged", "queued"])
-def test_a_producer_writes_a_batch_itself_once_it_waited_two_lingers(pipe: Pipe, how: str):
-    """The timer's thread may wait for the interpreter lock the producer holds (up to
-    5 ms): the producer's own delta then writes what waits, merged or behind it."""
+def test_a_producer_writes_a_batch_itself_once_it_is_overdue(pipe: Pipe, how: str):
+    """The timer's thread may wait for the interpreter lock the producer holds (up to the
+    switch interval): past that, the producer's own delta writes what waits, merged or
+    behind it."""
     reader = PipeReader(pipe.r)
     timers = ManualTimers()  # never fires: a timer thread kept from running
     writer = FrameWriter(pipe.w, linger_s=0.5, timers=timers, handoff=True)
+    assert writer.overdue_s == 0.5 + sys.getswitchinterval()
     run, other = Stream(), Stream()
     lazy_delta(writer, run, "a")  # written at once
     lazy_delta(writer, run, "b")  # waits
     other.last_written = time.monotonic()  # another stream that just wrote: it would wait
-    lazy_delta(writer, run, "c")  # under two lingers: still waits
+    run.last_written -= 0.5  # its linger is over, but the timer may still be on its way
+    lazy_delta(writer, run, "c")
     assert writer.frames_written == 1
-    run.last_written -= 2 * 0.5  # two lingers passed, the timer never ran
+    run.last_written -= sys.getswitchinterval()  # overdue: the timer never ran
     lazy_delta(writer, run if how == "merged" else other, "d")
     assert writer.frames_written == (2 if how == "merged" else 3)  # written before it returned
     assert writer.wait_idle(WAIT)
