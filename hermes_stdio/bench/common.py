@@ -91,6 +91,7 @@ class Config:
     real_latency_chunks: int = 1000
     real_chunk_delay_ms: float = 2.0
     real_tp_chunks: int = 5000
+    busy_deltas: int = 5000  # synthetic deltas from an agent thread busy between them
     tp_reps: int = 3  # pinned real-agent throughput turns per peer (median reported)
     rounds: int = 5  # head-to-head rounds of the real-agent peers (and of round trips)
     rtt_round_calls: int = 500  # round trips per peer, placement and round
@@ -117,6 +118,7 @@ class Config:
             tp_large=1000,
             real_latency_chunks=200,
             real_tp_chunks=1000,
+            busy_deltas=2000,
             rounds=3,
             short_runs=100,
             new_profiles=2,
@@ -140,6 +142,7 @@ class Config:
             real_latency_chunks=10,
             real_chunk_delay_ms=1.0,
             real_tp_chunks=50,
+            busy_deltas=50,
             tp_reps=1,
             rounds=1,
             short_runs=3,
@@ -266,17 +269,25 @@ class Ctx:
         self._llm_log.close()
 
 
-def bench_message(count: int, size: int, interval_ms: int) -> str:
-    return f"bench count={count} size={size} interval_ms={interval_ms}"
+def bench_message(count: int, size: int, interval_ms: int, work_us: int = 0) -> str:
+    work = f" work_us={work_us}" if work_us else ""
+    return f"bench count={count} size={size} interval_ms={interval_ms}{work}"
 
 
 def start_params(
-    client_kind: str, session_id: str, count: int, size: int, interval_ms: int, profile: str | None
+    client_kind: str,
+    session_id: str,
+    count: int,
+    size: int,
+    interval_ms: int,
+    profile: str | None,
+    work_us: int = 0,
 ) -> tuple[str, dict[str, Any]]:
     if client_kind == "pipe":
         params = {"sessionId": session_id, "count": count, "size": size}
         return "stream", {**params, "interval_ms": interval_ms}
-    params = {"message": bench_message(count, size, interval_ms), "sessionId": session_id}
+    message = bench_message(count, size, interval_ms, work_us)
+    params = {"message": message, "sessionId": session_id}
     if profile is not None:
         params["profile"] = profile
     return "run/start", params
@@ -292,10 +303,11 @@ def run_framed(
     timeout: float,
     profile: str | None = None,
     extra: dict[str, Any] | None = None,
+    work_us: int = 0,
 ) -> tuple[Stream, int]:
     """One synthetic stream, waited for; returns the stream and its send time."""
     stream = client.watch(session_id, Stream("stamp", size))
-    method, params = start_params(kind, session_id, count, size, interval_ms, profile)
+    method, params = start_params(kind, session_id, count, size, interval_ms, profile, work_us)
     params.update(extra or {})
     t0 = time.monotonic_ns()
     client.request(method, params, timeout)

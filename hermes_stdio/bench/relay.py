@@ -8,7 +8,10 @@ Contract:
   with the same host code: ``supervisor/status`` and worker-routed
   ``session/status`` round trips, event latency (stamp in the worker's agent
   callback -> host receipt) for 1 session and for ``Config.sessions``
-  concurrent sessions split over two profiles, and throughput for 20 B and
+  concurrent sessions split over two profiles, the same latency for a flood
+  from an agent thread busy ``BUSY_WORK_US`` between deltas (``busy_stream``:
+  how long batching holds a delta when the agent keeps the interpreter lock,
+  protocol.md's ``run/delta``), and throughput for 20 B and
   4 KiB deltas, then the worker's RSS over ``Config.short_runs`` one-delta
   runs (the stdio layer's own growth, no hermes-agent); it stays live too,
   for the round trips in ``rtt.rtt_rounds``. Both return plain JSON-able
@@ -32,6 +35,9 @@ from .stats import summary
 ECHO = str(Path(__file__).with_name("echo.py"))
 WARMUP = 50
 LARGE = 4096
+
+# hermes' own CPU per streamed chunk here (the in-process agent's): a flood at its pace.
+BUSY_WORK_US = 130
 
 
 def _rtt(client: FramedClient, method: str, params: Any, calls: int, timeout: float) -> list[int]:
@@ -128,6 +134,10 @@ def synthetic(ctx: Ctx) -> dict[str, Any]:
         cfg.latency_interval_ms,
         cfg.timeout,
     )
+    ctx.settle("synthetic.busy_stream")
+    busy, _ = run_framed(
+        client, "supervisor", "syn-busy", cfg.busy_deltas, 20, 0, cfg.timeout, work_us=BUSY_WORK_US
+    )
     status = client.request("supervisor/status", {}, cfg.timeout)
     default = next(w for w in status["workers"] if w["profile"] == "default")
     # Short runs through the whole stdio layer with no hermes-agent: the layer's own
@@ -155,6 +165,12 @@ def synthetic(ctx: Ctx) -> dict[str, Any]:
         "rtt_session_status": summary(rtt_sess),
         "latency_1": {**summary(lat1.latencies_ns), "lost": cfg.latency_count - lat1.units},
         f"latency_{cfg.sessions}": _concurrent(ctx, client, cfg.sessions),
+        "busy_stream": {
+            **summary(busy.latencies_ns),
+            "lost": cfg.busy_deltas - busy.units,
+            "frames": busy.frames,
+            "work_us": BUSY_WORK_US,
+        },
         "throughput": _throughput(ctx, client, "supervisor", "syn"),
         "workers": len(status.get("workers", [])),
         "memory": memory,

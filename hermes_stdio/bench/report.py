@@ -105,6 +105,13 @@ def render(r: dict[str, Any]) -> str:
             "",
         ),
         (
+            f"  1 session, agent busy {get(syn, 'busy_stream', 'work_us')} us per delta",
+            _lat(syn.get("busy_stream")),
+            "",
+            "",
+            "",
+        ),
+        (
             "synthetic throughput 20 B",
             _tp(get(syn, "throughput", "small_20B")),
             _tp(get(pipe, "throughput", "small_20B")),

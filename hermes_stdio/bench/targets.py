@@ -66,6 +66,10 @@ def targets(r: dict[str, Any]) -> list[dict[str, Any]]:
             None if over is None else abs(over) < 64,
         )
     )
+    v = get(syn, "busy_stream", "max")
+    rows.append(
+        _check("busy agent's flood: longest a delta waited ms", v, "(context: protocol.md)", None)
+    )
     # Round trips: the rtt rounds' median where they ran (peers timed side by side),
     # else the synthetic section's one series.
     peers = get(r, "rtt", "peers") or {}

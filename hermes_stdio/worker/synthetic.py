@@ -4,14 +4,17 @@ Contract:
 - ``SyntheticAdapter`` implements ``AgentAdapter`` without importing
   hermes-agent: ``preload`` does nothing, ``build`` returns a small agent
   object bound to the session's ``EventSink``.
-- A run/start ``message`` of the form ``bench count=N size=S interval_ms=I``
-  makes ``run_turn`` emit ``N`` deltas (defaults 100, 20, 0). Each delta's
+- A run/start ``message`` of the form
+  ``bench count=N size=S interval_ms=I work_us=W`` makes ``run_turn`` emit
+  ``N`` deltas (defaults 100, 20, 0, 0). Each delta's
   text is exactly ``max(S, STAMP_BYTES)`` ASCII bytes: a stamp (see
   ``format_stamp``: ``time.monotonic_ns()`` taken at the callback, zero
   padded to 19 digits, then ``|``) padded with ``.``. CLOCK_MONOTONIC is
   system-wide on Linux, so a host on the same machine can subtract the stamp
   from its own receipt time. With ``I > 0`` deltas are paced on absolute
-  deadlines ``I`` ms apart (pacing only, never synchronisation).
+  deadlines ``I`` ms apart (pacing only, never synchronisation). With
+  ``W > 0`` the agent's thread first computes for ``W`` µs before each delta,
+  holding the interpreter lock as a real agent parsing a chunk does.
 - Any other message yields one delta echoing it (``echo: <message>``).
 - The turn stops early when ``stop_requested()`` turns true or ``interrupt``
   was called, and reports ``interrupted``. The session history gains one
@@ -49,11 +52,12 @@ def parse_stamps(text: str, size: int) -> list[int]:
 
 
 def parse_params(message: str) -> dict[str, int] | None:
-    """``{"count", "size", "interval_ms"}`` for a ``bench ...`` message, else None."""
+    """``{"count", "size", "interval_ms", "work_us"}`` for a ``bench ...`` message,
+    else None."""
     words = message.split()
     if not words or words[0] != "bench":
         return None
-    params = {"count": 100, "size": 20, "interval_ms": 0}
+    params = {"count": 100, "size": 20, "interval_ms": 0, "work_us": 0}
     for word in words[1:]:
         key, sep, value = word.partition("=")
         if sep and key in params:
@@ -102,6 +106,7 @@ class SyntheticAdapter(PlainAdapterMethods):
         else:
             count, size = params["count"], params["size"]
             interval_ns = params["interval_ms"] * 1_000_000
+            work_ns = params["work_us"] * 1_000
             next_at = time.monotonic_ns()
             delta = sink.delta
             now = time.monotonic_ns
@@ -114,6 +119,10 @@ class SyntheticAdapter(PlainAdapterMethods):
                     if wait > 0:
                         agent.interrupted.wait(wait / 1e9)
                     next_at += interval_ns
+                if work_ns:
+                    busy_until = now() + work_ns
+                    while now() < busy_until:  # Python bytecode: the lock stays held
+                        pass
                 delta(format_stamp(now(), size))
                 sent += 1
             final = f"sent {sent} deltas of {max(size, STAMP_BYTES)} bytes"

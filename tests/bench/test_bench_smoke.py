@@ -5,6 +5,7 @@ No timing assertions: goals are measured by the bench, never by tests.
 
 from __future__ import annotations
 
+import itertools
 import json
 import subprocess
 import sys
@@ -13,7 +14,14 @@ from typing import Any
 
 import pytest
 
-from hermes_stdio.worker.synthetic import STAMP_BYTES, format_stamp, parse_params, parse_stamps
+from hermes_stdio.worker.state import Session
+from hermes_stdio.worker.synthetic import (
+    STAMP_BYTES,
+    SyntheticAdapter,
+    format_stamp,
+    parse_params,
+    parse_stamps,
+)
 
 pytestmark = pytest.mark.bench_smoke
 
@@ -26,8 +34,37 @@ def test_stamps_round_trip_and_coalesce() -> None:
         "count": 3,
         "size": 64,
         "interval_ms": 2,
+        "work_us": 0,
+    }
+    assert parse_params("bench count=3 work_us=130") == {
+        "count": 3,
+        "size": 20,
+        "interval_ms": 0,
+        "work_us": 130,
     }
     assert parse_params("hello") is None
+
+
+class Deltas:
+    def __init__(self) -> None:
+        self.texts: list[str] = []
+
+    def delta(self, text: str) -> None:
+        self.texts.append(text)
+
+    def event(self, type_: str, **fields: Any) -> None:
+        return None
+
+
+def test_a_busy_synthetic_agent_computes_for_work_us_before_each_delta() -> None:
+    adapter, sink = SyntheticAdapter(), Deltas()
+    session = Session("sess_busy", "default")
+    agent = adapter.build(session, sink)
+    outcome = adapter.run_turn(agent, session, "bench count=4 work_us=3000", lambda: False)
+    assert not outcome.interrupted
+    stamps = [s for text in sink.texts for s in parse_stamps(text, 20)]
+    assert len(stamps) == 4
+    assert all(b - a >= 3_000_000 for a, b in itertools.pairwise(stamps))  # ns, one clock
 
 
 def run_bench(tmp_path: Path, sections: str, *args: str) -> tuple[str, dict[str, Any]]:
@@ -62,6 +99,8 @@ def test_bench_command_writes_json(tmp_path: Path) -> None:
         assert set(syn["throughput"][size]) >= {"deltas_per_s", "mb_per_s", "lost"}
         assert syn["throughput"][size]["lost"] == 0
     assert syn[f"latency_{sessions}"]["lost"] == 0
+    busy = syn["busy_stream"]
+    assert busy["lost"] == 0 and busy["n"] == data["config"]["busy_deltas"] and busy["work_us"]
     memory = syn["memory"]
     runs = data["config"]["short_runs"]
     assert memory["runs"] == runs
