@@ -1,6 +1,6 @@
 """The protocol, defined once: types, the method table and the JSON Schema export."""
 
-from . import asks, inputs, processes, profiles, stored, toolbox, types, usage
+from . import asks, inputs, names, processes, profiles, stored, toolbox, types, usage
 from .methods import HOST_METHODS, WORKER_METHODS, Method
 from .model import camel, decode, encode
 from .notifications import (
@@ -27,6 +27,7 @@ __all__ = [
     "decode",
     "encode",
     "inputs",
+    "names",
     "processes",
     "profiles",
     "stored",

@@ -5,13 +5,14 @@ camelCase on the wire.
 
 from __future__ import annotations
 
+from .names import WorkerKey
 from .record import Record, doc_field
 
 
 class CheckpointListParams(Record):
     directory: str = doc_field("The project directory (absolute) whose checkpoints to list.")
     profile: str | None = doc_field("Hermes profile; default when absent.", default=None)
-    worker_key: str | None = doc_field("Worker isolation key.", default=None)
+    worker_key: WorkerKey | None = doc_field("Worker isolation key.", default=None)
 
 
 class CheckpointInfo(Record):
@@ -38,7 +39,7 @@ class CheckpointDiffParams(Record):
     directory: str = doc_field("The project directory (absolute).")
     hash: str = doc_field("The checkpoint to compare the directory's files with.")
     profile: str | None = doc_field("Hermes profile; default when absent.", default=None)
-    worker_key: str | None = doc_field("Worker isolation key.", default=None)
+    worker_key: WorkerKey | None = doc_field("Worker isolation key.", default=None)
 
 
 class CheckpointDiffResult(Record):
@@ -53,7 +54,7 @@ class CheckpointRestoreParams(Record):
         "Only this file (relative to directory); the whole directory when absent.", default=None
     )
     profile: str | None = doc_field("Hermes profile; default when absent.", default=None)
-    worker_key: str | None = doc_field("Worker isolation key.", default=None)
+    worker_key: WorkerKey | None = doc_field("Worker isolation key.", default=None)
 
 
 class CheckpointRestoreResult(Record):

@@ -10,26 +10,31 @@ Contract:
   Integers must lie within ``±MAX_SAFE_INTEGER`` (2**53 - 1, what a JavaScript
   host represents exactly); strings, anywhere in the value (``Any`` included),
   must be valid Unicode: a lone surrogate (``"\\ud800"``) is refused, not altered.
+  A field typed ``Annotated[str, Name(n)]`` names something (a session, a
+  worker): 1 to n characters, none a control character.
 - ``encode(value)`` turns an instance (or a list/dict of them) into plain
   JSON values; every field is present, ``None`` as null.
 - ``schema_of(tp, defs)`` gives the JSON Schema of a type, adding named
   records to ``defs``. Stdlib only: workers run under any Hermes Python.
 
 Supported field types: str, int, float, bool, None, Any, list[T],
-dict[str, T], Literal[...], unions (``X | None``, ``int | str``) and records.
+dict[str, T], Literal[...], unions (``X | None``, ``int | str``), records and
+``Annotated[str, Name(n)]``.
 """
 
 from __future__ import annotations
 
+import re
 import types
 import typing
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 from ..wire.errors import ErrorType, RpcError
 from .record import MISSING, Record, doc_field
 
 __all__ = [
     "MAX_SAFE_INTEGER",
+    "Name",
     "Record",
     "camel",
     "decode",
@@ -43,6 +48,28 @@ T = TypeVar("T")
 
 MAX_SAFE_INTEGER = 2**53 - 1
 """The largest integer a params field accepts (and minus it the smallest)."""
+
+
+class Name(NamedTuple):
+    """Marks a string field that names something: 1 to ``max_length`` characters,
+    none of them a control character (C0, DEL or C1). Such a name reaches command
+    lines, environment variables and log lines, which a NUL or a newline breaks."""
+
+    max_length: int
+
+    def check(self, value: str, path: str) -> None:
+        if not value or len(value) > self.max_length:
+            raise _bad_value(path, f"must be 1-{self.max_length} characters")
+        if _CONTROL.search(value):
+            raise _bad_value(path, "must not hold a control character")
+
+    def schema(self) -> dict[str, Any]:
+        return {"minLength": 1, "maxLength": self.max_length, "pattern": _NO_CONTROL}
+
+
+_CONTROLS = r"\u0000-\u001f\u007f-\u009f"  # in both Python's and ECMA-262's syntax
+_CONTROL = re.compile(f"[{_CONTROLS}]")
+_NO_CONTROL = f"^[^{_CONTROLS}]*$"
 
 
 def camel(name: str) -> str:
@@ -66,7 +93,7 @@ def fields_of(cls: type[Record]) -> tuple[_Field, ...]:
     cached = _FIELDS.get(cls)
     if cached is not None:
         return cached
-    hints = typing.get_type_hints(cls)
+    hints = typing.get_type_hints(cls, include_extras=True)
     _FIELDS[cls] = fields = tuple(
         _Field(
             name,
@@ -178,6 +205,13 @@ def _decode(tp: Any, value: Any, path: str) -> Any:
                 raise _fail(f"{path}.{f.wire}", "required field is missing")
         return tp(**kwargs)
     origin = typing.get_origin(tp)
+    if origin is typing.Annotated:
+        base, *marks = typing.get_args(tp)
+        value = _decode(base, value, path)
+        for mark in marks:
+            if isinstance(mark, Name):
+                mark.check(value, path)
+        return value
     if origin is typing.Literal:
         if value not in typing.get_args(tp) or isinstance(value, bool):
             allowed = ", ".join(repr(a) for a in typing.get_args(tp))
@@ -240,6 +274,8 @@ def _describe(tp: Any) -> str:
     if _is_record(tp):
         return "an object"
     origin = typing.get_origin(tp)
+    if origin is typing.Annotated:
+        return _describe(typing.get_args(tp)[0])
     if origin is list:
         return "an array"
     if origin is dict:
@@ -309,6 +345,13 @@ def schema_of(tp: Any, defs: dict[str, Any]) -> dict[str, Any]:
             defs[name] = record
         return {"$ref": f"#/$defs/{name}"}
     origin = typing.get_origin(tp)
+    if origin is typing.Annotated:
+        base, *marks = typing.get_args(tp)
+        out = schema_of(base, defs)
+        for mark in marks:
+            if isinstance(mark, Name):
+                out = {**out, **mark.schema()}
+        return out
     if origin is typing.Literal:
         return {"enum": list(typing.get_args(tp))}
     if origin in (typing.Union, types.UnionType):

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Literal
 
+from .names import SessionId, WorkerKey
 from .record import Record, doc_field
 
 
@@ -26,10 +27,10 @@ class ProcessListResult(Record):
 
 
 class ProcessKillParams(Record):
-    session_id: str = doc_field("The session whose agent started it.")
+    session_id: SessionId = doc_field("The session whose agent started it.")
     process_id: str = doc_field("The process, from process/list.")
     profile: str | None = doc_field("Profile to look in if no worker holds it.", default=None)
-    worker_key: str | None = doc_field("Worker isolation key.", default=None)
+    worker_key: WorkerKey | None = doc_field("Worker isolation key.", default=None)
 
 
 class ProcessKillResult(Record):

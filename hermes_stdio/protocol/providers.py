@@ -5,11 +5,12 @@ camelCase on the wire.
 
 from __future__ import annotations
 
+from .names import SessionId, WorkerKey
 from .record import Record, doc_field
 
 
 class ModelListParams(Record):
-    session_id: str | None = doc_field(
+    session_id: SessionId | None = doc_field(
         "Mark this session's current model and provider; the profile's when absent.",
         default=None,
     )
@@ -19,7 +20,7 @@ class ModelListParams(Record):
         default=False,
     )
     profile: str | None = doc_field("Hermes profile; default when absent.", default=None)
-    worker_key: str | None = doc_field("Worker isolation key.", default=None)
+    worker_key: WorkerKey | None = doc_field("Worker isolation key.", default=None)
 
 
 class ProviderModels(Record):

@@ -4,12 +4,13 @@ Names follow ``types``: snake_case here, camelCase on the wire.
 
 from __future__ import annotations
 
+from .names import SessionId, WorkerKey
 from .record import Record, doc_field
 
 
 class SessionListStoredParams(Record):
     profile: str | None = doc_field("Hermes profile; default when absent.", default=None)
-    worker_key: str | None = doc_field("Worker isolation key.", default=None)
+    worker_key: WorkerKey | None = doc_field("Worker isolation key.", default=None)
     query: str | None = doc_field(
         "Only sessions whose title or id contains this (case-insensitive).", default=None
     )
@@ -38,10 +39,10 @@ class SessionListStoredResult(Record):
 
 
 class SessionRenameParams(Record):
-    session_id: str = doc_field("The stored session.")
+    session_id: SessionId = doc_field("The stored session.")
     title: str | None = doc_field("Its new title; null or blank clears it.")
     profile: str | None = doc_field("Profile to look in if no worker holds it.", default=None)
-    worker_key: str | None = doc_field("Worker isolation key.", default=None)
+    worker_key: WorkerKey | None = doc_field("Worker isolation key.", default=None)
 
 
 class SessionRenameResult(Record):
@@ -50,10 +51,10 @@ class SessionRenameResult(Record):
 
 
 class SessionArchiveParams(Record):
-    session_id: str = doc_field("The stored session.")
+    session_id: SessionId = doc_field("The stored session.")
     archived: bool = doc_field("True hides it from session/listStored; false shows it again.")
     profile: str | None = doc_field("Profile to look in if no worker holds it.", default=None)
-    worker_key: str | None = doc_field("Worker isolation key.", default=None)
+    worker_key: WorkerKey | None = doc_field("Worker isolation key.", default=None)
 
 
 class SessionArchiveResult(Record):
@@ -62,10 +63,10 @@ class SessionArchiveResult(Record):
 
 
 class SessionUndoParams(Record):
-    session_id: str = doc_field("The session.")
+    session_id: SessionId = doc_field("The session.")
     turns: int = doc_field("How many of its last exchanges to take back (1 or more).", default=1)
     profile: str | None = doc_field("Profile to look in if no worker holds it.", default=None)
-    worker_key: str | None = doc_field("Worker isolation key.", default=None)
+    worker_key: WorkerKey | None = doc_field("Worker isolation key.", default=None)
 
 
 class SessionUndoResult(Record):
@@ -78,8 +79,8 @@ class SessionUndoResult(Record):
 
 
 class SessionForkParams(Record):
-    session_id: str = doc_field("The session to branch off.")
-    new_session_id: str | None = doc_field(
+    session_id: SessionId = doc_field("The session to branch off.")
+    new_session_id: SessionId | None = doc_field(
         "The branch's id; a new one when absent. It must be new to the profile.", default=None
     )
     title: str | None = doc_field(
@@ -87,7 +88,7 @@ class SessionForkParams(Record):
         default=None,
     )
     profile: str | None = doc_field("Profile to look in if no worker holds it.", default=None)
-    worker_key: str | None = doc_field("Worker isolation key.", default=None)
+    worker_key: WorkerKey | None = doc_field("Worker isolation key.", default=None)
 
 
 class SessionForkResult(Record):

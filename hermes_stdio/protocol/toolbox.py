@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Literal
 
+from .names import SessionId, WorkerKey
 from .record import Record, doc_field
 
 McpServerState = Literal["connected", "connecting", "failed", "disabled", "configured"]
@@ -40,12 +41,12 @@ class McpStatusResult(Record):
 
 
 class ToolListParams(Record):
-    session_id: str | None = doc_field(
+    session_id: SessionId | None = doc_field(
         "The tools this session's agent offers; a new agent's when absent or not built yet.",
         default=None,
     )
     profile: str | None = doc_field("Hermes profile; default when absent.", default=None)
-    worker_key: str | None = doc_field("Worker isolation key.", default=None)
+    worker_key: WorkerKey | None = doc_field("Worker isolation key.", default=None)
 
 
 class ToolInfo(Record):

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from .inputs import ImageInput
+from .names import SessionId, WorkerKey
 from .record import Record, doc_field
 from .usage import TokenUsage
 
@@ -143,7 +144,7 @@ class SupervisorStatusResult(Record):
 
 class WorkerTarget(Record):
     profile: str | None = doc_field("Profile name; null or absent means default.", None)
-    worker_key: str | None = doc_field("Isolation key for a separate worker process.", None)
+    worker_key: WorkerKey | None = doc_field("Isolation key for a separate worker process.", None)
 
 
 class WorkerRestartResult(Record):
@@ -170,9 +171,9 @@ class WorkerExitedNotification(Record):
 
 
 class SessionStatusParams(Record):
-    session_id: str = doc_field("The session to describe.")
+    session_id: SessionId = doc_field("The session to describe.")
     profile: str | None = doc_field("Profile to ask when the session is not routed yet.", None)
-    worker_key: str | None = doc_field("Worker isolation key.", None)
+    worker_key: WorkerKey | None = doc_field("Worker isolation key.", None)
     if_loaded: bool = doc_field(
         "Only report a session already loaded: never start a worker for this.", False
     )
@@ -190,9 +191,9 @@ class SessionInfo(Record):
 
 
 class SessionTarget(Record):
-    session_id: str = doc_field("The session.")
+    session_id: SessionId = doc_field("The session.")
     profile: str | None = doc_field("Profile to ask when the session is not routed yet.", None)
-    worker_key: str | None = doc_field("Worker isolation key.", None)
+    worker_key: WorkerKey | None = doc_field("Worker isolation key.", None)
 
 
 class SessionDestroyResult(Record):
@@ -200,11 +201,11 @@ class SessionDestroyResult(Record):
 
 
 class SessionSwitchModelParams(Record):
-    session_id: str = doc_field("The session; created (or resumed) when no worker holds it.")
+    session_id: SessionId = doc_field("The session; created (or resumed) when no worker holds it.")
     model: str = doc_field("The model for the session's next runs.")
     provider: str | None = doc_field("Its provider; the profile's default when absent.", None)
     profile: str | None = doc_field("Profile to ask when the session is not routed yet.", None)
-    worker_key: str | None = doc_field("Worker isolation key.", None)
+    worker_key: WorkerKey | None = doc_field("Worker isolation key.", None)
 
 
 class SessionSwitchModelResult(Record):
@@ -230,7 +231,7 @@ GoalAction = Literal[
 
 
 class SessionGoalParams(Record):
-    session_id: str = doc_field("The session.")
+    session_id: SessionId = doc_field("The session.")
     action: GoalAction = doc_field("What to do with its goal (see protocol.md).")
     text: str | None = doc_field("The goal (set) or the subgoal (addSubgoal).", None)
     max_turns: int | None = doc_field(
@@ -238,7 +239,7 @@ class SessionGoalParams(Record):
     )
     index: int | None = doc_field("removeSubgoal: which one, from 1.", None)
     profile: str | None = doc_field("Profile to ask when the session is not routed yet.", None)
-    worker_key: str | None = doc_field("Worker isolation key.", None)
+    worker_key: WorkerKey | None = doc_field("Worker isolation key.", None)
 
 
 class GoalInfo(Record):
@@ -258,7 +259,7 @@ class SessionTitledNotification(Record):
 
 class SessionListParams(Record):
     profile: str | None = doc_field("Profile to list; default when absent.", None)
-    worker_key: str | None = doc_field("Worker isolation key.", None)
+    worker_key: WorkerKey | None = doc_field("Worker isolation key.", None)
 
 
 class SessionListResult(Record):
@@ -270,9 +271,13 @@ class SessionListResult(Record):
 
 class RunStartParams(Record):
     message: str = doc_field("The user's message for this turn.")
-    session_id: str | None = doc_field("Session to continue or create; a new id when absent.", None)
+    session_id: SessionId | None = doc_field(
+        "Session to continue or create; a new id when absent.", None
+    )
     profile: str | None = doc_field("Hermes profile; default when absent.", None)
-    worker_key: str | None = doc_field("Run in a separate worker process of the profile.", None)
+    worker_key: WorkerKey | None = doc_field(
+        "Run in a separate worker process of the profile.", None
+    )
     instructions: str | None = doc_field("Extra system instructions for this session.", None)
     conversation_history: list[JsonObject] | None = doc_field(
         "OpenAI-style messages to use as the history instead of the session's own.", None

@@ -6,15 +6,16 @@ from __future__ import annotations
 
 from typing import Any
 
+from .names import SessionId, WorkerKey
 from .record import Record, doc_field
 
 JsonObject = dict[str, Any]
 
 
 class SessionContextParams(Record):
-    session_id: str = doc_field("The session; created (or resumed) when no worker holds it.")
+    session_id: SessionId = doc_field("The session; created (or resumed) when no worker holds it.")
     profile: str | None = doc_field("Profile to ask when the session is not routed yet.", None)
-    worker_key: str | None = doc_field("Worker isolation key.", None)
+    worker_key: WorkerKey | None = doc_field("Worker isolation key.", None)
     messages: list[JsonObject] | None = doc_field(
         "Estimate this OpenAI-style history instead of the session's own.", None
     )

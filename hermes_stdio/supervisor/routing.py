@@ -61,13 +61,7 @@ class RoutedMethods:
         """Validate a profile/workerKey target; unknown or escaping profiles fail here."""
         name = check_name(profile)
         profile_home(self.home, name)
-        if worker_key is not None and (not worker_key or len(worker_key) > 128):
-            raise RpcError(
-                ErrorType.INVALID_PARAMS,
-                "workerKey must be 1-128 characters",
-                field="params.workerKey",
-            )
-        return (name, worker_key)
+        return (name, worker_key)  # a workerKey's form is checked as params are decoded
 
     def _session_key(self, session_id: str, profile: str | None, worker_key: str | None) -> SlotKey:
         key = self.routes.session(session_id)

@@ -209,7 +209,9 @@ class WorkerPool:
                 f"the previous worker for profile {slot.label!r} is still exiting",
                 profile=slot.profile,
             )
-        extra = [*self.worker_args, *(["--worker-key", slot.worker_key] if slot.worker_key else [])]
+        # One argument: a key may start with "-", which argparse reads as an option.
+        key_arg = [f"--worker-key={slot.worker_key}"] if slot.worker_key else []
+        extra = [*self.worker_args, *key_arg]
         argv = worker_command(self.agent_python, slot.profile, extra)
         env = worker_env(self.home, slot.profile, self.base_env)
         token = uuid.uuid4().hex

@@ -191,6 +191,29 @@ def test_an_integer_out_of_range_or_a_lone_surrogate_is_invalid_params_naming_th
     still_serving(host)
 
 
+@pytest.mark.parametrize(
+    ("method", "params", "field"),
+    [
+        ("run/start", {"message": "hi", "sessionId": "a\x00b"}, "params.sessionId"),
+        ("run/start", {"message": "hi", "workerKey": "a\nhermes-stdio: fake"}, "params.workerKey"),
+        ("session/estimateContext", {"sessionId": "\x00"}, "params.sessionId"),
+        ("session/status", {"sessionId": ""}, "params.sessionId"),
+        ("session/fork", {"sessionId": "s", "newSessionId": "x" * 257}, "params.newSessionId"),
+        ("session/listStored", {"workerKey": "k" * 129}, "params.workerKey"),
+    ],
+)
+def test_a_session_id_or_worker_key_empty_too_long_or_with_a_control_character_is_invalid_params(
+    host: HostClient, method: str, params: dict[str, object], field: str
+) -> None:
+    with pytest.raises(RpcError) as err:
+        host.request(method, params)
+    assert err.value.kind is ErrorType.INVALID_PARAMS
+    assert err.value.data["field"] == field
+    # Refused before any worker was asked: none was started for it.
+    assert host.request("supervisor/status")["workers"] == []
+    still_serving(host)
+
+
 def test_an_id_holding_a_lone_surrogate_is_echoed_exactly(host: HostClient) -> None:
     host.send_body(b'{"jsonrpc":"2.0","id":"\\ud800","method":"supervisor/status"}')
     assert host.response("\ud800").result["pid"] == host.proc.pid

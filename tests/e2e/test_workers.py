@@ -82,6 +82,24 @@ def test_a_worker_key_isolates_a_session_in_its_own_process(
     assert status["loaded"] is True
 
 
+@pytest.mark.parametrize("mode", ["spawned", "forked"])
+def test_a_worker_key_that_looks_like_an_option_is_only_a_key_of_the_named_profile(
+    start_host: StartHost, llm: ScriptedLLM, mode: str
+) -> None:
+    host = start_host(*(["--no-worker-template"] if mode == "spawned" else []))
+    host.initialize()
+    if mode == "forked":
+        template_ready(host)
+    key = "--profile=work"
+    command = 'echo "W=${WORK_SECRET:-unset} D=${DEFAULT_SECRET:-unset}"'
+    out = terminal_output(host, llm, command, profile="default", workerKey=key)
+    assert out == f"W=unset D={DEFAULT_SECRET}"
+    workers = host.request("supervisor/status")["workers"]
+    assert [(w["profile"], w["workerKey"], w["startMode"]) for w in workers] == [
+        ("default", key, mode)
+    ]
+
+
 def test_sessions_in_one_worker_share_exported_variables_but_not_their_directories(
     host: HostClient, llm: ScriptedLLM, tmp_path: Path
 ) -> None:

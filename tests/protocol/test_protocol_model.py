@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+import re
+from typing import Annotated, Any, Literal
 
 import pytest
 
-from hermes_stdio.protocol import camel, decode, encode
+from hermes_stdio.protocol import HOST_METHODS, camel, decode, encode
 from hermes_stdio.protocol import stored as st
 from hermes_stdio.protocol import types as t
+from hermes_stdio.protocol.model import Name, fields_of, schema_of
 from hermes_stdio.protocol.record import Record
 from hermes_stdio.wire import ErrorType, RpcError
 
@@ -311,3 +313,45 @@ def test_a_deeply_nested_any_value_is_checked_without_recursion_errors():
         deep = [deep]
     err = decode_error(Sample, {"someName": "x", "kind": "a", "number": 0, "blob": deep})
     assert field_of(err).startswith("params.blob[0][0]")
+
+
+class Named(Record):
+    key: Annotated[str, Name(8)]
+    maybe: Annotated[str, Name(8)] | None = None
+
+
+@pytest.mark.parametrize("name", ["a", "-rf", "--p=w", "é😀 x/..", "x" * 8])
+def test_a_name_field_accepts_any_printable_text_up_to_its_length(name: str):
+    assert decode(Named, {"key": name, "maybe": name}) == Named(name, name)
+
+
+@pytest.mark.parametrize(
+    "name", ["", "x" * 9, "a\x00b", "a\nb", "\t", "a\x7f", "a\x85", "\x9f", "\ud800"]
+)
+def test_a_name_field_refuses_empty_long_or_control_text_naming_the_field(name: str):
+    assert field_of(decode_error(Named, {"key": name})) == "params.key"
+    assert field_of(decode_error(Named, {"key": "ok", "maybe": name})) == "params.maybe"
+
+
+def test_a_name_fields_schema_states_the_rule_that_decoding_applies():
+    defs: dict[str, Any] = {}
+    schema_of(Named, defs)
+    key = defs["Named"]["properties"]["key"]
+    assert key == {
+        "type": "string",
+        "minLength": 1,
+        "maxLength": 8,
+        "pattern": "^[^\\u0000-\\u001f\\u007f-\\u009f]*$",
+    }
+    assert defs["Named"]["properties"]["maybe"]["anyOf"] == [key, {"type": "null"}]
+    # The pattern, read as a regular expression, refuses what decoding refuses.
+    for text in ["ok", "-rf", "a\x00", "a\n", "\x85", "é"]:
+        refused = text and re.fullmatch(key["pattern"], text) is None
+        assert refused == (text in {"a\x00", "a\n", "\x85"}), text
+
+
+def test_every_params_field_naming_a_session_or_worker_key_is_a_checked_name():
+    for method in HOST_METHODS.values():
+        for field in fields_of(method.params):
+            if field.wire in {"sessionId", "newSessionId", "workerKey"}:
+                assert "Name(" in repr(field.tp), (method.name, field.wire)
