@@ -1,6 +1,6 @@
 """The protocol, defined once: types, the method table and the JSON Schema export."""
 
-from . import asks, inputs, names, processes, profiles, stored, toolbox, types, usage
+from . import asks, inputs, names, processes, profiles, stored, toolbox, types, usage, workers
 from .methods import HOST_METHODS, WORKER_METHODS, Method
 from .model import camel, decode, encode
 from .notifications import (
@@ -34,4 +34,5 @@ __all__ = [
     "toolbox",
     "types",
     "usage",
+    "workers",
 ]

@@ -24,6 +24,7 @@ from . import stored as st
 from . import toolbox as x
 from . import types as t
 from . import usage as u
+from . import workers as pw
 
 Route = Literal["supervisor", "profile", "session", "run"]
 
@@ -83,7 +84,7 @@ HOST_METHODS: dict[str, Method] = _methods(
     Method(
         "supervisor/status",
         t.EmptyParams,
-        t.SupervisorStatusResult,
+        pw.SupervisorStatusResult,
         "supervisor",
         "Supervisor and worker health, without touching any worker.",
     ),
@@ -97,7 +98,7 @@ HOST_METHODS: dict[str, Method] = _methods(
     Method(
         "worker/restart",
         t.WorkerTarget,
-        t.WorkerRestartResult,
+        pw.WorkerRestartResult,
         "supervisor",
         "Stop a profile's worker (gracefully), clear its crash back-off and start it again.",
     ),

@@ -15,6 +15,7 @@ from typing import Literal, NamedTuple
 
 from . import asks as a
 from . import types as t
+from . import workers as pw
 
 
 class NotificationSpec(NamedTuple):
@@ -122,7 +123,7 @@ SERVER_NOTIFICATIONS: dict[str, NotificationSpec] = {
         ),
         NotificationSpec(
             "worker/exited",
-            t.WorkerExitedNotification,
+            pw.WorkerExitedNotification,
             "A worker process exited.",
             origin="supervisor",
         ),
@@ -132,7 +133,7 @@ SERVER_NOTIFICATIONS: dict[str, NotificationSpec] = {
 WORKER_NOTIFICATIONS: dict[str, NotificationSpec] = {
     "worker/ready": NotificationSpec(
         "worker/ready",
-        t.WorkerReadyNotification,
+        pw.WorkerReadyNotification,
         "First message a worker sends: it is ready to serve.",
     ),
 }

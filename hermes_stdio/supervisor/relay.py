@@ -25,6 +25,7 @@ from typing import Any
 
 from ..protocol import RELAYED_NOTIFICATIONS, SERVER_NOTIFICATIONS, encode
 from ..protocol import types as t
+from ..protocol import workers as pw
 from ..protocol.model import fields_of
 from ..transport import Peer
 from ..wire import Notification
@@ -98,7 +99,7 @@ class RelayMethods:
             slot.last_used_at = now_ms()  # idleness counts from the end of its last run
         self.routes.note_seq(run_id, seq, method == "run/completed")
 
-    def _worker_exited(self, slot: WorkerSlot, note: t.WorkerExitedNotification) -> None:
+    def _worker_exited(self, slot: WorkerSlot, note: pw.WorkerExitedNotification) -> None:
         assert self.host is not None
         why = "was stopped" if note.expected else f"exited ({note.signal or note.exit_code})"
         kind = t.RunErrorType.WORKER_STOPPED if note.expected else t.RunErrorType.WORKER_CRASHED

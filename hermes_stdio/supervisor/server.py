@@ -35,6 +35,7 @@ from ..protocol import (
 )
 from ..protocol import profiles as pf
 from ..protocol import types as t
+from ..protocol import workers as pw
 from ..transport import Peer
 from ..wire import ErrorType, Notification, Request, RequestId, RpcError, to_wire_error
 from .idle import IdleWorkers
@@ -243,8 +244,8 @@ class Supervisor(RoutedMethods, RelayMethods):
     def _h_supervisor_status(self, req: Request, p: t.EmptyParams) -> None:
         self._reply(req, encode(self.status()))
 
-    def status(self) -> t.SupervisorStatusResult:
-        return t.SupervisorStatusResult(
+    def status(self) -> pw.SupervisorStatusResult:
+        return pw.SupervisorStatusResult(
             pid=os.getpid(),
             uptime_ms=int((time.monotonic() - self.started) * 1000),
             protocol_version=PROTOCOL_VERSION,
@@ -253,10 +254,10 @@ class Supervisor(RoutedMethods, RelayMethods):
             template=self.pool.template.info() if self.pool.template is not None else None,
         )
 
-    def _worker_info(self, slot: WorkerSlot) -> t.WorkerInfo:
+    def _worker_info(self, slot: WorkerSlot) -> pw.WorkerInfo:
         sessions, running = self.routes.counts(slot.key)
         proc = slot.proc
-        return t.WorkerInfo(
+        return pw.WorkerInfo(
             profile=slot.profile,
             worker_key=slot.worker_key,
             pid=proc.pid if proc is not None else None,
@@ -285,11 +286,11 @@ class Supervisor(RoutedMethods, RelayMethods):
     def _h_worker_restart(self, req: Request, p: t.WorkerTarget) -> None:
         slot = self.pool.slot(*self._key(p.profile, p.worker_key))
 
-        def run() -> t.WorkerRestartResult:
+        def run() -> pw.WorkerRestartResult:
             self.pool.stop(slot, reason="restart")
             self.pool.reset_backoff(slot)
             self.pool.ensure_ready(slot)
             # The key's slot now: a keyed one stopped meanwhile may have been forgotten.
-            return t.WorkerRestartResult(self._worker_info(self.pool.slot(*slot.key)))
+            return pw.WorkerRestartResult(self._worker_info(self.pool.slot(*slot.key)))
 
         self._in_thread(req, run)

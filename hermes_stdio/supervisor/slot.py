@@ -14,7 +14,7 @@ import threading
 import time
 from collections import deque
 
-from ..protocol import types
+from ..protocol import workers as pw
 from ..transport import Peer
 from ..transport.process import ChildProcess
 from ..wire import RpcError
@@ -31,9 +31,9 @@ class WorkerSlot:
     def __init__(self, profile: str, worker_key: str | None) -> None:
         self.profile = profile
         self.worker_key = worker_key
-        self.state: types.WorkerState = "exited"
+        self.state: pw.WorkerState = "exited"
         self.proc: ChildProcess | None = None
-        self.start_mode: types.StartMode | None = None
+        self.start_mode: pw.StartMode | None = None
         self.fork_fallback: str | None = None
         self.peer: Peer | None = None
         self.restarts = 0
@@ -42,7 +42,7 @@ class WorkerSlot:
         self.last_used_at = now_ms()
         self.stopping = False
         self.forgotten = False  # dropped from the pool: the key has a new slot if used again
-        self.stop_reason: types.StopReason = "shutdown"  # why, once stopping is set
+        self.stop_reason: pw.StopReason = "shutdown"  # why, once stopping is set
         self.ready = threading.Event()
         self.start_error: RpcError | None = None
         # Set once the current (or last) process's exit has been handled.

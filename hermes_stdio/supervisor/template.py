@@ -36,7 +36,7 @@ import threading
 from collections.abc import Callable
 from typing import IO, Any
 
-from ..protocol import types as t
+from ..protocol import workers as pw
 from ..transport import relay_stderr, spawn_child, stop_child
 from ..transport.process import UTF8_ENV
 from .launch import template_command
@@ -109,7 +109,7 @@ class _Template:
     """One template process and the socket to it."""
 
     def __init__(self) -> None:
-        self.state: t.TemplateState = "starting"
+        self.state: pw.TemplateState = "starting"
         self.problem: str | None = None
         self.ready_info: dict[str, Any] = {}
         self.ready = threading.Event()  # ready, or never will be
@@ -142,7 +142,7 @@ class _Template:
         relay_stderr(proc, "[template] ")
         threading.Thread(target=self._read, name="template", daemon=True).start()
 
-    def _fail(self, state: t.TemplateState, problem: str) -> None:
+    def _fail(self, state: pw.TemplateState, problem: str) -> None:
         if self.state in ("starting", "ready"):
             self.state, self.problem = state, problem
         self.ready.set()
@@ -325,12 +325,12 @@ class WorkerTemplate:
             self.forks += 1
         return child
 
-    def info(self) -> t.TemplateInfo:
+    def info(self) -> pw.TemplateInfo:
         current = self._current
         if current is None:
-            return t.TemplateInfo("starting", None, None, None, self.forks, self.restarts, None)
+            return pw.TemplateInfo("starting", None, None, None, self.forks, self.restarts, None)
         ready, proc = current.ready_info, current.proc
-        return t.TemplateInfo(
+        return pw.TemplateInfo(
             state=current.state,
             pid=proc.pid if proc is not None and current.state != "exited" else None,
             preload_ms=ready.get("preloadMs"),

@@ -40,7 +40,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ..protocol import PROTOCOL_VERSION, decode, types
+from ..protocol import PROTOCOL_VERSION, decode
+from ..protocol import workers as pw
 from ..transport import Peer, relay_stderr, spawn_child, stop_child
 from ..transport.process import WORKER_TAG, ChildProcess, kill_tagged
 from ..wire import ErrorType, Notification, Request, RpcError
@@ -67,7 +68,7 @@ NotifySink = Callable[[WorkerSlot, Notification, bytes], None]
 RelayFactory = Callable[
     [WorkerSlot], tuple[Callable[[bytes], bool], Callable[[list[bytes]], object]] | None
 ]
-ExitSink = Callable[[WorkerSlot, types.WorkerExitedNotification], None]
+ExitSink = Callable[[WorkerSlot, pw.WorkerExitedNotification], None]
 
 
 class _Connection:
@@ -269,7 +270,7 @@ class WorkerPool:
 
     def mark_ready(self, slot: WorkerSlot, proc: ChildProcess, params: dict[str, Any]) -> None:
         try:
-            ready = decode(types.WorkerReadyNotification, params)
+            ready = decode(pw.WorkerReadyNotification, params)
             if ready.protocol_version != PROTOCOL_VERSION:
                 slot.start_error = RpcError(
                     ErrorType.WORKER_UNAVAILABLE,
@@ -293,7 +294,7 @@ class WorkerPool:
         if token:  # tool commands it started live in sessions of their own: end them too
             kill_tagged(token)
         expected = slot.stopping
-        why: types.ExitReason = slot.stop_reason if expected else "crashed"
+        why: pw.ExitReason = slot.stop_reason if expected else "crashed"
         if slot.proc is proc:
             slot.proc, slot.peer = None, None
             slot.state = "exited"
@@ -311,7 +312,7 @@ class WorkerPool:
             )
             slot.ready.set()
         sig = _signal_name(-code) if code is not None and code < 0 else None
-        note = types.WorkerExitedNotification(
+        note = pw.WorkerExitedNotification(
             profile=slot.profile,
             worker_key=slot.worker_key,
             pid=proc.pid,
@@ -331,13 +332,13 @@ class WorkerPool:
         self,
         slot: WorkerSlot,
         *,
-        reason: types.StopReason = "shutdown",
+        reason: pw.StopReason = "shutdown",
         shutdown_timeout: float = 5.0,
     ) -> None:
         with slot.lock:
             self._stop(slot, reason, shutdown_timeout)
 
-    def _stop(self, slot: WorkerSlot, reason: types.StopReason, shutdown_timeout: float) -> None:
+    def _stop(self, slot: WorkerSlot, reason: pw.StopReason, shutdown_timeout: float) -> None:
         proc, peer = slot.proc, slot.peer
         if proc is None:
             return

@@ -32,7 +32,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ..protocol import PROTOCOL_VERSION, encode
-from ..protocol import types as t
+from ..protocol import workers as pw
 from ..transport import Peer, take_over_stdio
 from ..transport.process import WORKER_TAG, kill_tagged
 from ..wire import DEFAULT_MAX_BODY_BYTES
@@ -148,7 +148,7 @@ def _serve(
     adapter: AgentAdapter,
     read_fd: int,
     write_fd: int,
-    start_mode: t.StartMode,
+    start_mode: pw.StartMode,
     *,
     preload: bool,
 ) -> int:
@@ -165,7 +165,7 @@ def _serve(
     )
     service.attach(peer)
     peer.start()
-    ready = t.WorkerReadyNotification(
+    ready = pw.WorkerReadyNotification(
         PROTOCOL_VERSION,
         os.getpid(),
         args.profile,

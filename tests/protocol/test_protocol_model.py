@@ -10,6 +10,7 @@ import pytest
 from hermes_stdio.protocol import HOST_METHODS, camel, decode, encode
 from hermes_stdio.protocol import stored as st
 from hermes_stdio.protocol import types as t
+from hermes_stdio.protocol import workers as pw
 from hermes_stdio.protocol.model import Name, fields_of, schema_of
 from hermes_stdio.protocol.record import Record
 from hermes_stdio.wire import ErrorType, RpcError
@@ -89,8 +90,8 @@ def test_a_nullable_field_without_a_default_is_still_required():
         "sessions": 0,
         "runningRuns": 0,
     }
-    assert field_of(decode_error(t.WorkerInfo, value)) == "params.workerKey"
-    assert decode(t.WorkerInfo, {**value, "workerKey": None}).worker_key is None
+    assert field_of(decode_error(pw.WorkerInfo, value)) == "params.workerKey"
+    assert decode(pw.WorkerInfo, {**value, "workerKey": None}).worker_key is None
 
 
 def test_a_wrong_nested_type_names_the_list_index():

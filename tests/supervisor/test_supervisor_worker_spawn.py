@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from hermes_stdio.protocol import types
+from hermes_stdio.protocol import workers as pw
 from hermes_stdio.supervisor import workers as workers_mod
 from hermes_stdio.supervisor.slot import WorkerSlot
 from hermes_stdio.supervisor.template import TemplateUnavailable
@@ -35,14 +35,14 @@ class ExitLog:
 
     def __init__(self) -> None:
         self._cond = threading.Condition()
-        self.calls: list[tuple[WorkerSlot, types.WorkerExitedNotification]] = []
+        self.calls: list[tuple[WorkerSlot, pw.WorkerExitedNotification]] = []
 
-    def __call__(self, slot: WorkerSlot, note: types.WorkerExitedNotification) -> None:
+    def __call__(self, slot: WorkerSlot, note: pw.WorkerExitedNotification) -> None:
         with self._cond:
             self.calls.append((slot, note))
             self._cond.notify_all()
 
-    def wait(self, count: int = 1) -> list[types.WorkerExitedNotification]:
+    def wait(self, count: int = 1) -> list[pw.WorkerExitedNotification]:
         with self._cond:
             assert self._cond.wait_for(lambda: len(self.calls) >= count, WAIT), self.calls
             return [note for _, note in self.calls]
@@ -174,7 +174,7 @@ def test_a_start_after_a_crash_waits_until_the_crashed_workers_exit_was_handled(
     handling = threading.Event()
     record = pool.on_exit
 
-    def slow_exit(s: WorkerSlot, note: types.WorkerExitedNotification) -> None:
+    def slow_exit(s: WorkerSlot, note: pw.WorkerExitedNotification) -> None:
         handling.set()
         assert release.wait(WAIT)
         record(s, note)
