@@ -1,9 +1,10 @@
 """The worker's request handlers: sessions and runs of one profile.
 
 Contract:
-- Requests are validated against the method table. ``run/start`` is answered
-  at once with ``{runId, sessionId}``; the agent is built and the turn runs on
-  the run's own thread afterwards. A session runs one run at a time
+- Requests are validated against the method table (and by ``checks``).
+  ``run/start`` is answered at once with ``{runId, sessionId}``, or, for a new
+  session naming a provider, once that resolves; the agent is built and the
+  turn runs on the run's own thread afterwards. A session runs one run at a time
   (``session_busy`` otherwise). Nothing here blocks the reader thread.
 - Every acknowledged run ends with exactly one ``run/completed``: the run
   thread completes it in a ``finally``, and shutdown/EOF interrupts runs and
@@ -20,7 +21,6 @@ Contract:
 
 from __future__ import annotations
 
-import os
 import sys
 import threading
 import time
@@ -34,6 +34,7 @@ from ..transport.timers import TIMERS, Soonest, Timers
 from ..wire import ErrorType, Notification, Request, RpcError, to_wire_error
 from . import images
 from .answers import AnswerMethods
+from .checks import check_workspace, usable_model
 from .contract import AgentAdapter
 from .memory import release_free_memory
 from .outbox import Outbox
@@ -48,17 +49,6 @@ _METHODS = {**HOST_METHODS, **WORKER_METHODS}
 _ROUTED = {
     name for name, m in HOST_METHODS.items() if m.route != "supervisor" and not m.notification
 } | set(WORKER_METHODS)
-
-
-def _check_workspace(workspace: str | None) -> None:
-    # Relative to what? The worker's directory is the profile's home, next to other
-    # profiles': a workspace is named absolutely, and must exist for its tools.
-    if workspace is not None and not (os.path.isabs(workspace) and os.path.isdir(workspace)):
-        raise RpcError(
-            ErrorType.INVALID_PARAMS,
-            f"workspace must be an absolute path to an existing directory: {workspace[:200]!r}",
-            field="params.workspace",
-        )
 
 
 class WorkerService(AnswerMethods, QueryMethods, TranscriptMethods):
@@ -132,7 +122,25 @@ class WorkerService(AnswerMethods, QueryMethods, TranscriptMethods):
     def _h_run_start(self, req: Request, p: t.RunStartParams) -> t.RunStartResult:
         self._fresh_runtime()
         attachments = images.checked(p.images)
-        _check_workspace(p.workspace)
+        check_workspace(p.workspace)
+        held = self.sessions.get(p.session_id) if p.session_id is not None else None
+        if p.provider is None or (held is not None and not held.discarded):
+            return self._start_run(req, p, attachments)
+
+        def start() -> None:  # a new session's provider must resolve, as in switchModel
+            assert self.peer is not None
+            try:
+                usable_model(self.adapter, p.model or "", p.provider)
+                self._start_run(req, p, attachments)
+            except Exception as exc:
+                self.peer.respond_error(req.id, to_wire_error(exc))
+
+        threading.Thread(target=start, name="run-start", daemon=True).start()
+        return _DEFERRED  # type: ignore[return-value]
+
+    def _start_run(
+        self, req: Request, p: t.RunStartParams, attachments: list[images.Attachment]
+    ) -> t.RunStartResult:
         session_id = p.session_id or new_id("sess")
         with self._lock:
             session = self.sessions.get(session_id)
@@ -282,17 +290,10 @@ class WorkerService(AnswerMethods, QueryMethods, TranscriptMethods):
     def _h_session_switchModel(self, req: Request, p: t.SessionSwitchModelParams) -> Any:
         def switch() -> None:
             assert self.peer is not None
-            try:  # may import hermes: never on the reader thread
-                provider = self.adapter.resolve_model(p.model, p.provider)
-            except Exception as exc:
-                self.peer.respond_error(
-                    req.id,
-                    RpcError(
-                        ErrorType.INVALID_PARAMS,
-                        f"cannot use model {p.model!r} (provider {p.provider!r}): {exc}",
-                        field="params.provider" if p.provider else "params.model",
-                    ),
-                )
+            try:
+                provider = usable_model(self.adapter, p.model, p.provider)
+            except RpcError as exc:
+                self.peer.respond_error(req.id, exc)
                 return
             session = self._session(p.session_id)
             with self._lock:

@@ -314,6 +314,25 @@ def test_a_new_session_uses_the_model_named_in_run_start(
     assert status["model"] == "other-model"
 
 
+def test_a_provider_hermes_does_not_know_is_refused_by_run_start_and_starts_nothing(
+    host: HostClient, llm: ScriptedLLM
+) -> None:
+    with pytest.raises(RpcError) as err:
+        host.request(
+            "run/start", {"message": "hi", "sessionId": "typo", "provider": "no-such-provider"}
+        )
+    assert err.value.kind is ErrorType.INVALID_PARAMS
+    assert err.value.data["field"] == "params.provider"
+    assert host.request("session/list") == {"sessions": []}
+    assert not [n for _, n in host.received if getattr(n, "method", "").startswith("run/")]
+    # A provider it knows starts the run; once the session is held, it is not asked again.
+    llm.enqueue(Reply.text(["ok"]), Reply.text(["ok"]))
+    _, notes = run_to_end(host, {"message": "hi", "sessionId": "typo", "provider": "custom"})
+    assert notes[-1].params["status"] == "complete"
+    _, notes = run_to_end(host, {"message": "again", "sessionId": "typo", "provider": "x"})
+    assert notes[-1].params["status"] == "complete"
+
+
 def test_switching_a_sessions_model_takes_effect_from_its_next_run(
     host: HostClient, llm: ScriptedLLM
 ) -> None:
