@@ -1,0 +1,189 @@
+"""Random params for every host method, through the real binary, workers and hermes-agent.
+
+Params are generated from the exported JSON Schema, then often broken: a field of the
+wrong type, a missing one, an odd string (empty, a NUL, "-rf", "../..", 5,000
+characters). Ids are drawn from those the server handed out, so live runs get
+interrupted, steered and answered, and workers restarted under them. Whatever comes in,
+the server must answer every request with a result or a documented error that is not
+``internal_error``, end every run it started with exactly one ``run/completed``, keep
+its stream well-formed (checked at teardown), keep every worker up unless asked to stop
+one, and go on serving.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from hermes_stdio.testing.host import HostClient
+from hermes_stdio.testing.llm_server import Reply, ScriptedLLM
+from hermes_stdio.wire import ErrorType, Notification, RpcError
+
+from .conftest import StartHost, template_ready
+
+SCHEMA = json.loads(
+    (Path(__file__).parents[2] / "hermes_stdio" / "protocol" / "schema.json").read_text()
+)
+METHODS: dict[str, Any] = SCHEMA["x-methods"]
+ENDS_THE_SESSION = {"shutdown", "exit"}
+ODD_STRINGS = [
+    "", " ", "..", "../..", "../../etc/passwd", "/", "default", "work", "nope", "a" * 5000,
+    "\u0000", "a\nb", "é", "😀", "%s%n", "${HOME}", "-rf", "--profile=work", ".env", "CON",
+]  # fmt: skip
+
+
+def resolved(schema: dict[str, Any]) -> dict[str, Any]:
+    while "$ref" in schema:
+        schema = SCHEMA["$defs"][schema["$ref"].rsplit("/", 1)[-1]]
+    return schema
+
+
+def junk(rng: random.Random, depth: int = 0) -> Any:
+    pick = rng.randrange(8 if depth < 3 else 5)
+    if pick == 0:
+        return None
+    if pick == 1:
+        return rng.choice([True, False])
+    if pick == 2:
+        return rng.choice([0, -1, 2**31, 2**53 + 1, -(2**63), 1.5, -0.0, 1e308])
+    if pick in (3, 4):
+        return rng.choice(ODD_STRINGS)
+    if pick == 5:
+        return [junk(rng, depth + 1) for _ in range(rng.randrange(3))]
+    if pick == 6:
+        return {rng.choice(["type", "role", "content", "a"]): junk(rng, depth + 1)}
+    return [[[[[]]]]]
+
+
+def generated(
+    schema: dict[str, Any], rng: random.Random, ids: dict[str, list[str]], name: str
+) -> Any:
+    """A value of ``schema``'s shape; a string field named like an id often takes a live one."""
+    schema = resolved(schema)
+    if "anyOf" in schema:
+        return generated(rng.choice(schema["anyOf"]), rng, ids, name)
+    if "enum" in schema:
+        return rng.choice(schema["enum"])
+    kind = schema.get("type")
+    if kind == "object":
+        required = set(schema.get("required", []))
+        return {
+            key: generated(sub, rng, ids, key)
+            for key, sub in schema.get("properties", {}).items()
+            if key in required or rng.random() < 0.3
+        }
+    if kind == "array":
+        return [generated(schema.get("items", {}), rng, ids, name) for _ in range(rng.randrange(3))]
+    if kind == "string":
+        live = ids.get(name)
+        return rng.choice(live) if live and rng.random() < 0.7 else rng.choice(ODD_STRINGS)
+    if kind == "integer":
+        return rng.choice([0, 1, -1, 3, 100, 2**31])
+    if kind == "number":
+        return rng.choice([0, 0.5, -1.0, 1e9])
+    if kind == "boolean":
+        return rng.random() < 0.5
+    return junk(rng) if kind != "null" else None
+
+
+def broken(params: Any, rng: random.Random) -> Any:
+    """``params`` with one field changed, removed or replaced, or no longer an object."""
+    if rng.random() < 0.05:
+        return junk(rng)
+    if not isinstance(params, dict) or not params:
+        return params
+    key = rng.choice(list(params))
+    roll = rng.random()
+    if roll < 0.4:
+        params[key] = junk(rng)
+    elif roll < 0.6:
+        del params[key]
+    else:
+        params[key] = rng.choice(ODD_STRINGS)
+    return params
+
+
+REPLIES = [
+    lambda: Reply.text(["fuzzed ", "reply"]),
+    lambda: Reply.text([f"t{i} " for i in range(20)], delay=0.02),
+    lambda: Reply.tool_call("terminal", {"command": "echo fuzz"}),
+    lambda: Reply.tool_call("clarify", {"question": "which?", "choices": ["a", "b"]}),
+]
+
+
+def fuzz(host: HostClient, llm: ScriptedLLM, seed: int, calls: int) -> list[str]:
+    """Send ``calls`` random messages; the run ids the server started."""
+    rng = random.Random(seed)
+    ids: dict[str, list[str]] = {
+        "profile": ["default", "work", "play"],
+        "workerKey": ["fuzz"],
+        "sessionId": ["fuzz-session"],
+        "runId": [],
+    }
+    started: list[str] = []
+    for i in range(calls):
+        method = rng.choice(sorted(set(METHODS) - ENDS_THE_SESSION))
+        spec = METHODS[method]
+        params = generated(spec["params"], rng, ids, "")
+        if rng.random() < 0.5:
+            params = broken(params, rng)
+        if method == "run/start":
+            llm.enqueue(rng.choice(REPLIES)())
+        if spec["kind"] == "notification":
+            host.notify(method, params)
+            continue
+        where = f"seed {seed}, call {i}: {method} {json.dumps(params)[:300]}"
+        try:
+            result = host.request(method, params, timeout=60)
+        except RpcError as err:
+            assert err.kind is not ErrorType.INTERNAL_ERROR, f"{where} -> {err}"
+            continue
+        except TimeoutError:
+            pytest.fail(f"{where}: no answer in 60 s")
+        if method == "run/start":
+            started.append(result["runId"])
+            ids["runId"].append(result["runId"])
+            ids["sessionId"].append(result["sessionId"])
+    return started
+
+
+def assert_each_completed_once(host: HostClient, started: list[str]) -> None:
+    for run_id in started:  # an unanswered ask (clarify) keeps a run open until then
+        host.request("run/interrupt", {"runId": run_id})
+    waiting = set(started)
+
+    def last_one(note: Notification) -> bool:
+        if note.method == "run/completed":
+            waiting.discard(note.params["runId"])
+        return not waiting
+
+    host.wait_for(last_one, timeout=120)
+    completed = [
+        m.params["runId"]
+        for _, m in host.received
+        if isinstance(m, Notification) and m.method == "run/completed"
+    ]
+    assert sorted(completed) == sorted(started)
+
+
+@pytest.mark.parametrize(("mode", "seed"), [("spawned", 1), ("forked", 2)])
+def test_random_and_broken_params_to_every_method_never_break_the_server_or_lose_a_run(
+    start_host: StartHost, llm: ScriptedLLM, mode: str, seed: int
+) -> None:
+    host = start_host(*(["--no-worker-template"] if mode == "spawned" else []))
+    host.initialize()
+    if mode == "forked":
+        template_ready(host)
+    started = fuzz(host, llm, seed, calls=500)
+    assert started, "the fuzz should start some runs"
+    assert_each_completed_once(host, started)
+    assert host.request("supervisor/status")["pid"] == host.proc.pid
+    # Workers stop when asked (worker/restart), never because of what a request held.
+    exits = [m.params for _, m in host.received if getattr(m, "method", "") == "worker/exited"]
+    assert all(e["expected"] for e in exits), exits
+    own_lines = [line for line in host.stderr_lines if not line.startswith("[worker:")]
+    assert not [line for line in own_lines if "Traceback" in line], own_lines
