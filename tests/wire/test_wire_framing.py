@@ -395,3 +395,34 @@ def test_input_after_an_absurd_content_length_is_decoded_and_the_junk_limit_stil
     body = b"x" * 1000
     assert decoder.feed(frame(body) * 1100) == [Frame(body)] * 1100
     assert [e.kind for e in decoder.feed(b"j" * 101)] == ["fatal"]
+
+
+# --- random streams ---------------------------------------------------------
+
+_PIECES = [
+    lambda r: frame(b'{"a":%d}' % r.randrange(100)),
+    lambda r: b"Content-Length: %d\r\n\r\n" % r.randrange(40),
+    lambda r: b"content-length:%d\r\n" % r.randrange(40),
+    lambda r: b"Content-Type: application/vscode-jsonrpc; charset=utf-8\r\n",
+    lambda r: b"content-type: x\r\n",
+    lambda r: r.choice([b"\r\n", b"\n", b"\r", b"Content-Len", b"gth: 5\r\n\r\nhello"]),
+    lambda r: r.choice([b"Content-Length: 99999999999999999999\r\n\r\n", b"Content-Length: -1"]),
+    lambda r: bytes(r.randrange(256) for _ in range(r.randrange(1, 12))),
+    lambda r: b"x" * r.randrange(1, 300),
+]
+
+
+@pytest.mark.parametrize("seed", range(300))
+def test_any_mix_of_frames_junk_and_broken_headers_decodes_the_same_in_every_chunking(seed: int):
+    rng = random.Random(seed)
+    data = b"".join(rng.choice(_PIECES)(rng) for _ in range(rng.randrange(1, 25)))
+    limits = {
+        "max_body_bytes": rng.choice([16, 64, 1 << 20]),
+        "max_header_bytes": rng.choice([24, 60, 8192]),
+        "max_consecutive_errors": rng.choice([3, 8, 1000]),
+        "max_junk_bytes": rng.choice([64, 4096]),
+    }
+    whole = feed_chunks(data, [], **limits)
+    assert feed_chunks(data, bytewise(data), **limits) == whole
+    for cuts in random_chunkings(data, trials=20, seed=seed):
+        assert feed_chunks(data, cuts, **limits) == whole, cuts
