@@ -30,9 +30,9 @@ so two starts never wait on each other. ``max_workers`` <= 0 means no limit.
 
 from __future__ import annotations
 
-import sys
 import threading
 
+from ..transport.log import log
 from ..transport.timers import TIMERS, Soonest, Timers
 from ..wire import ErrorType, RpcError
 from .routes import Routes, SlotKey
@@ -104,10 +104,7 @@ class IdleWorkers:
                     if not self._idle(slot):
                         return
                     slot.state = "stopping"
-                print(
-                    f"hermes-stdio: stopping worker {slot.label}: unused for {self.idle_s:g} s",
-                    file=sys.stderr,
-                )
+                log(f"hermes-stdio: stopping worker {slot.label}: unused for {self.idle_s:g} s")
                 self.pool.stop(slot, reason="idle")
                 self.stopped += 1
                 self.pool.forget(slot, self._in_use)
@@ -162,10 +159,9 @@ class IdleWorkers:
                 if not self._free(slot):
                     return False
                 slot.state = "stopping"
-            print(
+            log(
                 f"hermes-stdio: stopping worker {slot.label}: least recently used,"
-                f" to stay within --max-workers {self.max_workers}",
-                file=sys.stderr,
+                f" to stay within --max-workers {self.max_workers}"
             )
             self.pool.stop(slot, reason="limit")
             self.stopped += 1

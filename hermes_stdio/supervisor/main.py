@@ -15,6 +15,7 @@ from pathlib import Path
 from types import FrameType
 
 from ..transport import Peer, take_over_stdio
+from ..transport.log import log
 from .launch import find_agent_python
 from .profiles import resolve_home
 from .server import Supervisor
@@ -64,7 +65,7 @@ def serve(
 
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGINT, on_signal)
-    print(f"hermes-stdio: supervisor pid {os.getpid()} serving, home {home}", file=sys.stderr)
+    log(f"hermes-stdio: supervisor pid {os.getpid()} serving, home {home}")
     host.start()
     while not supervisor.exited.wait(3600):
         pass

@@ -19,7 +19,6 @@ Contract (a mixin of ``Supervisor``, which provides ``routes`` and ``host``):
 from __future__ import annotations
 
 import re
-import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -28,6 +27,7 @@ from ..protocol import types as t
 from ..protocol import workers as pw
 from ..protocol.model import fields_of
 from ..transport import Peer
+from ..transport.log import log
 from ..wire import Notification
 from ..wire.jsonrpc import encode_notification
 from .routes import Routes
@@ -75,10 +75,7 @@ class RelayMethods:
 
     def _relay(self, slot: WorkerSlot, note: Notification, body: bytes) -> None:
         if note.method not in RELAYED_NOTIFICATIONS:
-            print(
-                f"hermes-stdio: dropping unknown worker notification {note.method!r}",
-                file=sys.stderr,
-            )
+            log(f"hermes-stdio: dropping unknown worker notification {note.method!r}")
             return
         params = note.params
         run_id, seq = params.get("runId"), params.get("seq")

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import functools
 import os
-import sys
 import threading
 import time
 from collections.abc import Callable
@@ -37,6 +36,7 @@ from ..protocol import profiles as pf
 from ..protocol import types as t
 from ..protocol import workers as pw
 from ..transport import Peer
+from ..transport.log import log
 from ..wire import ErrorType, Notification, Request, RequestId, RpcError, to_wire_error
 from .idle import IdleWorkers
 from .profiles import describe, listed_profiles, template_env
@@ -162,14 +162,14 @@ class Supervisor(RoutedMethods, RelayMethods):
     def on_notification(self, peer: Peer, note: Notification, body: bytes) -> None:
         method = HOST_METHODS.get(note.method)
         if method is None or not method.notification:
-            print(f"hermes-stdio: ignoring unknown notification {note.method!r}", file=sys.stderr)
+            log(f"hermes-stdio: ignoring unknown notification {note.method!r}")
             return
         try:
             params: Any = decode(method.params, note.params)
         except RpcError as exc:
             target = _any_request_id(note) if note.method == "$/cancelRequest" else None
             if target is None:
-                print(f"hermes-stdio: ignoring {note.method}: {exc.message}", file=sys.stderr)
+                log(f"hermes-stdio: ignoring {note.method}: {exc.message}")
                 return
             params = t.CancelParams(target)
         if note.method == "exit":
@@ -187,7 +187,7 @@ class Supervisor(RoutedMethods, RelayMethods):
     def finish(self, code: int, reason: str) -> None:
         if self.exit_code is None:
             self.exit_code = code
-            print(f"hermes-stdio: exiting with code {code}: {reason}", file=sys.stderr)
+            log(f"hermes-stdio: exiting with code {code}: {reason}")
         self.exited.set()
 
     # --- supervisor-only methods ------------------------------------------
@@ -232,7 +232,7 @@ class Supervisor(RoutedMethods, RelayMethods):
 
     @staticmethod
     def _prewarm_failed(slot: WorkerSlot, exc: Exception) -> None:
-        print(f"hermes-stdio: prewarming {slot.label} failed: {exc}", file=sys.stderr)
+        log(f"hermes-stdio: prewarming {slot.label} failed: {exc}")
 
     def _h_shutdown(self, req: Request, p: t.EmptyParams) -> None:
         def run() -> None:

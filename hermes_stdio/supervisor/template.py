@@ -38,6 +38,7 @@ from typing import IO, Any
 
 from ..protocol import workers as pw
 from ..transport import relay_stderr, spawn_child, stop_child
+from ..transport.log import log
 from ..transport.process import UTF8_ENV
 from .launch import template_command
 
@@ -156,10 +157,10 @@ class _Template:
                     break
                 self._dispatch(json.loads(data), fds)
         except (OSError, ValueError) as exc:
-            print(f"hermes-stdio: worker template connection: {exc}", file=sys.stderr)
+            log(f"hermes-stdio: worker template connection: {exc}")
         self._fail("exited", "the template exited")
         pid = self.proc.pid if self.proc is not None else None
-        print(f"hermes-stdio: worker template pid {pid} exited", file=sys.stderr)
+        log(f"hermes-stdio: worker template pid {pid} exited")
         with self._replied:
             self._replied.notify_all()
         with self._children_lock:
@@ -175,14 +176,13 @@ class _Template:
             self.ready_info = msg
             if msg.get("problems"):
                 self._fail("unsafe", "; ".join(msg["problems"]))
-                print(f"hermes-stdio: worker template unsafe: {self.problem}", file=sys.stderr)
+                log(f"hermes-stdio: worker template unsafe: {self.problem}")
             else:
                 self.state = "ready"
                 self.ready.set()
-                print(
+                log(
                     f"hermes-stdio: worker template ready ({msg.get('modules')} modules,"
-                    f" {msg.get('hermesModules')} of hermes-agent's, in {msg.get('preloadMs')} ms)",
-                    file=sys.stderr,
+                    f" {msg.get('hermesModules')} of hermes-agent's, in {msg.get('preloadMs')} ms)"
                 )
         elif kind == "exited":
             pid, status = int(msg["pid"]), int(msg["status"])
@@ -313,10 +313,7 @@ class WorkerTemplate:
             ):
                 self.restarts += 1
                 self._launch()
-                print(
-                    f"hermes-stdio: worker template exited; restart {self.restarts}",
-                    file=sys.stderr,
-                )
+                log(f"hermes-stdio: worker template exited; restart {self.restarts}")
                 raise TemplateUnavailable("the template exited; it is restarting")
         request = {"type": "fork", "options": options, "env": {**env, **UTF8_ENV}, "cwd": cwd}
         request["coldArgv"] = cold_argv

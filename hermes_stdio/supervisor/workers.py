@@ -32,7 +32,6 @@ Contract:
 from __future__ import annotations
 
 import signal
-import sys
 import threading
 import time
 import uuid
@@ -43,6 +42,7 @@ from typing import Any
 from ..protocol import PROTOCOL_VERSION, decode
 from ..protocol import workers as pw
 from ..transport import Peer, relay_stderr, spawn_child, stop_child
+from ..transport.log import log
 from ..transport.process import WORKER_TAG, ChildProcess, kill_tagged
 from ..wire import ErrorType, Notification, Request, RpcError
 from .launch import worker_command, worker_options
@@ -164,9 +164,7 @@ class WorkerPool:
                 slot.forgotten = True
         finally:
             slot.lock.release()
-        print(
-            f"hermes-stdio: forgetting worker {slot.label}: nothing routed to it", file=sys.stderr
-        )
+        log(f"hermes-stdio: forgetting worker {slot.label}: nothing routed to it")
         return True
 
     def ensure_ready(self, slot: WorkerSlot) -> Peer:
@@ -321,10 +319,9 @@ class WorkerPool:
             expected=expected,
             reason=why,
         )
-        print(
+        log(
             f"hermes-stdio: worker {slot.label} pid {proc.pid} exited "
-            f"(code={code}, {'expected' if expected else 'unexpected'}: {reason})",
-            file=sys.stderr,
+            f"(code={code}, {'expected' if expected else 'unexpected'}: {reason})"
         )
         self.on_exit(slot, note)
 

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import itertools
 import os
-import sys
 import threading
 from collections.abc import Callable
 from typing import Any, Protocol
@@ -44,6 +43,7 @@ from ..wire import (
     parse_message,
     to_wire_error,
 )
+from .log import log
 from .timers import TIMERS, TimerHandle
 from .writer import FrameWriter
 
@@ -144,10 +144,7 @@ class Peer:
                 self._resolving += 1
         if entry is None:
             if response.id is not None:
-                print(
-                    f"hermes-stdio: {self.name}: response for unknown id {response.id!r}",
-                    file=sys.stderr,
-                )
+                log(f"hermes-stdio: {self.name}: response for unknown id {response.id!r}")
             return
         callback, timer = entry
         if timer is not None:
@@ -201,9 +198,7 @@ class Peer:
                     batch = []
                 self._dispatch(event.body)
                 continue
-            print(
-                f"hermes-stdio: {self.name}: framing: {event.kind}: {event.detail}", file=sys.stderr
-            )
+            log(f"hermes-stdio: {self.name}: framing: {event.kind}: {event.detail}")
             if event.fatal:
                 return False
             if event.kind == "too_large" and self._answer_invalid:
@@ -226,10 +221,7 @@ class Peer:
             elif isinstance(msg, Notification):
                 self._handler.on_notification(self, msg, body)
             elif isinstance(msg, Invalid):
-                print(
-                    f"hermes-stdio: {self.name}: invalid message: {msg.error.message}",
-                    file=sys.stderr,
-                )
+                log(f"hermes-stdio: {self.name}: invalid message: {msg.error.message}")
                 if self._answer_invalid and not msg.is_notification:
                     self.respond_error(msg.id, msg.error)
         except Exception as exc:  # a handler bug must not kill the reader

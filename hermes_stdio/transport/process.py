@@ -7,7 +7,7 @@ Contract:
 - ``ChildProcess`` is what the rest of the package needs of a child: a
   ``Popen`` is one, and so is a worker forked by the worker template.
 - ``relay_stderr`` copies the child's stderr to ours line by line with a
-  prefix, on a daemon thread, until EOF.
+  prefix, on a daemon thread, until EOF; each line whole (``log``).
 - ``stop_child`` escalates: wait for a voluntary exit, close stdin, SIGTERM
   the group, SIGKILL the group; each step has a bounded wait. It returns the
   exit status and never hangs.
@@ -19,9 +19,10 @@ import contextlib
 import os
 import signal
 import subprocess
-import sys
 import threading
 from typing import IO, Protocol
+
+from .log import log_bytes
 
 UTF8_ENV = {"PYTHONIOENCODING": "utf-8", "PYTHONUTF8": "1"}
 
@@ -61,13 +62,8 @@ def relay_stderr(proc: ChildProcess, prefix: str) -> threading.Thread:
 
     def run() -> None:
         assert proc.stderr is not None
-        out = sys.stderr.buffer
         for line in iter(proc.stderr.readline, b""):
-            try:
-                out.write(tag + line if line.endswith(b"\n") else tag + line + b"\n")
-                out.flush()
-            except (OSError, ValueError):
-                pass
+            log_bytes(tag + line)
         proc.stderr.close()
 
     thread = threading.Thread(target=run, name=f"stderr{prefix}", daemon=True)
@@ -109,7 +105,7 @@ def stop_child(
     try:
         return proc.wait(5.0)
     except subprocess.TimeoutExpired:
-        print(f"hermes-stdio: pid {proc.pid} survived SIGKILL", file=sys.stderr)
+        log_bytes(f"hermes-stdio: pid {proc.pid} survived SIGKILL".encode())
         return None
 
 

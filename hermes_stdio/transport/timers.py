@@ -18,11 +18,12 @@ from __future__ import annotations
 
 import heapq
 import itertools
-import sys
 import threading
 import time
 import traceback
 from collections.abc import Callable
+
+from .log import log
 
 
 class TimerHandle:
@@ -107,7 +108,7 @@ class Timers:
                 try:
                     handle.fn()
                 except Exception:
-                    traceback.print_exc(file=sys.stderr)
+                    log(traceback.format_exc().rstrip())
 
 
 PURGE_MIN = 100

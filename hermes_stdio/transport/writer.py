@@ -54,6 +54,7 @@ from collections.abc import Callable, Iterable
 from typing import Protocol
 
 from ..wire import encode_frame
+from .log import log
 from .timers import TIMERS, TimerHandle, Timers
 
 
@@ -79,7 +80,7 @@ def _render(items: list[bytes | LazyBody]) -> tuple[memoryview, int]:
         try:
             frames.append(encode_frame(item.render()))
         except Exception:  # one bad item must not wedge the stream: drop it, loudly
-            traceback.print_exc(file=sys.stderr)
+            log(traceback.format_exc().rstrip())
     if len(frames) == 1:
         return memoryview(frames[0]), 1
     return memoryview(b"".join(frames)), len(frames)

@@ -135,6 +135,6 @@ class RpcError(Exception):
 def to_wire_error(exc: BaseException) -> dict[str, Any]:
     if isinstance(exc, RpcError):
         return exc.to_wire()
-    print("hermes-stdio: unexpected error:", file=sys.stderr)
-    traceback.print_exception(exc, file=sys.stderr)
+    # One write: a traceback printed piece by piece mixes with other threads' lines.
+    sys.stderr.write("hermes-stdio: unexpected error:\n" + "".join(traceback.format_exception(exc)))
     return RpcError(ErrorType.INTERNAL_ERROR).to_wire()

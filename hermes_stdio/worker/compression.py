@@ -32,10 +32,10 @@ Contract:
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable
 from typing import Any, Literal
 
+from ..transport.log import log
 from .messages import public
 from .state import Session
 from .waits import HostWaits
@@ -84,7 +84,7 @@ class CompressionBridge:
             try:
                 closed["tokens"] = measure(result)
             except Exception as exc:  # an odd message the estimator chokes on costs the figure
-                print(f"worker: estimating the compressed tokens failed: {exc!r}", file=sys.stderr)
+                log(f"worker: estimating the compressed tokens failed: {exc!r}")
         elif waited == "answered":
             outcome = "failed"
             closed["error"] = error
@@ -146,7 +146,7 @@ def delegate_compression(
                 agent._last_flushed_db_idx = 0  # the next flush diffs against the new rows
                 in_place = True
             except Exception as exc:
-                print(f"worker: storing the host's compression failed: {exc!r}", file=sys.stderr)
+                log(f"worker: storing the host's compression failed: {exc!r}")
         agent._last_compaction_in_place = in_place
         return compressed, prompt
 

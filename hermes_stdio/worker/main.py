@@ -34,6 +34,7 @@ from pathlib import Path
 from ..protocol import PROTOCOL_VERSION, encode
 from ..protocol import workers as pw
 from ..transport import Peer, take_over_stdio
+from ..transport.log import log
 from ..transport.process import WORKER_TAG, kill_tagged
 from ..wire import DEFAULT_MAX_BODY_BYTES
 from . import codecache
@@ -134,7 +135,7 @@ def main_forked(
                 "the profile changes environment variables that preloaded modules read: "
                 + ", ".join(differ)
             )
-            print(f"worker (forked): {reason}; restarting cold", file=sys.stderr)
+            log(f"worker (forked): {reason}; restarting cold")
             sys.stderr.flush()
             os.dup2(read_fd, 0)
             os.dup2(write_fd, 1)
@@ -189,7 +190,7 @@ def _serve(
     token = os.environ.get(WORKER_TAG)
     if token:  # background tool commands must not outlive their worker
         kill_tagged(token)
-    print(f"worker: pid {os.getpid()} exiting: {service.exit_reason}", file=sys.stderr)
+    log(f"worker: pid {os.getpid()} exiting: {service.exit_reason}")
     sys.stderr.flush()
     peer.writer.wait_idle(1.0)  # a run that ended meanwhile: its last notifications linger
     os._exit(0)

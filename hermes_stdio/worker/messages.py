@@ -15,9 +15,10 @@ Contract:
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterable
 from typing import Any
+
+from ..transport.log import log
 
 ROLES = frozenset({"system", "user", "assistant", "tool"})
 
@@ -52,4 +53,4 @@ def flush_turn(agent: Any) -> None:
             strip(messages)  # hermes' retry nudges are not part of the conversation
         flush(messages)
     except Exception as exc:
-        print(f"worker: saving the turn's transcript failed: {exc!r}", file=sys.stderr)
+        log(f"worker: saving the turn's transcript failed: {exc!r}")

@@ -38,10 +38,11 @@ hermes' ``agent.clarify_timeout``.
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
+
+from ..transport.log import log
 
 
 @dataclass(frozen=True)
@@ -147,7 +148,7 @@ def agent_options(
         try:
             options[name] = resolve()
         except Exception as exc:
-            print(f"worker: config: cannot resolve {name}: {exc!r}", file=sys.stderr)
+            log(f"worker: config: cannot resolve {name}: {exc!r}")
     return options
 
 

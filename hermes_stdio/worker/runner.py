@@ -17,13 +17,13 @@ are dropped by ``Run``.
 
 from __future__ import annotations
 
-import sys
 import threading
 import traceback
 from collections.abc import Callable
 from typing import Any
 
 from ..protocol import types as t
+from ..transport.log import log
 from .contract import AgentAdapter, AgentUnavailable, Announce, UserContent
 from .state import Run, Session
 
@@ -56,8 +56,7 @@ class SessionSink:
 
 
 def _error(kind: t.RunErrorKind, exc: BaseException) -> t.RunError:
-    print(f"worker: run failed ({kind}):", file=sys.stderr)
-    traceback.print_exception(exc, file=sys.stderr)
+    log(f"worker: run failed ({kind}):\n" + "".join(traceback.format_exception(exc)).rstrip())
     return t.RunError(
         kind,
         f"{type(exc).__name__}: {exc}" if kind != t.RunErrorType.AGENT_UNAVAILABLE else str(exc),
@@ -143,7 +142,7 @@ def execute_run(
                 agent, session, message, outcome.final_response or "", announce_title
             )
         except Exception as exc:
-            print(f"worker: titling the session failed: {exc!r}", file=sys.stderr)
+            log(f"worker: titling the session failed: {exc!r}")
     run.complete("complete" if judged else "interrupted", output, None)
 
 
@@ -190,7 +189,7 @@ def _judge_goal(adapter: AgentAdapter, session: Session, run: Run, final: str) -
         try:
             verdicts.append(adapter.evaluate_goal(session.session_id, final))
         except Exception as exc:
-            print(f"worker: judging the session's goal failed: {exc!r}", file=sys.stderr)
+            log(f"worker: judging the session's goal failed: {exc!r}")
         finally:
             wake.set()
 

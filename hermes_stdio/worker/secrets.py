@@ -38,11 +38,11 @@ from __future__ import annotations
 
 import contextvars
 import os
-import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, Literal
 
+from ..transport.log import log
 from .state import Session
 from .waits import HostWaits
 
@@ -117,7 +117,7 @@ class SecretBridge:
             return bool(os.environ.get(env_var))
         except Exception as exc:  # hermes refused the name, or the write failed
             # The type only: a message might quote what it was given.
-            print(f"worker: secret {env_var} not saved: {type(exc).__name__}", file=sys.stderr)
+            log(f"worker: secret {env_var} not saved: {type(exc).__name__}")
             return False
 
     def answer(

@@ -21,7 +21,6 @@ Contract:
 
 from __future__ import annotations
 
-import sys
 import threading
 import time
 from collections.abc import Callable
@@ -30,6 +29,7 @@ from typing import Any
 from ..protocol import HOST_METHODS, WORKER_METHODS, decode, encode
 from ..protocol import types as t
 from ..transport import FrameWriter, Peer
+from ..transport.log import log
 from ..transport.timers import TIMERS, Soonest, Timers
 from ..wire import ErrorType, Notification, Request, RpcError, to_wire_error
 from . import images
@@ -99,7 +99,7 @@ class WorkerService(AnswerMethods, QueryMethods, TranscriptMethods):
             peer.respond_error(req.id, to_wire_error(exc))
 
     def on_notification(self, peer: Peer, note: Notification, body: bytes) -> None:
-        print(f"worker: ignoring notification {note.method!r}", file=sys.stderr)
+        log(f"worker: ignoring notification {note.method!r}")
 
     def on_closed(self, peer: Peer, reason: str) -> None:
         self.stop_runs()
@@ -239,10 +239,9 @@ class WorkerService(AnswerMethods, QueryMethods, TranscriptMethods):
             for session in gone:
                 del self.sessions[session.session_id]
         for session in gone:
-            print(
+            log(
                 f"worker: unloading session {session.session_id}: "
-                f"unused for {self.session_idle_s:g} s",
-                file=sys.stderr,
+                f"unused for {self.session_idle_s:g} s"
             )
             # Closing an agent may take a while: never on the timer thread.
             threading.Thread(

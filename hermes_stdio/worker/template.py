@@ -49,6 +49,7 @@ import threading
 import time
 from typing import Any
 
+from ..transport.log import log
 from . import codecache
 from .audit import ImportAudit
 from .preload import code_files, modules, patterns
@@ -112,7 +113,7 @@ class Template:
         hermes = preloaded_files("hermes-agent", list(sys.modules.values()))
         self.loaded = Fingerprint.of(hermes)
         if failed:
-            print(f"worker template: not preloaded: {', '.join(failed)}", file=sys.stderr)
+            log(f"worker template: not preloaded: {', '.join(failed)}")
         contexts = 0
         with contextlib.suppress(ImportError):
             from httpx._transports import default
@@ -235,7 +236,7 @@ class Template:
                 self.codes,
             )
         except BaseException as exc:
-            print(f"worker (forked): failed to start: {exc!r}", file=sys.stderr)
+            log(f"worker (forked): failed to start: {exc!r}")
         finally:
             os._exit(code)
 

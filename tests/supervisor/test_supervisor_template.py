@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import io
 import os
 import select
 import signal
@@ -204,13 +203,11 @@ def test_a_template_that_exits_at_once_is_reported_exited_by_the_time_its_exit_i
     t = WorkerTemplate("/bin/false", env())  # ignores its arguments and exits 1
     logged: list[str] = []
 
-    class Stderr(io.TextIOWrapper):  # with .buffer, which the stderr relay writes to
-        def write(self, s: str) -> int:
-            if s.startswith("hermes-stdio: worker template pid"):
-                logged.append(t.info().state)
-            return super().write(s)
+    def log(message: str) -> None:
+        if message.startswith("hermes-stdio: worker template pid"):
+            logged.append(t.info().state)
 
-    monkeypatch.setattr(sys, "stderr", Stderr(io.BytesIO()))
+    monkeypatch.setattr(template_mod, "log", log)
     t.start()
     t.stop()
     assert logged == ["exited"]

@@ -226,7 +226,7 @@ class FailingBody:
 
 
 def test_a_lazy_item_that_fails_to_render_is_dropped_and_later_frames_still_flow(
-    pipe: Pipe, capsys: pytest.CaptureFixture[str]
+    pipe: Pipe, capfd: pytest.CaptureFixture[str]
 ):
     r, w = pipe.r, pipe.w
     writer = FrameWriter(w)
@@ -236,7 +236,7 @@ def test_a_lazy_item_that_fails_to_render_is_dropped_and_later_frames_still_flow
     assert writer.wait_idle(WAIT)
     pipe.close(w)
     assert os.read(r, 200) == b'Content-Length: 7\r\n\r\n{"n":1}Content-Length: 7\r\n\r\n{"n":2}'
-    assert "not JSON compliant" in capsys.readouterr().err
+    assert "not JSON compliant" in capfd.readouterr().err
 
 
 class Stream:

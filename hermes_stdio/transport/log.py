@@ -1,0 +1,39 @@
+"""Log lines to stderr that stay whole, from any thread.
+
+Contract: ``log(message)`` writes ``message`` and a newline to stderr;
+``log_bytes(line)`` writes one line of a child's stderr (adding the newline if
+it has none). Each line goes out in one piece under one process-wide lock,
+after what Python's ``sys.stderr`` holds is flushed, so lines logged at once
+from different threads never mix: ``print`` writes a text and its newline
+separately, and two threads' lines came out as one. Neither raises: with
+nobody reading stderr, the line is lost.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+import threading
+
+_LOCK = threading.Lock()
+
+
+def log(message: str) -> None:
+    log_bytes(message.encode("utf-8", "backslashreplace"))
+
+
+def log_bytes(line: bytes) -> None:
+    if not line.endswith(b"\n"):
+        line += b"\n"
+    with _LOCK:
+        with contextlib.suppress(Exception):  # a replaced or closed sys.stderr
+            sys.stderr.flush()
+        view = memoryview(line)
+        while view:
+            try:
+                view = view[os.write(2, view) :]
+            except InterruptedError:
+                continue
+            except OSError:
+                return
