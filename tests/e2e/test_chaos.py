@@ -1,0 +1,107 @@
+"""Runs in flight across profiles and worker keys while workers are killed, restarted
+and runs interrupted under them, through the real binary.
+
+Whatever the timing, every run the server started ends with exactly one
+``run/completed``, each run's notifications are numbered 1..n with nothing
+missing, and afterwards every profile and worker key serves a new run.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+from collections import Counter
+from typing import Any
+
+import pytest
+
+from hermes_stdio.testing.host import HostClient
+from hermes_stdio.testing.llm_server import Reply, ScriptedLLM
+from hermes_stdio.wire import Notification
+
+from .conftest import StartHost, template_ready
+
+TARGETS: list[dict[str, Any]] = [
+    {"profile": "default"},
+    {"profile": "work"},
+    {"profile": "play"},
+    {"profile": "default", "workerKey": "side"},
+    {"profile": "work", "workerKey": "side"},
+]
+
+
+def stir(host: HostClient, rng: random.Random, rounds: int) -> list[str]:
+    """Start runs in bursts and disturb them; the ids of the runs started."""
+    started: list[tuple[str, str, dict[str, Any]]] = []  # run, session, target
+    for i in range(rounds):
+        pending = []
+        for _ in range(rng.randrange(1, 6)):
+            target = rng.choice(TARGETS)
+            params = {"message": f"round {i}", **target}
+            same = [sid for _, sid, t in started if t == target]
+            if same and rng.random() < 0.3:
+                params["sessionId"] = rng.choice(same)
+            pending.append(("run/start", host.send_request("run/start", params), target))
+        roll = rng.random()
+        if roll < 0.2:
+            target = rng.choice(TARGETS)
+            pending.append(("worker/restart", host.send_request("worker/restart", target), None))
+        elif roll < 0.4:
+            pids = [w["pid"] for w in host.request("supervisor/status")["workers"] if w["pid"]]
+            if pids:
+                os.kill(rng.choice(pids), signal.SIGKILL)
+        elif roll < 0.6 and started:
+            run_id = rng.choice(started)[0]
+            pending.append(
+                ("run/interrupt", host.send_request("run/interrupt", {"runId": run_id}), None)
+            )
+        for method, msg_id, target in pending:
+            answer = host.response(msg_id, timeout=90)
+            if method == "run/start" and answer.error is None:
+                started.append((answer.result["runId"], answer.result["sessionId"], target))
+    return [run_id for run_id, _, _ in started]
+
+
+def completions(host: HostClient) -> Counter[str]:
+    return Counter(
+        m.params["runId"]
+        for _, m in host.received
+        if isinstance(m, Notification) and m.method == "run/completed"
+    )
+
+
+@pytest.mark.parametrize(("mode", "seed"), [("spawned", 1), ("forked", 2)])
+def test_runs_end_exactly_once_in_order_while_workers_are_killed_and_restarted_under_them(
+    start_host: StartHost,
+    llm: ScriptedLLM,
+    monkeypatch: pytest.MonkeyPatch,
+    mode: str,
+    seed: int,
+) -> None:
+    monkeypatch.setattr(llm, "default_reply", Reply.text([f"w{i} " for i in range(30)], delay=0.01))
+    host = start_host(*(["--no-worker-template"] if mode == "spawned" else []))
+    host.initialize()
+    if mode == "forked":
+        template_ready(host)
+    started = stir(host, random.Random(seed), rounds=15)
+    assert len(started) > 20
+    waiting = set(started)
+
+    def last_one(note: Notification) -> bool:
+        if note.method == "run/completed":
+            waiting.discard(note.params["runId"])
+        return not waiting
+
+    host.wait_for(last_one, timeout=120)
+    assert completions(host) == Counter(started)
+    numbered: dict[str, list[int]] = {}
+    for _, m in host.received:
+        if isinstance(m, Notification) and "seq" in m.params:
+            numbered.setdefault(m.params["runId"], []).append(m.params["seq"])
+    assert all(seqs == list(range(1, len(seqs) + 1)) for seqs in numbered.values())
+    # Every profile and key serves a new run afterwards.
+    for target in TARGETS:
+        run = host.request("run/start", {"message": "after", **target}, timeout=60)
+        done = host.wait_run_completed(run["runId"], timeout=60)
+        assert done.params["status"] == "complete", (target, done.params)
