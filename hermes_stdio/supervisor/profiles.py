@@ -32,6 +32,7 @@ import io
 import os
 import re
 import stat
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -39,8 +40,7 @@ from ..wire import ErrorType, RpcError
 
 DEFAULT_PROFILE = "default"
 _NAME = re.compile(r"[a-z0-9][a-z0-9_-]{0,63}")  # always fullmatch: "$" allows a trailing \n
-# A name right before "=", anywhere in a line; and what hermes' variable names look like.
-_EMBEDDED_KEY = re.compile(r"([A-Za-z0-9_]+)=")
+# What hermes' variable names look like.
 _HERMES_NAME = re.compile(r"[A-Z][A-Z0-9]*_[A-Z0-9_]+")
 # Set by hermes-agent per process; never inherited from the supervisor's environment.
 _PROCESS_STATE_PREFIXES = ("HERMES_SESSION_", "TERMINAL_", "HERMES_STDIO_")
@@ -168,11 +168,14 @@ def _dotenv_text(raw: bytes) -> str:
         return raw.decode("latin-1")
 
 
-def dotenv_keys(path: Path, *, loose: bool = True) -> set[str]:
-    """The variables python-dotenv (hermes' loader) parses from ``path``; ``loose``
-    adds each NAME= inside a line, which hermes splits into a variable of its own
-    when it is one of its names (a lost line end). Loose errs towards more: those
-    are secrets other profiles must not inherit."""
+def dotenv_keys(path: Path, among: Iterable[str] = ()) -> set[str]:
+    """The variables python-dotenv (hermes' loader) parses from ``path``, and each
+    name in ``among`` that is written as NAME= inside a line: hermes splits that
+    into a variable of its own when it is one of its names (a lost line end). The
+    second errs towards more: those are secrets other profiles must not inherit.
+
+    Linear in the file: a 40 KB value once took a search for every NAME= 7 s,
+    with the interpreter lock held, so a long secret froze the supervisor."""
     from dotenv.parser import parse_stream  # only when a worker starts
 
     raw = _read_regular(path)
@@ -180,9 +183,7 @@ def dotenv_keys(path: Path, *, loose: bool = True) -> set[str]:
         return set()
     text = _dotenv_text(raw)
     keys = {b.key for b in parse_stream(io.StringIO(text)) if b.key}
-    if loose:
-        for run in _EMBEDDED_KEY.findall(text):
-            keys.update(run[i:] for i in range(len(run)) if _HERMES_NAME.fullmatch(run[i:]))
+    keys.update(n for n in among if _HERMES_NAME.fullmatch(n) and f"{n}=" in text)
     return keys
 
 
@@ -204,7 +205,7 @@ def load_config(home: Path, name: str = "config.yaml") -> dict[str, Any]:
 def template_env(home: Path, base: dict[str, str]) -> dict[str, str]:
     secret: set[str] = set()
     for path in all_profile_homes(home).values():
-        secret |= dotenv_keys(path / ".env")
+        secret |= dotenv_keys(path / ".env", among=base)
     return {
         k: v
         for k, v in base.items()
@@ -217,8 +218,8 @@ def worker_env(home: Path, name: str, base: dict[str, str]) -> dict[str, str]:
     foreign: set[str] = set()
     for other, path in all_profile_homes(home).items():
         if other != name:
-            foreign |= dotenv_keys(path / ".env")
-    foreign -= dotenv_keys(own_home / ".env", loose=False)  # its own file sets these again
+            foreign |= dotenv_keys(path / ".env", among=base)
+    foreign -= dotenv_keys(own_home / ".env")  # its own file sets these again
     env = {
         k: v
         for k, v in base.items()

@@ -102,3 +102,16 @@ def test_a_symlink_loop_under_profiles_is_left_out_and_naming_it_is_invalid_prof
     with pytest.raises(RpcError) as err:
         host.request("run/start", {"message": "hi", "profile": "loop"})
     assert err.value.kind is ErrorType.INVALID_PROFILE
+
+
+def test_a_megabyte_value_in_one_profiles_env_stalls_no_other_profiles_start(
+    home: Path, start_host: StartHost, llm: ScriptedLLM
+) -> None:
+    # Each start reads every other profile's .env; that read was quadratic in a long
+    # value and held the interpreter lock, so the whole supervisor froze (> 30 s).
+    env = home / "profiles" / "work" / ".env"
+    env.write_text(env.read_text() + "BIG_CERT=" + "QUJD" * 250_000 + "==\n")
+    host = start_host()
+    host.initialize()
+    assert started_worker(host, llm, "play")
+    assert host.request("supervisor/status", timeout=10)["pid"] == host.proc.pid

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import ast
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -164,8 +167,36 @@ def test_dotenv_keys_counts_a_hermes_name_hermes_would_split_off_a_line(tmp_path
     # hermes splits "...valueGITHUB_TOKEN=x" into a line of its own (a lost line end).
     env = tmp_path / ".env"
     write(env, "OPENAI_API_KEY=sk-abcGITHUB_TOKEN=ghp\n")
-    assert {"OPENAI_API_KEY", "GITHUB_TOKEN"} <= dotenv_keys(env)
-    assert "GITHUB_TOKEN" not in dotenv_keys(env, loose=False)
+    among = ["GITHUB_TOKEN", "OPENAI_API_KEY", "PATH", "lower_case"]
+    assert dotenv_keys(env, among) == {"OPENAI_API_KEY", "GITHUB_TOKEN"}
+    assert dotenv_keys(env) == {"OPENAI_API_KEY"}
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "x" * 400_000,  # no "=": each NAME= search rescanned the rest of the run
+        "QUJD" * 100_000 + "==",  # base64 padding: every suffix of the run was tried
+        "A_" * 200_000 + "=",
+    ],
+)
+def test_a_long_value_in_a_dotenv_never_stalls_reading_its_keys(tmp_path: Path, value: str) -> None:
+    # Quadratic work here held the interpreter lock for minutes (7 s for 40 KB),
+    # freezing the supervisor. In a child, so the bounded wait can end it.
+    env = tmp_path / ".env"
+    write(env, f"KEY={value}\nOTHER_TOKEN=1\n")
+    code = (
+        "import sys\n"
+        "from pathlib import Path\n"
+        "from hermes_stdio.supervisor.profiles import dotenv_keys\n"
+        "print(sorted(dotenv_keys(Path(sys.argv[1]), ['OTHER_TOKEN', 'A_A', 'PATH'])))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code, str(env)], capture_output=True, text=True, timeout=60
+    )
+    assert out.returncode == 0, out.stderr
+    keys = set(ast.literal_eval(out.stdout))
+    assert {"KEY", "OTHER_TOKEN"} <= keys and "PATH" not in keys
 
 
 def test_worker_env_drops_a_quoted_key_another_profiles_env_defines(home: Path) -> None:
