@@ -79,12 +79,31 @@ def test_runs_end_exactly_once_in_order_while_workers_are_killed_and_restarted_u
     mode: str,
     seed: int,
 ) -> None:
+    stirred_host(start_host, llm, monkeypatch, mode, seed, rounds=15)
+
+
+@pytest.mark.soak
+@pytest.mark.parametrize("seed", range(3, 13))
+def test_a_long_stir_loses_no_run(
+    start_host: StartHost, llm: ScriptedLLM, monkeypatch: pytest.MonkeyPatch, seed: int
+) -> None:
+    stirred_host(start_host, llm, monkeypatch, "forked" if seed % 2 else "spawned", seed, 150)
+
+
+def stirred_host(
+    start_host: StartHost,
+    llm: ScriptedLLM,
+    monkeypatch: pytest.MonkeyPatch,
+    mode: str,
+    seed: int,
+    rounds: int,
+) -> None:
     monkeypatch.setattr(llm, "default_reply", Reply.text([f"w{i} " for i in range(30)], delay=0.01))
     host = start_host(*(["--no-worker-template"] if mode == "spawned" else []))
     host.initialize()
     if mode == "forked":
         template_ready(host)
-    started = stir(host, random.Random(seed), rounds=15)
+    started = stir(host, random.Random(seed), rounds)
     assert len(started) > 20
     waiting = set(started)
 

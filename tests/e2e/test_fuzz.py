@@ -2,8 +2,9 @@
 
 Params are generated from the exported JSON Schema, then often broken: a field of the
 wrong type, a missing one, an odd string (empty, a NUL, "-rf", "../..", 5,000
-characters). Ids are drawn from those the server handed out, so live runs get
-interrupted, steered and answered, and workers restarted under them. Whatever comes in,
+characters). Ids are drawn from those the server handed out (runs, sessions, the ids of
+approval and clarify requests), so live runs get interrupted, steered and
+answered, and workers restarted under them. Whatever comes in,
 the server must answer every request with a result or a documented error that is not
 ``internal_error``, end every run it started with exactly one ``run/completed``, keep
 its stream well-formed (checked at teardown), keep every worker up unless asked to stop
@@ -59,9 +60,10 @@ def junk(rng: random.Random, depth: int = 0) -> Any:
     return [[[[[]]]]]
 
 
-def generated(
-    schema: dict[str, Any], rng: random.Random, ids: dict[str, list[str]], name: str
-) -> Any:
+Ids = dict[str, list[str]]  # live ids by the field name that takes them
+
+
+def generated(schema: dict[str, Any], rng: random.Random, ids: Ids, name: str) -> Any:
     """A value of ``schema``'s shape; a string field named like an id often takes a live one."""
     schema = resolved(schema)
     if "anyOf" in schema:
@@ -112,20 +114,41 @@ REPLIES = [
     lambda: Reply.text([f"t{i} " for i in range(20)], delay=0.02),
     lambda: Reply.tool_call("terminal", {"command": "echo fuzz"}),
     lambda: Reply.tool_call("clarify", {"question": "which?", "choices": ["a", "b"]}),
+    # Dangerous enough to need the host's approval, harmless if approved.
+    lambda: Reply.tool_call("terminal", {"command": "rm -rf /tmp/hermes-stdio-fuzz-nothing-here"}),
 ]
+# The ids a run's asks carry, kept for the respond methods' params of the same name.
+ASKS = {
+    "approval/requested": "approvalId",
+    "clarify/requested": "clarifyId",
+    "sudo/requested": "sudoId",
+    "secret/requested": "secretId",
+    "compression/requested": "compressionId",
+}
+
+
+def harvest(host: HostClient, ids: Ids, seen: int) -> int:
+    """Add the ask ids received since message ``seen``; the new count."""
+    received = list(host.received)
+    for _, msg in received[seen:]:
+        if isinstance(msg, Notification) and msg.method in ASKS:
+            ids.setdefault(ASKS[msg.method], []).append(msg.params[ASKS[msg.method]])
+    return len(received)
 
 
 def fuzz(host: HostClient, llm: ScriptedLLM, seed: int, calls: int) -> list[str]:
     """Send ``calls`` random messages; the run ids the server started."""
     rng = random.Random(seed)
-    ids: dict[str, list[str]] = {
+    ids: Ids = {
         "profile": ["default", "work", "play"],
         "workerKey": ["fuzz"],
         "sessionId": ["fuzz-session"],
         "runId": [],
     }
     started: list[str] = []
+    seen = 0
     for i in range(calls):
+        seen = harvest(host, ids, seen)
         method = rng.choice(sorted(set(METHODS) - ENDS_THE_SESSION))
         spec = METHODS[method]
         params = generated(spec["params"], rng, ids, "")
@@ -170,15 +193,12 @@ def assert_each_completed_once(host: HostClient, started: list[str]) -> None:
     assert sorted(completed) == sorted(started)
 
 
-@pytest.mark.parametrize(("mode", "seed"), [("spawned", 1), ("forked", 2)])
-def test_random_and_broken_params_to_every_method_never_break_the_server_or_lose_a_run(
-    start_host: StartHost, llm: ScriptedLLM, mode: str, seed: int
-) -> None:
+def fuzzed_host(start_host: StartHost, llm: ScriptedLLM, mode: str, seed: int, calls: int) -> None:
     host = start_host(*(["--no-worker-template"] if mode == "spawned" else []))
     host.initialize()
     if mode == "forked":
         template_ready(host)
-    started = fuzz(host, llm, seed, calls=500)
+    started = fuzz(host, llm, seed, calls)
     assert started, "the fuzz should start some runs"
     assert_each_completed_once(host, started)
     assert host.request("supervisor/status")["pid"] == host.proc.pid
@@ -187,3 +207,18 @@ def test_random_and_broken_params_to_every_method_never_break_the_server_or_lose
     assert all(e["expected"] for e in exits), exits
     own_lines = [line for line in host.stderr_lines if not line.startswith("[worker:")]
     assert not [line for line in own_lines if "Traceback" in line], own_lines
+
+
+@pytest.mark.parametrize(("mode", "seed"), [("spawned", 1), ("forked", 2)])
+def test_random_and_broken_params_to_every_method_never_break_the_server_or_lose_a_run(
+    start_host: StartHost, llm: ScriptedLLM, mode: str, seed: int
+) -> None:
+    fuzzed_host(start_host, llm, mode, seed, calls=500)
+
+
+@pytest.mark.soak
+@pytest.mark.parametrize("seed", range(3, 13))
+def test_a_long_fuzz_never_breaks_the_server_or_loses_a_run(
+    start_host: StartHost, llm: ScriptedLLM, seed: int
+) -> None:
+    fuzzed_host(start_host, llm, "forked" if seed % 2 else "spawned", seed, calls=3000)
