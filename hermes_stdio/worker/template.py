@@ -29,8 +29,9 @@ Contract (the supervisor's side is ``supervisor.template``):
   other fd, replaces its environment with ``env``, changes to ``cwd`` and runs
   the worker (``worker.main.main_forked``).
 - A child's exit is reaped and sent as ``{"type": "exited", "pid", "status"}``
-  (the raw wait status). EOF on the socket ends the template; its children
-  live on until their own stdin closes.
+  (the raw wait status). EOF on the socket ends the template, and so does a
+  send to a supervisor that is gone (one line logged, no traceback); its
+  children live on until their own stdin closes.
 """
 
 from __future__ import annotations
@@ -250,8 +251,11 @@ def main(argv: list[str] | None = None) -> int:
 
     sock = socket.socket(fileno=args.fd)
     template = Template(sock)
-    template.preload()
-    template.serve()
+    try:
+        template.preload()
+        template.serve()
+    except (BrokenPipeError, ConnectionResetError):  # the supervisor exited first
+        log("worker template: the supervisor is gone; exiting")
     return 0
 
 

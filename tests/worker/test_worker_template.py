@@ -166,6 +166,25 @@ def test_closing_the_socket_ends_the_template_but_not_its_workers(tmp_path: Path
     os.close(stdout_r)
 
 
+def test_a_supervisor_gone_before_the_template_is_ready_ends_it_quietly() -> None:
+    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    proc = subprocess.Popen(
+        [sys.executable, "-P", "-m", "hermes_stdio.worker.template", "--fd", str(theirs.fileno())],
+        pass_fds=(theirs.fileno(),),
+        env=base_env(),
+        cwd="/",
+        stdin=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    theirs.close()
+    ours.close()  # before its preload is done: its ready message has no reader
+    _, err = proc.communicate(timeout=WAIT)
+    assert proc.returncode == 0
+    assert "worker template: the supervisor is gone; exiting" in err
+    assert "Traceback" not in err
+
+
 def test_a_preload_that_writes_the_environment_makes_the_template_refuse_every_fork(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
