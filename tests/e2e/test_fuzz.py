@@ -109,13 +109,16 @@ def broken(params: Any, rng: random.Random) -> Any:
     return params
 
 
+DANGER = "hermes-stdio-fuzz-nothing-here"  # in a command hermes asks approval for
+DANGEROUS = f"rm -rf /tmp/{DANGER} && echo ran-dangerous-$((1+1))"
+RAN = "ran-dangerous-2"  # what it prints: the command's text is not that until a shell runs it
 REPLIES = [
     lambda: Reply.text(["fuzzed ", "reply"]),
     lambda: Reply.text([f"t{i} " for i in range(20)], delay=0.02),
     lambda: Reply.tool_call("terminal", {"command": "echo fuzz"}),
     lambda: Reply.tool_call("clarify", {"question": "which?", "choices": ["a", "b"]}),
-    # Dangerous enough to need the host's approval, harmless if approved.
-    lambda: Reply.tool_call("terminal", {"command": "rm -rf /tmp/hermes-stdio-fuzz-nothing-here"}),
+    # Needs the host's approval; harmless if approved.
+    lambda: Reply.tool_call("terminal", {"command": DANGEROUS}),
 ]
 # The ids a run's asks carry, kept for the respond methods' params of the same name.
 ASKS = {
@@ -127,13 +130,30 @@ ASKS = {
 }
 
 
-def harvest(host: HostClient, ids: Ids, seen: int) -> int:
-    """Add the ask ids received since message ``seen``; the new count."""
+ANSWERS: dict[str, tuple[str, str, list[Any]]] = {  # well-formed: method, field, values
+    "approval/requested": ("approval/respond", "decision", ["once", "session", "always", "deny"]),
+    "clarify/requested": ("clarify/respond", "answer", ["a", "b", ""]),
+}
+
+
+def harvest(host: HostClient, ids: Ids, asked: list[Notification], seen: int) -> int:
+    """Add the asks (and their ids) received since message ``seen``; the new count."""
     received = list(host.received)
     for _, msg in received[seen:]:
         if isinstance(msg, Notification) and msg.method in ASKS:
             ids.setdefault(ASKS[msg.method], []).append(msg.params[ASKS[msg.method]])
+            asked.append(msg)
     return len(received)
+
+
+def answer(ask: Notification, rng: random.Random) -> tuple[str, dict[str, Any]]:
+    """A well-formed answer to ``ask``, any of the answers a host may give."""
+    method, field, values = ANSWERS.get(ask.method, ("run/interrupt", "", []))
+    params = {"runId": ask.params["runId"]}
+    if field:
+        key = ASKS[ask.method]
+        params |= {key: ask.params[key], field: rng.choice(values)}
+    return method, params
 
 
 def fuzz(host: HostClient, llm: ScriptedLLM, seed: int, calls: int) -> list[str]:
@@ -146,14 +166,18 @@ def fuzz(host: HostClient, llm: ScriptedLLM, seed: int, calls: int) -> list[str]
         "runId": [],
     }
     started: list[str] = []
+    asked: list[Notification] = []
     seen = 0
     for i in range(calls):
-        seen = harvest(host, ids, seen)
+        seen = harvest(host, ids, asked, seen)
         method = rng.choice(sorted(set(METHODS) - ENDS_THE_SESSION))
         spec = METHODS[method]
         params = generated(spec["params"], rng, ids, "")
         if rng.random() < 0.5:
             params = broken(params, rng)
+        if asked and rng.random() < 0.1:  # now and then, answer an ask as a host would
+            method, params = answer(asked.pop(rng.randrange(len(asked))), rng)
+            spec = METHODS[method]
         if method == "run/start":
             llm.enqueue(rng.choice(REPLIES)())
         if spec["kind"] == "notification":
@@ -193,6 +217,35 @@ def assert_each_completed_once(host: HostClient, started: list[str]) -> None:
     assert sorted(completed) == sorted(started)
 
 
+def assert_no_dangerous_command_ran_unapproved(host: HostClient) -> None:
+    """The fuzz's dangerous command ran only after the host approved it: in its run, or
+    earlier for the session ("session") or the profile ("always")."""
+    profile_of: dict[str, str] = {}
+    for_session: set[str] = set()
+    for_profile: set[str] = set()
+    approved_runs: set[str] = set()
+    for _, m in list(host.received):
+        if not isinstance(m, Notification) or "runId" not in m.params:
+            continue
+        run, p = m.params["runId"], m.params
+        if m.method == "run/started":
+            profile_of[run] = p["profile"]
+        elif m.method == "approval/resolved" and p["outcome"] == "approved":
+            approved_runs.add(run)
+            if p["decision"] == "session":
+                for_session.add(p["sessionId"])
+            elif p["decision"] == "always":
+                for_profile.add(profile_of[run])
+        elif m.method == "run/event" and RAN in str(p["event"].get("result")):
+            # Its output, not just a completed call: a blocked one completes too.
+            allowed = (
+                run in approved_runs
+                or p["sessionId"] in for_session
+                or profile_of[run] in for_profile
+            )
+            assert allowed, f"run {run} ran the dangerous command unapproved"
+
+
 def fuzzed_host(start_host: StartHost, llm: ScriptedLLM, mode: str, seed: int, calls: int) -> None:
     host = start_host(*(["--no-worker-template"] if mode == "spawned" else []))
     host.initialize()
@@ -201,6 +254,7 @@ def fuzzed_host(start_host: StartHost, llm: ScriptedLLM, mode: str, seed: int, c
     started = fuzz(host, llm, seed, calls)
     assert started, "the fuzz should start some runs"
     assert_each_completed_once(host, started)
+    assert_no_dangerous_command_ran_unapproved(host)
     assert host.request("supervisor/status")["pid"] == host.proc.pid
     # Workers stop when asked (worker/restart), never because of what a request held.
     exits = [m.params for _, m in host.received if getattr(m, "method", "") == "worker/exited"]
