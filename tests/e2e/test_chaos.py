@@ -8,6 +8,7 @@ missing, and afterwards every profile and worker key serves a new run.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import random
 import signal
@@ -50,7 +51,8 @@ def stir(host: HostClient, rng: random.Random, rounds: int) -> list[str]:
         elif roll < 0.4:
             pids = [w["pid"] for w in host.request("supervisor/status")["workers"] if w["pid"]]
             if pids:
-                os.kill(rng.choice(pids), signal.SIGKILL)
+                with contextlib.suppress(ProcessLookupError):  # it may have just exited
+                    os.kill(rng.choice(pids), signal.SIGKILL)
         elif roll < 0.6 and started:
             run_id = rng.choice(started)[0]
             pending.append(
