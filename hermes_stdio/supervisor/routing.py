@@ -23,6 +23,7 @@ from ..protocol import stored as st
 from ..protocol import types as t
 from ..protocol import usage as u
 from ..transport import Peer
+from ..transport.log import log
 from ..wire import ErrorType, Request, Response, RpcError
 from .profiles import check_name, profile_home
 from .routes import Routes, SlotKey
@@ -134,17 +135,29 @@ class RoutedMethods:
         then: Callable[[Peer], object],
         on_error: Callable[[Exception], object],
     ) -> None:
-        """Start ``slot``'s worker on a handler thread (never on the host's reader)."""
-        if slot.state == "exited":
-            slot.state = "starting"  # visible in supervisor/status before the thread runs
+        """Start ``slot``'s worker on a handler thread (never on the host's reader).
+        Requests that arrive while it starts wait in ``slot.waiting`` for that one
+        thread's outcome: a burst of them costs no thread each."""
+        with slot.use_lock:
+            if slot.state == "exited":
+                slot.state = "starting"  # visible in supervisor/status before the thread runs
+            slot.waiting.append((then, on_error))
+            if len(slot.waiting) > 1:
+                return  # the thread already starting it answers this one too
 
         def run() -> None:
+            outcome: Peer | Exception
             try:
-                ready = self.pool.ensure_ready(slot)
+                outcome = self.pool.ensure_ready(slot)
             except Exception as exc:
-                on_error(exc)
-                return
-            then(ready)
+                outcome = exc
+            with slot.use_lock:
+                waiting, slot.waiting = slot.waiting, []
+            for after, failed in waiting:
+                try:
+                    failed(outcome) if isinstance(outcome, Exception) else after(outcome)
+                except Exception as exc:  # one waiter's bug must not strand the rest
+                    log(f"hermes-stdio: after starting {slot.label}: {exc!r}")
 
         spawn_thread(run)
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import threading
 import time
 from collections import deque
+from collections.abc import Callable
 
 from ..protocol import workers as pw
 from ..transport import Peer
@@ -53,6 +54,8 @@ class WorkerSlot:
         # Held while a request is handed to the ready worker, and while an idle stop
         # decides: a request either counts as a use or finds the worker stopping.
         self.use_lock = threading.Lock()
+        # What to do once the worker starting now is ready (or failed): (then, on_error).
+        self.waiting: list[tuple[Callable[[Peer], object], Callable[[Exception], object]]] = []
 
     @property
     def key(self) -> SlotKey:

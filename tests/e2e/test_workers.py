@@ -510,3 +510,20 @@ def test_a_run_started_while_a_wedged_worker_restarts_runs_in_the_new_worker_and
     assert exited.params["pid"] == old and exited.params["expected"] is True
     assert exited.params["reason"] == "restart"
     assert worker_pids(host)[("default", None)] != old
+
+
+def test_a_burst_of_requests_to_a_starting_worker_waits_on_one_thread_and_all_are_answered(
+    start_host: StartHost,
+) -> None:
+    host = start_host("--no-worker-template")  # a cold start: the burst arrives before it ends
+    host.initialize()
+    ids = [
+        host.send_request("session/status", {"sessionId": f"s{i}", "profile": "work"})
+        for i in range(300)
+    ]
+    # Answered after the supervisor read (and dispatched) every request before it.
+    assert host.request("supervisor/status")["workers"][0]["state"] == "starting"
+    threads = len(os.listdir(f"/proc/{host.proc.pid}/task"))
+    assert threads < 40, f"{threads} threads for 300 waiting requests"
+    answers = [host.response(i, timeout=60) for i in ids]
+    assert all(a.error is None and a.result["loaded"] is False for a in answers)
