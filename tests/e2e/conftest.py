@@ -14,6 +14,7 @@ import select
 import shutil
 import sys
 import threading
+from collections import Counter
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import ModuleType
@@ -189,3 +190,27 @@ def run_in_a_long_tool(
     run = host.request("run/start", {"message": "wait"})
     tool_pid = int(started.get(timeout=30).strip())
     return run, [tool_pid]
+
+
+def assert_runs_ended_once_in_order(host: HostClient, run_ids: list[str]) -> None:
+    """Waits (bounded) until every run in ``run_ids`` has ended; then each ended with
+    exactly one ``run/completed``, no other run ended, and every run's notifications
+    are numbered 1..n with none missing."""
+    waiting = set(run_ids)
+
+    def last_one(note: Notification) -> bool:
+        if note.method == "run/completed":
+            waiting.discard(note.params["runId"])
+        return not waiting
+
+    if waiting:
+        host.wait_for(last_one, timeout=120)
+    notes = [m for _, m in host.received if isinstance(m, Notification)]
+    assert Counter(n.params["runId"] for n in notes if n.method == "run/completed") == Counter(
+        run_ids
+    )
+    numbered: dict[str, list[int]] = {}
+    for n in notes:
+        if "seq" in n.params:
+            numbered.setdefault(n.params["runId"], []).append(n.params["seq"])
+    assert all(seqs == list(range(1, len(seqs) + 1)) for seqs in numbered.values())

@@ -12,16 +12,14 @@ import contextlib
 import os
 import random
 import signal
-from collections import Counter
 from typing import Any
 
 import pytest
 
 from hermes_stdio.testing.host import HostClient
 from hermes_stdio.testing.llm_server import Reply, ScriptedLLM
-from hermes_stdio.wire import Notification
 
-from .conftest import StartHost, template_ready
+from .conftest import StartHost, assert_runs_ended_once_in_order, template_ready
 
 TARGETS: list[dict[str, Any]] = [
     {"profile": "default"},
@@ -65,14 +63,6 @@ def stir(host: HostClient, rng: random.Random, rounds: int) -> list[str]:
     return [run_id for run_id, _, _ in started]
 
 
-def completions(host: HostClient) -> Counter[str]:
-    return Counter(
-        m.params["runId"]
-        for _, m in host.received
-        if isinstance(m, Notification) and m.method == "run/completed"
-    )
-
-
 @pytest.mark.parametrize(("mode", "seed"), [("spawned", 1), ("forked", 2)])
 def test_runs_end_exactly_once_in_order_while_workers_are_killed_and_restarted_under_them(
     start_host: StartHost,
@@ -107,20 +97,7 @@ def stirred_host(
         template_ready(host)
     started = stir(host, random.Random(seed), rounds)
     assert len(started) > 20
-    waiting = set(started)
-
-    def last_one(note: Notification) -> bool:
-        if note.method == "run/completed":
-            waiting.discard(note.params["runId"])
-        return not waiting
-
-    host.wait_for(last_one, timeout=120)
-    assert completions(host) == Counter(started)
-    numbered: dict[str, list[int]] = {}
-    for _, m in host.received:
-        if isinstance(m, Notification) and "seq" in m.params:
-            numbered.setdefault(m.params["runId"], []).append(m.params["seq"])
-    assert all(seqs == list(range(1, len(seqs) + 1)) for seqs in numbered.values())
+    assert_runs_ended_once_in_order(host, started)
     # Every profile and key serves a new run afterwards.
     for target in TARGETS:
         run = host.request("run/start", {"message": "after", **target}, timeout=60)

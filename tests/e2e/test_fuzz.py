@@ -24,7 +24,7 @@ from hermes_stdio.testing.host import HostClient
 from hermes_stdio.testing.llm_server import Reply, ScriptedLLM
 from hermes_stdio.wire import ErrorType, Notification, RpcError
 
-from .conftest import StartHost, template_ready
+from .conftest import StartHost, assert_runs_ended_once_in_order, template_ready
 
 SCHEMA = json.loads(
     (Path(__file__).parents[2] / "hermes_stdio" / "protocol" / "schema.json").read_text()
@@ -201,20 +201,7 @@ def fuzz(host: HostClient, llm: ScriptedLLM, seed: int, calls: int) -> list[str]
 def assert_each_completed_once(host: HostClient, started: list[str]) -> None:
     for run_id in started:  # an unanswered ask (clarify) keeps a run open until then
         host.request("run/interrupt", {"runId": run_id})
-    waiting = set(started)
-
-    def last_one(note: Notification) -> bool:
-        if note.method == "run/completed":
-            waiting.discard(note.params["runId"])
-        return not waiting
-
-    host.wait_for(last_one, timeout=120)
-    completed = [
-        m.params["runId"]
-        for _, m in host.received
-        if isinstance(m, Notification) and m.method == "run/completed"
-    ]
-    assert sorted(completed) == sorted(started)
+    assert_runs_ended_once_in_order(host, started)
 
 
 def assert_no_dangerous_command_ran_unapproved(host: HostClient) -> None:
