@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import typing
 from typing import Annotated, Any, Literal
 
 import pytest
@@ -351,8 +352,16 @@ def test_a_name_fields_schema_states_the_rule_that_decoding_applies():
         assert refused == (text in {"a\x00", "a\n", "\x85"}), text
 
 
+def _names_in(tp: Any) -> list[Name]:
+    """The ``Name`` marks in a field type, through ``X | None``."""
+    if typing.get_origin(tp) is Annotated:
+        return [m for m in typing.get_args(tp)[1:] if isinstance(m, Name)]
+    return [n for arg in typing.get_args(tp) for n in _names_in(arg)]
+
+
 def test_every_params_field_naming_a_session_or_worker_key_is_a_checked_name():
+    limits = {"sessionId": 256, "newSessionId": 256, "workerKey": 128}
     for method in HOST_METHODS.values():
         for field in fields_of(method.params):
-            if field.wire in {"sessionId", "newSessionId", "workerKey"}:
-                assert "Name(" in repr(field.tp), (method.name, field.wire)
+            if field.wire in limits:
+                assert _names_in(field.tp) == [Name(limits[field.wire])], (method.name, field.wire)
