@@ -11,7 +11,9 @@ Contract:
   message_too_large with id null) when ``answer_invalid`` is set, and always
   logged to stderr; decoding then goes on. A fatal framing error closes the peer.
 - ``request()`` correlates by id and fails the callback with a named error on
-  timeout or when the peer closes (``close_error``); ``in_flight`` counts the
+  timeout (then sends ``$/cancelRequest`` for it, and drops its late answer
+  quietly) or when the peer closes (``close_error``); ``cancel_remote`` sends
+  that notification for a request still pending; ``in_flight`` counts the
   requests not answered yet and those whose answer's callback still runs.
   ``respond*`` and ``notify`` go through one ``FrameWriter`` (``handoff`` and
   ``linger_s`` are its options).
@@ -86,6 +88,7 @@ class Peer:
         self._ids = itertools.count(1)
         self._pending: dict[RequestId, tuple[ResponseCallback, TimerHandle | None]] = {}
         self._resolving = 0  # answers taken from _pending whose callback still runs
+        self._abandoned: set[RequestId] = set()  # timed out; the other side may still answer
         self._closed = False
         self.close_error = RpcError(ErrorType.WORKER_CRASHED, f"{name} closed the connection")
         self._thread = threading.Thread(target=self._read_loop, name=f"read-{name}", daemon=True)
@@ -135,7 +138,22 @@ class Peer:
         err = RpcError(
             ErrorType.WORKER_TIMEOUT, f"{self.name} did not answer {method} in {timeout:g}s"
         )
+        with self._lock:
+            waited = msg_id in self._pending
+            if waited:
+                self._abandoned.add(msg_id)  # its late answer is expected: drop it quietly
         self._resolve(Response(msg_id, None, err.to_wire()))
+        if waited:
+            self.notify("$/cancelRequest", {"id": msg_id})
+
+    def cancel_remote(self, msg_id: RequestId) -> bool:
+        """Tell the other side we no longer need the answer to our request ``msg_id``
+        (it may skip work not started); its answer, when it comes, is still handled.
+        False if it was not pending."""
+        with self._lock:
+            if msg_id not in self._pending:
+                return False
+        return self.notify("$/cancelRequest", {"id": msg_id})
 
     def _resolve(self, response: Response) -> None:
         with self._lock:
@@ -143,7 +161,10 @@ class Peer:
             if entry is not None:
                 self._resolving += 1
         if entry is None:
-            if response.id is not None:
+            with self._lock:
+                late = response.id in self._abandoned
+                self._abandoned.discard(response.id)
+            if response.id is not None and not late:
                 log(f"hermes-stdio: {self.name}: response for unknown id {response.id!r}")
             return
         callback, timer = entry

@@ -15,14 +15,14 @@ project directory; a refused one is ``invalid_params`` naming the field),
 ``session/goal`` (its goals) and ``session/history`` (from memory when a worker
 holds the session, else read from the profile's database without loading it)
 may import hermes-agent, touch the disk or copy a long history, so each is
-answered from a thread of its own (``answer_off_reader``, which returns
-``DEFERRED``). hermes-agent missing is ``agent_unavailable``; an action hermes
+answered off the reader, in the worker's ``JobQueue`` (``answer_off_reader``,
+which returns ``DEFERRED``); one cancelled before it starts is answered
+``request_cancelled``. hermes-agent missing is ``agent_unavailable``; an action hermes
 refuses is ``invalid_params``; a session nobody knows is ``unknown_session``.
 """
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -40,6 +40,7 @@ from ..wire import ErrorType, Request, RpcError, to_wire_error
 from . import background, checkpoints
 from .catalog import UnknownSession
 from .contract import AgentAdapter, AgentUnavailable
+from .jobs import JobQueue
 from .messages import public
 from .runner import AgentNotReady, ready_agent
 from .state import Session
@@ -51,6 +52,7 @@ class QueryMethods:
     adapter: AgentAdapter
     sessions: dict[str, Session]
     peer: Peer | None
+    jobs: JobQueue
     _session: Callable[[str], Session]  # the held session, or a new one to resume
     _fresh_runtime: Callable[[], None]  # raises agent_runtime_stale
 
@@ -66,8 +68,14 @@ class QueryMethods:
             else:
                 self.peer.respond(req.id, encode(result))
 
-        threading.Thread(target=run, name=name, daemon=True).start()
+        self.jobs.submit(req.id, run, lambda: self.cancelled(req), name)
         return DEFERRED
+
+    def cancelled(self, req: Request) -> None:
+        """A queued request the supervisor gave up on (its host cancelled it, or it
+        timed out): answered, so every request still gets one answer."""
+        assert self.peer is not None
+        self.peer.respond_error(req.id, RpcError(ErrorType.REQUEST_CANCELLED))
 
     def _h_command_list(self, req: Request, p: t.WorkerTarget) -> Any:
         def scan() -> x.CommandListResult:

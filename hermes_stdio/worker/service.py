@@ -6,6 +6,9 @@ Contract:
   session naming a provider, once that resolves; the agent is built and the
   turn runs on the run's own thread afterwards. A session runs one run at a time
   (``session_busy`` otherwise). Nothing here blocks the reader thread.
+- Requests that may be slow (hermes' stores, a new session's provider, a model
+  switch) wait their turn in ``jobs``, a few at a time; a ``$/cancelRequest``
+  from the supervisor answers one that has not started ``request_cancelled``.
 - Every acknowledged run ends with exactly one ``run/completed``: the run
   thread completes it in a ``finally``, and shutdown/EOF interrupts runs and
   waits (bounded) for them. Once its thread is done, the run kept for
@@ -36,6 +39,7 @@ from . import images
 from .answers import AnswerMethods
 from .checks import check_workspace, usable_model
 from .contract import AgentAdapter
+from .jobs import JobQueue
 from .memory import release_free_memory
 from .outbox import Outbox
 from .queries import DEFERRED as _DEFERRED
@@ -74,6 +78,7 @@ class WorkerService(AnswerMethods, QueryMethods, TranscriptMethods):
         self.exit_reason = ""
         self._threads: dict[str, threading.Thread] = {}
         self._stopped = False
+        self.jobs = JobQueue(name="query")
 
     def attach(self, peer: Peer) -> None:
         self.peer = peer
@@ -99,6 +104,14 @@ class WorkerService(AnswerMethods, QueryMethods, TranscriptMethods):
             peer.respond_error(req.id, to_wire_error(exc))
 
     def on_notification(self, peer: Peer, note: Notification, body: bytes) -> None:
+        if note.method == "$/cancelRequest":  # the supervisor no longer waits for it
+            try:
+                target: t.CancelParams = decode(t.CancelParams, note.params)
+            except RpcError as exc:
+                log(f"worker: ignoring $/cancelRequest: {exc.message}")
+                return
+            self.jobs.cancel(target.id)
+            return
         log(f"worker: ignoring notification {note.method!r}")
 
     def on_closed(self, peer: Peer, reason: str) -> None:
@@ -135,7 +148,7 @@ class WorkerService(AnswerMethods, QueryMethods, TranscriptMethods):
             except Exception as exc:
                 self.peer.respond_error(req.id, to_wire_error(exc))
 
-        threading.Thread(target=start, name="run-start", daemon=True).start()
+        self.jobs.submit(req.id, start, lambda: self.cancelled(req), "run-start")
         return _DEFERRED  # type: ignore[return-value]
 
     def _start_run(
@@ -302,7 +315,7 @@ class WorkerService(AnswerMethods, QueryMethods, TranscriptMethods):
             result = t.SessionSwitchModelResult(p.session_id, p.model, provider, deferred)
             self.peer.respond(req.id, encode(result))
 
-        threading.Thread(target=switch, name="switch-model", daemon=True).start()
+        self.jobs.submit(req.id, switch, lambda: self.cancelled(req), "switch-model")
         return _DEFERRED
 
     def _session(self, session_id: str) -> Session:

@@ -160,7 +160,9 @@ def test_responses_resolve_their_own_requests_in_any_order(link: Link):
     assert link.peer.pending_count == 0
 
 
-def test_an_unanswered_request_times_out_with_worker_timeout(link: Link):
+def test_an_unanswered_request_times_out_with_worker_timeout_and_is_cancelled_remotely(
+    link: Link, capfd: pytest.CaptureFixture[str]
+):
     q, cb = responses()
     msg_id = link.peer.request("slow", {}, cb, timeout=0.05)
     assert link.next()["method"] == "slow"
@@ -170,11 +172,34 @@ def test_an_unanswered_request_times_out_with_worker_timeout(link: Link):
     assert r.error["code"] == ErrorType.WORKER_TIMEOUT.code
     assert r.error["data"]["type"] == ErrorType.WORKER_TIMEOUT.type
     assert link.peer.pending_count == 0
-    # A late answer is ignored: the callback ran once.
+    # The other side may skip the work: nobody waits for it now.
+    assert link.next() == {"jsonrpc": "2.0", "method": "$/cancelRequest", "params": {"id": msg_id}}
+    # A late answer is ignored, quietly (it was expected): the callback ran once.
     link.send({"jsonrpc": "2.0", "id": msg_id, "result": "late"})
     link.send({"jsonrpc": "2.0", "id": 99, "method": "echo"})
     assert link.next()["id"] == 99
     assert q.empty()
+    # An answer nobody asked for is still worth a line on stderr.
+    link.send({"jsonrpc": "2.0", "id": 12345, "result": "stray"})
+    link.send({"jsonrpc": "2.0", "id": 100, "method": "echo"})
+    assert link.next()["id"] == 100
+    err = capfd.readouterr().err
+    assert "unknown id 12345\n" in err
+    assert f"unknown id {msg_id}\n" not in err
+
+
+def test_cancel_remote_notifies_the_other_side_only_for_a_pending_request(link: Link):
+    q, cb = responses()
+    msg_id = link.peer.request("hold", {}, cb)
+    assert link.next()["method"] == "hold"
+    assert link.peer.cancel_remote(msg_id) is True
+    assert link.next() == {"jsonrpc": "2.0", "method": "$/cancelRequest", "params": {"id": msg_id}}
+    # Still pending: its answer is still handled.
+    link.send({"jsonrpc": "2.0", "id": msg_id, "result": "done anyway"})
+    assert q.get(timeout=WAIT).result == "done anyway"
+    assert link.peer.cancel_remote(msg_id) is False
+    link.send({"jsonrpc": "2.0", "id": 99, "method": "echo"})
+    assert link.next()["id"] == 99  # nothing else was sent before the echo's answer
 
 
 def test_an_answer_before_the_timeout_cancels_it(link: Link):

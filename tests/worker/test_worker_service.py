@@ -11,7 +11,7 @@ import pytest
 
 from hermes_stdio.protocol.toolbox import McpServerInfo
 from hermes_stdio.protocol.types import RunErrorType
-from hermes_stdio.wire import ErrorType, Request
+from hermes_stdio.wire import ErrorType, Notification, Request
 from hermes_stdio.worker.contract import AgentUnavailable, TurnOutcome
 
 WAIT = 10.0
@@ -509,6 +509,45 @@ def test_command_list_answers_the_adapters_commands_off_the_reader_thread(harnes
 
     harness.adapter.list_commands = missing
     assert error_of(harness.call("command/list", {})) is ErrorType.AGENT_UNAVAILABLE
+
+
+def test_slow_queries_run_a_few_at_a_time_and_a_cancel_skips_one_not_started(harness):
+    release, entered = threading.Event(), threading.Semaphore(0)
+    scanned: list[str] = []
+
+    def slow_scan():
+        scanned.append(threading.current_thread().name)
+        entered.release()
+        assert release.wait(WAIT)
+        return []
+
+    harness.adapter.list_commands = slow_scan
+    size = harness.service.jobs.size
+    service, peer = harness.service, harness.peer
+    for msg_id in range(1, size + 3):  # the queue's threads busy, and two more waiting
+        service.on_request(peer, Request(msg_id, "command/list", {}))
+    for _ in range(size):
+        assert entered.acquire(timeout=WAIT)
+    assert service.jobs.waiting == 2
+    assert scanned == ["query:commands"] * size
+    service.on_notification(peer, Notification("$/cancelRequest", {"id": size + 1}), b"")
+    service.on_notification(peer, Notification("$/cancelRequest", {"id": 1}), b"")  # started
+    service.on_notification(peer, Notification("$/cancelRequest", {"nope": 1}), b"")  # logged
+    assert (
+        error_of(peer.wait_for(lambda log: next((m for m in log if m.get("id") == size + 1), None)))
+        is ErrorType.REQUEST_CANCELLED
+    )
+    release.set()
+    answers = [
+        peer.wait_for(lambda log, i=i: next((m for m in log if m.get("id") == i), None))
+        for i in range(1, size + 3)
+    ]
+    assert [a.get("result") for a in answers] == [{"commands": []}] * size + [
+        None,
+        {"commands": []},
+    ]
+    assert len(scanned) == size + 1  # the cancelled one never scanned
+    assert len([m for m in peer.snapshot() if "id" in m]) == size + 2  # one answer each
 
 
 def test_an_interrupt_while_the_judge_thinks_ends_the_run_at_once_without_a_verdict(harness):
