@@ -24,7 +24,8 @@ from ..protocol import types as t
 from ..protocol import usage as u
 from ..transport import Peer
 from ..transport.log import log
-from ..wire import ErrorType, Request, Response, RpcError
+from ..wire import ErrorType, Request, RequestId, Response, RpcError
+from .forwards import Forward, Forwards
 from .profiles import check_name, profile_home
 from .routes import Routes, SlotKey
 from .slot import WorkerSlot
@@ -52,6 +53,9 @@ class RoutedMethods:
     pool: WorkerPool
     routes: Routes
     host: Peer | None
+    _lock: threading.Lock
+    _inflight: dict[RequestId, Request]
+    forwards: Forwards  # host requests sent on to workers, not answered yet
 
     def _reply(self, req: Request, result: Any = None, error: Any = None) -> bool:
         raise NotImplementedError
@@ -102,12 +106,15 @@ class RoutedMethods:
     ) -> None:
         """Send ``req`` to ``slot``'s worker (starting it if needed) and relay the answer."""
 
+        sent = Forward(req)
+
         def fail(error: Any) -> None:
             if on_failed is not None:
                 on_failed()
             self._reply(req, error=error)
 
         def handle(resp: Response) -> None:
+            self.forwards.done(sent)
             if resp.error is not None:
                 fail(resp.error)
                 return
@@ -116,18 +123,26 @@ class RoutedMethods:
             if not self._reply(req, resp.result) and on_cancelled is not None:
                 on_cancelled(resp.result)
 
+        def send(peer: Peer) -> None:
+            if not self._pending(req):  # cancelled while its worker started: never sent
+                if on_failed is not None:
+                    on_failed()
+                return
+            worker_id = peer.request(req.method, req.params, handle, timeout=REQUEST_TIMEOUT_S)
+            self.forwards.sent(sent, peer, worker_id)
+
         with slot.use_lock:
             peer = slot.peer
             if slot.state == "ready" and peer is not None:
                 slot.last_used_at = int(time.time() * 1000)
-                peer.request(req.method, req.params, handle, timeout=REQUEST_TIMEOUT_S)
+                send(peer)
                 return
 
-        self._start_worker(
-            slot,
-            lambda ready: ready.request(req.method, req.params, handle, timeout=REQUEST_TIMEOUT_S),
-            fail,
-        )
+        self._start_worker(slot, send, fail)
+
+    def _pending(self, req: Request) -> bool:
+        with self._lock:
+            return self._inflight.get(req.id) is req
 
     def _start_worker(
         self,

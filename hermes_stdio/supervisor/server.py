@@ -38,6 +38,7 @@ from ..protocol import workers as pw
 from ..transport import Peer
 from ..transport.log import log
 from ..wire import ErrorType, Notification, Request, RequestId, RpcError, to_wire_error
+from .forwards import Forwards
 from .idle import IdleWorkers
 from .profiles import describe, listed_profiles, template_env
 from .relay import RelayMethods
@@ -103,6 +104,7 @@ class Supervisor(RoutedMethods, RelayMethods):
         self.exited = threading.Event()
         self._lock = threading.Lock()
         self._inflight: dict[RequestId, Request] = {}  # host requests not answered yet
+        self.forwards = Forwards()
 
     def attach(self, host: Peer) -> None:
         self.host = host
@@ -177,9 +179,10 @@ class Supervisor(RoutedMethods, RelayMethods):
         elif note.method == "$/cancelRequest":
             assert isinstance(params, t.CancelParams)
             with self._lock:
-                pending = self._inflight.pop(params.id, None) is not None
-            if pending:  # answered now; the id is free again
+                cancelled = self._inflight.pop(params.id, None)
+            if cancelled is not None:  # answered now; the id is free again
                 peer.respond_error(params.id, RpcError(ErrorType.REQUEST_CANCELLED))
+                self.forwards.cancel(cancelled)  # the worker may skip it
 
     def on_closed(self, peer: Peer, reason: str) -> None:
         self.finish(0 if self.state == "shut_down" else 1, f"host input closed ({reason})")
