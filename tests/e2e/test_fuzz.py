@@ -4,7 +4,8 @@ Params are generated from the exported JSON Schema, then often broken: a field o
 wrong type, a missing one, an odd string (empty, a NUL, "-rf", "../..", 5,000
 characters). Ids are drawn from those the server handed out (runs, sessions, the ids of
 approval and clarify requests), so live runs get interrupted, steered and
-answered, and workers restarted under them. Whatever comes in,
+answered, and workers restarted under them; some requests are cancelled as soon as
+they are sent. Whatever comes in,
 the server must answer every request with a result or a documented error that is not
 ``internal_error``, end every run it started with exactly one ``run/completed``, keep
 its stream well-formed (checked at teardown), keep every worker up unless asked to stop
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import json
 import random
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +24,7 @@ import pytest
 
 from hermes_stdio.testing.host import HostClient
 from hermes_stdio.testing.llm_server import Reply, ScriptedLLM
-from hermes_stdio.wire import ErrorType, Notification, RpcError
+from hermes_stdio.wire import ErrorType, Notification, Response, RpcError
 
 from .conftest import StartHost, assert_runs_ended_once_in_order, template_ready
 
@@ -183,9 +185,12 @@ def fuzz(host: HostClient, llm: ScriptedLLM, seed: int, calls: int) -> list[str]
         if spec["kind"] == "notification":
             host.notify(method, params)
             continue
-        where = f"seed {seed}, call {i}: {method} {json.dumps(params)[:300]}"
+        # Now and then cancelled at once: answered either way, once. (A run/start the
+        # worker accepted would start a run this fuzz does not know of: tested apart.)
+        cancel = method != "run/start" and rng.random() < 0.1
+        where = f"seed {seed}, call {i}: {method} {json.dumps(params)[:300]}, cancel {cancel}"
         try:
-            result = host.request(method, params, timeout=60)
+            result = call(host, method, params, cancel)
         except RpcError as err:
             assert err.kind is not ErrorType.INTERNAL_ERROR, f"{where} -> {err}"
             continue
@@ -196,6 +201,17 @@ def fuzz(host: HostClient, llm: ScriptedLLM, seed: int, calls: int) -> list[str]
             ids["runId"].append(result["runId"])
             ids["sessionId"].append(result["sessionId"])
     return started
+
+
+def call(host: HostClient, method: str, params: Any, cancel: bool) -> Any:
+    """The request's result, or its error raised; ``cancel`` cancels it as soon as sent."""
+    msg_id = host.send_request(method, params)
+    if cancel:
+        host.notify("$/cancelRequest", {"id": msg_id})
+    resp = host.response(msg_id, timeout=60)
+    if resp.error is not None:
+        raise RpcError.from_wire(resp.error)
+    return resp.result
 
 
 def assert_each_completed_once(host: HostClient, started: list[str]) -> None:
@@ -243,6 +259,10 @@ def fuzzed_host(start_host: StartHost, llm: ScriptedLLM, mode: str, seed: int, c
     assert_each_completed_once(host, started)
     assert_no_dangerous_command_ran_unapproved(host)
     assert host.request("supervisor/status")["pid"] == host.proc.pid
+    answered = Counter(
+        m.id for _, m in host.received if isinstance(m, Response) and m.id is not None
+    )
+    assert set(answered.values()) == {1}, "a request was answered twice"
     # Workers stop when asked (worker/restart), never because of what a request held.
     exits = [m.params for _, m in host.received if getattr(m, "method", "") == "worker/exited"]
     assert all(e["expected"] for e in exits), exits
