@@ -5,7 +5,7 @@ whose default profile and each named profile use the ``custom`` provider at
 ``base_url``, with the environment probe, tirith and lazy installs switched
 off so nothing leaves 127.0.0.1, and session titling off so no background
 call takes a scripted reply. ``offline_env()`` is the matching process
-environment.
+environment; it also sends hermes' own internet lookups to a dead local proxy.
 """
 
 from __future__ import annotations
@@ -60,14 +60,32 @@ def make_home(
     return home
 
 
+# hermes looks things up on the internet as it works (models.dev for model facts,
+# its docs site, GitHub). Offline, each try first asks a DNS server that is not on
+# this machine, and may wait seconds for it. Through a proxy on a local port nobody
+# listens on, every proxy-aware client (requests, httpx, urllib) fails at once
+# instead, and sends nothing off 127.0.0.1; local servers are reached directly.
+DEAD_PROXY = "http://127.0.0.1:9"
+LOCAL_HOSTS = "127.0.0.1,localhost,::1"
+PROXY_NAMES = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY")
+
+
 def offline_env(home: Path, extra: dict[str, str] | None = None) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("HERMES_", "TERMINAL_"))}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("HERMES_", "TERMINAL_"))
+        and k.upper() not in (*PROXY_NAMES, "NO_PROXY")
+    }
     env.update(
         {
             "HERMES_HOME": str(home),
             "TIRITH_ENABLED": "0",
             "HERMES_DISABLE_LAZY_INSTALLS": "1",
-            "NO_PROXY": "*",
+            **{name: DEAD_PROXY for name in PROXY_NAMES},
+            **{name.lower(): DEAD_PROXY for name in PROXY_NAMES},
+            "NO_PROXY": LOCAL_HOSTS,
+            "no_proxy": LOCAL_HOSTS,
             **(extra or {}),
         }
     )
