@@ -1,0 +1,58 @@
+"""The offline environment: hermes' internet lookups fail at once, locally; local servers answer."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from hermes_stdio.testing.home import DEAD_PROXY, make_home, offline_env
+from hermes_stdio.testing.llm_server import ScriptedLLM
+
+CHILD = r"""
+import json, sys, urllib.request
+import httpx, requests
+
+base = sys.argv[1]
+out = {}
+for name, fetch in [
+    ("requests", lambda url: requests.get(url, timeout=10).status_code),
+    ("httpx", lambda url: httpx.get(url, timeout=10).status_code),
+    ("urllib", lambda url: urllib.request.urlopen(url, timeout=10).status),
+]:
+    for where, url in [("internet", "https://models.dev/api.json"), ("local", base + "/models")]:
+        try:
+            out[f"{name} {where}"] = fetch(url)
+        except Exception as exc:
+            out[f"{name} {where}"] = f"{type(exc).__name__}: {exc}"
+print(json.dumps(out))
+"""
+
+
+def test_internet_lookups_go_to_a_dead_local_proxy_and_local_servers_are_reached_directly(
+    tmp_path: Path,
+) -> None:
+    with ScriptedLLM() as llm:
+        env = offline_env(make_home(tmp_path, llm.base_url))
+        done = subprocess.run(
+            [sys.executable, "-c", CHILD, llm.base_url],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    assert done.returncode == 0, done.stderr
+    got = json.loads(done.stdout)
+    for client in ("requests", "httpx", "urllib"):
+        assert got[f"{client} local"] == 200
+        # Refused by 127.0.0.1:9, not a name the resolver failed to find.
+        assert "refused" in str(got[f"{client} internet"]).lower(), got
+
+
+def test_a_proxy_or_no_proxy_the_parent_had_is_replaced_in_any_case(monkeypatch, tmp_path: Path):
+    monkeypatch.setenv("https_proxy", "http://corporate:3128")
+    monkeypatch.setenv("NO_PROXY", "*")
+    env = offline_env(tmp_path)
+    assert env["https_proxy"] == env["HTTPS_PROXY"] == DEAD_PROXY
+    assert env["NO_PROXY"] == env["no_proxy"] == "127.0.0.1,localhost,::1"
