@@ -1,11 +1,11 @@
 """Which worker request answers which host request, so a host's cancel can follow it.
 
-Contract: ``Forwards.sent(req, peer, worker_id)`` records a host request sent on
-to a worker and returns its ``Forward``; ``done(forward)`` forgets it once the
-worker answered (before or after ``sent``: a fast answer can beat it);
-``cancel(req)`` sends that worker a ``$/cancelRequest`` for it if it is still
-unanswered. Host ids may be reused once answered, so entries are matched by
-the request object, not its id alone.
+Contract: a ``Forward(req)`` is made for each host request sent on to a worker.
+``Forwards.sent(forward, peer, worker_id)`` records where it went; ``done(forward)``
+forgets it once the worker answered, which may come first (a fast answer can
+beat ``sent``: it is then never recorded); ``cancel(req)`` sends that worker a
+``$/cancelRequest`` for it if it is still unanswered. Host ids may be reused
+once answered, so entries are matched by the request object, not its id alone.
 """
 
 from __future__ import annotations
@@ -31,10 +31,6 @@ class Forwards:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._by_id: dict[RequestId, Forward] = {}
-
-    def __len__(self) -> int:
-        with self._lock:
-            return len(self._by_id)
 
     def sent(self, forward: Forward, peer: Peer, worker_id: Any) -> None:
         with self._lock:

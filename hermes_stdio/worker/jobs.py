@@ -2,9 +2,10 @@
 
 Contract:
 - ``submit(key, job, on_cancel, label)`` runs ``job`` on one of at most
-  ``size`` threads, in the order submitted; the thread carries ``label`` in
-  its name meanwhile (what a stack dump shows). Threads start when work arrives and end
-  when none waits, so an idle worker keeps none and wakes for nothing.
+  ``size`` threads, in the order submitted; meanwhile the thread's name
+  carries ``label`` (what a stack dump shows). Threads start when work
+  arrives and end when none waits, so an idle worker keeps none and wakes for
+  nothing.
 - ``cancel(key)`` takes a job that has not started out of the queue and calls
   its ``on_cancel`` (on the caller's thread); it returns whether it did. A job
   already running runs to its end: hermes' calls cannot be stopped halfway.
