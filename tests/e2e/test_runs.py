@@ -209,6 +209,22 @@ def test_a_run_start_cancelled_while_its_worker_starts_is_answered_request_cance
         host.response(msg_id, timeout=0.5)  # the cancelled request is never answered again
 
 
+def test_a_session_named_by_a_run_start_cancelled_while_its_worker_starts_is_free_again(
+    host: HostClient, llm: ScriptedLLM
+) -> None:
+    start = {"sessionId": "sess-claimed", "profile": "work", "message": "cancel me"}
+    msg_id = host.send_request("run/start", start)  # work's worker is cold: pending
+    host.notify("$/cancelRequest", {"id": msg_id})
+    assert host.response(msg_id).error["code"] == ErrorType.REQUEST_CANCELLED.code
+    # Waits behind the cancelled one for work's worker: answered once it was dropped.
+    host.request("session/status", {"sessionId": "other", "profile": "work"}, timeout=60)
+    # The session went with no worker, so another profile may start it.
+    llm.enqueue(Reply.text(["mine"]))
+    _run, notes = run_to_end(host, {"sessionId": "sess-claimed", "message": "default's now"})
+    assert notes[-1].params["status"] == "complete"
+    assert host.request("session/status", {"sessionId": "sess-claimed"})["profile"] == "default"
+
+
 def assert_only_the_next_run_ran(host: HostClient, llm: ScriptedLLM) -> None:
     """A run/start sent after cancelled ones (it waits behind them for the same worker)
     is the only run that starts, and the only turn the model is asked for."""
