@@ -22,7 +22,7 @@ import subprocess
 import threading
 from typing import IO, Protocol
 
-from .log import log_bytes
+from .log import log, log_bytes
 
 UTF8_ENV = {"PYTHONIOENCODING": "utf-8", "PYTHONUTF8": "1"}
 
@@ -105,7 +105,7 @@ def stop_child(
     try:
         return proc.wait(5.0)
     except subprocess.TimeoutExpired:
-        log_bytes(f"hermes-stdio: pid {proc.pid} survived SIGKILL".encode())
+        log(f"hermes-stdio: pid {proc.pid} survived SIGKILL")
         return None
 
 

@@ -136,7 +136,6 @@ def main_forked(
                 + ", ".join(differ)
             )
             log(f"worker (forked): {reason}; restarting cold")
-            sys.stderr.flush()
             os.dup2(read_fd, 0)
             os.dup2(write_fd, 1)
             os.execve(cold_argv[0], [*cold_argv, "--fork-fallback", reason], env)
@@ -191,7 +190,6 @@ def _serve(
     if token:  # background tool commands must not outlive their worker
         kill_tagged(token)
     log(f"worker: pid {os.getpid()} exiting: {service.exit_reason}")
-    sys.stderr.flush()
     peer.writer.wait_idle(1.0)  # a run that ended meanwhile: its last notifications linger
     os._exit(0)
 

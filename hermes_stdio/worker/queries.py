@@ -68,14 +68,19 @@ class QueryMethods:
             else:
                 self.peer.respond(req.id, encode(result))
 
-        self.jobs.submit(req.id, run, lambda: self.cancelled(req), name)
-        return DEFERRED
+        return self.queue(req, name, run)
 
-    def cancelled(self, req: Request) -> None:
-        """A queued request the supervisor gave up on (its host cancelled it, or it
-        timed out): answered, so every request still gets one answer."""
-        assert self.peer is not None
-        self.peer.respond_error(req.id, RpcError(ErrorType.REQUEST_CANCELLED))
+    def queue(self, req: Request, name: str, job: Callable[[], None]) -> object:
+        """Run ``job`` (which answers ``req``) in the worker's ``JobQueue``. If the
+        supervisor gives up on ``req`` first (its host cancelled it, or it timed
+        out), it is answered ``request_cancelled``: every request gets one answer."""
+
+        def cancelled() -> None:
+            assert self.peer is not None
+            self.peer.respond_error(req.id, RpcError(ErrorType.REQUEST_CANCELLED))
+
+        self.jobs.submit(req.id, job, cancelled, name)
+        return DEFERRED
 
     def _h_command_list(self, req: Request, p: t.WorkerTarget) -> Any:
         def scan() -> x.CommandListResult:

@@ -148,8 +148,7 @@ class WorkerService(AnswerMethods, QueryMethods, TranscriptMethods):
             except Exception as exc:
                 self.peer.respond_error(req.id, to_wire_error(exc))
 
-        self.jobs.submit(req.id, start, lambda: self.cancelled(req), "run-start")
-        return _DEFERRED  # type: ignore[return-value]
+        return self.queue(req, "run-start", start)  # type: ignore[return-value]
 
     def _start_run(
         self, req: Request, p: t.RunStartParams, attachments: list[images.Attachment]
@@ -315,8 +314,7 @@ class WorkerService(AnswerMethods, QueryMethods, TranscriptMethods):
             result = t.SessionSwitchModelResult(p.session_id, p.model, provider, deferred)
             self.peer.respond(req.id, encode(result))
 
-        self.jobs.submit(req.id, switch, lambda: self.cancelled(req), "switch-model")
-        return _DEFERRED
+        return self.queue(req, "switch-model", switch)
 
     def _session(self, session_id: str) -> Session:
         """The session, or a new one resumed from the database when this worker lacks it."""
