@@ -11,6 +11,11 @@ Contract:
   ``worker_crashed`` (or ``worker_unavailable`` when we stopped it), the
   process is reaped (bounded), and ``on_exit(slot, note)`` is called exactly
   once per process, on that worker's reader thread.
+- Nothing we send a worker ever blocks the sending thread (the host's reader):
+  a full pipe is drained by a flusher thread, and while more than
+  ``INPUT_BACKLOG_BYTES`` wait unread, requests to it fail at once with
+  ``worker_overloaded``, so a worker that stops reading costs bounded memory
+  and never stalls the other workers or the supervisor.
 - ``stop(slot)`` is graceful with bounded waits: ``worker/shutdown`` request,
   then close stdin, SIGTERM, SIGKILL (all of its process group). It holds the
   slot's lock, so a start waits for it, and a start in progress finishes
@@ -31,7 +36,9 @@ Contract:
 
 from __future__ import annotations
 
+import os
 import signal
+import sys
 import threading
 import time
 import uuid
@@ -61,6 +68,9 @@ def _signal_name(number: int) -> str:
 
 # How long a start waits for the previous process's exit to be handled.
 EXIT_HANDLED_S = 15.0
+# Unread bytes to a worker past which its requests are refused (one request of
+# any size is taken below it).
+INPUT_BACKLOG_BYTES = 64 * 1024 * 1024
 
 
 NotifySink = Callable[[WorkerSlot, Notification, bytes], None]
@@ -241,18 +251,33 @@ class WorkerPool:
         relay_stderr(proc, f"[worker:{slot.label}] ")
         connection = _Connection(self, slot, proc, token)
         slot.exit_handled = connection.exit_handled
+        # The peer's writer becomes the one owner of our end of the worker's stdin,
+        # so its close can never race a flusher's write (stop passes close_write).
+        write_fd = os.dup(proc.stdin.fileno())
+        proc.stdin.close()
         peer = Peer(
             f"worker:{slot.label}",
             proc.stdout.fileno(),
-            proc.stdin.fileno(),
+            write_fd,
             connection,
             max_body_bytes=self.max_body_bytes,
             answer_invalid=False,
             relay=self.relay_for(slot),
+            handoff=True,
+            owns_write_fd=True,
+            refuse_over=INPUT_BACKLOG_BYTES,
+            # Refusal bounds what waits; a sender never blocks on the queue itself.
+            max_pending_bytes=sys.maxsize,
         )
         peer.close_error = RpcError(
             ErrorType.WORKER_CRASHED,
             f"worker for profile {slot.label!r} exited",
+            profile=slot.profile,
+        )
+        peer.overload_error = RpcError(
+            ErrorType.WORKER_OVERLOADED,
+            f"worker for profile {slot.label!r} has not read the "
+            f"{INPUT_BACKLOG_BYTES >> 20} MiB already sent to it; try again later",
             profile=slot.profile,
         )
         slot.peer = peer
@@ -349,7 +374,13 @@ class WorkerPool:
             answered = threading.Event()
             peer.request("worker/shutdown", {}, lambda _r: answered.set(), timeout=shutdown_timeout)
             answered.wait(shutdown_timeout + 1.0)
-        stop_child(proc, grace_s=3.0, after_stdin_s=2.0, after_term_s=3.0)
+        stop_child(
+            proc,
+            grace_s=3.0,
+            after_stdin_s=2.0,
+            after_term_s=3.0,
+            close_stdin=peer.close_write if peer is not None else None,
+        )
         if peer is not None:
             peer.join(10.0)  # its reader reaps the process and reports the exit
         slot.exit_handled.wait(EXIT_HANDLED_S)

@@ -17,6 +17,11 @@ Contract:
   requests not answered yet and those whose answer's callback still runs.
   ``respond*`` and ``notify`` go through one ``FrameWriter`` (``handoff`` and
   ``linger_s`` are its options).
+- With ``refuse_over``, a request is failed at once with ``overload_error``,
+  and not queued, while more than that many bytes wait unwritten (``backlog``):
+  a peer that stops reading costs its sender bounded memory, never a blocked
+  thread. With ``owns_write_fd`` (it needs ``handoff``) the writer closes the
+  write fd: in ``close_write`` or once the reader has finished.
 - ``on_closed`` is called exactly once, after the last message was handled.
 """
 
@@ -74,16 +79,24 @@ class Peer:
         relay: tuple[Callable[[bytes], bool], Callable[[list[bytes]], object]] | None = None,
         handoff: bool = False,
         linger_s: float = 0.0,
+        refuse_over: int | None = None,
+        owns_write_fd: bool = False,
     ) -> None:
         self.name = name
+        self._refuse_over = refuse_over
         self._read_fd = read_fd
         self._handler = handler
         self._answer_invalid = answer_invalid
         self._relay = relay
         self._decoder = FrameDecoder(max_body_bytes=max_body_bytes)
         self.writer = FrameWriter(
-            write_fd, max_pending_bytes=max_pending_bytes, handoff=handoff, linger_s=linger_s
+            write_fd,
+            max_pending_bytes=max_pending_bytes,
+            handoff=handoff,
+            linger_s=linger_s,
+            owns_fd=owns_write_fd,
         )
+        self._owns_write_fd = owns_write_fd
         self._lock = threading.Lock()
         self._ids = itertools.count(1)
         self._pending: dict[RequestId, tuple[ResponseCallback, TimerHandle | None]] = {}
@@ -91,6 +104,9 @@ class Peer:
         self._abandoned: set[RequestId] = set()  # timed out; the other side may still answer
         self._closed = False
         self.close_error = RpcError(ErrorType.WORKER_CRASHED, f"{name} closed the connection")
+        self.overload_error = RpcError(
+            ErrorType.WORKER_OVERLOADED, f"{name} has not read what was already sent to it"
+        )
         self._thread = threading.Thread(target=self._read_loop, name=f"read-{name}", daemon=True)
 
     def start(self) -> None:
@@ -120,6 +136,9 @@ class Peer:
         timeout: float | None = None,
     ) -> RequestId:
         msg_id = next(self._ids)
+        if self._refuse_over is not None and self.writer.backlog > self._refuse_over:
+            callback(Response(msg_id, None, self.overload_error.to_wire()))
+            return msg_id
         timer = None
         if timeout is not None:
             timer = TIMERS.call_later(timeout, lambda: self._expire(msg_id, method, timeout))
@@ -175,6 +194,11 @@ class Peer:
         finally:
             with self._lock:
                 self._resolving -= 1
+
+    @property
+    def backlog(self) -> int:
+        """Bytes queued to the other side and not written yet."""
+        return self.writer.backlog
 
     @property
     def pending_count(self) -> int:
@@ -259,6 +283,8 @@ class Peer:
             if timer is not None:
                 timer.cancel()
             callback(Response(msg_id, None, self.close_error.to_wire()))
+        if self._owns_write_fd:  # nobody reads what we would write now
+            self.writer.close()
         self._handler.on_closed(self, reason)
 
     def join(self, timeout: float) -> None:

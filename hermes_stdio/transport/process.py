@@ -8,7 +8,8 @@ Contract:
   ``Popen`` is one, and so is a worker forked by the worker template.
 - ``relay_stderr`` copies the child's stderr to ours line by line with a
   prefix, on a daemon thread, until EOF; each line whole (``log``).
-- ``stop_child`` escalates: wait for a voluntary exit, close stdin, SIGTERM
+- ``stop_child`` escalates: wait for a voluntary exit, close stdin (or call
+  ``close_stdin``, for a child whose stdin another object owns), SIGTERM
   the group, SIGKILL the group; each step has a bounded wait. It returns the
   exit status and never hangs.
 """
@@ -20,6 +21,7 @@ import os
 import signal
 import subprocess
 import threading
+from collections.abc import Callable
 from typing import IO, Protocol
 
 from .log import log, log_bytes
@@ -82,6 +84,7 @@ def stop_child(
     grace_s: float = 5.0,
     after_stdin_s: float = 2.0,
     after_term_s: float = 3.0,
+    close_stdin: Callable[[], object] | None = None,
 ) -> int | None:
     """Stop ``proc`` and its process group; returns its return code."""
     steps: list[tuple[float, str]] = [
@@ -90,9 +93,12 @@ def stop_child(
         (after_term_s, "term"),
     ]
     for timeout, action in steps:
-        if action == "stdin" and proc.stdin is not None:
+        if action == "stdin":
             with contextlib.suppress(OSError):
-                proc.stdin.close()
+                if close_stdin is not None:
+                    close_stdin()
+                elif proc.stdin is not None:
+                    proc.stdin.close()
         elif action == "term":
             _signal_group(proc, signal.SIGTERM)
         try:

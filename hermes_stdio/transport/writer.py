@@ -38,11 +38,15 @@ Contract:
   thread that writes what waited must never block on a full pipe.
   ``merge_tail`` returns whether it took the text, written or not.
 - A write error closes the writer: sends then return False and ``on_error``
-  is called once. ``close()`` discards what is queued.
+  is called once. ``close()`` discards what is queued; with ``owns_fd`` (which
+  needs ``handoff``) it also closes the fd, between two writes, so a flusher
+  still waiting on the full pipe never writes to a number the fd's close freed
+  for another file. ``backlog`` is how many bytes wait unwritten.
 """
 
 from __future__ import annotations
 
+import errno
 import os
 import select
 import sys
@@ -97,10 +101,15 @@ class FrameWriter:
         handoff: bool = False,
         linger_s: float = 0.0,
         timers: Timers = TIMERS,
+        owns_fd: bool = False,
     ) -> None:
         if linger_s > 0 and not handoff:
             raise ValueError("linger_s needs handoff=True (the timer thread must not block)")
+        if owns_fd and not handoff:
+            raise ValueError("owns_fd needs handoff=True (a close must not wait on a write)")
         self._fd = fd
+        self._owns_fd = owns_fd
+        self._fd_lock = threading.Lock()  # held across each write to an owned fd
         self._linger = linger_s
         # When a waiting batch is late: its linger, plus the longest a busy producer
         # keeps the interpreter lock from the timer's thread.
@@ -121,6 +130,10 @@ class FrameWriter:
         self.frames_written = 0
         self.writes = 0
         self.merged = 0
+
+    @property
+    def backlog(self) -> int:
+        return self._pending
 
     def send(self, body: bytes) -> bool:
         return self._enqueue((encode_frame(body),), len(body))
@@ -222,7 +235,7 @@ class FrameWriter:
             try:
                 while view:
                     try:
-                        written = os.write(self._fd, view)
+                        written = self._write(view)
                     except BlockingIOError:
                         if not flusher:  # hand the rest over; the producer goes on
                             threading.Thread(
@@ -232,7 +245,7 @@ class FrameWriter:
                                 daemon=True,
                             ).start()
                             return True
-                        select.select([], [self._fd], [])
+                        self._wait_writable()
                         continue
                     view = view[written:]
                     self.writes += 1
@@ -251,6 +264,21 @@ class FrameWriter:
                 size = self._pending  # everything queued now leaves in this batch
             # Rendered outside the lock, in order, by the only draining thread.
             view, count = _render(items)
+
+    def _wait_writable(self) -> None:
+        fd = self._fd
+        if fd < 0:
+            raise OSError(errno.EBADF, "the writer was closed")
+        # Bounded, so a close while the reader stalls is seen within poll_s.
+        select.select([], [fd], [], self._poll_s)
+
+    def _write(self, view: memoryview) -> int:
+        if not self._owns_fd:
+            return os.write(self._fd, view)
+        with self._fd_lock:
+            if self._fd < 0:
+                raise OSError(errno.EBADF, "the writer was closed")
+            return os.write(self._fd, view)
 
     def _fail(self, exc: OSError) -> None:
         with self._cond:
@@ -274,3 +302,8 @@ class FrameWriter:
             self.closed = True
             self._queue.clear()
             self._cond.notify_all()
+        if self._owns_fd:
+            with self._fd_lock:
+                fd, self._fd = self._fd, -1
+            if fd >= 0:
+                os.close(fd)

@@ -95,6 +95,11 @@ class ErrorType(Enum):
         "worker_limit",
         "As many workers as allowed are running and none is free to stop; try again later.",
     )
+    WORKER_OVERLOADED = (
+        -32027,
+        "worker_overloaded",
+        "The worker has not read the requests already sent to it; try again later.",
+    )
 
     def __init__(self, code: int, type_: str, summary: str) -> None:
         self.code = code

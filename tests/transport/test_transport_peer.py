@@ -57,7 +57,7 @@ class Handler:
 class Link:
     """A Peer under test whose other end is raw pipes driven by the test."""
 
-    def __init__(self, **peer_kwargs: Any) -> None:
+    def __init__(self, *, reading: bool = True, **peer_kwargs: Any) -> None:
         self.to_peer_r, self.to_peer_w = os.pipe()
         self.from_peer_r, self.from_peer_w = os.pipe()
         self.handler = Handler()
@@ -71,9 +71,16 @@ class Link:
         )
         self.received: queue.Queue[dict[str, Any]] = queue.Queue()
         self._reader = threading.Thread(target=self._read, daemon=True)
-        self._reader.start()
+        if reading:
+            self._reader.start()
         self.peer.start()
         self._open = {self.to_peer_r, self.to_peer_w, self.from_peer_r, self.from_peer_w}
+        if peer_kwargs.get("owns_write_fd"):
+            self._open.discard(self.from_peer_w)
+
+    def start_reading(self) -> None:
+        """The other side reads what the peer wrote (once, for a Link made not reading)."""
+        self._reader.start()
 
     def _read(self) -> None:
         decoder = FrameDecoder()
@@ -105,7 +112,8 @@ class Link:
         self.close_input()
         self.peer.close_write()
         self.close(self.from_peer_w)
-        self._reader.join(WAIT)
+        if self._reader.is_alive():
+            self._reader.join(WAIT)
         for fd in list(self._open):
             self.close(fd)
 
@@ -331,3 +339,42 @@ def test_a_request_is_in_flight_until_its_answers_callback_has_returned(link: Li
     link.next()
     link.send({"jsonrpc": "2.0", "id": msg_id, "result": None})
     assert seen.get(timeout=WAIT) == (0, 1)
+
+
+# --- a side that stops reading -----------------------------------------------
+
+
+def test_while_more_than_refuse_over_bytes_wait_unread_a_request_fails_at_once_unsent():
+    lk = Link(reading=False, handoff=True, refuse_over=100_000)
+    try:
+        q, cb = responses()
+        big_id = lk.peer.request("big", {"blob": "x" * 200_000}, cb)  # taken: nothing waited
+        assert lk.peer.backlog > 100_000  # the other side reads nothing yet
+        refused_id = lk.peer.request("next", {}, cb)  # answered before request() returns
+        refused = q.get_nowait()
+        assert refused.id == refused_id
+        assert refused.error == lk.peer.overload_error.to_wire()
+        assert refused.error["data"]["type"] == ErrorType.WORKER_OVERLOADED.type
+        assert lk.peer.pending_count == 1  # only the big one waits for an answer
+        lk.start_reading()
+        assert lk.next()["id"] == big_id
+        lk.send({"jsonrpc": "2.0", "id": big_id, "result": "ok"})
+        assert q.get(timeout=WAIT).result == "ok"
+        assert lk.peer.writer.wait_idle(WAIT) and lk.peer.backlog == 0
+        after_id = lk.peer.request("after", {}, cb)
+        assert lk.next()["id"] == after_id  # the refused one was never written
+    finally:
+        lk.shutdown()
+
+
+def test_a_peer_owning_its_write_fd_closes_it_once_the_other_side_closed():
+    lk = Link(handoff=True, owns_write_fd=True)
+    try:
+        lk.close_input()
+        lk._reader.join(WAIT)  # EOF: our write end was closed with the peer
+        assert not lk._reader.is_alive()
+        q, cb = responses()
+        lk.peer.request("late", {}, cb)
+        assert q.get(timeout=WAIT).error == lk.peer.close_error.to_wire()
+    finally:
+        lk.shutdown()

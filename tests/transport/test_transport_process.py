@@ -119,3 +119,21 @@ def test_take_over_stdio_keeps_the_wire_private_and_sends_stdout_to_stderr():
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout == b"WIRE"
     assert proc.stderr.splitlines() == [b"log line", b"b'host-input' ''"]
+
+
+def test_the_stdin_step_calls_close_stdin_for_a_child_whose_stdin_another_object_owns(children):
+    proc = spawn(EXIT_ON_STDIN_CLOSE)
+    children.append(proc)
+    assert proc.stdin is not None
+    owned = os.dup(proc.stdin.fileno())  # what a peer's writer would own
+    proc.stdin.close()  # Popen's copy is gone: only ``owned`` keeps the pipe open
+    closed: list[int] = []
+
+    def close_owned() -> None:
+        closed.append(owned)
+        os.close(owned)
+
+    code = stop_child(
+        proc, grace_s=0.05, after_stdin_s=WAIT, after_term_s=WAIT, close_stdin=close_owned
+    )
+    assert code == 3 and closed == [owned]  # it ended at the stdin step, through the owner

@@ -446,3 +446,56 @@ def test_overdue_deltas_while_a_flusher_waits_on_a_full_pipe_stay_queued_behind_
     assert reader.eof.wait(WAIT)
     joined = b"".join(b[len(b'{"text":"') : -len(b'"}')] for b in reader.bodies())
     assert joined == (big + "".join(texts)).encode()
+
+
+# --- a reader that stops reading ----------------------------------------------
+
+
+def flushers() -> set[threading.Thread]:
+    return {t for t in threading.enumerate() if t.name == "flush"}
+
+
+def test_backlog_counts_what_a_stalled_reader_has_not_taken_and_empties_once_it_reads(
+    pipe: Pipe,
+):
+    writer = FrameWriter(pipe.w, handoff=True)
+    body = b"x" * (1 << 20)  # far more than the pipe holds
+    assert writer.send(body)  # returns at once: a flusher waits on the full pipe
+    assert 0 < writer.backlog <= len(body)
+    reader = PipeReader(pipe.r)
+    assert writer.wait_idle(WAIT)
+    assert writer.backlog == 0
+    pipe.close(pipe.w)
+    assert reader.eof.wait(WAIT)
+    assert reader.bodies() == [body]
+
+
+def test_an_owning_writer_closed_while_its_flusher_waits_never_writes_to_the_fd_number_again(
+    pipe: Pipe,
+):
+    """Closing frees the fd's number; a flusher that then wrote through it would put
+    the rest of a frame into whatever file reuses the number (another worker's pipe)."""
+    before = flushers()
+    writer = FrameWriter(pipe.w, handoff=True, owns_fd=True, poll_s=0.01)
+    pipe._open.discard(pipe.w)  # the writer owns it now
+    assert writer.send(b"x" * (1 << 20))
+    assert until(lambda: bool(flushers() - before))
+    reuse_r, reuse_w = os.pipe()
+    writer.close()
+    os.dup2(reuse_w, pipe.w)  # the freed number now names another pipe's write end
+    os.close(reuse_w)
+    try:
+        reader = PipeReader(pipe.r)  # the old pipe drains: a flusher would wake now
+        assert until(lambda: not (flushers() - before))
+        os.close(pipe.w)  # the new pipe's last write end: its reader sees EOF next
+        assert reader.eof.wait(WAIT)  # nothing held the old pipe's write end open
+        assert len(reader.raw) < 1 << 20  # the rest was discarded, not written
+        assert os.read(reuse_r, 1 << 16) == b""  # the new pipe got nothing
+    finally:
+        os.close(reuse_r)
+    assert writer.send(b"late") is False
+
+
+def test_owning_the_fd_without_handoff_is_refused(pipe: Pipe):
+    with pytest.raises(ValueError):
+        FrameWriter(pipe.w, owns_fd=True)

@@ -2190,5 +2190,6 @@ export const ERROR_CODES = {
   'agent_error': -32024,
   'agent_runtime_stale': -32025,
   'worker_limit': -32026,
+  'worker_overloaded': -32027,
 } as const;
 export type ErrorDataType = keyof typeof ERROR_CODES;

@@ -1,0 +1,91 @@
+"""A worker that stops reading its stdin (stopped, or stuck holding the interpreter
+lock) costs the supervisor bounded memory, and never stalls it or another profile."""
+
+from __future__ import annotations
+
+import os
+import queue
+import signal
+import threading
+from typing import Any
+
+from hermes_stdio.testing.host import HostClient
+from hermes_stdio.testing.llm_server import Reply, ScriptedLLM
+from hermes_stdio.wire import ErrorType
+
+from .conftest import StartHost, wait_gone, worker_pids
+
+SID = "sess-stalled"
+MIB = 1 << 20
+
+
+def stopped_work_worker(host: HostClient, llm: ScriptedLLM) -> int:
+    """Run a turn on the work profile (so SID is stored there), then SIGSTOP its worker."""
+    llm.enqueue(Reply.text(["ok"]))
+    run = host.request("run/start", {"sessionId": SID, "message": "hi", "profile": "work"})
+    host.wait_run_completed(run["runId"])
+    pid = worker_pids(host)[("work", None)]
+    os.kill(pid, signal.SIGSTOP)
+    return pid
+
+
+def send_renames(host: HostClient, count: int) -> list[Any]:
+    """Send ``count`` renames of about 1 MiB each; their ids. From a thread: were the
+    supervisor to block on the stopped worker's pipe, so would this write, and the
+    test fails at a bounded wait rather than hanging."""
+    title = "t" * MIB
+    sent: queue.Queue[list[Any]] = queue.Queue()
+
+    def send() -> None:
+        params = {"sessionId": SID, "title": title}
+        sent.put([host.send_request("session/rename", params) for _ in range(count)])
+
+    threading.Thread(target=send, daemon=True).start()
+    return sent.get(timeout=30)
+
+
+def test_requests_for_a_worker_that_stops_reading_are_refused_past_64_mib_while_others_run(
+    host: HostClient, llm: ScriptedLLM
+) -> None:
+    pid = stopped_work_worker(host, llm)
+    try:
+        ids = send_renames(host, 80)
+        # Its pipe holds 64 KiB: about 65 of them wait in the supervisor, the rest are
+        # refused at once, not kept.
+        for msg_id in ids[70:]:
+            refused = host.response(msg_id, timeout=10)
+            assert refused.error is not None
+            assert refused.error["code"] == ErrorType.WORKER_OVERLOADED.code
+            assert refused.error["data"] == {"type": "worker_overloaded", "profile": "work"}
+        # The supervisor answers, and another profile's worker runs, meanwhile.
+        assert host.request("supervisor/status", timeout=10)["pid"] == host.proc.pid
+        llm.enqueue(Reply.text(["unaffected"]))
+        other = host.request("run/start", {"message": "hi"}, timeout=30)
+        assert host.wait_run_completed(other["runId"]).params["status"] == "complete"
+    finally:
+        os.kill(pid, signal.SIGCONT)
+    # Once it reads again, every request that waited reaches it and is answered once.
+    waited = [host.response(msg_id, timeout=60) for msg_id in ids[:60]]
+    for answer in waited:
+        codes = {ErrorType.WORKER_OVERLOADED.code, ErrorType.WORKER_TIMEOUT.code}
+        assert answer.error is None or answer.error["code"] not in codes, answer
+    assert host.request("session/status", {"sessionId": SID})["loaded"] is True
+    assert worker_pids(host)[("work", None)] == pid  # the same worker, not a new one
+
+
+def test_a_host_that_leaves_while_a_worker_is_stopped_sees_the_supervisor_and_worker_exit(
+    start_host: StartHost, llm: ScriptedLLM
+) -> None:
+    host = start_host()
+    host.initialize()
+    pid = stopped_work_worker(host, llm)
+    try:
+        send_renames(host, 3)  # more than its pipe holds: a write to it would block
+        assert host.proc.stdin is not None
+        host.proc.stdin.close()
+        # worker/shutdown waits 5 s, then close stdin 2 s, SIGTERM 3 s, SIGKILL.
+        assert host.proc.wait(timeout=40) is not None
+        assert wait_gone(pid, 10)
+    finally:
+        if not wait_gone(pid, 0):
+            os.kill(pid, signal.SIGCONT)
