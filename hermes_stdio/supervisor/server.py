@@ -36,8 +36,8 @@ from ..protocol import profiles as pf
 from ..protocol import types as t
 from ..protocol import workers as pw
 from ..transport import Peer
-from ..transport.log import log
-from ..wire import ErrorType, Notification, Request, RequestId, RpcError, to_wire_error
+from ..transport.log import log, report_error
+from ..wire import ErrorType, Notification, Request, RequestId, RpcError
 from .forwards import Forwards
 from .idle import IdleWorkers
 from .profiles import describe, listed_profiles, template_env
@@ -121,7 +121,7 @@ class Supervisor(RoutedMethods, RelayMethods):
         assert self.host is not None
         if error is not None:
             self.host.respond_error(
-                req.id, error if isinstance(error, dict) else to_wire_error(error)
+                req.id, error if isinstance(error, dict) else report_error(error)
             )
         else:
             self.host.respond(req.id, result)

@@ -7,6 +7,10 @@ after what Python's ``sys.stderr`` holds is flushed, so lines logged at once
 from different threads never mix: ``print`` writes a text and its newline
 separately, and two threads' lines came out as one. Neither raises: with
 nobody reading stderr, the line is lost.
+
+``report_error(exc)`` is ``wire.to_wire_error`` for the I/O layers: the error
+object to send, after an unexpected exception's traceback went to stderr in
+one piece (the wire never carries it).
 """
 
 from __future__ import annotations
@@ -15,6 +19,10 @@ import contextlib
 import os
 import sys
 import threading
+import traceback
+from typing import Any
+
+from ..wire import RpcError, to_wire_error
 
 _LOCK = threading.Lock()
 
@@ -37,3 +45,9 @@ def log_bytes(line: bytes) -> None:
                 continue
             except OSError:
                 return
+
+
+def report_error(exc: BaseException) -> dict[str, Any]:
+    if not isinstance(exc, RpcError):
+        log("hermes-stdio: unexpected error:\n" + "".join(traceback.format_exception(exc)))
+    return to_wire_error(exc)

@@ -48,9 +48,8 @@ from ..wire import (
     encode_request,
     encode_result,
     parse_message,
-    to_wire_error,
 )
-from .log import log
+from .log import log, report_error
 from .timers import TIMERS, TimerHandle
 from .writer import FrameWriter
 
@@ -270,7 +269,7 @@ class Peer:
                 if self._answer_invalid and not msg.is_notification:
                     self.respond_error(msg.id, msg.error)
         except Exception as exc:  # a handler bug must not kill the reader
-            wire = to_wire_error(exc)
+            wire = report_error(exc)
             if isinstance(msg, Request):
                 self.respond_error(msg.id, wire)
 

@@ -6,13 +6,12 @@ Contract:
   ``data.type``. Every error object this project sends carries ``data.type``.
 - ``to_wire_error(exc)`` is the only function that turns an exception into an
   error object. Unexpected exceptions become ``internal_error`` with a generic
-  message; their traceback goes to stderr, never to the wire.
+  message, never their text. It does no I/O: the I/O layers call it through
+  ``transport.log.report_error``, which puts the traceback on stderr.
 """
 
 from __future__ import annotations
 
-import sys
-import traceback
 from enum import Enum
 from typing import Any
 
@@ -140,6 +139,4 @@ class RpcError(Exception):
 def to_wire_error(exc: BaseException) -> dict[str, Any]:
     if isinstance(exc, RpcError):
         return exc.to_wire()
-    # One write: a traceback printed piece by piece mixes with other threads' lines.
-    sys.stderr.write("hermes-stdio: unexpected error:\n" + "".join(traceback.format_exception(exc)))
     return RpcError(ErrorType.INTERNAL_ERROR).to_wire()

@@ -36,7 +36,8 @@ from ..protocol import types as t
 from ..protocol import usage as u
 from ..protocol.record import Record
 from ..transport import Peer
-from ..wire import ErrorType, Request, RpcError, to_wire_error
+from ..transport.log import report_error
+from ..wire import ErrorType, Request, RpcError
 from . import background, checkpoints
 from .catalog import UnknownSession
 from .contract import AgentAdapter, AgentUnavailable
@@ -64,7 +65,7 @@ class QueryMethods:
             except AgentUnavailable as exc:
                 self.peer.respond_error(req.id, RpcError(ErrorType.AGENT_UNAVAILABLE, str(exc)))
             except Exception as exc:
-                self.peer.respond_error(req.id, to_wire_error(exc))
+                self.peer.respond_error(req.id, report_error(exc))
             else:
                 self.peer.respond(req.id, encode(result))
 

@@ -32,9 +32,9 @@ from typing import Any
 from ..protocol import HOST_METHODS, WORKER_METHODS, decode, encode
 from ..protocol import types as t
 from ..transport import FrameWriter, Peer
-from ..transport.log import log
+from ..transport.log import log, report_error
 from ..transport.timers import TIMERS, Soonest, Timers
-from ..wire import ErrorType, Notification, Request, RpcError, to_wire_error
+from ..wire import ErrorType, Notification, Request, RpcError
 from . import images
 from .answers import AnswerMethods
 from .checks import check_workspace, usable_model
@@ -101,7 +101,7 @@ class WorkerService(AnswerMethods, QueryMethods, TranscriptMethods):
             if result is not _DEFERRED:
                 peer.respond(req.id, encode(result))
         except Exception as exc:
-            peer.respond_error(req.id, to_wire_error(exc))
+            peer.respond_error(req.id, report_error(exc))
 
     def on_notification(self, peer: Peer, note: Notification, body: bytes) -> None:
         if note.method == "$/cancelRequest":  # the supervisor no longer waits for it
@@ -146,7 +146,7 @@ class WorkerService(AnswerMethods, QueryMethods, TranscriptMethods):
                 usable_model(self.adapter, p.model or "", p.provider)
                 self._start_run(req, p, attachments)
             except Exception as exc:
-                self.peer.respond_error(req.id, to_wire_error(exc))
+                self.peer.respond_error(req.id, report_error(exc))
 
         return self.queue(req, "run-start", start)  # type: ignore[return-value]
 
@@ -202,7 +202,7 @@ class WorkerService(AnswerMethods, QueryMethods, TranscriptMethods):
         try:
             execute_run(self.adapter, session, run, message, self._titled(session.session_id))
         except BaseException as exc:  # the run must end even on a bug
-            wire = to_wire_error(exc)
+            wire = report_error(exc)
             run.complete(
                 "error", None, t.RunError(t.RunErrorType.INTERNAL_ERROR, str(wire.get("message")))
             )

@@ -8,7 +8,8 @@ import threading
 
 import pytest
 
-from hermes_stdio.transport.log import log, log_bytes
+from hermes_stdio.transport.log import log, log_bytes, report_error
+from hermes_stdio.wire import ErrorType, RpcError
 
 WAIT = 30
 
@@ -54,3 +55,24 @@ def test_logging_with_stderr_closed_does_not_raise() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=WAIT, check=True
     )
     assert out.stdout == "still here\n"
+
+
+def test_report_error_logs_an_unexpected_traceback_and_returns_only_a_generic_error(
+    capfd: pytest.CaptureFixture[str],
+) -> None:
+    try:
+        raise ValueError("secret detail 12345")
+    except ValueError as exc:
+        wire = report_error(exc)
+    assert wire == RpcError(ErrorType.INTERNAL_ERROR).to_wire()
+    err = capfd.readouterr().err
+    assert err.startswith("hermes-stdio: unexpected error:\nTraceback")
+    assert "ValueError: secret detail 12345\n" in err
+
+
+def test_report_error_passes_an_rpc_error_through_without_a_line(
+    capfd: pytest.CaptureFixture[str],
+) -> None:
+    err = RpcError(ErrorType.UNKNOWN_RUN, "nope", runId="r")
+    assert report_error(err) == err.to_wire()
+    assert capfd.readouterr().err == ""
