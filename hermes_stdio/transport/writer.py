@@ -269,8 +269,9 @@ class FrameWriter:
         fd = self._fd
         if fd < 0:
             raise OSError(errno.EBADF, "the writer was closed")
-        # Bounded, so a close while the reader stalls is seen within poll_s.
-        select.select([], [fd], [], self._poll_s)
+        # An owned fd may be closed meanwhile: look again every poll_s. Any other
+        # flusher sleeps until the reader takes something.
+        select.select([], [fd], [], self._poll_s if self._owns_fd else None)
 
     def _write(self, view: memoryview) -> int:
         if not self._owns_fd:
