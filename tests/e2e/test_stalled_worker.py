@@ -45,8 +45,9 @@ def send_renames(host: HostClient, count: int) -> list[Any]:
 
 
 def test_requests_for_a_worker_that_stops_reading_are_refused_past_64_mib_while_others_run(
-    host: HostClient, llm: ScriptedLLM
+    any_host: HostClient, llm: ScriptedLLM
 ) -> None:
+    host = any_host  # a spawned worker's stdin is a Popen's, a forked one's the template's
     pid = stopped_work_worker(host, llm)
     try:
         ids = send_renames(host, 80)
