@@ -95,7 +95,6 @@ class Peer:
             linger_s=linger_s,
             owns_fd=owns_write_fd,
         )
-        self._owns_write_fd = owns_write_fd
         self._lock = threading.Lock()
         self._ids = itertools.count(1)
         self._pending: dict[RequestId, tuple[ResponseCallback, TimerHandle | None]] = {}
@@ -282,7 +281,7 @@ class Peer:
             if timer is not None:
                 timer.cancel()
             callback(Response(msg_id, None, self.close_error.to_wire()))
-        if self._owns_write_fd:  # nobody reads what we would write now
+        if self.writer.owns_fd:  # nobody reads what we would write now
             self.writer.close()
         self._handler.on_closed(self, reason)
 

@@ -108,7 +108,7 @@ class FrameWriter:
         if owns_fd and not handoff:
             raise ValueError("owns_fd needs handoff=True (a close must not wait on a write)")
         self._fd = fd
-        self._owns_fd = owns_fd
+        self.owns_fd = owns_fd
         self._fd_lock = threading.Lock()  # held across each write to an owned fd
         self._linger = linger_s
         # When a waiting batch is late: its linger, plus the longest a busy producer
@@ -271,10 +271,10 @@ class FrameWriter:
             raise OSError(errno.EBADF, "the writer was closed")
         # An owned fd may be closed meanwhile: look again every poll_s. Any other
         # flusher sleeps until the reader takes something.
-        select.select([], [fd], [], self._poll_s if self._owns_fd else None)
+        select.select([], [fd], [], self._poll_s if self.owns_fd else None)
 
     def _write(self, view: memoryview) -> int:
-        if not self._owns_fd:
+        if not self.owns_fd:
             return os.write(self._fd, view)
         with self._fd_lock:
             if self._fd < 0:
@@ -303,7 +303,7 @@ class FrameWriter:
             self.closed = True
             self._queue.clear()
             self._cond.notify_all()
-        if self._owns_fd:
+        if self.owns_fd:
             with self._fd_lock:
                 fd, self._fd = self._fd, -1
             if fd >= 0:
