@@ -5,7 +5,9 @@ whose default profile and each named profile use the ``custom`` provider at
 ``base_url``, with the environment probe, tirith and lazy installs switched
 off so nothing leaves 127.0.0.1, and session titling off so no background
 call takes a scripted reply. ``offline_env()`` is the matching process
-environment; it also sends hermes' own internet lookups to a dead local proxy.
+environment; it also sends hermes' own internet lookups to a dead local proxy,
+and gives the process an empty ``HOME`` beside the Hermes home, so the user's
+dotfiles never reach the agent's login shells.
 """
 
 from __future__ import annotations
@@ -71,14 +73,20 @@ PROXY_NAMES = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY")
 
 
 def offline_env(home: Path, extra: dict[str, str] | None = None) -> dict[str, str]:
+    # hermes' terminal tool runs `bash -l`, which sources the user's ~/.profile and
+    # ~/.bashrc: a slow or locked tool there (pyenv waits 60 s on a stale lock) would
+    # stall every tool call, and what ran would depend on the machine.
+    user_home = home.parent / "user-home"
+    user_home.mkdir(parents=True, exist_ok=True)
     env = {
         k: v
         for k, v in os.environ.items()
-        if not k.startswith(("HERMES_", "TERMINAL_"))
+        if not k.startswith(("HERMES_", "TERMINAL_", "XDG_"))
         and k.upper() not in (*PROXY_NAMES, "NO_PROXY")
     }
     env.update(
         {
+            "HOME": str(user_home),
             "HERMES_HOME": str(home),
             "TIRITH_ENABLED": "0",
             "HERMES_DISABLE_LAZY_INSTALLS": "1",

@@ -56,3 +56,31 @@ def test_a_proxy_or_no_proxy_the_parent_had_is_replaced_in_any_case(monkeypatch,
     env = offline_env(tmp_path)
     assert env["https_proxy"] == env["HTTPS_PROXY"] == DEAD_PROXY
     assert env["NO_PROXY"] == env["no_proxy"] == "127.0.0.1,localhost,::1"
+
+
+def test_the_offline_home_directory_is_empty_and_beside_the_hermes_home_not_the_users(
+    monkeypatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("HOME", "/root")
+    monkeypatch.setenv("XDG_CONFIG_HOME", "/root/.config")
+    home = make_home(tmp_path, "http://127.0.0.1:1/v1")
+    env = offline_env(home)
+    assert env["HOME"] == str(tmp_path / "user-home")
+    assert list(Path(env["HOME"]).iterdir()) == []
+    assert "XDG_CONFIG_HOME" not in env
+
+
+def test_a_login_shell_started_with_the_offline_environment_reads_no_user_dotfiles(
+    monkeypatch, tmp_path: Path
+) -> None:
+    # A stand-in for the user's home, whose login profile offline_env must keep away.
+    real_home = tmp_path / "real"
+    real_home.mkdir()
+    (real_home / ".bash_profile").write_text("echo user-dotfile-ran\n")
+    monkeypatch.setenv("HOME", str(real_home))
+    env = offline_env(make_home(tmp_path / "t", "http://127.0.0.1:1/v1"))
+    done = subprocess.run(
+        ["bash", "-l", "-c", "echo $HOME"], env=env, capture_output=True, text=True, timeout=30
+    )
+    assert done.stdout.strip() == str(tmp_path / "t" / "user-home")
+    assert "user-dotfile-ran" not in done.stdout
