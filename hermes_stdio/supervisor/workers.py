@@ -17,7 +17,10 @@ Contract:
   ``worker_overloaded``, so a worker that stops reading costs bounded memory
   and never stalls the other workers or the supervisor.
 - ``stop(slot)`` is graceful with bounded waits: ``worker/shutdown`` request,
-  then close stdin, SIGTERM, SIGKILL (all of its process group). It holds the
+  then close stdin, SIGTERM, SIGKILL (all of its process group). A worker
+  that has not taken the shutdown request off its pipe within ``UNREAD_S``
+  (what waits for it is not shrinking: it reads nothing) would not answer
+  it either, so it gets SIGTERM at once instead. It holds the
   slot's lock, so a start waits for it, and a start in progress finishes
   before the stop. A new process for a slot starts only once the previous
   one's exit has been handled (``on_exit`` returned), so the runs that exit
@@ -71,6 +74,8 @@ EXIT_HANDLED_S = 15.0
 # Unread bytes to a worker past which its requests are refused (one request of
 # any size is taken below it).
 INPUT_BACKLOG_BYTES = 64 * 1024 * 1024
+# How long a stopping worker gets to take the shutdown request off its pipe.
+UNREAD_S = 1.0
 
 
 NotifySink = Callable[[WorkerSlot, Notification, bytes], None]
@@ -373,11 +378,20 @@ class WorkerPool:
             )
             answered = threading.Event()
             peer.request("worker/shutdown", {}, lambda _r: answered.set(), timeout=shutdown_timeout)
-            answered.wait(shutdown_timeout + 1.0)
+            reading = peer.writer.wait_idle(UNREAD_S)
+            if reading:
+                answered.wait(shutdown_timeout + 1.0)
+            else:
+                log(
+                    f"hermes-stdio: worker {slot.label} pid {proc.pid} reads nothing "
+                    f"({peer.backlog} bytes wait for it): stopping it without waiting"
+                )
+        else:
+            reading = True
         stop_child(
             proc,
-            grace_s=3.0,
-            after_stdin_s=2.0,
+            grace_s=3.0 if reading else 0.0,
+            after_stdin_s=2.0 if reading else 0.0,
             after_term_s=3.0,
             close_stdin=peer.close_write if peer is not None else None,
         )

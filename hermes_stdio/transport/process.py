@@ -10,8 +10,9 @@ Contract:
   prefix, on a daemon thread, until EOF; each line whole (``log``).
 - ``stop_child`` escalates: wait for a voluntary exit, close stdin (or call
   ``close_stdin``, for a child whose stdin another object owns), SIGTERM
-  the group, SIGKILL the group; each step has a bounded wait. It returns the
-  exit status and never hangs.
+  the group (then SIGCONT, so that a stopped process gets it too), SIGKILL
+  the group; each step has a bounded wait. It returns the exit status and
+  never hangs.
 """
 
 from __future__ import annotations
@@ -101,6 +102,9 @@ def stop_child(
                     proc.stdin.close()
         elif action == "term":
             _signal_group(proc, signal.SIGTERM)
+            # A stopped process (SIGSTOP, a debugger's ^Z) holds SIGTERM until it is
+            # continued: it would sit out the whole wait. systemd does the same.
+            _signal_group(proc, signal.SIGCONT)
         try:
             code = proc.wait(timeout)
             _signal_group(proc, signal.SIGKILL)  # leftovers of the group, e.g. tool commands

@@ -17,6 +17,7 @@ from .conftest import StartHost, wait_gone, worker_pids
 
 SID = "sess-stalled"
 MIB = 1 << 20
+READS_NOTHING = "reads nothing"
 
 
 def stopped_work_worker(host: HostClient, llm: ScriptedLLM) -> int:
@@ -84,9 +85,43 @@ def test_a_host_that_leaves_while_a_worker_is_stopped_sees_the_supervisor_and_wo
         send_renames(host, 3)  # more than its pipe holds: a write to it would block
         assert host.proc.stdin is not None
         host.proc.stdin.close()
-        # worker/shutdown waits 5 s, then close stdin 2 s, SIGTERM 3 s, SIGKILL.
+        # It never takes worker/shutdown off its pipe: no waiting for an answer.
+        host.wait_stderr(lambda line: READS_NOTHING in line and f"pid {pid} " in line)
+        exited = host.wait_for(lambda n: n.method == "worker/exited", timeout=30)
+        assert exited.params["pid"] == pid
+        assert exited.params["signal"] == "SIGTERM"  # continued, so not left to SIGKILL
         assert host.proc.wait(timeout=40) is not None
         assert wait_gone(pid, 10)
     finally:
         if not wait_gone(pid, 0):
             os.kill(pid, signal.SIGCONT)
+
+
+def test_restarting_a_worker_that_reads_nothing_sigterms_it_without_waiting_for_shutdown(
+    any_host: HostClient, llm: ScriptedLLM
+) -> None:
+    host = any_host
+    pid = stopped_work_worker(host, llm)
+    try:
+        ids = send_renames(host, 3)
+        restarted = host.request("worker/restart", {"profile": "work"}, timeout=60)
+        host.wait_stderr(lambda line: READS_NOTHING in line and f"pid {pid} " in line)
+    finally:
+        if not wait_gone(pid, 0):
+            os.kill(pid, signal.SIGCONT)
+    assert restarted["worker"]["pid"] not in (None, pid)
+    assert restarted["worker"]["state"] == "ready"
+    exited = host.wait_for(lambda n: n.method == "worker/exited", timeout=30)
+    assert exited.params == {
+        "profile": "work",
+        "workerKey": None,
+        "pid": pid,
+        "exitCode": None,
+        "signal": "SIGTERM",
+        "expected": True,
+        "reason": "restart",
+    }
+    for msg_id in ids:  # what waited for it is answered once, by the stop
+        failed = host.response(msg_id, timeout=10)
+        assert failed.error is not None
+        assert failed.error["code"] == ErrorType.WORKER_UNAVAILABLE.code

@@ -137,3 +137,12 @@ def test_the_stdin_step_calls_close_stdin_for_a_child_whose_stdin_another_object
         proc, grace_s=0.05, after_stdin_s=WAIT, after_term_s=WAIT, close_stdin=close_owned
     )
     assert code == 3 and closed == [owned]  # it ended at the stdin step, through the owner
+
+
+def test_a_stopped_child_is_continued_so_that_it_dies_of_sigterm_not_sigkill(children):
+    proc = spawn(EXIT_ON_TERM)
+    children.append(proc)
+    os.kill(proc.pid, signal.SIGSTOP)
+    # Without SIGCONT the signal stays pending for the whole wait, then SIGKILL.
+    code = stop_child(proc, grace_s=0.05, after_stdin_s=0.05, after_term_s=WAIT)
+    assert code == -signal.SIGTERM
