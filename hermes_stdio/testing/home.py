@@ -7,7 +7,8 @@ off so nothing leaves 127.0.0.1, and session titling off so no background
 call takes a scripted reply. ``offline_env()`` is the matching process
 environment; it also sends hermes' own internet lookups to a dead local proxy,
 and gives the process an empty ``HOME`` beside the Hermes home, so the user's
-dotfiles never reach the agent's login shells.
+dotfiles never reach the agent's login shells (only the user's cache directory
+is kept, as ``XDG_CACHE_HOME``).
 """
 
 from __future__ import annotations
@@ -78,6 +79,10 @@ def offline_env(home: Path, extra: dict[str, str] | None = None) -> dict[str, st
     # stall every tool call, and what ran would depend on the machine.
     user_home = home.parent / "user-home"
     user_home.mkdir(parents=True, exist_ok=True)
+    # Caches are disposable by definition and change nothing that runs; keeping the
+    # user's spares every cold worker its tool scan (the worker's scan cache lives
+    # there), as it would a real host's.
+    cache = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     env = {
         k: v
         for k, v in os.environ.items()
@@ -87,6 +92,7 @@ def offline_env(home: Path, extra: dict[str, str] | None = None) -> dict[str, st
     env.update(
         {
             "HOME": str(user_home),
+            "XDG_CACHE_HOME": cache,
             "HERMES_HOME": str(home),
             "TIRITH_ENABLED": "0",
             "HERMES_DISABLE_LAZY_INSTALLS": "1",

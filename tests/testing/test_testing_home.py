@@ -63,11 +63,16 @@ def test_the_offline_home_directory_is_empty_and_beside_the_hermes_home_not_the_
 ) -> None:
     monkeypatch.setenv("HOME", "/root")
     monkeypatch.setenv("XDG_CONFIG_HOME", "/root/.config")
+    monkeypatch.delenv("XDG_CACHE_HOME", raising=False)
     home = make_home(tmp_path, "http://127.0.0.1:1/v1")
     env = offline_env(home)
     assert env["HOME"] == str(tmp_path / "user-home")
     assert list(Path(env["HOME"]).iterdir()) == []
     assert "XDG_CONFIG_HOME" not in env
+    # The one thing kept: the user's cache, where a worker's tool-scan verdicts live.
+    assert env["XDG_CACHE_HOME"] == "/root/.cache"
+    monkeypatch.setenv("XDG_CACHE_HOME", "/var/cache/someone")
+    assert offline_env(home)["XDG_CACHE_HOME"] == "/var/cache/someone"
 
 
 def test_a_login_shell_started_with_the_offline_environment_reads_no_user_dotfiles(
