@@ -10,7 +10,8 @@ Contract:
 - Requests are validated against the method table before anything else.
   Supervisor-only methods (lifecycle, ``supervisor/status``, ``profile/list``,
   ``worker/restart``) never touch a worker, except restart's own; the rest is
-  routed to workers (``routing.RoutedMethods``).
+  routed to workers (``routing.RoutedMethods``). Restarts of one worker that
+  arrive before the pending one has stopped the old process share its result.
 """
 
 from __future__ import annotations
@@ -288,12 +289,30 @@ class Supervisor(RoutedMethods, RelayMethods):
 
     def _h_worker_restart(self, req: Request, p: t.WorkerTarget) -> None:
         slot = self.pool.slot(*self._key(p.profile, p.worker_key))
+        with slot.use_lock:
+            if slot.restart_group is not None:  # its restart has not stopped the old one yet
+                slot.restart_group.append(req)
+                return
+            group = slot.restart_group = [req]
 
-        def run() -> pw.WorkerRestartResult:
-            self.pool.stop(slot, reason="restart")
-            self.pool.reset_backoff(slot)
+        def restart() -> pw.WorkerRestartResult:
+            # The group closes while the slot's lock is held, so no start, ours or
+            # another request's, can come between the stop and it.
+            with slot.lock:
+                self.pool.stop(slot, reason="restart")
+                self.pool.reset_backoff(slot)
+                with slot.use_lock:
+                    slot.restart_group = None
             self.pool.ensure_ready(slot)
             # The key's slot now: a keyed one stopped meanwhile may have been forgotten.
             return pw.WorkerRestartResult(self._worker_info(self.pool.slot(*slot.key)))
 
-        self._in_thread(req, run)
+        def run() -> None:
+            try:
+                result, error = encode(restart()), None
+            except Exception as exc:
+                result, error = None, report_error(exc)  # logged once for the group
+            for each in group:
+                self._reply(each, result, error)
+
+        spawn_thread(run)

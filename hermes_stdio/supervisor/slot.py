@@ -18,7 +18,7 @@ from collections.abc import Callable
 from ..protocol import workers as pw
 from ..transport import Peer
 from ..transport.process import ChildProcess
-from ..wire import RpcError
+from ..wire import Request, RpcError
 from .routes import SlotKey
 
 
@@ -56,6 +56,10 @@ class WorkerSlot:
         self.use_lock = threading.Lock()
         # What to do once the worker starting now is ready (or failed): (then, on_error).
         self.waiting: list[tuple[Callable[[Peer], object], Callable[[Exception], object]]] = []
+        # worker/restart requests (under use_lock) whose restart has not yet stopped
+        # the old process: any that arrives now joins them, as its new worker will
+        # start after it arrived anyway.
+        self.restart_group: list[Request] | None = None
 
     @property
     def key(self) -> SlotKey:

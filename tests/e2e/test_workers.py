@@ -16,7 +16,7 @@ import yaml
 from hermes_stdio.protocol.types import RunErrorType
 from hermes_stdio.testing.host import HostClient
 from hermes_stdio.testing.llm_server import Reply, ScriptedLLM
-from hermes_stdio.wire import ErrorType, RpcError, encode_frame, encode_request
+from hermes_stdio.wire import ErrorType, Notification, RpcError, encode_frame, encode_request
 
 from .conftest import (
     DEFAULT_SECRET,
@@ -527,3 +527,28 @@ def test_a_burst_of_requests_to_a_starting_worker_waits_on_one_thread_and_all_ar
     assert threads < 40, f"{threads} threads for 300 waiting requests"
     answers = [host.response(i, timeout=60) for i in ids]
     assert all(a.error is None and a.result["loaded"] is False for a in answers)
+
+
+def test_a_burst_of_restarts_for_one_worker_costs_at_most_two_restarts_and_each_is_answered(
+    host: HostClient, llm: ScriptedLLM
+) -> None:
+    old = started_worker(host, llm, "play")
+    ids = [f"restart-{i}" for i in range(10)]
+    params = {"profile": "play"}
+    # In one write, so all ten arrive while the first restart is still stopping the worker.
+    host.write_raw(b"".join(encode_frame(encode_request(i, "worker/restart", params)) for i in ids))
+    answers = [host.response(i, timeout=60) for i in ids]
+    assert [a.error for a in answers] == [None] * 10
+    pids = {a.result["worker"]["pid"] for a in answers}
+    current = worker_pids(host)[("play", None)]
+    # The first restart's group, and at most one formed while it was starting the new one.
+    assert current in pids and old not in pids and len(pids) <= 2
+    exits = [
+        msg
+        for _, msg in list(host.received)
+        if isinstance(msg, Notification)
+        and msg.method == "worker/exited"
+        and msg.params["profile"] == "play"
+    ]
+    assert [n.params["reason"] for n in exits] in (["restart"], ["restart", "restart"])
+    assert exits[0].params["pid"] == old
