@@ -9,7 +9,8 @@ Contract:
   refused too, so a name never escapes the home and one home has one name. A valid name with
   no directory raises ``unknown_profile``. ``listed_profiles`` lists exactly
   the profiles that pass these checks; ``describe`` reads one's model,
-  provider and description.
+  provider and description. A YAML file is parsed again only once its
+  identity, size or times change (or while it is under 2 s old).
 - ``worker_env`` starts from the supervisor's environment, removes every key
   hermes could load from any *other* profile's ``.env`` (parsed as hermes
   does, with python-dotenv; so no profile sees another's secrets) and
@@ -32,7 +33,9 @@ import io
 import os
 import re
 import stat
-from collections.abc import Iterable
+import threading
+import time
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -137,16 +140,20 @@ def all_profile_homes(home: Path) -> dict[str, Path]:
     return homes
 
 
-def _read_regular(path: Path) -> bytes | None:
-    """The bytes of ``path`` if it is a regular file (``None`` otherwise). Opened
-    without blocking and checked on the open descriptor: a FIFO swapped in after a
-    check by name would block the read for ever."""
+def _read_regular(
+    path: Path, unless: Callable[[os.stat_result], bool] | None = None
+) -> bytes | None:
+    """The bytes of ``path`` if it is a regular file (``None`` otherwise, or when
+    ``unless`` says so of its stat). Opened without blocking and checked on the
+    open descriptor: a FIFO swapped in after a check by name would block the read
+    for ever."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError:
         return None
     try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or (unless is not None and unless(st)):
             return None
         with os.fdopen(fd, "rb", closefd=False) as f:
             return f.read()
@@ -187,19 +194,57 @@ def dotenv_keys(path: Path, among: Iterable[str] = ()) -> set[str]:
     return keys
 
 
+# Parsed YAML files by path, with the identity and times of the file parsed: a
+# full hermes config.yaml (720 lines) takes PyYAML 30 ms, with the interpreter
+# lock held, and profile/list reads every profile's. libyaml would take 4 ms, but
+# it overflows its C stack on deep nesting (a hostile profile.yaml crashed the
+# supervisor): not for files a profile can write.
+_PARSED: dict[Path, tuple[tuple[int, ...], dict[str, Any]]] = {}
+_PARSED_LOCK = threading.Lock()
+_PARSED_MAX = 256
+# A file changed this recently may change again within the clock's granularity
+# with the same size, unseen: it is parsed every time until it settles (as git
+# treats a "racily clean" index entry).
+_SETTLED_NS = 2_000_000_000
+
+
+def _signature(st: os.stat_result) -> tuple[int, ...]:
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+
+
 def load_config(home: Path, name: str = "config.yaml") -> dict[str, Any]:
     """The YAML mapping in ``home/name``; empty when it is missing, not a regular
-    file (a FIFO would block the read for ever), unreadable or not a mapping."""
+    file (a FIFO would block the read for ever), unreadable or not a mapping.
+    An unchanged file is parsed once: the mapping is shared, never to be changed."""
     import yaml  # only when needed: keeps the supervisor's start-up light
 
-    raw = _read_regular(home / name)
+    path = home / name
+    with _PARSED_LOCK:
+        kept = _PARSED.get(path)
+    seen: list[os.stat_result] = []
+
+    def unchanged(st: os.stat_result) -> bool:
+        seen.append(st)
+        return kept is not None and kept[0] == _signature(st)
+
+    raw = _read_regular(path, unless=unchanged)
+    if kept is not None and seen and kept[0] == _signature(seen[0]):
+        return kept[1]
     if raw is None:
         return {}
     try:
         data = yaml.safe_load(raw.decode("utf-8"))
     except (ValueError, RecursionError, yaml.YAMLError):  # ValueError: bad UTF-8
-        return {}
-    return data if isinstance(data, dict) else {}
+        data = {}
+    if not isinstance(data, dict):
+        data = {}
+    st = seen[0]
+    if time.time_ns() - st.st_ctime_ns > _SETTLED_NS:
+        with _PARSED_LOCK:
+            if len(_PARSED) >= _PARSED_MAX:
+                _PARSED.clear()
+            _PARSED[path] = (_signature(st), data)
+    return data
 
 
 def template_env(home: Path, base: dict[str, str]) -> dict[str, str]:

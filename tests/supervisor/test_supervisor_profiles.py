@@ -427,3 +427,65 @@ def test_a_second_name_for_another_profile_is_invalid_and_not_listed(home: Path)
         profile_home(home, "alias")
     assert err.value.kind is ErrorType.INVALID_PROFILE
     assert [name for name, _ in listed_profiles(home)] == [DEFAULT_PROFILE, "play", "work"]
+
+
+def _count_parses(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    import yaml
+
+    parsed: list[str] = []
+    real = yaml.safe_load
+
+    def counting(text: str) -> object:
+        parsed.append(text)
+        return real(text)
+
+    monkeypatch.setattr(yaml, "safe_load", counting)
+    return parsed
+
+
+def test_a_settled_config_is_parsed_once_until_it_is_replaced(
+    monkeypatch: pytest.MonkeyPatch, home: Path
+) -> None:
+    from hermes_stdio.supervisor import profiles
+
+    monkeypatch.setattr(profiles, "_SETTLED_NS", 0)  # ctime cannot be set back
+    parsed = _count_parses(monkeypatch)
+    work = home / "profiles" / "work"
+    write(work / "config.yaml", "model: {default: m1}\n")
+    assert [describe(work)[0] for _ in range(3)] == ["m1"] * 3
+    assert len(parsed) == 1
+    # Replaced as editors and hermes' own atomic writes do: a new file, same size.
+    write(work / "config.new", "model: {default: m2}\n")
+    (work / "config.new").replace(work / "config.yaml")
+    assert describe(work)[0] == "m2"
+    assert len(parsed) == 2
+    (work / "config.yaml").unlink()
+    assert describe(work)[0] is None
+
+
+def test_a_config_changed_in_the_last_seconds_is_parsed_every_time(
+    monkeypatch: pytest.MonkeyPatch, home: Path
+) -> None:
+    parsed = _count_parses(monkeypatch)
+    work = home / "profiles" / "work"
+    # Rewritten in place within the clock's tick, a file keeps its size and times:
+    # only its age tells that it may have changed since.
+    write(work / "config.yaml", "model: {default: m1}\n")
+    assert [describe(work)[0] for _ in range(2)] == ["m1"] * 2
+    assert len(parsed) == 2
+
+
+def test_a_fifo_put_in_place_of_a_parsed_config_reads_as_empty(
+    monkeypatch: pytest.MonkeyPatch, home: Path
+) -> None:
+    import os
+
+    from hermes_stdio.supervisor import profiles
+
+    monkeypatch.setattr(profiles, "_SETTLED_NS", 0)
+    work = home / "profiles" / "work"
+    write(work / "config.yaml", "model: {default: m1}\n")
+    assert describe(work)[0] == "m1"
+    (work / "config.yaml").unlink()
+    os.mkfifo(work / "config.yaml")
+    assert describe(work)[0] is None
