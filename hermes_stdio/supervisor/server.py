@@ -315,4 +315,9 @@ class Supervisor(RoutedMethods, RelayMethods):
             for each in group:
                 self._reply(each, result, error)
 
-        spawn_thread(run)
+        try:
+            spawn_thread(run)
+        except BaseException:  # no thread: later restarts must not join a group that never runs
+            with slot.use_lock:
+                slot.restart_group = None
+            raise
