@@ -152,20 +152,17 @@ class RoutedMethods:
     ) -> None:
         """Start ``slot``'s worker on a handler thread (never on the host's reader).
         Requests that arrive while it starts wait in ``slot.waiting`` for that one
-        thread's outcome: a burst of them costs no thread each."""
+        thread's outcome: a burst of them costs no thread each. When no thread can be
+        started, they all fail at once instead."""
         with slot.use_lock:
-            if slot.state == "exited":
+            marked = slot.state == "exited"
+            if marked:
                 slot.state = "starting"  # visible in supervisor/status before the thread runs
             slot.waiting.append((then, on_error))
             if len(slot.waiting) > 1:
                 return  # the thread already starting it answers this one too
 
-        def run() -> None:
-            outcome: Peer | Exception
-            try:
-                outcome = self.pool.ensure_ready(slot)
-            except Exception as exc:
-                outcome = exc
+        def deliver(outcome: Peer | Exception) -> None:
             with slot.use_lock:
                 waiting, slot.waiting = slot.waiting, []
             for after, failed in waiting:
@@ -174,7 +171,21 @@ class RoutedMethods:
                 except Exception as exc:  # one waiter's bug must not strand the rest
                     log(f"hermes-stdio: after starting {slot.label}: {exc!r}")
 
-        spawn_thread(run)
+        def run() -> None:
+            outcome: Peer | Exception
+            try:
+                outcome = self.pool.ensure_ready(slot)
+            except Exception as exc:
+                outcome = exc
+            deliver(outcome)
+
+        try:
+            spawn_thread(run)
+        except Exception as exc:  # no thread (a process thread limit): later ones would wait
+            with slot.use_lock:  # for this one for ever; answer everyone now
+                if marked and slot.state == "starting" and slot.proc is None:
+                    slot.state = "exited"
+            deliver(exc)
 
     def _claim(self, session_id: str, key: SlotKey) -> Callable[[], None] | None:
         """Route the session to ``key`` now, not when the worker answers: two requests

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from hermes_stdio.supervisor import server
+from hermes_stdio.supervisor import routing, server
 from hermes_stdio.supervisor.server import Supervisor
 from hermes_stdio.wire import ErrorType, Request
 
@@ -27,19 +27,25 @@ class Host:
         return True
 
 
-def test_a_restart_whose_thread_cannot_start_fails_alone_and_the_next_restart_runs(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    (tmp_path / "profiles" / "play").mkdir(parents=True)
+def supervisor(home: Path) -> tuple[Supervisor, Host]:
+    (home / "profiles" / "play").mkdir(parents=True)
     sup = Supervisor(
-        tmp_path, sys.executable, max_body_bytes=1 << 20, base_env={}, worker_template=False
+        home, sys.executable, max_body_bytes=1 << 20, base_env={}, worker_template=False
     )
     host = Host()
     sup.host = host  # type: ignore[assignment]
     sup.state = "initialized"
+    return sup, host
 
-    def no_thread(fn: Callable[[], None]) -> None:
-        raise RuntimeError("can't start new thread")
+
+def no_thread(fn: Callable[[], None]) -> None:
+    raise RuntimeError("can't start new thread")
+
+
+def test_a_restart_whose_thread_cannot_start_fails_alone_and_the_next_restart_runs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    sup, host = supervisor(tmp_path)
 
     monkeypatch.setattr(server, "spawn_thread", no_thread)
     sup.on_request(host, Request(1, "worker/restart", {"profile": "play"}))  # type: ignore[arg-type]
@@ -50,3 +56,20 @@ def test_a_restart_whose_thread_cannot_start_fails_alone_and_the_next_restart_ru
     monkeypatch.setattr(server, "spawn_thread", started.append)
     sup.on_request(host, Request(2, "worker/restart", {"profile": "play"}))  # type: ignore[arg-type]
     assert len(started) == 1  # its own restart, not a place in the failed one's group
+
+
+def test_a_worker_start_whose_thread_cannot_start_answers_its_request_and_the_next_start_runs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    sup, host = supervisor(tmp_path)
+    monkeypatch.setattr(routing, "spawn_thread", no_thread)
+    params = {"sessionId": "s1", "profile": "play"}
+    sup.on_request(host, Request(1, "session/status", params))  # type: ignore[arg-type]
+    ((msg_id, result, error),) = host.answers
+    assert msg_id == 1 and result is None
+    assert error["code"] == ErrorType.INTERNAL_ERROR.code
+    assert sup.pool.slot("play", None).state == "exited"  # not left "starting"
+    started: list[Callable[[], None]] = []
+    monkeypatch.setattr(routing, "spawn_thread", started.append)
+    sup.on_request(host, Request(2, "session/status", params))  # type: ignore[arg-type]
+    assert len(started) == 1  # a thread of its own, not a wait for the failed start
