@@ -372,6 +372,7 @@ class WorkerPool:
         slot.stop_reason = reason
         slot.stopping = True
         slot.state = "stopping"
+        reading = True
         if peer is not None:
             peer.close_error = RpcError(
                 ErrorType.WORKER_UNAVAILABLE, f"worker {slot.label!r} was stopped"
@@ -386,8 +387,6 @@ class WorkerPool:
                     f"hermes-stdio: worker {slot.label} pid {proc.pid} reads nothing "
                     f"({peer.backlog} bytes wait for it): stopping it without waiting"
                 )
-        else:
-            reading = True
         stop_child(
             proc,
             grace_s=3.0 if reading else 0.0,
