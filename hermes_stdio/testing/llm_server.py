@@ -25,7 +25,9 @@ Contract:
   text chunk is flushed (for latency benchmarks; the client may see the chunk a hair
   earlier).  It runs on the request thread.
 * ``GET /v1/models`` lists the configured model (with ``context_length``/``max_model_len`` when
-  ``context_length`` is set); every other path answers 404 JSON.
+  ``context_length`` is set); every other path answers 404 JSON. While
+  ``models_gate`` is set, each such listing is held like a gated reply (a
+  model picker that waits on a slow provider); ``models_listed`` counts them.
 * CLI: ``python -m hermes_stdio.testing.llm_server --port 0`` prints the port on stdout
   and serves the default reply until interrupted; ``--script JSON`` queues replies
   first, each ``{"text": "..."}`` or ``{"tool": NAME, "arguments": {...}}``.
@@ -143,6 +145,10 @@ class _Handler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:
         if self.path.split("?", 1)[0].rstrip("/") == "/v1/models":
             llm = self.server.llm
+            gate = llm.listing()
+            if gate is not None:
+                gate.arrived.set()
+                gate.release.wait(gate.timeout_s)
             model: JSON = {"id": llm.model, "object": "model", "created": 0, "owned_by": "scripted"}
             if llm.context_length:  # read by clients probing the context window
                 model["context_length"] = model["max_model_len"] = llm.context_length
@@ -252,6 +258,8 @@ class ScriptedLLM:
         self._lock = threading.Lock()
         self._queue: deque[Reply] = deque()
         self._requests: list[JSON] = []
+        self.models_gate: Gate | None = None
+        self.models_listed = 0
         self._server: _Server | None = None
         self._thread: threading.Thread | None = None
 
@@ -314,6 +322,7 @@ class ScriptedLLM:
         with self._lock:
             self._queue.clear()
             self._requests.clear()
+            self.models_gate, self.models_listed = None, 0
 
     @property
     def pending(self) -> int:
@@ -325,6 +334,12 @@ class ScriptedLLM:
         """Snapshot of every chat-completions request body received so far."""
         with self._lock:
             return list(self._requests)
+
+    def listing(self) -> Gate | None:
+        """Count a ``GET /v1/models``; the gate it must wait at, if any."""
+        with self._lock:
+            self.models_listed += 1
+            return self.models_gate
 
     def _take(self, body: JSON) -> Reply:
         with self._lock:

@@ -57,7 +57,9 @@ class QueryMethods:
     _session: Callable[[str], Session]  # the held session, or a new one to resume
     _fresh_runtime: Callable[[], None]  # raises agent_runtime_stale
 
-    def answer_off_reader(self, req: Request, name: str, answer: Callable[[], Record]) -> object:
+    def answer_off_reader(
+        self, req: Request, name: str, answer: Callable[[], Record], slow: bool = False
+    ) -> object:
         def run() -> None:
             assert self.peer is not None
             try:
@@ -69,18 +71,19 @@ class QueryMethods:
             else:
                 self.peer.respond(req.id, encode(result))
 
-        return self.queue(req, name, run)
+        return self.queue(req, name, run, slow)
 
-    def queue(self, req: Request, name: str, job: Callable[[], None]) -> object:
-        """Run ``job`` (which answers ``req``) in the worker's ``JobQueue``. If the
-        supervisor gives up on ``req`` first (its host cancelled it, or it timed
-        out), it is answered ``request_cancelled``: every request gets one answer."""
+    def queue(self, req: Request, name: str, job: Callable[[], None], slow: bool = False) -> object:
+        """Run ``job`` (which answers ``req``) in the worker's ``JobQueue`` (``slow``:
+        one that may wait on the network or build an agent). If the supervisor gives
+        up on ``req`` first (its host cancelled it, or it timed out), it is answered
+        ``request_cancelled``: every request gets one answer."""
 
         def cancelled() -> None:
             assert self.peer is not None
             self.peer.respond_error(req.id, RpcError(ErrorType.REQUEST_CANCELLED))
 
-        self.jobs.submit(req.id, job, cancelled, name)
+        self.jobs.submit(req.id, job, cancelled, name, slow=slow)
         return DEFERRED
 
     def _h_command_list(self, req: Request, p: t.WorkerTarget) -> Any:
@@ -179,12 +182,12 @@ class QueryMethods:
                 found["disabled_toolsets"],
             )
 
-        return self.answer_off_reader(req, "tools", listed)
+        return self.answer_off_reader(req, "tools", listed, slow=True)
 
     def _h_model_list(self, req: Request, p: pv.ModelListParams) -> Any:
         agent = self._held_agent(p.session_id)
         return self.answer_off_reader(
-            req, "models", lambda: _models(self.adapter.model_catalog(agent, p.refresh))
+            req, "models", lambda: _models(self.adapter.model_catalog(agent, p.refresh)), slow=True
         )
 
     def _h_session_estimateContext(self, req: Request, p: u.SessionContextParams) -> Any:
@@ -204,11 +207,11 @@ class QueryMethods:
             model = self.adapter.model_of(agent) or session.model
             return u.SessionContextResult(session_id=p.session_id, model=model, **figures)
 
-        return self.answer_off_reader(req, "estimate", estimate)
+        return self.answer_off_reader(req, "estimate", estimate, slow=True)
 
     def _h_mcp_status(self, req: Request, p: t.WorkerTarget) -> Any:
         return self.answer_off_reader(
-            req, "mcp-status", lambda: x.McpStatusResult(self.adapter.mcp_status())
+            req, "mcp-status", lambda: x.McpStatusResult(self.adapter.mcp_status()), slow=True
         )
 
     def _h_session_goal(self, req: Request, p: t.SessionGoalParams) -> Any:
