@@ -95,6 +95,61 @@ def test_a_corrupt_or_foreign_cache_file_is_ignored(tmp_path: Path) -> None:
         assert answers == [True, False] and scan.calls == ["a.py", "b.py"], text
 
 
+def _saved(where: Path, digest: str, **payload: object) -> Path:
+    path = where / f"tool-scan-{digest}.json"
+    path.write_text(json.dumps({"version": 1, "files": {}, **payload}))
+    return path
+
+
+def test_a_save_deletes_the_verdicts_of_removed_installs_and_keeps_the_rest(
+    tmp_path: Path,
+) -> None:
+    paths, where = files(tmp_path), tmp_path / "cache"
+    where.mkdir()
+    alive = tmp_path / "alive" / "registry.py"
+    alive.parent.mkdir()
+    alive.write_text("")
+    gone = str(tmp_path / "removed-clone" / "registry.py")
+    kept = [
+        _saved(where, "1" * 16, salt="v", owner=str(alive)),
+        _saved(where, "2" * 16, salt=f"0.19.0|{alive}|1|2|3.11.9"),  # before owners
+        where / "tool-scan-corrupt.json",  # not a name this cache gives
+        where / "notes.txt",
+    ]
+    for path in kept[2:]:
+        path.write_text("{")
+    unreadable = where / f"tool-scan-{'3' * 16}.json"
+    unreadable.write_text("{not json")
+    kept.append(unreadable)
+    pruned = [
+        _saved(where, "4" * 16, salt="v", owner=gone),
+        _saved(where, "5" * 16, salt=f"0.19.0|{gone}|1|2|3.11.9"),
+    ]
+    mine = FileVerdicts(where / f"tool-scan-{'6' * 16}.json", "salt", alive)
+    scan_all(mine, paths)
+    mine.save()
+    assert sorted(where.iterdir()) == sorted([*kept, mine.path])
+    assert json.loads(mine.path.read_text())["owner"] == str(alive)
+    assert all(not path.exists() for path in pruned)
+
+
+def test_a_save_deletes_temp_files_over_a_day_old_but_not_newer_ones(tmp_path: Path) -> None:
+    paths, where = files(tmp_path), tmp_path / "cache"
+    where.mkdir()
+    old, new = where / ".tmp-dead", where / ".tmp-writing"
+    old.write_text("half")
+    new.write_text("half")
+    day_ago = old.stat().st_mtime - 86_400 - 60
+    os.utime(old, (day_ago, day_ago))
+    verdicts = FileVerdicts(where / "tool-scan-0000000000000000.json", "salt")
+    scan_all(verdicts, paths)
+    verdicts.save()
+    assert sorted(p.name for p in where.iterdir()) == [
+        ".tmp-writing",
+        "tool-scan-0000000000000000.json",
+    ]
+
+
 def test_an_unwritable_cache_place_is_skipped_silently(tmp_path: Path) -> None:
     paths = files(tmp_path)
     blocker = tmp_path / "not-a-dir"
@@ -179,9 +234,15 @@ def test_real_hermes_registers_the_same_tools_with_no_cold_or_warm_cache(tmp_pat
         result: dict[str, object] = json.loads(out.stdout.strip().splitlines()[-1])
         return result
 
+    where = tmp_path / "xdg" / "hermes-stdio"
+    where.mkdir(parents=True)
+    gone = tmp_path / "removed-clone" / "tools" / "registry.py"
+    orphan = _saved(where, "f" * 16, salt=f"0.19.0|{gone}|1|2|{sys.version}")
     plain, cold, warm = probe("plain"), probe("cached"), probe("cached")
+    assert not orphan.exists()  # the cold start saved, and pruned a removed install's
+    [mine] = where.glob("tool-scan-*.json")
+    assert Path(json.loads(mine.read_text())["owner"]).name == "registry.py"
     assert plain["tools"] and plain["tools"] == cold["tools"] == warm["tools"]
     assert cold["hits"] == 0 and isinstance(cold["misses"], int) and cold["misses"] > 0
     assert (warm["hits"], warm["misses"]) == (cold["misses"], 0)
     assert cold["wrapped_twice"] is False
-    assert list((tmp_path / "xdg" / "hermes-stdio").glob("tool-scan-*.json"))
