@@ -11,7 +11,9 @@ Contract:
   Supervisor-only methods (lifecycle, ``supervisor/status``, ``profile/list``,
   ``worker/restart``) never touch a worker, except restart's own; the rest is
   routed to workers (``routing.RoutedMethods``). Restarts of one worker that
-  arrive before the pending one has stopped the old process share its result.
+  arrive before the pending one has stopped the old process share its result;
+  ``profile/list`` requests that arrive while one is being read share the
+  next reading (``batch``).
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ from ..protocol import workers as pw
 from ..transport import Peer
 from ..transport.log import log, report_error
 from ..wire import ErrorType, Notification, Request, RequestId, RpcError
+from .batch import Batch
 from .forwards import Forwards
 from .idle import IdleWorkers
 from .profiles import describe, listed_profiles, template_env
@@ -106,6 +109,7 @@ class Supervisor(RoutedMethods, RelayMethods):
         self._lock = threading.Lock()
         self._inflight: dict[RequestId, Request] = {}  # host requests not answered yet
         self.forwards = Forwards()
+        self._profile_lists = Batch(self._profile_listing, self._answer_all)
 
     def attach(self, host: Peer) -> None:
         self.host = host
@@ -127,6 +131,15 @@ class Supervisor(RoutedMethods, RelayMethods):
         else:
             self.host.respond(req.id, result)
         return True
+
+    def _answer_all(self, group: list[Request], result: Any, error: Exception | None) -> None:
+        """The same answer to each request of a group; an error is logged once."""
+        if error is not None:
+            wire_error, encoded = report_error(error), None
+        else:
+            wire_error, encoded = None, encode(result)
+        for each in group:
+            self._reply(each, encoded, wire_error)
 
     def _in_thread(self, req: Request, fn: Callable[[], Any]) -> None:
         def run() -> None:
@@ -276,16 +289,16 @@ class Supervisor(RoutedMethods, RelayMethods):
         )
 
     def _h_profile_list(self, req: Request, p: t.EmptyParams) -> None:
-        def run() -> pf.ProfileListResult:
-            live = [s.profile for s in self.pool.slots() if s.state in ("starting", "ready")]
-            return pf.ProfileListResult(
-                [
-                    pf.ProfileInfo(name, str(path), *describe(path), workers=live.count(name))
-                    for name, path in listed_profiles(self.home)
-                ]
-            )
+        self._profile_lists.add(req)  # reads every profile's YAML: off the host's reader
 
-        self._in_thread(req, run)  # reads every profile's YAML: off the host's reader
+    def _profile_listing(self) -> pf.ProfileListResult:
+        live = [s.profile for s in self.pool.slots() if s.state in ("starting", "ready")]
+        return pf.ProfileListResult(
+            [
+                pf.ProfileInfo(name, str(path), *describe(path), workers=live.count(name))
+                for name, path in listed_profiles(self.home)
+            ]
+        )
 
     def _h_worker_restart(self, req: Request, p: t.WorkerTarget) -> None:
         slot = self.pool.slot(*self._key(p.profile, p.worker_key))
@@ -309,11 +322,10 @@ class Supervisor(RoutedMethods, RelayMethods):
 
         def run() -> None:
             try:
-                result, error = encode(restart()), None
+                result, error = restart(), None
             except Exception as exc:
-                result, error = None, report_error(exc)  # logged once for the group
-            for each in group:
-                self._reply(each, result, error)
+                result, error = None, exc
+            self._answer_all(group, result, error)
 
         try:
             spawn_thread(run)

@@ -11,7 +11,7 @@ import pytest
 
 from hermes_stdio.testing.host import HostClient
 from hermes_stdio.testing.llm_server import Reply, ScriptedLLM
-from hermes_stdio.wire import ErrorType, RpcError
+from hermes_stdio.wire import ErrorType, RpcError, encode_frame, encode_request
 
 from .conftest import StartHost, started_worker, tool_result
 
@@ -115,3 +115,19 @@ def test_a_megabyte_value_in_one_profiles_env_stalls_no_other_profiles_start(
     host.initialize()
     assert started_worker(host, llm, "play")
     assert host.request("supervisor/status", timeout=10)["pid"] == host.proc.pid
+
+
+def test_a_burst_of_profile_lists_is_answered_once_each_and_a_later_one_sees_a_new_profile(
+    host: HostClient, home: Path
+) -> None:
+    ids = [f"list-{i}" for i in range(300)]
+    # In one write: most arrive while the first listing is being read, and share the next.
+    host.write_raw(b"".join(encode_frame(encode_request(i, "profile/list", {})) for i in ids))
+    answers = [host.response(i, timeout=60) for i in ids]
+    assert [a.error for a in answers] == [None] * len(ids)
+    names = {tuple(p["name"] for p in a.result["profiles"]) for a in answers}
+    assert names == {("default", "play", "work")}
+    (home / "profiles" / "new").mkdir()
+    listed = host.request("profile/list")["profiles"]
+    assert [p["name"] for p in listed] == ["default", "new", "play", "work"]
+    assert not [line for line in host.stderr_lines if "unknown id" in line]
