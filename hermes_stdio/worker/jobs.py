@@ -11,7 +11,7 @@ Contract:
   already running runs to its end: hermes' calls cannot be stopped halfway.
 - A job that raises is logged to stderr and its thread takes the next job.
 - ``slow=True`` marks a job that may wait on something outside the worker
-  (the network, an MCP server) or build an agent. Slow jobs hold at most
+  (the network, an MCP server, git) or build an agent. Slow jobs hold at most
   ``size - 1`` threads at once (1 when ``size`` is 1), so with two or more
   threads one is always left for quick jobs (reads of the profile's store),
   which then never wait behind slow ones. A thread takes the oldest job it

@@ -164,7 +164,7 @@ class QueryMethods:
             except checkpoints.CheckpointRefused as exc:
                 raise RpcError(ErrorType.INVALID_PARAMS, str(exc), field=exc.field) from exc
 
-        return self.answer_off_reader(req, "checkpoints", answer)
+        return self.answer_off_reader(req, "checkpoints", answer, slow=True)  # runs git
 
     def _held_agent(self, session_id: str | None) -> Any:
         """The agent of a session this worker holds; None when it holds none."""

@@ -738,3 +738,38 @@ def test_a_finished_turn_ends_with_the_goal_verdict_and_a_failing_judge_costs_on
     assert len(judged) == 2  # a failed turn is not judged
     harness.wait_idle(failed["runId"])
     harness.call("session/destroy", {"sessionId": ack["sessionId"]})
+
+
+def test_queries_that_may_wait_outside_the_worker_are_queued_slow_and_store_reads_quick(
+    harness, monkeypatch: pytest.MonkeyPatch
+):
+    kinds: dict[str, bool] = {}
+    submit = harness.service.jobs.submit
+
+    def spy(key, job, on_cancel=None, label="", *, slow=False):
+        kinds[label] = slow
+        submit(key, job, on_cancel, label, slow=slow)
+
+    monkeypatch.setattr(harness.service.jobs, "submit", spy)
+    slow = {
+        "model/list": {},
+        "mcp/status": {},
+        "tool/list": {},
+        "session/estimateContext": {"sessionId": "sess_q"},
+        "checkpoint/list": {"directory": "/"},
+    }
+    quick = {
+        "session/history": {"sessionId": "sess_q"},
+        "session/listStored": {},
+        "session/rename": {"sessionId": "sess_q", "title": "t"},
+        "command/list": {},
+        "process/list": {"sessionId": "sess_q"},
+    }
+    for method, params in {**slow, **quick}.items():
+        harness.call(method, params)  # answered: a result or an error, either way once
+    labels = {"model/list": "models", "mcp/status": "mcp-status", "tool/list": "tools"}
+    labels |= {"session/estimateContext": "estimate", "checkpoint/list": "checkpoints"}
+    labels |= {"session/history": "history", "session/listStored": "stored-sessions"}
+    labels |= {"session/rename": "rename", "command/list": "commands"}
+    labels |= {"process/list": "processes"}
+    assert kinds == {labels[m]: m in slow for m in labels}
