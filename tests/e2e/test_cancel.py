@@ -13,12 +13,17 @@ from .conftest import StartHost, assert_runs_ended_once_in_order
 SID = "sess-cancel"
 
 
-def test_a_flood_of_slow_queries_waits_in_the_workers_queue_with_few_threads(
-    host: HostClient, llm: ScriptedLLM
-) -> None:
+def store_one_session(host: HostClient, llm: ScriptedLLM) -> None:
+    """Session ``SID`` with one finished turn, and its worker started."""
     llm.enqueue(Reply.text(["stored"]))
     run = host.request("run/start", {"sessionId": SID, "message": "keep me"})
     assert host.wait_run_completed(run["runId"]).params["status"] == "complete"
+
+
+def test_a_flood_of_slow_queries_waits_in_the_workers_queue_with_few_threads(
+    host: HostClient, llm: ScriptedLLM
+) -> None:
+    store_one_session(host, llm)
     [pid] = [w["pid"] for w in host.request("supervisor/status")["workers"]]
     # model/list costs hermes tens of milliseconds of CPU each: 200 take seconds.
     flood = [host.send_request("model/list", {}) for _ in range(200)]
@@ -42,9 +47,7 @@ def test_a_flood_of_slow_queries_waits_in_the_workers_queue_with_few_threads(
 def test_store_queries_are_answered_while_slow_ones_wait_and_cancelled_waiting_ones_never_run(
     host: HostClient, llm: ScriptedLLM
 ) -> None:
-    llm.enqueue(Reply.text(["stored"]))
-    run = host.request("run/start", {"sessionId": SID, "message": "keep me"})
-    assert host.wait_run_completed(run["runId"]).params["status"] == "complete"
+    store_one_session(host, llm)
     before = llm.models_listed  # building the run's agent may list them too
     gate = llm.models_gate = Gate()  # a provider whose model listing hangs
     slow = [host.send_request("model/list", {}) for _ in range(8)]
