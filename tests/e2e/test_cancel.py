@@ -52,7 +52,8 @@ def test_store_queries_are_answered_while_slow_ones_wait_and_cancelled_waiting_o
     gate = llm.models_gate = Gate()  # a provider whose model listing hangs
     slow = [host.send_request("model/list", {}) for _ in range(8)]
     assert gate.arrived.wait(20)
-    # The slow ones hold at most three of the worker's four query threads.
+    # The slow ones hold at most three of the worker's four query threads. (hermes
+    # gives up on a listing after 5 s; everything up to the release takes ms.)
     title = host.request("session/rename", {"sessionId": SID, "title": "renamed"}, timeout=20)
     assert title == {"sessionId": SID, "title": "renamed"}
     history = host.request("session/history", {"sessionId": SID}, timeout=20)
