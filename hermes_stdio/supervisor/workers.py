@@ -19,8 +19,8 @@ Contract:
 - ``stop(slot)`` is graceful with bounded waits: ``worker/shutdown`` request,
   then close stdin, SIGTERM, SIGKILL (all of its process group). A worker
   that has not taken the shutdown request off its pipe within ``UNREAD_S``
-  (what waits for it is not shrinking: it reads nothing) would not answer
-  it either, so it gets SIGTERM at once instead. It holds the
+  (what waits for it is not shrinking: it reads nothing), or whose process
+  is stopped, would not answer it either, so it gets SIGTERM at once instead. It holds the
   slot's lock, so a start waits for it, and a start in progress finishes
   before the stop. A new process for a slot starts only once the previous
   one's exit has been handled (``on_exit`` returned), so the runs that exit
@@ -53,7 +53,7 @@ from ..protocol import PROTOCOL_VERSION, decode
 from ..protocol import workers as pw
 from ..transport import Peer, relay_stderr, spawn_child, stop_child
 from ..transport.log import log
-from ..transport.process import WORKER_TAG, ChildProcess, kill_tagged
+from ..transport.process import WORKER_TAG, ChildProcess, is_stopped, kill_tagged
 from ..wire import ErrorType, Notification, Request, RpcError
 from .launch import worker_command, worker_options
 from .profiles import worker_env
@@ -378,14 +378,16 @@ class WorkerPool:
                 ErrorType.WORKER_UNAVAILABLE, f"worker {slot.label!r} was stopped"
             )
             answered = threading.Event()
+            stopped = is_stopped(proc.pid)
             peer.request("worker/shutdown", {}, lambda _r: answered.set(), timeout=shutdown_timeout)
-            reading = peer.writer.wait_idle(UNREAD_S)
+            reading = not stopped and peer.writer.wait_idle(UNREAD_S)
             if reading:
                 answered.wait(shutdown_timeout + 1.0)
             else:
+                why = "it is stopped" if stopped else f"{peer.backlog} bytes wait for it"
                 log(
                     f"hermes-stdio: worker {slot.label} pid {proc.pid} reads nothing "
-                    f"({peer.backlog} bytes wait for it): stopping it without waiting"
+                    f"({why}): stopping it without waiting"
                 )
         stop_child(
             proc,

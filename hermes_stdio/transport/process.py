@@ -13,6 +13,9 @@ Contract:
   the group (then SIGCONT, so that a stopped process gets it too), SIGKILL
   the group; each step has a bounded wait. It returns the exit status and
   never hangs.
+- ``is_stopped(pid)``: whether that process is stopped now (by a signal or a
+  debugger), so it cannot read or answer until something continues it. False
+  when it cannot tell (no such process, no /proc).
 """
 
 from __future__ import annotations
@@ -72,6 +75,17 @@ def relay_stderr(proc: ChildProcess, prefix: str) -> threading.Thread:
     thread = threading.Thread(target=run, name=f"stderr{prefix}", daemon=True)
     thread.start()
     return thread
+
+
+def is_stopped(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            stat = f.read()
+    except OSError:
+        return False
+    # "pid (comm) state ...": comm may hold spaces and parentheses, so the last ")".
+    fields = stat.rpartition(b")")[2].split()
+    return bool(fields) and fields[0] in (b"T", b"t")
 
 
 def _signal_group(proc: ChildProcess, sig: int) -> None:

@@ -125,3 +125,23 @@ def test_restarting_a_worker_that_reads_nothing_sigterms_it_without_waiting_for_
         failed = host.response(msg_id, timeout=10)
         assert failed.error is not None
         assert failed.error["code"] == ErrorType.WORKER_UNAVAILABLE.code
+
+
+def test_restarting_a_stopped_worker_with_nothing_waiting_for_it_sigterms_it_at_once(
+    any_host: HostClient, llm: ScriptedLLM
+) -> None:
+    host = any_host
+    pid = stopped_work_worker(host, llm)  # its pipe is empty: only the stop tells
+    try:
+        restarted = host.request("worker/restart", {"profile": "work"}, timeout=60)
+        host.wait_stderr(lambda line: f"pid {pid} reads nothing (it is stopped)" in line)
+    finally:
+        if not wait_gone(pid, 0):
+            os.kill(pid, signal.SIGCONT)
+    assert restarted["worker"]["pid"] not in (None, pid)
+    exited = host.wait_for(lambda n: n.method == "worker/exited", timeout=30)
+    assert (exited.params["pid"], exited.params["signal"]) == (pid, "SIGTERM")
+    assert exited.params["reason"] == "restart"
+    # Its session resumes in the new worker, from the database.
+    history = host.request("session/history", {"sessionId": SID, "profile": "work"})
+    assert [m["content"] for m in history["messages"]] == ["hi", "ok"]

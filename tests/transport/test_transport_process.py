@@ -12,6 +12,7 @@ import time
 import pytest
 
 from hermes_stdio.transport import relay_stderr, spawn_child, stop_child
+from hermes_stdio.transport.process import is_stopped
 
 WAIT = 10.0
 
@@ -146,3 +147,20 @@ def test_a_stopped_child_is_continued_so_that_it_dies_of_sigterm_not_sigkill(chi
     # Without SIGCONT the signal stays pending for the whole wait, then SIGKILL.
     code = stop_child(proc, grace_s=0.05, after_stdin_s=0.05, after_term_s=WAIT)
     assert code == -signal.SIGTERM
+
+
+def test_is_stopped_tells_a_stopped_process_from_a_running_or_gone_one(children):
+    proc = spawn(EXIT_ON_TERM)
+    children.append(proc)
+    assert is_stopped(proc.pid) is False
+    os.kill(proc.pid, signal.SIGSTOP)
+    _, status = os.waitpid(proc.pid, os.WUNTRACED)  # returns once it has stopped
+    assert os.WIFSTOPPED(status)
+    assert is_stopped(proc.pid) is True
+    os.kill(proc.pid, signal.SIGCONT)
+    _, status = os.waitpid(proc.pid, os.WCONTINUED)
+    assert os.WIFCONTINUED(status)
+    assert is_stopped(proc.pid) is False
+    proc.kill()
+    proc.wait(WAIT)
+    assert is_stopped(proc.pid) is False  # reaped: no such process
