@@ -19,6 +19,8 @@ import time
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from ..transport.process import proc_stat
+
 _TICKS = os.sysconf("SC_CLK_TCK")
 SETTLE_WINDOW_S = 0.25
 SETTLE_BUSY = 0.10  # of all CPUs
@@ -66,12 +68,9 @@ def pss_mb(pid: int) -> float | None:
 
 
 def cpu_seconds(pid: int) -> float | None:
-    try:
-        with open(f"/proc/{pid}/stat", encoding="ascii") as f:
-            stat = f.read()
-    except OSError:
+    fields = proc_stat(pid)
+    if fields is None:
         return None
-    fields = stat[stat.rindex(")") + 2 :].split()
     return (int(fields[11]) + int(fields[12])) / _TICKS  # utime, stime
 
 

@@ -13,7 +13,8 @@ Contract:
   the group (then SIGCONT, so that a stopped process gets it too), SIGKILL
   the group; each step has a bounded wait. It returns the exit status and
   never hangs.
-- ``is_stopped(pid)``: whether that process is stopped now (by a signal or a
+- ``proc_stat(pid)``: the fields of its ``/proc/<pid>/stat`` after the
+  command name; ``is_stopped(pid)``: whether that process is stopped now (by a signal or a
   debugger), so it cannot read or answer until something continues it. False
   when it cannot tell (no such process, no /proc).
 """
@@ -77,15 +78,22 @@ def relay_stderr(proc: ChildProcess, prefix: str) -> threading.Thread:
     return thread
 
 
-def is_stopped(pid: int) -> bool:
+def proc_stat(pid: int) -> list[bytes] | None:
+    """The fields of ``/proc/<pid>/stat`` after the command name, from ``state`` on
+    (``proc(5)`` field 3 is index 0); None when there is no such file."""
     try:
         with open(f"/proc/{pid}/stat", "rb") as f:
             stat = f.read()
     except OSError:
-        return False
+        return None
     # "pid (comm) state ...": comm may hold spaces and parentheses, so the last ")".
-    fields = stat.rpartition(b")")[2].split()
-    return bool(fields) and fields[0] in (b"T", b"t")
+    return stat.rpartition(b")")[2].split()
+
+
+def is_stopped(pid: int) -> bool:
+    fields = proc_stat(pid)
+    state = fields[0] if fields else None
+    return state in (b"T", b"t")
 
 
 def _signal_group(proc: ChildProcess, sig: int) -> None:
