@@ -7,10 +7,12 @@ import os
 import queue
 import signal
 import threading
+import time
 from typing import Any
 
 from hermes_stdio.testing.host import HostClient
 from hermes_stdio.testing.llm_server import Reply, ScriptedLLM
+from hermes_stdio.transport.process import is_stopped
 from hermes_stdio.wire import ErrorType
 
 from .conftest import StartHost, wait_gone, worker_pids
@@ -27,7 +29,20 @@ def stopped_work_worker(host: HostClient, llm: ScriptedLLM) -> int:
     host.wait_run_completed(run["runId"])
     pid = worker_pids(host)[("work", None)]
     os.kill(pid, signal.SIGSTOP)
+    assert wait_stopped(pid, 10.0), f"worker {pid} did not stop"
     return pid
+
+
+def wait_stopped(pid: int, timeout: float) -> bool:
+    """True once the kernel shows ``pid`` stopped. A signal stops its target only when
+    that runs next, and nothing but a parent's waitpid reports it (the worker is the
+    supervisor's or the template's child), so this looks at /proc, bounded."""
+    deadline = time.monotonic() + timeout
+    while not is_stopped(pid):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.001)
+    return True
 
 
 def send_renames(host: HostClient, count: int) -> list[Any]:
