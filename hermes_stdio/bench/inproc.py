@@ -18,7 +18,6 @@ import os
 import sys
 import time
 from pathlib import Path
-from typing import Any
 
 from ..transport import take_over_stdio
 from ..worker.adapter import HermesAdapter
@@ -33,7 +32,7 @@ class _Sink:
     def delta(self, text: str) -> None:
         self.deltas.append((time.monotonic_ns(), text))
 
-    def event(self, type_: str, **fields: Any) -> None:
+    def event(self, event: object) -> None:
         return None
 
 

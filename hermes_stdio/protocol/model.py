@@ -19,11 +19,13 @@ Contract:
 
 Supported field types: str, int, float, bool, None, Any, list[T],
 dict[str, T], Literal[...], unions (``X | None``, ``int | str``), records and
-``Annotated[str, Name(n)]``.
+``Annotated[str, Name(n)]``. A union of records that each start with a one-value
+``type`` Literal decodes by that tag.
 """
 
 from __future__ import annotations
 
+import functools
 import re
 import types
 import typing
@@ -224,6 +226,13 @@ def _decode(tp: Any, value: Any, path: str) -> Any:
             return None
         if len(non_null) == 1:  # Optional[X]: X's own error names the field precisely
             return _decode(non_null[0], value, path)
+        tags = _tags(tuple(non_null))
+        if tags and isinstance(value, dict):  # the "type" names the option
+            chosen = tags.get(value.get("type"))
+            if chosen is None:
+                allowed = ", ".join(repr(tag) for tag in tags)
+                raise _fail(f"{path}.type", f"expected one of {allowed}")
+            return _decode(chosen, value, path)
         refused: _BadValue | None = None
         for option in non_null:
             try:
@@ -268,6 +277,22 @@ def _decode(tp: Any, value: Any, path: str) -> Any:
         except OverflowError:  # an integer literal too large for a float
             raise _bad_value(path, "the number is out of range") from None
     return value
+
+
+@functools.cache
+def _tags(options: tuple[Any, ...]) -> dict[Any, Any]:
+    """A union of records whose first field is ``type``, each a one-value Literal:
+    each value and its record; empty for any other union."""
+    tags = {}
+    for option in options:
+        head = fields_of(option)[0] if _is_record(option) and option._spec else None
+        if head is None or head.wire != "type" or typing.get_origin(head.tp) is not typing.Literal:
+            return {}
+        values = typing.get_args(head.tp)
+        if len(values) != 1:
+            return {}
+        tags[values[0]] = option
+    return tags
 
 
 def _describe(tp: Any) -> str:

@@ -3,8 +3,9 @@
 Contract: a subclass declares annotated fields, optionally with
 ``doc_field(doc, default)``; instances are immutable, compare by value and are
 built positionally or by keyword like a dataclass (type checkers see them as
-one, via ``dataclass_transform``). Class creation does no code generation, so
-importing the ~30 protocol types stays cheap for the supervisor's start-up.
+one, via ``dataclass_transform``); a ``kw_only`` field is set by keyword only.
+Class creation does no code generation, so importing the protocol types stays
+cheap for the supervisor's start-up.
 """
 
 from __future__ import annotations
@@ -15,16 +16,17 @@ MISSING: Any = object()
 
 
 class FieldSpec:
-    __slots__ = ("default", "doc")
+    __slots__ = ("default", "doc", "kw_only")
 
-    def __init__(self, doc: str, default: Any) -> None:
+    def __init__(self, doc: str, default: Any, kw_only: bool) -> None:
         self.doc = doc
         self.default = default
+        self.kw_only = kw_only
 
 
-def doc_field(doc: str, default: Any = MISSING) -> Any:
+def doc_field(doc: str, default: Any = MISSING, *, kw_only: bool = False) -> Any:
     """A field with a description that ends up in the JSON Schema."""
-    return FieldSpec(doc, default)
+    return FieldSpec(doc, default, kw_only)
 
 
 @dataclass_transform(frozen_default=True, field_specifiers=(doc_field,))
@@ -32,30 +34,40 @@ class Record:
     # (name, default or MISSING, doc) per field, in declaration order.
     _spec: ClassVar[tuple[tuple[str, Any, str], ...]] = ()
     _names: ClassVar[tuple[str, ...]] = ()
+    _positional: ClassVar[tuple[str, ...]] = ()
     _name_set: ClassVar[frozenset[str]] = frozenset()
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         spec = []
+        positional = []
         # Own annotations only; inspect.get_annotations would cost start-up time.
         for name in cls.__dict__.get("__annotations__", {}):  # noqa: RUF063
             value = cls.__dict__.get(name, MISSING)
             if isinstance(value, FieldSpec):
                 spec.append((name, value.default, value.doc))
+                if not value.kw_only:
+                    positional.append(name)
             else:
                 spec.append((name, value, ""))
+                positional.append(name)
             if name in cls.__dict__:
                 delattr(cls, name)
         cls._spec = tuple(spec)
         cls._names = tuple(name for name, _, _ in spec)
+        cls._positional = tuple(positional)
         cls._name_set = frozenset(cls._names)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         cls = type(self)
         names = cls._names
-        if len(args) > len(names):
-            raise TypeError(f"{cls.__name__} takes {len(names)} arguments")
-        values = dict(zip(names, args, strict=False)) if args else {}
+        if args:
+            positional = cls._positional
+            if len(args) > len(positional):
+                raise TypeError(f"{cls.__name__} takes {len(positional)} positional arguments")
+            values = dict(zip(positional, args, strict=False))
+        else:
+            values = {}
         if kwargs:
             # Set operations, not a loop: records are built for every response sent.
             if not cls._name_set.issuperset(kwargs) or not values.keys().isdisjoint(kwargs):

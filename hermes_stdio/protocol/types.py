@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
+from .events import RunEvent
 from .inputs import ImageInput
 from .names import SessionId, WorkerKey
 from .record import Record, doc_field
@@ -311,7 +312,7 @@ class RunEventNotification(Record):
     run_id: str = doc_field("The run.")
     session_id: str = doc_field("Its session.")
     seq: int = doc_field("Per-run sequence number.")
-    event: JsonObject = doc_field("The event: an object with a string type; see protocol.md.")
+    event: RunEvent = doc_field("What happened; hosts ignore an event type they do not know.")
 
 
 class RunCompletedNotification(Record):

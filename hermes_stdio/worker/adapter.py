@@ -61,6 +61,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
 
+from ..protocol import events as ev
 from ..protocol import toolbox as tx
 from ..transport import restore_std_streams
 from . import catalog, fence, images, process_guard, references, usage
@@ -270,7 +271,7 @@ class HermesAdapter(HermesProfile, HermesSessions):
 
     def expand_references(
         self, agent: Any, session: Session, message: str
-    ) -> tuple[str, dict[str, Any]] | None:
+    ) -> tuple[str, ev.ReferencesExpandedEvent] | None:
         from agent import context_references
 
         length = getattr(getattr(agent, "context_compressor", None), "context_length", None)
@@ -280,7 +281,7 @@ class HermesAdapter(HermesProfile, HermesSessions):
 
     def attach_images(
         self, agent: Any, message: str, attachments: list[images.Attachment]
-    ) -> tuple[UserContent, dict[str, Any]]:
+    ) -> tuple[UserContent, ev.ImagesAttachedEvent]:
         from agent.image_routing import build_native_content_parts, decide_image_input_mode
         from gateway.platforms.base import cache_image_from_bytes
         from hermes_cli.config import load_config

@@ -2,7 +2,7 @@
 
 Contract: ``agent_callbacks(sink)`` gives the AIAgent callback keyword
 arguments, each mapping hermes' call onto ``sink.delta`` or ``sink.event``
-with JSON-safe fields (event types as protocol.md lists them); tool results
+(a ``protocol.events`` record with JSON-safe fields); tool results
 are cut at ``MAX_TOOL_RESULT_CHARS``. ``EventSink`` is the session's current
 run. Nothing here imports hermes-agent.
 """
@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Protocol
 
+from ..protocol import events as ev
+from ..protocol.events import RunEvent
 from ..wire import to_jsonable
 
 MAX_TOOL_RESULT_CHARS = 64 * 1024
@@ -22,7 +24,7 @@ class EventSink(Protocol):
 
     def delta(self, text: str) -> None: ...
 
-    def event(self, type_: str, **fields: Any) -> None: ...
+    def event(self, event: RunEvent) -> None: ...
 
 
 def text_of(value: Any) -> str:
@@ -34,29 +36,31 @@ def agent_callbacks(sink: EventSink) -> dict[str, Callable[..., None]]:
 
     def stream_delta(text: Any = None) -> None:
         if text is None:
-            sink.event("turn.boundary")
+            sink.event(ev.TurnBoundaryEvent())
         elif text:
             sink.delta(text_of(text))
 
     def tool_generating(name: Any = None) -> None:
-        sink.event("tool.generating", name=text_of(name or ""))
+        sink.event(ev.ToolGeneratingEvent(name=text_of(name or "")))
 
     def tool_start(call_id: Any, name: Any, args: Any = None) -> None:
         sink.event(
-            "tool.started",
-            toolCallId=text_of(call_id or ""),
-            name=text_of(name or ""),
-            args=to_jsonable(args or {}),
+            ev.ToolStartedEvent(
+                tool_call_id=text_of(call_id or ""),
+                name=text_of(name or ""),
+                args=to_jsonable(args) if isinstance(args, dict) else {},
+            )
         )
 
     def tool_complete(call_id: Any, name: Any, args: Any = None, result: Any = None) -> None:
         text = None if result is None else text_of(result)
         sink.event(
-            "tool.completed",
-            toolCallId=text_of(call_id or ""),
-            name=text_of(name or ""),
-            result=None if text is None else text[:MAX_TOOL_RESULT_CHARS],
-            truncated=text is not None and len(text) > MAX_TOOL_RESULT_CHARS,
+            ev.ToolCompletedEvent(
+                tool_call_id=text_of(call_id or ""),
+                name=text_of(name or ""),
+                result=None if text is None else text[:MAX_TOOL_RESULT_CHARS],
+                truncated=text is not None and len(text) > MAX_TOOL_RESULT_CHARS,
+            )
         )
 
     def tool_progress(
@@ -65,32 +69,35 @@ def agent_callbacks(sink: EventSink) -> dict[str, Callable[..., None]]:
         if kind in (None, "tool.started", "tool.completed"):
             return  # the start/complete callbacks carry these, with the call id
         if kind == "_thinking":
-            sink.event("thinking", text=text_of(name or ""))
+            sink.event(ev.ThinkingEvent(text=text_of(name or "")))
         elif kind == "reasoning.available":
-            sink.event("reasoning.available", text=text_of(preview or ""))
+            sink.event(ev.ReasoningAvailableEvent(text=text_of(preview or "")))
         else:
             sink.event(
-                "tool.progress",
-                kind=text_of(kind),
-                name=text_of(name or ""),
-                preview=None if preview is None else text_of(preview),
+                ev.ToolProgressEvent(
+                    kind=text_of(kind),
+                    name=text_of(name or ""),
+                    preview=None if preview is None else text_of(preview),
+                )
             )
 
     def reasoning(text: Any = None) -> None:
         if text:
-            sink.event("reasoning.delta", text=text_of(text))
+            sink.event(ev.ReasoningDeltaEvent(text=text_of(text)))
 
     def thinking(text: Any = None) -> None:
-        sink.event("thinking", text=text_of(text or ""))
+        sink.event(ev.ThinkingEvent(text=text_of(text or "")))
 
     def status(kind: Any = None, message: Any = None, *_: Any) -> None:
-        sink.event("status", kind=text_of(kind or ""), message=text_of(message or ""))
+        sink.event(ev.StatusEvent(kind=text_of(kind or ""), message=text_of(message or "")))
 
     def step(api_calls: Any = None, tools: Any = None) -> None:
+        calls = tools if isinstance(tools, list) else []
         sink.event(
-            "step",
-            apiCalls=api_calls if isinstance(api_calls, int) else None,
-            tools=to_jsonable(tools or []),
+            ev.StepEvent(
+                api_calls=api_calls if isinstance(api_calls, int) else None,
+                tools=[to_jsonable(c) for c in calls if isinstance(c, dict)],
+            )
         )
 
     return {

@@ -19,6 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
+from ..protocol import events as ev
 from ..protocol import toolbox as tx
 from ..protocol import types as t
 from ..protocol.usage import TokenUsage
@@ -106,14 +107,14 @@ class AgentAdapter(Protocol):
 
     def expand_references(
         self, agent: Any, session: Session, message: str
-    ) -> tuple[str, dict[str, Any]] | None:
+    ) -> tuple[str, ev.ReferencesExpandedEvent] | None:
         """The message with its ``@`` references expanded (``references.expand``)
         and the ``references.expanded`` event's fields; None when it has none."""
         ...
 
     def attach_images(
         self, agent: Any, message: str, attachments: list[Attachment]
-    ) -> tuple[UserContent, dict[str, Any]]:
+    ) -> tuple[UserContent, ev.ImagesAttachedEvent]:
         """The turn's message with its images attached (``images.attach``), and the
         ``images.attached`` event's fields."""
         ...
@@ -231,7 +232,7 @@ class AgentAdapter(Protocol):
         Raises ``ValueError`` when the action cannot apply."""
         ...
 
-    def evaluate_goal(self, session_id: str, final_response: str) -> dict[str, Any] | None:
+    def evaluate_goal(self, session_id: str, final_response: str) -> ev.GoalEvaluatedEvent | None:
         """Judge a finished turn against the session's active goal: the
         ``goal.evaluated`` event's fields, or None without an active goal."""
         ...
@@ -252,7 +253,7 @@ class AgentAdapter(Protocol):
 
     def expand_command(
         self, session: Session, message: str
-    ) -> tuple[str, dict[str, Any]] | None: ...
+    ) -> tuple[str, ev.CommandExpandedEvent] | None: ...
 
     def close(self, agent: Any) -> None: ...
 

@@ -25,7 +25,7 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from ..protocol import encode
+from ..protocol import events as ev
 from ..protocol import types as t
 
 # Striped: a fixed set of locks, so nothing grows with the sessions seen.
@@ -85,17 +85,18 @@ def apply(
 
 def evaluate(
     goals: Any, session_id: str, final_response: str, default_turns: int
-) -> dict[str, Any] | None:
+) -> ev.GoalEvaluatedEvent | None:
     with _one_at_a_time(session_id):
         mgr = goals.GoalManager(session_id, default_max_turns=default_turns)
         if not mgr.is_active():
             return None
         decision = mgr.evaluate_after_turn(final_response, user_initiated=True)
-    return {
-        "verdict": str(decision.get("verdict") or ""),
-        "reason": str(decision.get("reason") or ""),
-        "shouldContinue": bool(decision.get("should_continue")),
-        "continuationPrompt": decision.get("continuation_prompt") or None,
-        "message": str(decision.get("message") or ""),
-        **encode(info(mgr.state)),
-    }
+    prompt = decision.get("continuation_prompt")
+    return ev.GoalEvaluatedEvent(
+        verdict=str(decision.get("verdict") or ""),
+        reason=str(decision.get("reason") or ""),
+        should_continue=bool(decision.get("should_continue")),
+        continuation_prompt=str(prompt) if prompt else None,
+        message=str(decision.get("message") or ""),
+        **vars(info(mgr.state)),
+    )

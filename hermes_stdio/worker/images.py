@@ -30,6 +30,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from ..protocol import events as ev
 from ..protocol.inputs import ImageInput
 from ..wire import ErrorType, RpcError
 
@@ -96,7 +97,7 @@ def checked(images: list[ImageInput] | None) -> list[Attachment]:
 
 def attach(
     message: str, attachments: list[Attachment], hermes: HermesImages
-) -> tuple[str | list[dict[str, Any]], dict[str, Any]]:
+) -> tuple[str | list[dict[str, Any]], ev.ImagesAttachedEvent]:
     skipped: list[str] = []
     refs: list[tuple[Attachment, str]] = []  # each image and the path or url hermes reads
     for item in attachments:
@@ -115,7 +116,7 @@ def attach(
         if images:
             labels = {ref: item.label for item, ref in refs}
             skipped += [f"{labels.get(path, path)}: could not be read" for path in unread]
-            return parts, {"mode": "native", "attached": images, "skipped": skipped}
+            return parts, ev.ImagesAttachedEvent(mode="native", attached=images, skipped=skipped)
     described: list[str] = []
     for item, ref in refs:
         try:
@@ -128,8 +129,8 @@ def attach(
             f"[If you need a closer look, use vision_analyze with image_url: {ref}]"
         )
     text = "\n\n".join([*described, message] if message else described)
-    fields = {"mode": "text", "attached": len(described), "skipped": skipped}
-    return text or message, fields
+    event = ev.ImagesAttachedEvent(mode="text", attached=len(described), skipped=skipped)
+    return text or message, event
 
 
 DESCRIBE = (

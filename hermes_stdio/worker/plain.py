@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
+from ..protocol import events as ev
 from ..protocol import toolbox as tx
 from ..protocol import types as t
 from .catalog import Forked, Rewound, UnknownSession
@@ -54,14 +55,14 @@ class PlainAdapterMethods:
 
     def expand_references(
         self, agent: Any, session: Session, message: str
-    ) -> tuple[str, dict[str, Any]] | None:
+    ) -> tuple[str, ev.ReferencesExpandedEvent] | None:
         return None  # reads no files for the model
 
     def attach_images(
         self, agent: Any, message: str, attachments: list[Attachment]
-    ) -> tuple[UserContent, dict[str, Any]]:
+    ) -> tuple[UserContent, ev.ImagesAttachedEvent]:
         skipped = [f"{a.label}: this agent takes no images" for a in attachments]
-        return message, {"mode": "text", "attached": 0, "skipped": skipped}
+        return message, ev.ImagesAttachedEvent(mode="text", attached=0, skipped=skipped)
 
     def connect_mcp(self) -> None:
         pass  # no MCP servers
@@ -112,7 +113,9 @@ class PlainAdapterMethods:
     def list_commands(self) -> list[dict[str, str]]:
         return []  # has no skills
 
-    def expand_command(self, session: Session, message: str) -> tuple[str, dict[str, Any]] | None:
+    def expand_command(
+        self, session: Session, message: str
+    ) -> tuple[str, ev.CommandExpandedEvent] | None:
         return None
 
     def goal(
@@ -125,7 +128,7 @@ class PlainAdapterMethods:
     ) -> t.GoalInfo:
         raise ValueError("this agent has no goals")
 
-    def evaluate_goal(self, session_id: str, final_response: str) -> dict[str, Any] | None:
+    def evaluate_goal(self, session_id: str, final_response: str) -> ev.GoalEvaluatedEvent | None:
         return None
 
     def runtime_changed(self) -> str | None:

@@ -191,7 +191,7 @@ def _first_turn() -> None:
         def delta(self, text: str) -> None:
             pass
 
-        def event(self, type_: str, **fields: object) -> None:
+        def event(self, event: object) -> None:
             pass
 
     with ScriptedLLM() as llm, tempfile.TemporaryDirectory() as root:

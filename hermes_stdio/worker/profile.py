@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from ..protocol import events as ev
 from ..protocol import types as t
 from . import goals, skills, tools
 from .options import checkpoint_settings, disabled_toolsets, enabled_toolsets
@@ -59,7 +60,7 @@ class HermesProfile:
         hermes_goals, turns = self._goals()
         return goals.apply(hermes_goals, session_id, action, text, index, max_turns, turns)
 
-    def evaluate_goal(self, session_id: str, final_response: str) -> dict[str, Any] | None:
+    def evaluate_goal(self, session_id: str, final_response: str) -> ev.GoalEvaluatedEvent | None:
         hermes_goals, turns = self._goals()
         return goals.evaluate(hermes_goals, session_id, final_response, turns)
 
@@ -69,7 +70,9 @@ class HermesProfile:
 
         return skills.list_commands(skill_commands, skill_bundles)
 
-    def expand_command(self, session: Session, message: str) -> tuple[str, dict[str, Any]] | None:
+    def expand_command(
+        self, session: Session, message: str
+    ) -> tuple[str, ev.CommandExpandedEvent] | None:
         from agent import skill_bundles, skill_commands
 
         # Loading the skill may ask for its secrets: the run built its agent first, which

@@ -16,19 +16,21 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..protocol import events as ev
+
 
 def expand(
     hermes_refs: Any, message: str, cwd: str, context_length: int
-) -> tuple[str, dict[str, Any]] | None:
+) -> tuple[str, ev.ReferencesExpandedEvent] | None:
     if "@" not in message or not hermes_refs.parse_context_references(message):
         return None
     found = hermes_refs.preprocess_context_references(
         message, cwd=cwd, allowed_root=cwd, context_length=context_length
     )
-    fields = {
-        "references": [ref.raw for ref in found.references],
-        "warnings": [str(w) for w in found.warnings],
-        "injectedTokens": int(found.injected_tokens),
-        "blocked": bool(found.blocked),
-    }
-    return str(found.message), fields
+    event = ev.ReferencesExpandedEvent(
+        references=[str(ref.raw) for ref in found.references],
+        warnings=[str(w) for w in found.warnings],
+        injected_tokens=int(found.injected_tokens),
+        blocked=bool(found.blocked),
+    )
+    return str(found.message), event

@@ -22,7 +22,10 @@ import traceback
 from collections.abc import Callable
 from typing import Any
 
+from ..protocol import encode
+from ..protocol import events as ev
 from ..protocol import types as t
+from ..protocol.events import RunEvent
 from ..transport.log import log
 from .contract import AgentAdapter, AgentUnavailable, Announce, UserContent
 from .state import Run, Session
@@ -44,15 +47,19 @@ class SessionSink:
         if run is not None:
             run.delta(text)
 
-    def event(self, type_: str, **fields: Any) -> None:
+    def event(self, event: RunEvent) -> None:
         run = self.session.run
         if run is not None:
-            if type_ == "tool.started":  # this turn's tool result now exists to carry it
+            if isinstance(event, ev.ToolStartedEvent):  # the turn's tool result can carry it
                 agent = self.session.agent
                 for text in run.open_steering():
                     if agent is not None:
                         self._steer(agent, text)
-            run.emit("run/event", {"event": {"type": type_, **fields}})
+            emit_event(run, event)
+
+
+def emit_event(run: Run, event: RunEvent) -> None:
+    run.emit("run/event", {"event": encode(event)})
 
 
 def _error(kind: t.RunErrorKind, exc: BaseException) -> t.RunError:
@@ -153,26 +160,23 @@ def _prepare(
     references and its images, each announced by a run/event; None when the run
     ended here (hermes refused the references)."""
 
-    def event(type_: str, fields: dict[str, Any]) -> None:
-        run.emit("run/event", {"event": {"type": type_, **fields}})
-
     expanded = adapter.expand_command(session, message) if run.expand_commands else None
     if expanded is not None:
         message = expanded[0]
-        event("command.expanded", expanded[1])
+        emit_event(run, expanded[1])
     if run.expand_references:
         referenced = adapter.expand_references(agent, session, message)
         if referenced is not None:
             message = referenced[0]
-            event("references.expanded", referenced[1])
-            if referenced[1]["blocked"]:
-                refused = "; ".join(referenced[1]["warnings"]) or "@ context refused"
+            emit_event(run, referenced[1])
+            if referenced[1].blocked:
+                refused = "; ".join(referenced[1].warnings) or "@ context refused"
                 run.complete("error", None, t.RunError(t.RunErrorType.CONTEXT_REFUSED, refused))
                 return None
     if not run.images:
         return message
     content, attached = adapter.attach_images(agent, message, run.images)
-    event("images.attached", attached)
+    emit_event(run, attached)
     return content
 
 
@@ -182,7 +186,7 @@ def _judge_goal(adapter: AgentAdapter, session: Session, run: Run, final: str) -
     event, never the run. The judge thinks on a thread of its own, so an interrupt
     ends the run at once: False then, and its verdict (still recorded in the goal
     by hermes) is not sent."""
-    verdicts: list[dict[str, Any] | None] = []
+    verdicts: list[ev.GoalEvaluatedEvent | None] = []
     wake = threading.Event()
 
     def judge() -> None:
@@ -203,5 +207,5 @@ def _judge_goal(adapter: AgentAdapter, session: Session, run: Run, final: str) -
     if run.interrupt_requested:
         return False
     if verdicts and verdicts[0] is not None:
-        run.emit("run/event", {"event": {"type": "goal.evaluated", **verdicts[0]}})
+        emit_event(run, verdicts[0])
     return True

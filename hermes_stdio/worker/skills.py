@@ -18,7 +18,11 @@ are passed in, so that only ``adapter`` imports hermes-agent):
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, Literal
+
+from ..protocol import events as ev
+
+Kind = Literal["skill", "bundle"]
 
 _COMMAND = re.compile(r"/([A-Za-z0-9][A-Za-z0-9_-]*)(?:\s+|$)")
 _NOTE = (
@@ -39,11 +43,13 @@ def list_commands(skills: Any, bundles: Any) -> list[dict[str, str]]:
     return [found[k] for k in sorted(found)]
 
 
-def _event(key: str, kind: str, loaded: Any, missing: Any) -> dict[str, Any]:
-    return {"command": key, "kind": kind, "skills": list(loaded), "missing": list(missing)}
+def _event(key: str, kind: Kind, loaded: Any, missing: Any) -> ev.CommandExpandedEvent:
+    return ev.CommandExpandedEvent(
+        command=key, kind=kind, skills=[str(s) for s in loaded], missing=[str(s) for s in missing]
+    )
 
 
-def _resolve(skills: Any, bundles: Any, name: str) -> tuple[str, str] | None:
+def _resolve(skills: Any, bundles: Any, name: str) -> tuple[Kind, str] | None:
     for attempt in range(2):
         if attempt:  # a skill or bundle added since the last scan
             skills.scan_skill_commands()
@@ -59,7 +65,7 @@ def _resolve(skills: Any, bundles: Any, name: str) -> tuple[str, str] | None:
 
 def expand(
     skills: Any, bundles: Any, message: str, task_id: str
-) -> tuple[str, dict[str, Any]] | None:
+) -> tuple[str, ev.CommandExpandedEvent] | None:
     m = _COMMAND.match(message)
     if m is None:
         return None

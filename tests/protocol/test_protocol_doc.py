@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import inspect
 import json
 import re
 from pathlib import Path
@@ -15,9 +14,10 @@ from hermes_stdio.protocol import (
     WORKER_METHODS,
     WORKER_NOTIFICATIONS,
 )
+from hermes_stdio.protocol.events import EVENT_TYPES
+from hermes_stdio.protocol.model import fields_of
 from hermes_stdio.protocol.schema import build_schema
 from hermes_stdio.wire import ErrorType
-from hermes_stdio.worker import callbacks
 
 DOC = (Path(__file__).resolve().parents[2] / "protocol.md").read_text(encoding="utf-8")
 
@@ -44,11 +44,23 @@ def test_every_error_code_is_documented_with_its_type(kind: ErrorType) -> None:
     assert re.search(rf"\| {kind.code} \| `{kind.type}` \|", DOC), kind
 
 
-def test_every_run_event_type_the_worker_emits_is_documented() -> None:
-    source = inspect.getsource(callbacks.agent_callbacks)
-    emitted = set(re.findall(r'sink\.event\(\s*"([a-z._]+)"', source))
-    assert emitted
-    assert {t for t in emitted if f"| `{t}` |" not in DOC} == set()
+def event_table() -> dict[str, str]:
+    """The rows of protocol.md's ``event.type`` table, by type."""
+    start = DOC.index("| `event.type` |")
+    table = DOC[start : DOC.index("\n\n", start)]
+    return dict(re.findall(r"^\| `([a-z._]+)` \|(.*)$", table, re.M)[1:])  # after the header
+
+
+@pytest.mark.parametrize("event_type", list(EVENT_TYPES))
+def test_every_run_event_type_has_a_row_naming_each_of_its_fields(event_type: str) -> None:
+    row = event_table().get(event_type)
+    assert row is not None, event_type
+    fields = [f.wire for f in fields_of(EVENT_TYPES[event_type]) if f.wire != "type"]
+    assert [f for f in fields if f"`{f}`" not in row] == []
+
+
+def test_the_event_table_has_no_row_for_a_type_the_protocol_does_not_define() -> None:
+    assert set(event_table()) == set(EVENT_TYPES)
 
 
 def test_the_initialize_example_lists_every_method_and_notification_in_table_order() -> None:

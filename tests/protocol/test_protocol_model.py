@@ -12,6 +12,13 @@ from hermes_stdio.protocol import HOST_METHODS, camel, decode, encode
 from hermes_stdio.protocol import stored as st
 from hermes_stdio.protocol import types as t
 from hermes_stdio.protocol import workers as pw
+from hermes_stdio.protocol.events import (
+    GoalEvaluatedEvent,
+    RunEvent,
+    StatusEvent,
+    ThinkingEvent,
+    ToolGeneratingEvent,
+)
 from hermes_stdio.protocol.model import Name, fields_of, schema_of
 from hermes_stdio.protocol.record import Record
 from hermes_stdio.wire import ErrorType, RpcError
@@ -365,3 +372,28 @@ def test_every_params_field_naming_a_session_or_worker_key_is_a_checked_name():
         for field in fields_of(method.params):
             if field.wire in limits:
                 assert _names_in(field.tp) == [Name(limits[field.wire])], (method.name, field.wire)
+
+
+def test_a_keyword_only_field_is_skipped_by_positional_arguments() -> None:
+    event = StatusEvent("warn", "retrying")
+    assert (event.type, event.kind, event.message) == ("status", "warn", "retrying")
+    with pytest.raises(TypeError):
+        StatusEvent("status", "warn", "retrying")
+
+
+def test_a_union_tagged_by_type_decodes_by_the_tag_and_names_a_wrong_one() -> None:
+    assert decode(RunEvent, {"type": "thinking", "text": "hm"}) == ThinkingEvent(text="hm")
+    assert decode(RunEvent, {"type": "tool.generating", "name": "x"}) == ToolGeneratingEvent(
+        name="x"
+    )
+    with pytest.raises(RpcError) as unknown:
+        decode(RunEvent, {"type": "nope"}, "event")
+    assert unknown.value.data == {"field": "event.type"}
+    with pytest.raises(RpcError) as missing:
+        decode(RunEvent, {"type": "thinking"}, "event")
+    assert missing.value.data == {"field": "event.text"}
+
+
+def test_the_goal_evaluated_event_ends_with_every_goal_info_field_typed_as_there() -> None:
+    goal_info = [(f.wire, f.tp) for f in fields_of(t.GoalInfo)]
+    assert [(f.wire, f.tp) for f in fields_of(GoalEvaluatedEvent)][-len(goal_info) :] == goal_info

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from hermes_stdio.protocol.events import StatusEvent
 from hermes_stdio.wire import Request, RpcError
 from hermes_stdio.worker.callbacks import EventSink
 from hermes_stdio.worker.contract import TurnOutcome
@@ -33,7 +34,7 @@ Turn = Callable[[FakeAgent, Session, str, Callable[[], bool]], TurnOutcome]
 
 def echo_turn(agent: FakeAgent, session: Session, message: str, stop: Any) -> TurnOutcome:
     agent.sink.delta("Hel")
-    agent.sink.event("status", kind="thinking", message="")
+    agent.sink.event(StatusEvent(kind="thinking", message=""))
     agent.sink.delta("lo")
     history = [*session.history, {"role": "user", "content": message}]
     history.append({"role": "assistant", "content": "Hello"})

@@ -7,6 +7,7 @@ import threading
 
 import pytest
 
+from hermes_stdio.protocol.events import ToolStartedEvent
 from hermes_stdio.wire import ErrorType
 
 WAIT = 10.0
@@ -150,7 +151,7 @@ def test_steering_waits_for_the_turns_first_tool_call_and_later_text_goes_to_the
 
     def turn(agent, session, message, stop):
         assert tool_starts.wait(WAIT)
-        agent.sink.event("tool.started", toolCallId="c1", name="terminal", args={})
+        agent.sink.event(ToolStartedEvent(tool_call_id="c1", name="terminal", args={}))
         tool_started.set()
         return blocked_turn(agent, session, message, stop)
 

@@ -108,8 +108,8 @@ def test_actions_reach_the_manager_and_refusals_are_value_errors() -> None:
 def test_a_subgoal_added_while_the_judge_thinks_survives_the_verdict() -> None:
     fake = FakeGoals()
     apply(fake, "set", text="ship it")
-    verdict: dict[str, Any] = {}
-    judge = threading.Thread(target=lambda: verdict.update(goals.evaluate(fake, "s1", "x", 20)))
+    verdicts: list[Any] = []
+    judge = threading.Thread(target=lambda: verdicts.append(goals.evaluate(fake, "s1", "x", 20)))
     judge.start()
     assert fake.judging.wait(WAIT)
     added = threading.Thread(target=apply, args=(fake, "addSubgoal"), kwargs={"text": "tests"})
@@ -119,6 +119,6 @@ def test_a_subgoal_added_while_the_judge_thinks_survives_the_verdict() -> None:
     fake.release.set()
     judge.join(WAIT)
     added.join(WAIT)
-    assert verdict["shouldContinue"] is True and verdict["turnsUsed"] == 1
+    assert verdicts[0].should_continue is True and verdicts[0].turns_used == 1
     assert fake.stored["s1"].subgoals == ["tests"]
     assert fake.stored["s1"].turns_used == 1

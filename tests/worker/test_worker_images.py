@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from hermes_stdio.protocol.events import ImagesAttachedEvent
 from hermes_stdio.protocol.inputs import ImageInput
 from hermes_stdio.wire import ErrorType, RpcError
 from hermes_stdio.worker.images import Attachment, HermesImages, attach, checked
@@ -77,7 +78,9 @@ def test_native_mode_sends_content_parts_and_skips_bytes_that_are_no_image() -> 
         {"type": "image_url", "image_url": {"url": "/cache/1.png"}},
         {"type": "image_url", "image_url": {"url": "https://x/url.png"}},
     ]
-    assert fields == {"mode": "native", "attached": 2, "skipped": ["images[1]: not an image"]}
+    assert fields == ImagesAttachedEvent(
+        mode="native", attached=2, skipped=["images[1]: not an image"]
+    )
 
 
 def test_text_mode_puts_descriptions_first_and_says_why_one_failed() -> None:
@@ -87,16 +90,16 @@ def test_text_mode_puts_descriptions_first_and_says_why_one_failed() -> None:
     assert isinstance(message, str)
     assert message.startswith("[The user attached an image. Here's what it contains:\n")
     assert "a picture at /p.png" in message and message.endswith("\n\nwhat?")
-    assert fields == {
-        "mode": "text",
-        "attached": 1,
-        "skipped": ["images[1]: No LLM provider configured for task=vision"],
-    }
+    assert fields == ImagesAttachedEvent(
+        mode="text",
+        attached=1,
+        skipped=["images[1]: No LLM provider configured for task=vision"],
+    )
 
 
 def test_native_mode_falls_back_to_descriptions_when_no_image_could_be_read() -> None:
     message, fields = attach(
         "hi", [Attachment("images[0]", path="/p.png")], Fake("native", readable=False).hermes
     )
-    assert fields["mode"] == "text" and fields["attached"] == 1
+    assert fields.mode == "text" and fields.attached == 1
     assert isinstance(message, str) and message.endswith("hi")

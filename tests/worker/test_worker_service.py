@@ -9,6 +9,12 @@ import weakref
 
 import pytest
 
+from hermes_stdio.protocol.events import (
+    CommandExpandedEvent,
+    GoalEvaluatedEvent,
+    ReferencesExpandedEvent,
+    StepEvent,
+)
 from hermes_stdio.protocol.toolbox import McpServerInfo
 from hermes_stdio.protocol.types import RunErrorType
 from hermes_stdio.wire import ErrorType, Notification, Request
@@ -83,7 +89,7 @@ def test_seq_stays_gapless_when_the_agent_streams_from_many_threads(harness):
         def burst(n):
             for i in range(100):
                 agent.sink.delta(f"{n}.{i}")
-                agent.sink.event("step", n=n)
+                agent.sink.event(StepEvent(api_calls=n, tools=[]))
 
         threads = [threading.Thread(target=burst, args=(n,)) for n in range(6)]
         for th in threads:
@@ -550,13 +556,31 @@ def test_slow_queries_run_a_few_at_a_time_and_a_cancel_skips_one_not_started(har
     assert len([m for m in peer.snapshot() if "id" in m]) == size + 2  # one answer each
 
 
+def verdict(said: str, go_on: bool) -> GoalEvaluatedEvent:
+    """A judge's verdict on a goal "ship it" after its first turn."""
+    return GoalEvaluatedEvent(
+        verdict=said,
+        reason="",
+        should_continue=go_on,
+        continuation_prompt=None,
+        message="",
+        goal="ship it",
+        status="active",
+        turns_used=1,
+        max_turns=20,
+        subgoals=[],
+        last_verdict=said,
+        last_reason=None,
+    )
+
+
 def test_an_interrupt_while_the_judge_thinks_ends_the_run_at_once_without_a_verdict(harness):
     judging, release = threading.Event(), threading.Event()
 
     def evaluate(session_id, final):
         judging.set()
         release.wait(WAIT)
-        return {"verdict": "done", "shouldContinue": False}
+        return verdict("done", False)
 
     harness.adapter.evaluate_goal = evaluate
     ack = harness.start("one")
@@ -573,11 +597,10 @@ def test_an_interrupt_while_the_judge_thinks_ends_the_run_at_once_without_a_verd
 def test_references_hermes_refuses_end_the_run_before_the_turn(harness):
     turns = []
     harness.adapter.turn = lambda agent, session, message, stop: turns.append(message)
-    fields = {"references": ["@file:huge"], "warnings": ["too big"], "injectedTokens": 9}
-    harness.adapter.expand_references = lambda agent, session, message: (
-        message,
-        {**fields, "blocked": True},
+    refused = ReferencesExpandedEvent(
+        references=["@file:huge"], warnings=["too big"], injected_tokens=9, blocked=True
     )
+    harness.adapter.expand_references = lambda agent, session, message: (message, refused)
     ack = harness.start("@file:huge")
     done = harness.wait_completed(ack["runId"])
     assert done["status"] == "error"
@@ -587,7 +610,15 @@ def test_references_hermes_refuses_end_the_run_before_the_turn(harness):
         for m in harness.run_messages(ack["runId"])
         if m["method"] == "run/event"
     ]
-    assert events == [{"type": "references.expanded", **fields, "blocked": True}]
+    assert events == [
+        {
+            "type": "references.expanded",
+            "references": ["@file:huge"],
+            "warnings": ["too big"],
+            "injectedTokens": 9,
+            "blocked": True,
+        }
+    ]
     assert turns == []
     harness.wait_idle(ack["runId"])
 
@@ -646,7 +677,8 @@ def test_a_leading_slash_command_is_expanded_before_the_turn_unless_the_run_says
     seen = []
 
     def expand(session, message):
-        return ("[skill] " + message[1:], {"command": "/alpha", "kind": "skill"})
+        event = CommandExpandedEvent(command="/alpha", kind="skill", skills=["alpha"], missing=[])
+        return ("[skill] " + message[1:], event)
 
     def turn(agent, session, message, stop):
         seen.append(message)
@@ -657,7 +689,15 @@ def test_a_leading_slash_command_is_expanded_before_the_turn_unless_the_run_says
     ack = harness.start("/alpha go")
     harness.wait_completed(ack["runId"])
     events = [m["params"]["event"] for m in harness.run_messages(ack["runId"])[1:2]]
-    assert events == [{"type": "command.expanded", "command": "/alpha", "kind": "skill"}]
+    assert events == [
+        {
+            "type": "command.expanded",
+            "command": "/alpha",
+            "kind": "skill",
+            "skills": ["alpha"],
+            "missing": [],
+        }
+    ]
     harness.wait_idle(ack["runId"])
     plain = harness.start("/alpha go", sessionId=ack["sessionId"], expandCommands=False)
     harness.wait_completed(plain["runId"])
@@ -712,7 +752,7 @@ def test_a_finished_turn_ends_with_the_goal_verdict_and_a_failing_judge_costs_on
         judged.append(final)
         if len(judged) == 2:
             raise RuntimeError("judge unreachable")
-        return {"verdict": "continue", "shouldContinue": True}
+        return verdict("continue", True)
 
     harness.adapter.evaluate_goal = evaluate
     ack = harness.start("one")
@@ -721,7 +761,17 @@ def test_a_finished_turn_ends_with_the_goal_verdict_and_a_failing_judge_costs_on
     assert notes[-2]["params"]["event"] == {
         "type": "goal.evaluated",
         "verdict": "continue",
+        "reason": "",
         "shouldContinue": True,
+        "continuationPrompt": None,
+        "message": "",
+        "goal": "ship it",
+        "status": "active",
+        "turnsUsed": 1,
+        "maxTurns": 20,
+        "subgoals": [],
+        "lastVerdict": "continue",
+        "lastReason": None,
     }
     harness.wait_idle(ack["runId"])
     again = harness.start("two", sessionId=ack["sessionId"])

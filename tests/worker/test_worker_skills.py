@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from hermes_stdio.protocol.events import CommandExpandedEvent
 from hermes_stdio.worker import skills
 
 
@@ -76,17 +77,27 @@ def test_messages_that_do_not_start_with_a_known_command_stay_as_typed(message: 
     assert skills.expand(fake_skills, FakeBundles(), message, "sess") is None
 
 
+def expanded(
+    fake_skills: FakeSkills, bundles: FakeBundles, message: str
+) -> tuple[str, CommandExpandedEvent]:
+    found = skills.expand(fake_skills, bundles, message, "sess")
+    assert found is not None
+    return found
+
+
 def test_a_skill_a_bundle_and_stacked_skills_expand_with_the_rest_as_the_instruction() -> None:
     fake_skills, bundles = FakeSkills(), FakeBundles()
     fake_skills.on_disk["/beta"] = {"name": "beta"}
     fake_skills.scan_skill_commands()
-    text, event = skills.expand(fake_skills, bundles, "/alpha  do it ", "sess") or ("", {})
+    text, event = expanded(fake_skills, bundles, "/alpha  do it ")
     assert text == "[skill /alpha] do it"
-    assert event == {"command": "/alpha", "kind": "skill", "skills": ["alpha"], "missing": []}
-    text, event = skills.expand(fake_skills, bundles, "/pair go", "sess") or ("", {})
-    assert (text, event["kind"], event["missing"]) == ("[bundle /pair] go", "bundle", ["gone"])
-    text, event = skills.expand(fake_skills, bundles, "/alpha /beta go", "sess") or ("", {})
-    assert event["skills"] == ["alpha", "beta"] and text.endswith("go")
+    assert event == CommandExpandedEvent(
+        command="/alpha", kind="skill", skills=["alpha"], missing=[]
+    )
+    text, event = expanded(fake_skills, bundles, "/pair go")
+    assert (text, event.kind, event.missing) == ("[bundle /pair] go", "bundle", ["gone"])
+    text, event = expanded(fake_skills, bundles, "/alpha /beta go")
+    assert event.skills == ["alpha", "beta"] and text.endswith("go")
 
 
 def test_a_skill_unknown_at_the_last_scan_is_found_by_one_rescan() -> None:

@@ -23,6 +23,9 @@ import type {
   SudoResolvedNotification,
 } from './generated/protocol.js';
 
+/** A `run/event`'s `event`: a union tagged by `type` (hosts ignore types they do not know). */
+export type RunEvent = RunEventNotification['event'];
+
 export interface CollectRunOptions {
   /** Called with each `run/delta` as it arrives. */
   onDelta?: (delta: RunDeltaNotification) => void;

@@ -38,6 +38,7 @@ test('generated types compile and the method maps hold every schema method with 
   const lines = [
     `import type * as P from ${JSON.stringify(gen)};`,
     `import { HermesStdioClient, HermesStdioError } from ${JSON.stringify(client)};`,
+    `import type { RunEvent } from ${JSON.stringify(client)};`,
     'type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends (<T>() => T extends B ? 1 : 2) ? true : false;',
     'const ok = <T extends true>(): T => true as T;',
     'type Keys<T> = keyof T;',
@@ -72,6 +73,12 @@ export async function usage(c: HermesStdioClient): Promise<void> {
   // @ts-expect-error unknown method
   await c.request('no/such', {});
   c.onNotification('run/delta', (d) => { const t: string = d.text; void t; });
+  c.onNotification('run/event', (n) => {
+    const e: RunEvent = n.event;
+    if (e.type === 'tool.completed') { const out: string | null = e.result; void out; }
+    // @ts-expect-error a thinking event has no result
+    if (e.type === 'thinking') void e.result;
+  });
   // @ts-expect-error run/completed has no text
   c.onNotification('run/completed', (d) => d.text);
   try { await c.shutdown(); } catch (e) { if (e instanceof HermesStdioError) { const n: number = e.code; const t: string = e.data.type; void n; void t; } }

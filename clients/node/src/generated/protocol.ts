@@ -329,6 +329,32 @@ export interface ClientInfo {
   version?: string | null;
 }
 
+/**
+ * The message started with a slash command, which was expanded.
+ */
+export interface CommandExpandedEvent {
+  /**
+   * The event's type.
+   */
+  type: 'command.expanded';
+  /**
+   * The command as typed, e.g. "/code-review".
+   */
+  command: string;
+  /**
+   * What it named.
+   */
+  kind: 'skill' | 'bundle';
+  /**
+   * The skills loaded.
+   */
+  skills: string[];
+  /**
+   * A bundle's skills that are not installed.
+   */
+  missing: string[];
+}
+
 export interface CommandInfo {
   /**
    * The command as typed, e.g. /code-review.
@@ -466,6 +492,64 @@ export interface CompressionRespondResult {
  */
 export type EmptyParams = Record<string, never>;
 
+/**
+ * The judge's verdict on a finished turn of a session with an active goal, and the goal's state after it (the fields of GoalInfo).
+ */
+export interface GoalEvaluatedEvent {
+  /**
+   * The event's type.
+   */
+  type: 'goal.evaluated';
+  /**
+   * done, continue, wait or skipped.
+   */
+  verdict: string;
+  /**
+   * Why, in the judge's words.
+   */
+  reason: string;
+  /**
+   * Whether the host should send continuationPrompt.
+   */
+  shouldContinue: boolean;
+  /**
+   * The next run/start message, when it should.
+   */
+  continuationPrompt: string | null;
+  /**
+   * A one-line summary for the user.
+   */
+  message: string;
+  /**
+   * The standing goal; null when the session has none.
+   */
+  goal: string | null;
+  /**
+   * Where it stands.
+   */
+  status: ('active' | 'paused' | 'done') | null;
+  /**
+   * Turns judged against it so far.
+   */
+  turnsUsed: number;
+  /**
+   * Its turn budget.
+   */
+  maxTurns: number | null;
+  /**
+   * Criteria added to it, in order.
+   */
+  subgoals: string[];
+  /**
+   * The judge's last verdict: done, continue, wait ...
+   */
+  lastVerdict: string | null;
+  /**
+   * Why, in the judge's words.
+   */
+  lastReason: string | null;
+}
+
 export interface GoalInfo {
   /**
    * The standing goal; null when the session has none.
@@ -514,6 +598,28 @@ export interface ImageInput {
    * An http(s) address the model's provider fetches.
    */
   url?: string | null;
+}
+
+/**
+ * The run brought images.
+ */
+export interface ImagesAttachedEvent {
+  /**
+   * The event's type.
+   */
+  type: 'images.attached';
+  /**
+   * Sent to the model, or described as text.
+   */
+  mode: 'native' | 'text';
+  /**
+   * Images attached.
+   */
+  attached: number;
+  /**
+   * Which image was skipped, e.g. images[0], and why.
+   */
+  skipped: string[];
 }
 
 export interface InitializeOptions {
@@ -764,6 +870,60 @@ export interface ProviderModels {
   warning: string | null;
 }
 
+/**
+ * Reasoning or a content summary after an assistant message.
+ */
+export interface ReasoningAvailableEvent {
+  /**
+   * The event's type.
+   */
+  type: 'reasoning.available';
+  /**
+   * The reasoning.
+   */
+  text: string;
+}
+
+/**
+ * Streamed model reasoning.
+ */
+export interface ReasoningDeltaEvent {
+  /**
+   * The event's type.
+   */
+  type: 'reasoning.delta';
+  /**
+   * The next reasoning text.
+   */
+  text: string;
+}
+
+/**
+ * The message named @ context, which hermes read.
+ */
+export interface ReferencesExpandedEvent {
+  /**
+   * The event's type.
+   */
+  type: 'references.expanded';
+  /**
+   * The references, as typed.
+   */
+  references: string[];
+  /**
+   * hermes' warnings.
+   */
+  warnings: string[];
+  /**
+   * Rough tokens of the attached context.
+   */
+  injectedTokens: number;
+  /**
+   * Whether hermes refused to attach any of it.
+   */
+  blocked: boolean;
+}
+
 export interface RunCompletedNotification {
   /**
    * The run.
@@ -841,11 +1001,23 @@ export interface RunEventNotification {
    */
   seq: number;
   /**
-   * The event: an object with a string type; see protocol.md.
+   * What happened; hosts ignore an event type they do not know.
    */
-  event: {
-    [k: string]: unknown;
-  };
+  event:
+    | ToolGeneratingEvent
+    | ToolStartedEvent
+    | ToolCompletedEvent
+    | ToolProgressEvent
+    | ThinkingEvent
+    | ReasoningDeltaEvent
+    | ReasoningAvailableEvent
+    | StatusEvent
+    | StepEvent
+    | TurnBoundaryEvent
+    | GoalEvaluatedEvent
+    | CommandExpandedEvent
+    | ReferencesExpandedEvent
+    | ImagesAttachedEvent;
 }
 
 export interface RunInterruptResult {
@@ -1588,6 +1760,44 @@ export interface SessionUndoResult {
   message: string | null;
 }
 
+/**
+ * Lifecycle messages and warnings (retries, errors).
+ */
+export interface StatusEvent {
+  /**
+   * The event's type.
+   */
+  type: 'status';
+  /**
+   * hermes' kind of message, e.g. lifecycle or warn.
+   */
+  kind: string;
+  /**
+   * The message.
+   */
+  message: string;
+}
+
+/**
+ * A model call is about to be made.
+ */
+export interface StepEvent {
+  /**
+   * The event's type.
+   */
+  type: 'step';
+  /**
+   * Model calls of this turn so far, this one included.
+   */
+  apiCalls: number | null;
+  /**
+   * The previous model call's tool calls: name, arguments and result of each.
+   */
+  tools: {
+    [k: string]: unknown;
+  }[];
+}
+
 export interface StoredSession {
   /**
    * The id to resume it with in run/start.
@@ -1749,6 +1959,20 @@ export interface TemplateInfo {
   problem: string | null;
 }
 
+/**
+ * The agent's short status line; an empty text clears it.
+ */
+export interface ThinkingEvent {
+  /**
+   * The event's type.
+   */
+  type: 'thinking';
+  /**
+   * The status line.
+   */
+  text: string;
+}
+
 export interface TokenUsage {
   /**
    * Prompt tokens sent, over all of the run's model calls.
@@ -1782,6 +2006,46 @@ export interface TokenUsage {
    * The model's context window, if known.
    */
   contextLength: number | null;
+}
+
+/**
+ * A tool call ended.
+ */
+export interface ToolCompletedEvent {
+  /**
+   * The event's type.
+   */
+  type: 'tool.completed';
+  /**
+   * The model's id of the call.
+   */
+  toolCallId: string;
+  /**
+   * The tool.
+   */
+  name: string;
+  /**
+   * What it returned, at most 64 KiB.
+   */
+  result: string | null;
+  /**
+   * Whether the result was cut at 64 KiB.
+   */
+  truncated: boolean;
+}
+
+/**
+ * The model began writing a call of this tool; its arguments are still streaming.
+ */
+export interface ToolGeneratingEvent {
+  /**
+   * The event's type.
+   */
+  type: 'tool.generating';
+  /**
+   * The tool.
+   */
+  name: string;
 }
 
 export interface ToolInfo {
@@ -1827,6 +2091,62 @@ export interface ToolListResult {
    * agent.disabled_toolsets: left out even so.
    */
   disabledToolsets: string[];
+}
+
+/**
+ * Other tool activity hermes reports (e.g. subagents).
+ */
+export interface ToolProgressEvent {
+  /**
+   * The event's type.
+   */
+  type: 'tool.progress';
+  /**
+   * hermes' name for the activity.
+   */
+  kind: string;
+  /**
+   * The tool or subagent.
+   */
+  name: string;
+  /**
+   * A short preview, if hermes gives one.
+   */
+  preview: string | null;
+}
+
+/**
+ * A tool call begins.
+ */
+export interface ToolStartedEvent {
+  /**
+   * The event's type.
+   */
+  type: 'tool.started';
+  /**
+   * The model's id of the call.
+   */
+  toolCallId: string;
+  /**
+   * The tool.
+   */
+  name: string;
+  /**
+   * Its arguments, as hermes shows them (secrets redacted).
+   */
+  args: {
+    [k: string]: unknown;
+  };
+}
+
+/**
+ * A text block closed (tools are about to run).
+ */
+export interface TurnBoundaryEvent {
+  /**
+   * The event's type.
+   */
+  type: 'turn.boundary';
 }
 
 export interface WorkerExitedNotification {

@@ -1,0 +1,103 @@
+"""hermes' agent callbacks become typed run events: each one a ``protocol.events``
+record that decodes as a ``run/event``'s event, whatever odd values hermes passes."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from hermes_stdio.protocol import decode, encode
+from hermes_stdio.protocol import events as ev
+from hermes_stdio.protocol.types import RunEventNotification
+from hermes_stdio.worker.callbacks import MAX_TOOL_RESULT_CHARS, agent_callbacks
+
+
+class Sink:
+    def __init__(self) -> None:
+        self.deltas: list[str] = []
+        self.events: list[ev.RunEvent] = []
+
+    def delta(self, text: str) -> None:
+        self.deltas.append(text)
+
+    def event(self, event: ev.RunEvent) -> None:
+        self.events.append(event)
+
+
+def on_the_wire(event: ev.RunEvent) -> dict[str, Any]:
+    """The event as a host reads it, checked against the protocol's types."""
+    params = {"runId": "r", "sessionId": "s", "seq": 1, "event": encode(event)}
+    wire = json.loads(json.dumps(params, allow_nan=False))
+    assert decode(RunEventNotification, wire).event == event
+    event_json: dict[str, Any] = wire["event"]
+    return event_json
+
+
+def test_every_callback_gives_an_event_that_decodes_as_its_own_type() -> None:
+    sink = Sink()
+    cb = agent_callbacks(sink)
+    cb["stream_delta_callback"]("Hi")
+    cb["stream_delta_callback"](None)
+    cb["tool_gen_callback"]("write_file")
+    cb["tool_start_callback"]("c1", "terminal", {"command": "ls", "n": float("nan")})
+    cb["tool_complete_callback"]("c1", "terminal", {}, "x" * (MAX_TOOL_RESULT_CHARS + 1))
+    cb["tool_progress_callback"]("subagent.start", "delegate", None)
+    cb["tool_progress_callback"]("_thinking", "pondering")
+    cb["tool_progress_callback"]("reasoning.available", None, "summary")
+    cb["reasoning_callback"]("because")
+    cb["thinking_callback"](None)
+    cb["status_callback"]("warn", "retrying")
+    cb["step_callback"](2, [{"name": "terminal", "result": "ok", "arguments": "{}"}, "odd"])
+    assert sink.deltas == ["Hi"]
+    wire = [on_the_wire(e) for e in sink.events]
+    assert [w["type"] for w in wire] == [
+        "turn.boundary",
+        "tool.generating",
+        "tool.started",
+        "tool.completed",
+        "tool.progress",
+        "thinking",
+        "reasoning.available",
+        "reasoning.delta",
+        "thinking",
+        "status",
+        "step",
+    ]
+    assert wire[2] == {
+        "type": "tool.started",
+        "toolCallId": "c1",
+        "name": "terminal",
+        "args": {"command": "ls", "n": "nan"},  # strict JSON: NaN arrives as a string
+    }
+    assert len(wire[3]["result"]) == MAX_TOOL_RESULT_CHARS and wire[3]["truncated"] is True
+    assert wire[8] == {"type": "thinking", "text": ""}
+    assert wire[10]["tools"] == [{"name": "terminal", "result": "ok", "arguments": "{}"}]
+
+
+def test_callbacks_given_nothing_still_give_well_typed_events() -> None:
+    sink = Sink()
+    cb = agent_callbacks(sink)
+    cb["tool_gen_callback"]()
+    cb["tool_start_callback"](None, None, "not an object")
+    cb["tool_complete_callback"](None, None)
+    cb["tool_progress_callback"]("custom")
+    cb["status_callback"]()
+    cb["step_callback"]("two", None)
+    cb["stream_delta_callback"]("")
+    cb["reasoning_callback"]("")
+    cb["tool_progress_callback"]("tool.started", "terminal")  # carried by tool_start instead
+    wire = [on_the_wire(e) for e in sink.events]
+    assert wire == [
+        {"type": "tool.generating", "name": ""},
+        {"type": "tool.started", "toolCallId": "", "name": "", "args": {}},
+        {
+            "type": "tool.completed",
+            "toolCallId": "",
+            "name": "",
+            "result": None,
+            "truncated": False,
+        },
+        {"type": "tool.progress", "kind": "custom", "name": "", "preview": None},
+        {"type": "status", "kind": "", "message": ""},
+        {"type": "step", "apiCalls": None, "tools": []},
+    ]
