@@ -14,6 +14,7 @@ import typing
 from typing import Any, Literal
 
 from .record import Record, doc_field
+from .usage import TokenUsage
 
 JsonObject = dict[str, Any]
 TYPE_DOC = "The event's type."
@@ -101,6 +102,13 @@ class TurnBoundaryEvent(Record):
     type: Literal["turn.boundary"] = doc_field(TYPE_DOC, default="turn.boundary", kw_only=True)
 
 
+class UsageEvent(Record):
+    """A model call of the run returned: what the run's calls used so far."""
+
+    type: Literal["usage"] = doc_field(TYPE_DOC, default="usage", kw_only=True)
+    usage: TokenUsage = doc_field("The run's usage so far, as in run/completed.")
+
+
 class GoalEvaluatedEvent(Record):
     """The judge's verdict on a finished turn of a session with an active goal, and
     the goal's state after it (the fields of GoalInfo)."""
@@ -165,6 +173,7 @@ RunEvent = (
     | StatusEvent
     | StepEvent
     | TurnBoundaryEvent
+    | UsageEvent
     | GoalEvaluatedEvent
     | CommandExpandedEvent
     | ReferencesExpandedEvent

@@ -10,7 +10,9 @@ and ends the run with ``run/completed``: ``interrupted`` if an interrupt was
 requested (also while the judge thinks), ``error`` (type
 ``agent_unavailable`` or ``agent_error`` if the agent could not be built or
 the turn failed, ``context_refused`` if hermes refused the references), else
-``complete``. A completed turn is handed to hermes' titling
+``complete``. Each model call of the turn that reported usage is followed by a
+``usage`` event before the run's next event (the last call's before
+``run/completed``). A completed turn is handed to hermes' titling
 (``announce_title`` hears the title). Callbacks that fire after the run ended
 are dropped by ``Run``.
 """
@@ -29,6 +31,7 @@ from ..protocol.events import RunEvent
 from ..transport.log import log
 from .contract import AgentAdapter, AgentUnavailable, Announce, UserContent
 from .state import Run, Session
+from .usage import UsageWatch
 
 JUDGE_WAIT_S = 120.0  # hermes gives its judge 30 s
 
@@ -50,6 +53,7 @@ class SessionSink:
     def event(self, event: RunEvent) -> None:
         run = self.session.run
         if run is not None:
+            report_usage(run)  # a model call that returned comes before what follows it
             if isinstance(event, ev.ToolStartedEvent):  # the turn's tool result can carry it
                 agent = self.session.agent
                 for text in run.open_steering():
@@ -60,6 +64,13 @@ class SessionSink:
 
 def emit_event(run: Run, event: RunEvent) -> None:
     run.emit("run/event", {"event": encode(event)})
+
+
+def report_usage(run: Run) -> None:
+    """A ``usage`` event, if the run's model calls used more since the last one."""
+    watch = run.usage
+    if watch is not None:
+        watch.report(lambda used: emit_event(run, ev.UsageEvent(usage=used)))
 
 
 def _error(kind: t.RunErrorKind, exc: BaseException) -> t.RunError:
@@ -124,7 +135,12 @@ def execute_run(
         content = _prepare(adapter, agent, session, run, message)
         if content is None:
             return
-        outcome = adapter.run_turn(agent, session, content, lambda: run.interrupt_requested)
+        run.usage = UsageWatch(agent)
+        try:
+            outcome = adapter.run_turn(agent, session, content, lambda: run.interrupt_requested)
+        finally:
+            report_usage(run)  # the last model call's, so every call has its event
+            run.usage = None  # a finished run kept for run/result must not keep the agent
     except Exception as exc:
         run.complete("error", None, _error(t.RunErrorType.AGENT_ERROR, exc))
         return

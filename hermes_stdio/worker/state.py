@@ -31,6 +31,7 @@ from ..protocol import encode
 from ..protocol import types as t
 from .images import Attachment
 from .outbox import DeltaItem, NoteItem, Outbox, as_outbox, delta_head
+from .usage import UsageWatch
 
 
 def new_id(prefix: str) -> str:
@@ -107,6 +108,7 @@ class Run:
         self._steering = False
         self.worker_stopping = False  # set before the worker interrupts it to stop
         self._wakers: set[threading.Event] = set()
+        self.usage: UsageWatch | None = None  # set as its turn begins
 
     def request_interrupt(self, message: str | None) -> None:
         with self._lock:

@@ -296,6 +296,26 @@ def test_tools_run_in_the_sessions_workspace_and_report_tool_events_from_generat
     assert notes[-1].params["status"] == "complete"
 
 
+def test_each_model_call_is_followed_by_a_usage_event_and_the_last_equals_the_runs_usage(
+    host: HostClient, llm: ScriptedLLM
+) -> None:
+    llm.enqueue(Reply.tool_call("terminal", {"command": "echo hi"}), Reply.text(["done"]))
+    _run, notes = run_to_end(host, {"message": "go"})
+    events = [n.params["event"] for n in notes if n.method == "run/event"]
+    kinds = [e["type"] for e in events]
+    used = [e["usage"] for e in events if e["type"] == "usage"]
+    assert len(used) == 2 == notes[-1].params["result"]["apiCalls"]  # one per model call
+    # The first call's usage reaches the host before the tool it asked for runs.
+    assert kinds.index("usage") < kinds.index("tool.started")
+    second = kinds.index("step", 1)  # the second model call is about to be made
+    assert kinds[:second].count("usage") == 1 and kinds[second:].count("usage") == 1
+    assert used[-1] == notes[-1].params["result"]["usage"]
+    first, last = used
+    assert 0 < first["inputTokens"] < last["inputTokens"]  # the run's calls so far, added up
+    assert first["contextTokens"] == first["inputTokens"]  # the window after the first call
+    assert first["contextLength"] == 131072
+
+
 def test_tool_args_json_cannot_carry_arrive_as_strings_and_the_run_still_completes(
     host: HostClient, llm: ScriptedLLM
 ) -> None:

@@ -13,7 +13,9 @@ from hermes_stdio.protocol.events import (
     CommandExpandedEvent,
     GoalEvaluatedEvent,
     ReferencesExpandedEvent,
+    StatusEvent,
     StepEvent,
+    ToolStartedEvent,
 )
 from hermes_stdio.protocol.toolbox import McpServerInfo
 from hermes_stdio.protocol.types import RunErrorType
@@ -82,6 +84,52 @@ def test_a_run_streams_started_deltas_events_and_one_completed_with_gapless_seq(
         "usage": None,  # the fake agent keeps no token counters
     }
     assert done["error"] is None
+
+
+def test_each_model_call_that_used_tokens_is_reported_before_the_runs_next_event(harness):
+    build = harness.adapter.build
+
+    def counting_build(session, sink):
+        agent = build(session, sink)
+        for name in ("input", "output", "cache_read", "cache_write", "reasoning", "total"):
+            setattr(agent, f"session_{name}_tokens", 0)  # hermes' per-session counters
+        return agent
+
+    def turn(agent, session, message, stop):
+        agent.session_input_tokens = agent.session_total_tokens = 100  # the first model call
+        agent.sink.event(ToolStartedEvent(tool_call_id="c1", name="terminal", args={}))
+        agent.sink.event(StatusEvent(kind="lifecycle", message="ran"))  # nothing more used
+        agent.session_input_tokens, agent.session_output_tokens = 250, 5  # the second call
+        agent.session_total_tokens = 255
+        return TurnOutcome("ok", [])
+
+    harness.adapter.build, harness.adapter.turn = counting_build, turn
+    ack = harness.start("hi")
+    harness.wait_completed(ack["runId"])
+    msgs = harness.run_messages(ack["runId"])
+    kinds = [m["params"]["event"]["type"] if "event" in m["params"] else m["method"] for m in msgs]
+    assert kinds == ["run/started", "usage", "tool.started", "status", "usage", "run/completed"]
+    assert seqs(msgs) == [1, 2, 3, 4, 5, 6]
+    used = [m["params"]["event"]["usage"] for m in msgs if kinds[msgs.index(m)] == "usage"]
+    assert [u["inputTokens"] for u in used] == [100, 250]
+    assert used[-1] == {
+        "inputTokens": 250,
+        "outputTokens": 5,
+        "cacheReadTokens": 0,
+        "cacheWriteTokens": 0,
+        "reasoningTokens": 0,
+        "totalTokens": 255,
+        "contextTokens": None,  # the fake keeps no context compressor
+        "contextLength": None,
+    }
+    harness.wait_idle(ack["runId"])
+    harness.adapter.turn = lambda agent, session, message, stop: TurnOutcome("ok", [])
+    again = harness.start("again", sessionId=ack["sessionId"])  # counters stay where they were
+    harness.wait_completed(again["runId"])
+    assert [m["method"] for m in harness.run_messages(again["runId"])] == [
+        "run/started",
+        "run/completed",
+    ]
 
 
 def test_seq_stays_gapless_when_the_agent_streams_from_many_threads(harness):

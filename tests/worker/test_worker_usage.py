@@ -6,7 +6,7 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 from hermes_stdio.protocol.usage import TokenUsage
-from hermes_stdio.worker.usage import counters, turn_usage
+from hermes_stdio.worker.usage import UsageWatch, counters, turn_usage
 
 
 def agent(**tokens: int) -> SimpleNamespace:
@@ -28,3 +28,25 @@ def test_usage_is_what_the_run_added_and_the_fill_is_unknown_right_after_compres
 def test_an_agent_without_counters_reports_no_usage() -> None:
     assert counters(object()) is None
     assert turn_usage(object(), None) is None
+
+
+def test_a_watch_reports_the_turns_usage_once_after_each_change_of_the_counters() -> None:
+    a = agent(input=100, output=10, total=110)
+    watch, sent = UsageWatch(a), []
+    watch.report(sent.append)
+    assert sent == []  # nothing used yet this turn
+    a.session_input_tokens, a.session_total_tokens = 130, 140
+    watch.report(sent.append)
+    watch.report(sent.append)
+    a.session_output_tokens, a.session_total_tokens = 25, 155
+    watch.report(sent.append)
+    assert sent == [
+        TokenUsage(30, 0, 0, 0, 0, 30, None, 1000),
+        TokenUsage(30, 15, 0, 0, 0, 45, None, 1000),
+    ]
+
+
+def test_a_watch_on_an_agent_without_counters_reports_nothing() -> None:
+    sent: list[TokenUsage] = []
+    UsageWatch(object()).report(sent.append)
+    assert sent == []

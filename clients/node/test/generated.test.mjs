@@ -76,6 +76,7 @@ export async function usage(c: HermesStdioClient): Promise<void> {
   c.onNotification('run/event', (n) => {
     const e: RunEvent = n.event;
     if (e.type === 'tool.completed') { const out: string | null = e.result; void out; }
+    if (e.type === 'usage') { const used: number = e.usage.totalTokens; void used; }
     // @ts-expect-error a thinking event has no result
     if (e.type === 'thinking') void e.result;
   });

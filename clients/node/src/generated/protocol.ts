@@ -1014,6 +1014,7 @@ export interface RunEventNotification {
     | StatusEvent
     | StepEvent
     | TurnBoundaryEvent
+    | UsageEvent
     | GoalEvaluatedEvent
     | CommandExpandedEvent
     | ReferencesExpandedEvent
@@ -2147,6 +2148,20 @@ export interface TurnBoundaryEvent {
    * The event's type.
    */
   type: 'turn.boundary';
+}
+
+/**
+ * A model call of the run returned: what the run's calls used so far.
+ */
+export interface UsageEvent {
+  /**
+   * The event's type.
+   */
+  type: 'usage';
+  /**
+   * The run's usage so far, as in run/completed.
+   */
+  usage: TokenUsage;
 }
 
 export interface WorkerExitedNotification {
