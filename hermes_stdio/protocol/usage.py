@@ -47,3 +47,6 @@ class TokenUsage(Record):
         "The last request's prompt size: how full the context window is now; null if unknown."
     )
     context_length: int | None = doc_field("The model's context window, if known.")
+    cost_usd: float | None = doc_field(
+        "What these calls cost in US dollars, as hermes estimates it; null if it has no price."
+    )

@@ -28,6 +28,8 @@ Contract:
   ``context_length`` is set); every other path answers 404 JSON. While
   ``models_gate`` is set, each such listing is held like a gated reply (a
   model picker that waits on a slow provider); ``models_listed`` counts them.
+  ``pricing`` (e.g. ``{"prompt": "0.000002", "completion": "0.00001"}``, USD per
+  token) is listed as the model's price, for clients that estimate costs.
 * CLI: ``python -m hermes_stdio.testing.llm_server --port 0`` prints the port on stdout
   and serves the default reply until interrupted; ``--script JSON`` queues replies
   first, each ``{"text": "..."}`` or ``{"tool": NAME, "arguments": {...}}``.
@@ -152,6 +154,8 @@ class _Handler(BaseHTTPRequestHandler):
             model: JSON = {"id": llm.model, "object": "model", "created": 0, "owned_by": "scripted"}
             if llm.context_length:  # read by clients probing the context window
                 model["context_length"] = model["max_model_len"] = llm.context_length
+            if llm.pricing is not None:  # USD per token, as OpenRouter's models API says it
+                model["pricing"] = llm.pricing
             self._send_json(200, {"object": "list", "data": [model]})
         else:
             self._not_found()
@@ -260,6 +264,7 @@ class ScriptedLLM:
         self._requests: list[JSON] = []
         self.models_gate: Gate | None = None
         self.models_listed = 0
+        self.pricing: dict[str, str] | None = None
         self._server: _Server | None = None
         self._thread: threading.Thread | None = None
 
@@ -322,7 +327,7 @@ class ScriptedLLM:
         with self._lock:
             self._queue.clear()
             self._requests.clear()
-            self.models_gate, self.models_listed = None, 0
+            self.models_gate, self.models_listed, self.pricing = None, 0, None
 
     @property
     def pending(self) -> int:

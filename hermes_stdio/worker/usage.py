@@ -1,10 +1,12 @@
 """What a run's model calls used, from the counters hermes keeps on its agent.
 
 Contract: ``counters(agent)`` snapshots hermes' per-session token counters
-(``session_input_tokens`` and the like; all 0 for an agent without them);
-``turn_usage(agent, before)`` is the difference since ``before`` as a
-``TokenUsage``, with the window's fill (hermes' ``last_prompt_tokens``) and
-size from its context compressor; None when the agent keeps no counters.
+(``session_input_tokens`` and the like; all 0 for an agent without them) and
+its cost estimate (``session_estimated_cost_usd``); ``turn_usage(agent,
+before)`` is the difference since ``before`` as a ``TokenUsage``, with the
+window's fill (hermes' ``last_prompt_tokens``) and size from its context
+compressor, and the cost unless hermes could not price the calls; None when
+the agent keeps no counters.
 ``UsageWatch(agent)``, made as a turn begins, gives that usage once after
 each change of the counters (``report``): what a ``usage`` event says.
 """
@@ -13,28 +15,39 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..protocol.usage import TokenUsage
 
 _COUNTERS = ("input", "output", "cache_read", "cache_write", "reasoning", "total")
+# hermes' cost status when it priced the call: estimated from a price, or included
+# in a subscription (0); "unknown" when it had no price.
+_PRICED = frozenset({"estimated", "included", "actual"})
 
 
-def counters(agent: Any) -> dict[str, int] | None:
+class Counters(NamedTuple):
+    tokens: dict[str, int]
+    cost_usd: float  # hermes' running estimate for the session
+
+
+def counters(agent: Any) -> Counters | None:
     if not hasattr(agent, "session_total_tokens"):
         return None
     found = {}
     for name in _COUNTERS:
         value = getattr(agent, f"session_{name}_tokens", 0)
         found[name] = value if isinstance(value, int) else 0
-    return found
+    cost = getattr(agent, "session_estimated_cost_usd", 0.0)
+    return Counters(found, float(cost) if isinstance(cost, int | float) else 0.0)
 
 
-def turn_usage(agent: Any, before: dict[str, int] | None) -> TokenUsage | None:
+def turn_usage(agent: Any, before: Counters | None) -> TokenUsage | None:
     after = counters(agent)
     if after is None or before is None:
         return None
-    spent = {name: max(0, after[name] - before[name]) for name in _COUNTERS}
+    spent = {name: max(0, after.tokens[name] - before.tokens[name]) for name in _COUNTERS}
+    cost = after.cost_usd - before.cost_usd
+    priced = cost > 0 or getattr(agent, "session_cost_status", None) in _PRICED
     compressor = getattr(agent, "context_compressor", None)
     last = getattr(compressor, "last_prompt_tokens", None)
     length = getattr(compressor, "context_length", None)
@@ -48,6 +61,8 @@ def turn_usage(agent: Any, before: dict[str, int] | None) -> TokenUsage | None:
         # hermes sets -1 right after compressing, until the next response says.
         context_tokens=last if isinstance(last, int) and last > 0 else None,
         context_length=length if isinstance(length, int) and length > 0 else None,
+        # Rounded to a nano-dollar: the difference of two float sums carries noise.
+        cost_usd=round(max(cost, 0.0), 9) if priced else None,
     )
 
 

@@ -316,6 +316,23 @@ def test_each_model_call_is_followed_by_a_usage_event_and_the_last_equals_the_ru
     assert first["contextLength"] == 131072
 
 
+def test_a_model_the_provider_lists_a_price_for_has_the_runs_cost_in_its_usage(
+    host: HostClient, llm: ScriptedLLM
+) -> None:
+    llm.pricing = {"prompt": "0.000002", "completion": "0.00001"}  # USD per token of test-model
+    llm.enqueue(Reply.tool_call("terminal", {"command": "echo hi"}), Reply.text(["done"]))
+    _run, notes = run_to_end(host, {"message": "go"})
+    used = notes[-1].params["result"]["usage"]
+    price = used["inputTokens"] * 0.000002 + used["outputTokens"] * 0.00001
+    assert used["costUsd"] == pytest.approx(price, abs=1e-9) and price > 0
+    events = [n.params["event"] for n in notes if n.method == "run/event"]
+    first = next(e["usage"] for e in events if e["type"] == "usage")
+    assert 0 < first["costUsd"] < used["costUsd"]  # the first call's, then both calls'
+    # A model the provider lists no price for: no cost, and no guess at one.
+    _run, notes = run_to_end(host, {"message": "again", "model": "unpriced-model"})
+    assert notes[-1].params["result"]["usage"]["costUsd"] is None
+
+
 def test_tool_args_json_cannot_carry_arrive_as_strings_and_the_run_still_completes(
     host: HostClient, llm: ScriptedLLM
 ) -> None:
@@ -505,7 +522,7 @@ def test_run_notifications_have_exactly_the_documented_bytes_on_the_wire(
     usage = (
         '{{"inputTokens":{inputTokens},"outputTokens":{outputTokens},"cacheReadTokens":0,'
         '"cacheWriteTokens":0,"reasoningTokens":0,"totalTokens":{totalTokens},'
-        '"contextTokens":{contextTokens},"contextLength":131072}}'
+        '"contextTokens":{contextTokens},"contextLength":131072,"costUsd":null}}'
     ).format(**used)
     expected_done = (head % "completed") + (
         f'{done.params["seq"]},"status":"complete","result":{{"finalResponse":"Hi \u00e9\\"!",'

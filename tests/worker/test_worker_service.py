@@ -121,6 +121,7 @@ def test_each_model_call_that_used_tokens_is_reported_before_the_runs_next_event
         "totalTokens": 255,
         "contextTokens": None,  # the fake keeps no context compressor
         "contextLength": None,
+        "costUsd": None,  # nor a cost estimate
     }
     harness.wait_idle(ack["runId"])
     harness.adapter.turn = lambda agent, session, message, stop: TurnOutcome("ok", [])

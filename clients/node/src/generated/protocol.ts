@@ -2007,6 +2007,10 @@ export interface TokenUsage {
    * The model's context window, if known.
    */
   contextLength: number | null;
+  /**
+   * What these calls cost in US dollars, as hermes estimates it; null if it has no price.
+   */
+  costUsd: number | null;
 }
 
 /**
