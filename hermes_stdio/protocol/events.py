@@ -17,6 +17,7 @@ from .record import Record, doc_field
 from .usage import TokenUsage
 
 JsonObject = dict[str, Any]
+PlanStatus = Literal["pending", "in_progress", "completed", "cancelled"]
 TYPE_DOC = "The event's type."
 
 
@@ -96,6 +97,21 @@ class StepEvent(Record):
     )
 
 
+class PlanItem(Record):
+    """One task of the agent's plan (its todo list), in the plan's order."""
+
+    id: str = doc_field("The agent's id for the task.")
+    content: str = doc_field("What the task is.")
+    status: PlanStatus = doc_field("Where it stands.")
+
+
+class PlanEvent(Record):
+    """The agent wrote its plan (hermes' todo tool): the whole list as it is now."""
+
+    type: Literal["plan"] = doc_field(TYPE_DOC, default="plan", kw_only=True)
+    items: list[PlanItem] = doc_field("Every task, in order; empty when the plan was cleared.")
+
+
 class TurnBoundaryEvent(Record):
     """A text block closed (tools are about to run)."""
 
@@ -173,6 +189,7 @@ RunEvent = (
     | StatusEvent
     | StepEvent
     | TurnBoundaryEvent
+    | PlanEvent
     | UsageEvent
     | GoalEvaluatedEvent
     | CommandExpandedEvent

@@ -3,12 +3,15 @@
 Contract: ``agent_callbacks(sink)`` gives the AIAgent callback keyword
 arguments, each mapping hermes' call onto ``sink.delta`` or ``sink.event``
 (a ``protocol.events`` record with JSON-safe fields); tool results
-are cut at ``MAX_TOOL_RESULT_CHARS``. ``EventSink`` is the session's current
+are cut at ``MAX_TOOL_RESULT_CHARS``. A ``todo`` call that wrote the agent's
+list is followed by a ``plan`` event with the whole list. ``EventSink`` is the session's current
 run. Nothing here imports hermes-agent.
 """
 
 from __future__ import annotations
 
+import json
+import typing
 from collections.abc import Callable
 from typing import Any, Protocol
 
@@ -17,6 +20,7 @@ from ..protocol.events import RunEvent
 from ..wire import to_jsonable
 
 MAX_TOOL_RESULT_CHARS = 64 * 1024
+_PLAN_STATUSES = frozenset(typing.get_args(ev.PlanStatus))
 
 
 class EventSink(Protocol):
@@ -29,6 +33,24 @@ class EventSink(Protocol):
 
 def text_of(value: Any) -> str:
     return value if isinstance(value, str) else str(value)
+
+
+def plan_items(result: str) -> list[ev.PlanItem] | None:
+    """The list a ``todo`` tool result holds (``{"todos": [{id, content, status}]}``);
+    None for any other result, such as the tool's error."""
+    try:
+        todos = json.loads(result).get("todos")
+    except (ValueError, AttributeError):
+        return None
+    if not isinstance(todos, list):
+        return None
+    items = []
+    for todo in todos:
+        status = todo.get("status") if isinstance(todo, dict) else None
+        if status in _PLAN_STATUSES:
+            item_id, content = text_of(todo.get("id", "")), text_of(todo.get("content", ""))
+            items.append(ev.PlanItem(item_id, content, typing.cast(ev.PlanStatus, status)))
+    return items
 
 
 def agent_callbacks(sink: EventSink) -> dict[str, Callable[..., None]]:
@@ -62,6 +84,10 @@ def agent_callbacks(sink: EventSink) -> dict[str, Callable[..., None]]:
                 truncated=text is not None and len(text) > MAX_TOOL_RESULT_CHARS,
             )
         )
+        if name == "todo" and isinstance(args, dict) and "todos" in args and text:
+            items = plan_items(text)  # it wrote the list: its result is the whole list
+            if items is not None:
+                sink.event(ev.PlanEvent(items=items))
 
     def tool_progress(
         kind: Any = None, name: Any = None, preview: Any = None, args: Any = None, **_: Any

@@ -333,6 +333,36 @@ def test_a_model_the_provider_lists_a_price_for_has_the_runs_cost_in_its_usage(
     assert notes[-1].params["result"]["usage"]["costUsd"] is None
 
 
+def test_the_agents_todo_list_reaches_the_host_as_a_plan_each_time_it_writes_it(
+    host: HostClient, llm: ScriptedLLM
+) -> None:
+    plan = [
+        {"id": "1", "content": "read the code", "status": "completed"},
+        {"id": "2", "content": "fix the bug", "status": "in_progress"},
+    ]
+    progress = [{"id": "2", "status": "completed"}, {"id": "3", "content": "test it"}]
+    llm.enqueue(
+        Reply.tool_call("todo", {"todos": plan}),
+        Reply.tool_call("todo", {"todos": progress, "merge": True}),
+        Reply.tool_call("todo", {}),  # a read writes nothing
+        Reply.text(["done"]),
+    )
+    _run, notes = run_to_end(host, {"message": "plan it"})
+    events = [n.params["event"] for n in notes if n.method == "run/event"]
+    plans = [e["items"] for e in events if e["type"] == "plan"]
+    assert plans == [
+        plan,
+        [  # hermes merged the update into its list, and a new task starts pending
+            {"id": "1", "content": "read the code", "status": "completed"},
+            {"id": "2", "content": "fix the bug", "status": "completed"},
+            {"id": "3", "content": "test it", "status": "pending"},
+        ],
+    ]
+    first = next(i for i, e in enumerate(events) if e["type"] == "plan")
+    assert events[first - 1]["type"] == "tool.completed" and events[first - 1]["name"] == "todo"
+    assert notes[-1].params["status"] == "complete"
+
+
 def test_tool_args_json_cannot_carry_arrive_as_strings_and_the_run_still_completes(
     host: HostClient, llm: ScriptedLLM
 ) -> None:

@@ -101,3 +101,38 @@ def test_callbacks_given_nothing_still_give_well_typed_events() -> None:
         {"type": "status", "kind": "", "message": ""},
         {"type": "step", "apiCalls": None, "tools": []},
     ]
+
+
+def todo_result(*todos: dict[str, str]) -> str:
+    return json.dumps({"todos": list(todos), "summary": {"total": len(todos)}})
+
+
+def test_a_todo_call_that_wrote_the_list_is_followed_by_the_whole_plan() -> None:
+    sink = Sink()
+    cb = agent_callbacks(sink)
+    written = {"todos": [{"id": "1", "content": "ship", "status": "in_progress"}], "merge": True}
+    whole = todo_result(
+        {"id": "0", "content": "plan", "status": "completed"},
+        {"id": "1", "content": "ship", "status": "in_progress"},
+        {"id": "2", "content": "odd", "status": "someday"},  # not a status hermes keeps
+    )
+    cb["tool_complete_callback"]("c1", "todo", written, whole)
+    assert [on_the_wire(e) for e in sink.events][1] == {
+        "type": "plan",
+        "items": [
+            {"id": "0", "content": "plan", "status": "completed"},
+            {"id": "1", "content": "ship", "status": "in_progress"},
+        ],
+    }
+    cb["tool_complete_callback"]("c2", "todo", {"todos": []}, todo_result())
+    assert on_the_wire(sink.events[-1]) == {"type": "plan", "items": []}  # cleared
+
+
+def test_a_todo_read_a_failed_todo_call_or_another_tool_gives_no_plan() -> None:
+    sink = Sink()
+    cb = agent_callbacks(sink)
+    cb["tool_complete_callback"]("c1", "todo", {}, todo_result())  # read, nothing written
+    cb["tool_complete_callback"]("c2", "todo", {"todos": "[x"}, '{"error": "unparseable"}')
+    cb["tool_complete_callback"]("c3", "todo", {"todos": []}, "not json")
+    cb["tool_complete_callback"]("c4", "terminal", {"todos": []}, todo_result())
+    assert [e.type for e in sink.events] == ["tool.completed"] * 4

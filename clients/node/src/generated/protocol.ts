@@ -729,6 +729,38 @@ export interface ModelListResult {
   providers: ProviderModels[];
 }
 
+/**
+ * The agent wrote its plan (hermes' todo tool): the whole list as it is now.
+ */
+export interface PlanEvent {
+  /**
+   * The event's type.
+   */
+  type: 'plan';
+  /**
+   * Every task, in order; empty when the plan was cleared.
+   */
+  items: PlanItem[];
+}
+
+/**
+ * One task of the agent's plan (its todo list), in the plan's order.
+ */
+export interface PlanItem {
+  /**
+   * The agent's id for the task.
+   */
+  id: string;
+  /**
+   * What the task is.
+   */
+  content: string;
+  /**
+   * Where it stands.
+   */
+  status: 'pending' | 'in_progress' | 'completed' | 'cancelled';
+}
+
 export interface ProcessInfo {
   /**
    * hermes' id for it, as the agent's process tool names it.
@@ -1014,6 +1046,7 @@ export interface RunEventNotification {
     | StatusEvent
     | StepEvent
     | TurnBoundaryEvent
+    | PlanEvent
     | UsageEvent
     | GoalEvaluatedEvent
     | CommandExpandedEvent
