@@ -2,10 +2,10 @@
 
 Contract: ``agent_callbacks(sink)`` gives the AIAgent callback keyword
 arguments, each mapping hermes' call onto ``sink.delta`` or ``sink.event``
-(a ``protocol.events`` record with JSON-safe fields); tool results
-are cut at ``MAX_TOOL_RESULT_CHARS``. A ``todo`` call that wrote the agent's
-list is followed by a ``plan`` event with the whole list. ``EventSink`` is the session's current
-run. Nothing here imports hermes-agent.
+(a ``protocol.events`` record with JSON-safe fields); tool results are cut at
+``MAX_TOOL_RESULT_CHARS``. A ``todo`` call that wrote the agent's list is
+followed by a ``plan`` event with the whole list. ``EventSink`` is the
+session's current run. Nothing here imports hermes-agent.
 """
 
 from __future__ import annotations
