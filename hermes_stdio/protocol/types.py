@@ -19,6 +19,8 @@ PROTOCOL_VERSION = 1
 
 JsonObject = dict[str, Any]
 RunStatus = Literal["complete", "interrupted", "error"]
+# hermes' levels (VALID_REASONING_EFFORTS), and "none" for no reasoning.
+ReasoningEffort = Literal["none", "minimal", "low", "medium", "high", "xhigh", "max", "ultra"]
 RunErrorKind = Literal[
     "agent_unavailable",
     "agent_error",
@@ -120,6 +122,9 @@ class SessionInfo(Record):
     model: str | None = doc_field("The session's model, once its agent is built.")
     message_count: int | None = doc_field("Messages in the session's conversation so far.")
     last_used_at: int | None = doc_field("When the session last started a run (ms since epoch).")
+    reasoning_effort: ReasoningEffort | None = doc_field(
+        "The reasoning effort run/start set for it; null: the profile's."
+    )
 
 
 class SessionTarget(Record):
@@ -211,6 +216,11 @@ class RunStartParams(Record):
         "Run in a separate worker process of the profile.", None
     )
     instructions: str | None = doc_field("Extra system instructions for this session.", None)
+    reasoning_effort: ReasoningEffort | None = doc_field(
+        "How hard the model reasons, from this turn on (kept for the session's later turns);"
+        " none turns reasoning off. The profile's agent.reasoning_effort until set.",
+        None,
+    )
     conversation_history: list[JsonObject] | None = doc_field(
         "OpenAI-style messages to use as the history instead of the session's own.", None
     )

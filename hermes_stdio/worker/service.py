@@ -175,6 +175,8 @@ class WorkerService(AnswerMethods, QueryMethods, TranscriptMethods):
             self.runs.add(run)
         if p.instructions is not None:
             session.instructions = p.instructions
+        if p.reasoning_effort is not None:
+            session.reasoning_effort = p.reasoning_effort
         if p.workspace is not None:
             session.workspace = p.workspace
         if p.source is not None:
@@ -290,7 +292,9 @@ class WorkerService(AnswerMethods, QueryMethods, TranscriptMethods):
     def _h_session_status(self, req: Request, p: t.SessionStatusParams) -> t.SessionInfo:
         session = self.sessions.get(p.session_id)
         if session is None:
-            return t.SessionInfo(p.session_id, False, False, None, self.profile, None, None, None)
+            return t.SessionInfo(
+                p.session_id, False, False, None, self.profile, None, None, None, None
+            )
         return session.info()
 
     def _h_session_list(self, req: Request, p: t.SessionListParams) -> t.SessionListResult:

@@ -45,6 +45,7 @@ class Session:
     model: str | None = None
     provider: str | None = None
     instructions: str | None = None
+    reasoning_effort: t.ReasoningEffort | None = None  # run/start's; the profile's when None
     workspace: str | None = None
     source: str | None = None
     agent: Any = None
@@ -81,6 +82,7 @@ class Session:
             model=self.model,
             message_count=len(self.history),
             last_used_at=self.last_used_at,
+            reasoning_effort=self.reasoning_effort,
         )
 
 

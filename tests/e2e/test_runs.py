@@ -179,6 +179,33 @@ def test_instructions_and_conversation_history_reach_the_model(
     assert "Always answer in French." in text and "pelican" in text
 
 
+def test_a_reasoning_effort_reaches_the_model_and_stays_for_the_sessions_later_turns(
+    host: HostClient, llm: ScriptedLLM
+) -> None:
+    def sent(message: str) -> dict[str, Any]:  # the messages are words no prompt holds
+        return next(r for r in llm.requests if message in str(r.get("messages")))
+
+    llm.enqueue(*[Reply.text(["ok"])] * 5)
+    run, _ = run_to_end(host, {"message": "turn-one"})
+    sid = run["sessionId"]
+    assert "reasoning_effort" not in sent("turn-one")  # the profile sets none
+    assert host.request("session/status", {"sessionId": sid})["reasoningEffort"] is None
+    run_to_end(host, {"message": "turn-two", "sessionId": sid, "reasoningEffort": "high"})
+    run_to_end(host, {"message": "turn-three", "sessionId": sid})
+    assert sent("turn-two")["reasoning_effort"] == sent("turn-three")["reasoning_effort"] == "high"
+    assert host.request("session/status", {"sessionId": sid})["reasoningEffort"] == "high"
+    host.request("session/switchModel", {"sessionId": sid, "model": "other-model"})
+    run_to_end(host, {"message": "turn-switched", "sessionId": sid})
+    assert sent("turn-switched")["model"] == "other-model"
+    assert sent("turn-switched")["reasoning_effort"] == "high"  # a new model keeps it
+    run_to_end(host, {"message": "turn-four", "sessionId": sid, "reasoningEffort": "none"})
+    assert sent("turn-four")["reasoning_effort"] == "none"  # hermes' way to turn it off
+    with pytest.raises(RpcError) as err:
+        host.request("run/start", {"message": "x", "sessionId": sid, "reasoningEffort": "huge"})
+    assert err.value.kind is ErrorType.INVALID_PARAMS
+    assert err.value.data["field"] == "params.reasoningEffort"
+
+
 def test_session_status_list_and_destroy_describe_loaded_sessions(
     host: HostClient, llm: ScriptedLLM
 ) -> None:

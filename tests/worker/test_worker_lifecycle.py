@@ -46,6 +46,7 @@ def test_status_of_an_unknown_session_says_not_loaded(harness):
         "model": None,
         "messageCount": None,
         "lastUsedAt": None,
+        "reasoningEffort": None,
     }
 
 

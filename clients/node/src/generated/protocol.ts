@@ -1125,6 +1125,11 @@ export interface RunStartParams {
    */
   instructions?: string | null;
   /**
+   * How hard the model reasons, from this turn on (kept for the session's later turns); none turns reasoning off. The profile's agent.reasoning_effort until set.
+   */
+  reasoningEffort?:
+    ('none' | 'minimal' | 'low' | 'medium' | 'high' | 'xhigh' | 'max' | 'ultra') | null;
+  /**
    * OpenAI-style messages to use as the history instead of the session's own.
    */
   conversationHistory?:
@@ -1577,6 +1582,11 @@ export interface SessionInfo {
    * When the session last started a run (ms since epoch).
    */
   lastUsedAt: number | null;
+  /**
+   * The reasoning effort run/start set for it; null: the profile's.
+   */
+  reasoningEffort:
+    ('none' | 'minimal' | 'low' | 'medium' | 'high' | 'xhigh' | 'max' | 'ultra') | null;
 }
 
 export interface SessionListParams {
