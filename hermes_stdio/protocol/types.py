@@ -76,6 +76,7 @@ class ServerInfo(Record):
 class ServerCapabilities(Record):
     methods: list[str] = doc_field("Every request and notification method the host may send.")
     notifications: list[str] = doc_field("Every notification method the server may send.")
+    run_events: list[str] = doc_field("Every run/event type the server may send.")
     max_body_bytes: int = doc_field("The largest frame body the server accepts.")
 
 

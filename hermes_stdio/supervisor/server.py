@@ -38,6 +38,7 @@ from ..protocol import (
 from ..protocol import profiles as pf
 from ..protocol import types as t
 from ..protocol import workers as pw
+from ..protocol.events import EVENT_TYPES
 from ..transport import Peer
 from ..transport.log import log, report_error
 from ..wire import ErrorType, Notification, Request, RequestId, RpcError
@@ -230,6 +231,7 @@ class Supervisor(RoutedMethods, RelayMethods):
         caps = t.ServerCapabilities(
             methods=list(HOST_METHODS),
             notifications=list(SERVER_NOTIFICATIONS),
+            run_events=list(EVENT_TYPES),
             max_body_bytes=self.max_body_bytes,
         )
         info = t.ServerInfo(name="hermes-stdio", version=hermes_stdio.__version__)

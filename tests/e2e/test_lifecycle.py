@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from hermes_stdio.protocol import HOST_METHODS, PROTOCOL_VERSION, SERVER_NOTIFICATIONS
+from hermes_stdio.protocol.events import EVENT_TYPES
 from hermes_stdio.protocol.types import RunErrorType
 from hermes_stdio.testing.home import offline_env
 from hermes_stdio.testing.host import HostClient
@@ -40,6 +41,7 @@ def test_initialize_returns_the_protocol_version_and_every_method_and_notificati
     assert result["serverInfo"]["name"] == "hermes-stdio"
     assert result["capabilities"]["methods"] == list(HOST_METHODS)
     assert result["capabilities"]["notifications"] == list(SERVER_NOTIFICATIONS)
+    assert result["capabilities"]["runEvents"] == list(EVENT_TYPES)
     assert result["capabilities"]["maxBodyBytes"] > 0
 
 

@@ -63,10 +63,11 @@ def test_the_event_table_has_no_row_for_a_type_the_protocol_does_not_define() ->
     assert set(event_table()) == set(EVENT_TYPES)
 
 
-def test_the_initialize_example_lists_every_method_and_notification_in_table_order() -> None:
+def test_the_initialize_example_lists_every_method_notification_and_event_in_table_order() -> None:
     line = next(
         ln for ln in DOC.splitlines() if ln.startswith("←") and '"capabilities":{"methods"' in ln
     )
     capabilities = json.loads(line[1:].strip())["result"]["capabilities"]
     assert capabilities["methods"] == list(HOST_METHODS)
     assert capabilities["notifications"] == list(SERVER_NOTIFICATIONS)
+    assert capabilities["runEvents"] == list(EVENT_TYPES)

@@ -1332,6 +1332,10 @@ export interface ServerCapabilities {
    */
   notifications: string[];
   /**
+   * Every run/event type the server may send.
+   */
+  runEvents: string[];
+  /**
    * The largest frame body the server accepts.
    */
   maxBodyBytes: number;
