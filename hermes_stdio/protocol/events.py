@@ -45,6 +45,9 @@ class ToolCompletedEvent(Record):
     name: str = doc_field("The tool.")
     result: str | None = doc_field("What it returned, at most 64 KiB.")
     truncated: bool = doc_field("Whether the result was cut at 64 KiB.")
+    duration_ms: int | None = doc_field(
+        "How long it ran, from its tool.started; null when hermes gave no call id."
+    )
 
 
 class ToolProgressEvent(Record):

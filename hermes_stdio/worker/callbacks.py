@@ -11,6 +11,7 @@ session's current run. Nothing here imports hermes-agent.
 from __future__ import annotations
 
 import json
+import time
 import typing
 from collections.abc import Callable
 from typing import Any, Protocol
@@ -20,6 +21,7 @@ from ..protocol.events import RunEvent
 from ..wire import to_jsonable
 
 MAX_TOOL_RESULT_CHARS = 64 * 1024
+MAX_OPEN_CALLS = 1024
 _PLAN_STATUSES = frozenset(typing.get_args(ev.PlanStatus))
 
 
@@ -65,7 +67,13 @@ def agent_callbacks(sink: EventSink) -> dict[str, Callable[..., None]]:
     def tool_generating(name: Any = None) -> None:
         sink.event(ev.ToolGeneratingEvent(name=text_of(name or "")))
 
+    started: dict[str, float] = {}  # call id -> when its tool.started was sent
+
     def tool_start(call_id: Any, name: Any, args: Any = None) -> None:
+        if call_id:
+            if len(started) > MAX_OPEN_CALLS:  # calls an interrupt left without an end
+                started.clear()
+            started[text_of(call_id)] = time.monotonic()
         sink.event(
             ev.ToolStartedEvent(
                 tool_call_id=text_of(call_id or ""),
@@ -76,12 +84,14 @@ def agent_callbacks(sink: EventSink) -> dict[str, Callable[..., None]]:
 
     def tool_complete(call_id: Any, name: Any, args: Any = None, result: Any = None) -> None:
         text = None if result is None else text_of(result)
+        began = started.pop(text_of(call_id), None) if call_id else None
         sink.event(
             ev.ToolCompletedEvent(
                 tool_call_id=text_of(call_id or ""),
                 name=text_of(name or ""),
                 result=None if text is None else text[:MAX_TOOL_RESULT_CHARS],
                 truncated=text is not None and len(text) > MAX_TOOL_RESULT_CHARS,
+                duration_ms=None if began is None else int((time.monotonic() - began) * 1000),
             )
         )
         if name == "todo" and isinstance(args, dict) and "todos" in args and text:

@@ -319,6 +319,7 @@ def test_tools_run_in_the_sessions_workspace_and_report_tool_events_from_generat
     assert [events[i]["name"] for i in generating] == ["terminal"]
     assert generating[0] < events.index(started[0])
     assert completed and completed[0]["toolCallId"] == started[0]["toolCallId"]
+    assert isinstance(completed[0]["durationMs"], int) and completed[0]["durationMs"] >= 0
     assert str(workspace) in completed[0]["result"]
     assert notes[-1].params["status"] == "complete"
 

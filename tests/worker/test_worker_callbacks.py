@@ -6,9 +6,12 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
+
 from hermes_stdio.protocol import decode, encode
 from hermes_stdio.protocol import events as ev
 from hermes_stdio.protocol.types import RunEventNotification
+from hermes_stdio.worker import callbacks
 from hermes_stdio.worker.callbacks import MAX_TOOL_RESULT_CHARS, agent_callbacks
 
 
@@ -96,10 +99,33 @@ def test_callbacks_given_nothing_still_give_well_typed_events() -> None:
             "name": "",
             "result": None,
             "truncated": False,
+            "durationMs": None,  # no call id to time it by
         },
         {"type": "tool.progress", "kind": "custom", "name": "", "preview": None},
         {"type": "status", "kind": "", "message": ""},
         {"type": "step", "apiCalls": None, "tools": []},
+    ]
+
+
+def test_a_completed_call_says_how_long_it_ran_since_it_started(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    now = [100.0]
+    monkeypatch.setattr(callbacks.time, "monotonic", lambda: now[0])
+    sink = Sink()
+    cb = agent_callbacks(sink)
+    cb["tool_start_callback"]("a", "terminal", {})
+    cb["tool_start_callback"]("b", "read_file", {})  # concurrent calls
+    now[0] = 101.25
+    cb["tool_complete_callback"]("b", "read_file", {}, "text")
+    now[0] = 103.5
+    cb["tool_complete_callback"]("a", "terminal", {}, "ok")
+    cb["tool_complete_callback"]("a", "terminal", {}, "again")  # no start left to time by
+    done = [e for e in sink.events if isinstance(e, ev.ToolCompletedEvent)]
+    assert [(e.tool_call_id, e.duration_ms) for e in done] == [
+        ("b", 1250),
+        ("a", 3500),
+        ("a", None),
     ]
 
 

@@ -2084,6 +2084,10 @@ export interface ToolCompletedEvent {
    * Whether the result was cut at 64 KiB.
    */
   truncated: boolean;
+  /**
+   * How long it ran, from its tool.started; null when hermes gave no call id.
+   */
+  durationMs: number | null;
 }
 
 /**
