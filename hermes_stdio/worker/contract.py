@@ -109,14 +109,14 @@ class AgentAdapter(Protocol):
         self, agent: Any, session: Session, message: str
     ) -> tuple[str, ev.ReferencesExpandedEvent] | None:
         """The message with its ``@`` references expanded (``references.expand``)
-        and the ``references.expanded`` event's fields; None when it has none."""
+        and the ``references.expanded`` event; None when it has none."""
         ...
 
     def attach_images(
         self, agent: Any, message: str, attachments: list[Attachment]
     ) -> tuple[UserContent, ev.ImagesAttachedEvent]:
         """The turn's message with its images attached (``images.attach``), and the
-        ``images.attached`` event's fields."""
+        ``images.attached`` event."""
         ...
 
     def interrupt(self, agent: Any, message: str | None) -> None: ...
@@ -234,7 +234,7 @@ class AgentAdapter(Protocol):
 
     def evaluate_goal(self, session_id: str, final_response: str) -> ev.GoalEvaluatedEvent | None:
         """Judge a finished turn against the session's active goal: the
-        ``goal.evaluated`` event's fields, or None without an active goal."""
+        ``goal.evaluated`` event, or None without an active goal."""
         ...
 
     def runtime_changed(self) -> str | None:

@@ -14,7 +14,7 @@ Contract:
   becomes OpenAI-style content parts, text first; in ``text`` mode, or when no
   image could be attached natively, each image is described by hermes'
   vision tool and the descriptions go before the text. It returns the
-  message to send and the ``images.attached`` event's fields: ``mode``,
+  message to send and the ``images.attached`` event: ``mode``,
   ``attached`` (how many) and ``skipped`` (which, and why). ``describer``
   wraps hermes' vision tool as ``HermesImages.describe``.
 """

@@ -7,7 +7,7 @@ Contract: ``expand(hermes_refs, message, cwd, context_length)`` takes hermes'
 (nothing is read). Otherwise hermes reads what they name, relative to ``cwd``
 and refusing anything outside it, and the result is the message to send (the
 references replaced by an attached-context section) and the
-``references.expanded`` event's fields: the ``references`` as typed, hermes'
+``references.expanded`` event: the ``references`` as typed, hermes'
 ``warnings``, ``injectedTokens`` and ``blocked``: hermes refuses to attach
 more than half the model's context window, and then nothing is attached.
 """
