@@ -20,11 +20,11 @@ Contract:
   then close stdin, SIGTERM, SIGKILL (all of its process group). A worker
   that has not taken the shutdown request off its pipe within ``UNREAD_S``
   (what waits for it is not shrinking: it reads nothing), or whose process
-  is stopped, would not answer it either, so it gets SIGTERM at once instead. It holds the
-  slot's lock, so a start waits for it, and a start in progress finishes
-  before the stop. A new process for a slot starts only once the previous
-  one's exit has been handled (``on_exit`` returned), so the runs that exit
-  ends never include the new process's.
+  is stopped, would not answer it either, so it gets SIGTERM at once
+  instead. It holds the slot's lock, so a start waits for it, and a start
+  in progress finishes before the stop. A new process for a slot starts
+  only once the previous one's exit has been handled (``on_exit``
+  returned), so the runs that exit ends never include the new process's.
 - ``forget(slot, in_use)`` drops a keyed slot whose worker has exited and
   that ``in_use`` says nothing refers to, so slots do not pile up with every
   workerKey ever used. A slot whose lock another thread holds (a start may

@@ -14,9 +14,9 @@ Contract:
   the group; each step has a bounded wait. It returns the exit status and
   never hangs.
 - ``proc_stat(pid)``: the fields of its ``/proc/<pid>/stat`` after the
-  command name; ``is_stopped(pid)``: whether that process is stopped now (by a signal or a
-  debugger), so it cannot read or answer until something continues it. False
-  when it cannot tell (no such process, no /proc).
+  command name; ``is_stopped(pid)``: whether that process is stopped now (by
+  a signal or a debugger), so it cannot read or answer until something
+  continues it. False when it cannot tell (no such process, no /proc).
 """
 
 from __future__ import annotations
