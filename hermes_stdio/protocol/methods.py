@@ -173,6 +173,13 @@ HOST_METHODS: dict[str, Method] = _methods(
         "Branch a session: a new stored session with a copy of its messages, as hermes' /branch.",
     ),
     Method(
+        "session/delete",
+        st.SessionDeleteParams,
+        st.SessionDeleteResult,
+        "session",
+        "Delete a stored session for good: its messages, and the rows compression continued it in.",
+    ),
+    Method(
         "checkpoint/list",
         ck.CheckpointListParams,
         ck.CheckpointListResult,

@@ -96,3 +96,17 @@ class SessionForkResult(Record):
     parent_session_id: str = doc_field("The session it branched off.")
     title: str | None = doc_field("The branch's title as saved.")
     message_count: int = doc_field("Messages copied into it.")
+
+
+class SessionDeleteParams(Record):
+    session_id: SessionId = doc_field("The stored session.")
+    profile: str | None = doc_field("Profile to look in if no worker holds it.", default=None)
+    worker_key: WorkerKey | None = doc_field("Worker isolation key.", default=None)
+
+
+class SessionDeleteResult(Record):
+    session_id: str = doc_field("The session.")
+    removed_session_ids: list[str] = doc_field(
+        "The stored rows removed: its id and those hermes continued it under after compressions."
+    )
+    messages_removed: int = doc_field("Stored messages removed with them.")

@@ -239,6 +239,12 @@ class RoutedMethods:
     def _h_session_undo(self, req: Request, p: st.SessionUndoParams) -> None:
         self._to_session_creating(req, p.session_id, p.profile, p.worker_key)
 
+    def _h_session_delete(self, req: Request, p: st.SessionDeleteParams) -> None:
+        key = self._session_key(p.session_id, p.profile, p.worker_key)
+        release = self._claim(p.session_id, key)  # the worker holding it closes it
+        gone = lambda _r: self.routes.drop_session(p.session_id)  # noqa: E731
+        self._forward(req, self.pool.slot(*key), gone, on_failed=release)
+
     def _h_session_fork(self, req: Request, p: st.SessionForkParams) -> None:
         key = self._session_key(p.session_id, p.profile, p.worker_key)
         source = self._claim(p.session_id, key)  # loaded, as for session/undo

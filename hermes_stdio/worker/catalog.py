@@ -28,12 +28,18 @@ Contract (each function takes hermes' ``SessionDB``):
   parent's lineage ("Plan #2", "branch"). ``UnknownSession`` for an unknown
   session, ``SessionExists`` when ``branch`` is taken, ``TitleRefused`` (and
   no branch) for a title hermes refuses.
+- ``delete(db, session_id, sessions_dir)``: removes the whole conversation for
+  good, as hermes' ``sessions delete`` removes one row: every row of its
+  compression chain with its messages, subagent runs and transcript files in
+  ``sessions_dir``. Branches off it stay, as sessions of their own.
+  ``UnknownSession`` for an unknown session.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 
@@ -166,6 +172,21 @@ def fork(
         )
     saved = db.get_session_title(branch)
     return Forked(str(saved) if saved else None, len(messages))
+
+
+@dataclass(frozen=True)
+class Deleted:
+    session_ids: tuple[str, ...]  # the rows removed, oldest first
+    messages: int
+
+
+def delete(db: Any, session_id: str, sessions_dir: Path) -> Deleted:
+    _known(db, session_id)
+    chain = list(db.get_compression_lineage(session_id) or [session_id])
+    messages = sum(int(db.message_count(row)) for row in chain)
+    for row in reversed(chain):  # newest first: each row's parent still exists
+        db.delete_session(row, sessions_dir=sessions_dir)
+    return Deleted(tuple(chain), messages)
 
 
 def _text(content: Any) -> str | None:

@@ -24,7 +24,7 @@ from ..protocol import toolbox as tx
 from ..protocol import types as t
 from ..protocol.usage import TokenUsage
 from .callbacks import EventSink
-from .catalog import Forked, Rewound
+from .catalog import Deleted, Forked, Rewound
 from .images import Attachment
 from .runtime import Fingerprint
 from .state import Session
@@ -206,6 +206,10 @@ class AgentAdapter(Protocol):
 
     def fork_session(self, session_id: str, branch: str, title: str | None) -> Forked:
         """Store a copy of a stored session as the new session ``branch`` (``catalog``)."""
+        ...
+
+    def delete_session(self, session_id: str) -> Deleted:
+        """Remove a stored session's whole conversation from the database (``catalog``)."""
         ...
 
     def connect_mcp(self) -> None:

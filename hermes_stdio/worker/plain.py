@@ -15,7 +15,7 @@ from typing import Any, Literal
 from ..protocol import events as ev
 from ..protocol import toolbox as tx
 from ..protocol import types as t
-from .catalog import Forked, Rewound, UnknownSession
+from .catalog import Deleted, Forked, Rewound, UnknownSession
 from .contract import Announce, UserContent
 from .images import Attachment
 from .runtime import Fingerprint
@@ -108,6 +108,9 @@ class PlainAdapterMethods:
         raise UnknownSession(session_id)
 
     def fork_session(self, session_id: str, branch: str, title: str | None) -> Forked:
+        raise UnknownSession(session_id)
+
+    def delete_session(self, session_id: str) -> Deleted:
         raise UnknownSession(session_id)
 
     def list_commands(self) -> list[dict[str, str]]:

@@ -2,21 +2,23 @@
 session database keeps them.
 
 Contract: ``HermesSessions`` is a mixin of ``HermesAdapter`` (which provides
-``_modules``, importing hermes-agent, and ``_db``, the profile's
-``SessionDB``) and implements the ``contract.AgentAdapter`` methods that read
-or edit stored sessions, each through ``catalog``. With the adapter and
+``_modules``, importing hermes-agent, ``_db``, the profile's ``SessionDB``,
+and ``home``, its hermes home) and implements the ``contract.AgentAdapter``
+methods that read or edit stored sessions, each through ``catalog``. With the adapter and
 ``profile`` it is the only code that imports hermes-agent.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from . import catalog
 
 
 class HermesSessions:
+    home: Path  # the profile's hermes home
     _db: Any
     _modules: Callable[[], Any]
 
@@ -54,3 +56,7 @@ class HermesSessions:
         from agent.turn_context import extract_api_content_sidecar
 
         return catalog.fork(self._db, session_id, branch, title, extract_api_content_sidecar)
+
+    def delete_session(self, session_id: str) -> catalog.Deleted:
+        self._modules()
+        return catalog.delete(self._db, session_id, self.home / "sessions")

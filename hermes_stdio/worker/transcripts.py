@@ -1,12 +1,15 @@
-"""Requests that edit a stored session's transcript: ``session/undo`` and ``session/fork``.
+"""Requests that edit a stored session's transcript: ``session/undo``, ``session/fork``
+and ``session/delete``.
 
 Contract (a mixin of ``WorkerService``, beside ``QueryMethods``): each is
 refused with ``session_busy`` while the session runs, loads the session (as
 ``session/estimateContext`` does; a session the database does not know is
 ``unknown_session`` and stays unloaded), and does its work off the reader
-thread holding the session's build lock, so a run started after the request
-waits for it and sees its result. hermes' database does the editing
-(``catalog.rewind`` and ``catalog.fork``, as its ``/undo`` and ``/branch``).
+thread holding the session's build lock. A run accepted once the work has
+begun waits for it and sees its result; one accepted between the request and
+its work makes the request ``session_busy``, so no edit happens under a turn.
+hermes' database does the editing (``catalog.rewind``, ``catalog.fork`` and
+``catalog.delete``, as its ``/undo``, ``/branch`` and ``sessions delete``).
 - ``session/undo``: after exchanges were taken back, the session's history is
   read back from the database and its agent is released (its clients, not
   the session's background processes, terminal or browser); the next run
@@ -14,6 +17,9 @@ waits for it and sees its result. hermes' database does the editing
 - ``session/fork``: the branch is stored, not loaded; ``run/start`` naming it
   resumes it. A ``newSessionId`` this worker or the database already has, or
   a title hermes refuses, is ``invalid_params``.
+- ``session/delete``: the conversation is removed from the database; the
+  session's agent is closed (as ``session/destroy`` closes it) and forgotten.
+  A run accepted while the delete worked starts the conversation afresh.
 """
 
 from __future__ import annotations
@@ -77,6 +83,20 @@ class TranscriptMethods:
 
         return self._edit(req, "fork", p.session_id, fork)
 
+    def _h_session_delete(self, req: Request, p: st.SessionDeleteParams) -> Any:
+        def delete(session: Session) -> st.SessionDeleteResult:
+            done = self.adapter.delete_session(p.session_id)
+            self.adapter.close(session.agent)
+            session.agent = None
+            session.history = []
+            session.restore = False  # its stored history is gone
+            with self._lock:
+                if self.sessions.get(p.session_id) is session and session.run is None:
+                    del self.sessions[p.session_id]
+            return st.SessionDeleteResult(p.session_id, list(done.session_ids), done.messages)
+
+        return self._edit(req, "delete", p.session_id, delete)
+
     def _edit(
         self, req: Request, name: str, session_id: str, act: Callable[[Session], Record]
     ) -> object:
@@ -88,6 +108,9 @@ class TranscriptMethods:
 
         def locked() -> Record:
             with session.build_lock:
+                run = session.run  # accepted since, and built first: its turn is going on
+                if run is not None:
+                    raise session_busy(session_id, run.run_id)
                 try:
                     return act(session)
                 except UnknownSession:

@@ -1,8 +1,9 @@
-"""session/undo and session/fork through the real binary and real hermes-agent.
+"""session/undo, session/fork and session/delete through the real binary and real hermes-agent.
 
 undo: the last exchanges are taken back from the session's stored transcript, the model never
 sees them again, and they stay taken back after the worker is gone. fork: a branch holds a copy
-of the conversation, and the two go on independently, also after the worker is gone."""
+of the conversation, and the two go on independently, also after the worker is gone. delete:
+the whole conversation leaves the database, the listing and its worker; branches stay."""
 
 from __future__ import annotations
 
@@ -13,12 +14,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 from hermes_stdio.testing.host import HostClient
 from hermes_stdio.testing.llm_server import Gate, Reply, ScriptedLLM
 from hermes_stdio.wire import ErrorType, RpcError
 
-from .conftest import run_in_a_long_tool, wait_gone, worker_pids
+from .conftest import StartHost, run_in_a_long_tool, wait_gone, worker_pids
 
 SID = "sess-undo"
 
@@ -113,7 +115,7 @@ def test_undo_asked_for_more_turns_than_there_are_takes_back_all_and_then_nothin
     assert host.request("session/history", {"sessionId": SID})["messages"] == []
 
 
-@pytest.mark.parametrize("method", ["session/undo", "session/fork"])
+@pytest.mark.parametrize("method", ["session/undo", "session/fork", "session/delete"])
 def test_an_edit_of_a_running_session_is_session_busy_and_changes_nothing(
     host: HostClient, llm: ScriptedLLM, method: str
 ) -> None:
@@ -239,3 +241,74 @@ def test_undo_keeps_the_sessions_background_processes(
     assert not wait_gone(tool_pid, 0)  # the session's dev server outlives the undo
     host.request("process/kill", {"sessionId": sid, "processId": proc["processId"]})
     assert wait_gone(tool_pid, 10)
+
+
+def stored_rows(home: Path) -> dict[str, int]:
+    """Each stored session's id and how many messages the database holds for it."""
+    with sqlite3.connect(home / "state.db") as db:
+        rows = db.execute(
+            "SELECT s.id, COUNT(m.id) FROM sessions s"
+            " LEFT JOIN messages m ON m.session_id = s.id GROUP BY s.id"
+        ).fetchall()
+    return dict(rows)
+
+
+def test_a_deleted_session_leaves_the_database_the_listing_and_its_worker_and_starts_afresh(
+    host: HostClient, llm: ScriptedLLM, home: Path
+) -> None:
+    turn(host, llm, "What is a kiwi?", "A fruit.")
+    turn(host, llm, "Name a colour.", "Green.")
+    turn(host, llm, "other question", "other answer", sid="sess-other")
+    assert host.request("session/status", {"sessionId": SID})["loaded"] is True
+    # Transcript files hermes' gateway keeps beside the database, for both sessions.
+    for name in (f"{SID}.jsonl", f"request_dump_{SID}_1.json", "sess-other.jsonl"):
+        (home / "sessions" / name).write_text("{}")
+    files = lambda: sorted(p.name for p in (home / "sessions").iterdir())  # noqa: E731
+
+    deleted = host.request("session/delete", {"sessionId": SID})
+    assert deleted == {"sessionId": SID, "removedSessionIds": [SID], "messagesRemoved": 4}
+    assert stored_rows(home) == {"sess-other": 2}
+    assert files() == ["sess-other.jsonl"]
+    assert [s["sessionId"] for s in host.request("session/listStored")["sessions"]] == [
+        "sess-other"
+    ]
+    assert host.request("session/status", {"sessionId": SID})["loaded"] is False
+    for method in ("session/history", "session/delete"):
+        with pytest.raises(RpcError) as err:
+            host.request(method, {"sessionId": SID})
+        assert err.value.kind is ErrorType.UNKNOWN_SESSION
+
+    turn(host, llm, "A new start.", "Fresh.")  # the id again: an empty conversation
+    assert said(llm.requests[-1]["messages"]) == [("user", "A new start.")]
+    assert stored_rows(home)[SID] == 2
+
+
+def test_deleting_a_compressed_conversation_removes_every_row_of_it_and_keeps_its_branch(
+    start_host: StartHost, llm: ScriptedLLM, home: Path
+) -> None:
+    config = yaml.safe_load((home / "config.yaml").read_text())
+    config["compression"] = {"in_place": False}  # hermes goes on under a new id
+    (home / "config.yaml").write_text(yaml.safe_dump(config))
+    host = start_host()
+    host.initialize()
+    for i in range(4):  # enough turns for hermes to summarise the middle ones
+        turn(host, llm, f"question {i}", f"answer {i}")
+    llm.enqueue(Reply.text(["the user asked four questions"]), Reply.text(["fine"]))
+    run = host.request("run/start", {"sessionId": SID, "message": "go", "forceCompress": True})
+    assert host.wait_run_completed(run["runId"]).params["status"] == "complete"
+    chain = set(stored_rows(home))
+    assert len(chain) == 2 and SID in chain  # the row hermes ended, and its continuation
+    branch = host.request("session/fork", {"sessionId": SID})["sessionId"]
+    kept = host.request("session/history", {"sessionId": branch})["messages"]
+    before = stored_rows(home)
+
+    deleted = host.request("session/delete", {"sessionId": SID})
+    assert deleted["removedSessionIds"][0] == SID
+    assert set(deleted["removedSessionIds"]) == chain
+    assert deleted["messagesRemoved"] == sum(before[row] for row in chain)
+    assert stored_rows(home) == {branch: before[branch]}
+    listed = host.request("session/listStored")["sessions"]
+    assert [s["sessionId"] for s in listed] == [branch]
+    assert host.request("session/history", {"sessionId": branch})["messages"] == kept
+    turn(host, llm, "and now?", "still here", sid=branch)
+    assert said(llm.requests[-1]["messages"])[:-1] == said(kept)

@@ -1448,6 +1448,36 @@ export interface SessionContextResult {
   toolCount: number;
 }
 
+export interface SessionDeleteParams {
+  /**
+   * The stored session.
+   */
+  sessionId: string;
+  /**
+   * Profile to look in if no worker holds it.
+   */
+  profile?: string | null;
+  /**
+   * Worker isolation key.
+   */
+  workerKey?: string | null;
+}
+
+export interface SessionDeleteResult {
+  /**
+   * The session.
+   */
+  sessionId: string;
+  /**
+   * The stored rows removed: its id and those hermes continued it under after compressions.
+   */
+  removedSessionIds: string[];
+  /**
+   * Stored messages removed with them.
+   */
+  messagesRemoved: number;
+}
+
 export interface SessionDestroyResult {
   /**
    * False when the session was not loaded.
@@ -2388,6 +2418,8 @@ export interface HostRequests {
   'secret/respond': { params: SecretRespondParams; result: SecretRespondResult };
   /** Hide a stored session from session/listStored, or show it again. */
   'session/archive': { params: SessionArchiveParams; result: SessionArchiveResult };
+  /** Delete a stored session for good: its messages, and the rows compression continued it in. */
+  'session/delete': { params: SessionDeleteParams; result: SessionDeleteResult };
   /** Interrupt any run and forget a loaded session (its history stays in the DB). */
   'session/destroy': { params: SessionTarget; result: SessionDestroyResult };
   /** Rough token count of a session's next request against its model's context window. */
@@ -2492,6 +2524,7 @@ export const HOST_REQUEST_METHODS: readonly HostRequestMethod[] = [
   'run/steer',
   'secret/respond',
   'session/archive',
+  'session/delete',
   'session/destroy',
   'session/estimateContext',
   'session/fork',
