@@ -145,6 +145,13 @@ HOST_METHODS: dict[str, Method] = _methods(
         "The profile's stored sessions, most recently active first, to browse and resume.",
     ),
     Method(
+        "session/search",
+        st.SessionSearchParams,
+        st.SessionSearchResult,
+        "profile",
+        "Find messages in the profile's stored sessions, with hermes' full-text search.",
+    ),
+    Method(
         "session/rename",
         st.SessionRenameParams,
         st.SessionRenameResult,

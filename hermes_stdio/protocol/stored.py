@@ -4,8 +4,13 @@ Names follow ``types``: snake_case here, camelCase on the wire.
 
 from __future__ import annotations
 
+from typing import Literal
+
 from .names import SessionId, WorkerKey
 from .record import Record, doc_field
+
+SearchRole = Literal["user", "assistant", "tool"]
+SearchOrder = Literal["relevance", "newest", "oldest"]
 
 
 class SessionListStoredParams(Record):
@@ -110,3 +115,50 @@ class SessionDeleteResult(Record):
         "The stored rows removed: its id and those hermes continued it under after compressions."
     )
     messages_removed: int = doc_field("Stored messages removed with them.")
+
+
+class SessionSearchParams(Record):
+    query: str = doc_field(
+        'What to find, in hermes\' full-text syntax: words (all must appear), "a phrase", '
+        "OR, NOT, prefix*. At most 1,000 characters."
+    )
+    profile: str | None = doc_field("Hermes profile; default when absent.", default=None)
+    worker_key: WorkerKey | None = doc_field("Worker isolation key.", default=None)
+    roles: list[SearchRole] | None = doc_field(
+        "Only messages of these roles; every role when absent.", default=None
+    )
+    source: str | None = doc_field(
+        "Only sessions started with this run/start source, e.g. vscode.", default=None
+    )
+    order: SearchOrder = doc_field(
+        "relevance (hermes' ranking), or by the message's time: newest or oldest first.",
+        default="relevance",
+    )
+    limit: int = doc_field("At most this many (1 to 100).", default=20)
+    offset: int = doc_field("Skip this many: nextOffset of the previous page.", default=0)
+
+
+class SnippetPart(Record):
+    text: str = doc_field("A piece of the message, in order.")
+    match: bool = doc_field("Whether the piece is what the query matched.")
+
+
+class SessionSearchHit(Record):
+    session_id: str = doc_field(
+        "The conversation, as session/listStored lists it: resume it with run/start."
+    )
+    title: str | None = doc_field("The conversation's title, as session/listStored shows it.")
+    archived: bool = doc_field("Whether the conversation is archived (session/archive).")
+    role: str = doc_field("The matching message's role: user, assistant or tool.")
+    tool_name: str | None = doc_field("The tool whose result matched; null for other roles.")
+    snippet: list[SnippetPart] = doc_field(
+        "The part of the message around the match (hermes cuts it to about 40 words)."
+    )
+    timestamp: float | None = doc_field(
+        "When the message was stored (Unix seconds), as its timestamp in session/history."
+    )
+
+
+class SessionSearchResult(Record):
+    hits: list[SessionSearchHit] = doc_field("One per matching message, in the order asked.")
+    next_offset: int | None = doc_field("The offset of the next page; null on the last one.")

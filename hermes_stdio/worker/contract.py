@@ -24,7 +24,7 @@ from ..protocol import toolbox as tx
 from ..protocol import types as t
 from ..protocol.usage import TokenUsage
 from .callbacks import EventSink
-from .catalog import Deleted, Forked, Rewound
+from .catalog import Deleted, Forked, Found, Rewound
 from .images import Attachment
 from .runtime import Fingerprint
 from .state import Session
@@ -190,6 +190,19 @@ class AgentAdapter(Protocol):
         self, query: str | None, source: str | None, archived: bool, limit: int, offset: int
     ) -> list[dict[str, Any]]:
         """A page of hermes' session rows from the profile's database (``catalog``)."""
+        ...
+
+    def search_sessions(
+        self,
+        query: str,
+        roles: list[str] | None,
+        source: str | None,
+        order: str,
+        limit: int,
+        offset: int,
+    ) -> tuple[list[Found], bool]:
+        """A page of full-text matches in the profile's stored messages, and whether
+        more follow (``catalog``)."""
         ...
 
     def rename_session(self, session_id: str, title: str | None) -> str | None:

@@ -15,7 +15,7 @@ from typing import Any, Literal
 from ..protocol import events as ev
 from ..protocol import toolbox as tx
 from ..protocol import types as t
-from .catalog import Deleted, Forked, Rewound, UnknownSession
+from .catalog import Deleted, Forked, Found, Rewound, UnknownSession
 from .contract import Announce, UserContent
 from .images import Attachment
 from .runtime import Fingerprint
@@ -97,6 +97,17 @@ class PlainAdapterMethods:
         self, query: str | None, source: str | None, archived: bool, limit: int, offset: int
     ) -> list[dict[str, Any]]:
         return []  # keeps no database
+
+    def search_sessions(
+        self,
+        query: str,
+        roles: list[str] | None,
+        source: str | None,
+        order: str,
+        limit: int,
+        offset: int,
+    ) -> tuple[list[Found], bool]:
+        return [], False  # keeps no database
 
     def rename_session(self, session_id: str, title: str | None) -> str | None:
         raise UnknownSession(session_id)

@@ -3,7 +3,9 @@
 Contract (a mixin of ``WorkerService``, which provides ``adapter``,
 ``sessions`` and ``peer``): ``command/list`` (the profile's skills and
 bundles), ``mcp/status`` (its MCP servers), ``session/listStored`` (its stored
-sessions, a page at a time), ``session/rename`` and ``session/archive`` (a
+sessions, a page at a time), ``session/search`` (their messages, by hermes'
+full-text search; a blank or over-long query is ``invalid_params``),
+``session/rename`` and ``session/archive`` (a
 stored session's title, and whether it is listed), ``process/list`` and
 ``process/kill`` (a session's background processes), ``tool/list`` (the
 tools a session's agent offers its model, or a new agent's), ``model/list`` (the
@@ -39,7 +41,7 @@ from ..transport import Peer
 from ..transport.log import report_error
 from ..wire import ErrorType, Request, RpcError
 from . import background, checkpoints
-from .catalog import UnknownSession
+from .catalog import Found, UnknownSession, snippet_parts
 from .contract import AgentAdapter, AgentUnavailable
 from .jobs import JobQueue
 from .messages import public
@@ -47,6 +49,7 @@ from .runner import AgentNotReady, ready_agent
 from .state import Session
 
 DEFERRED = object()  # a handler's result: the answer is sent later, by a thread
+MAX_QUERY_CHARS = 1000  # a session/search query; hermes' FTS5 work grows with its terms
 
 
 class QueryMethods:
@@ -94,12 +97,7 @@ class QueryMethods:
         return self.answer_off_reader(req, "commands", scan)
 
     def _h_session_listStored(self, req: Request, p: st.SessionListStoredParams) -> Any:
-        for name, value, low, high in (("limit", p.limit, 1, 200), ("offset", p.offset, 0, None)):
-            if value < low or (high is not None and value > high):
-                bound = f"between {low} and {high}" if high else f"{low} or more"
-                raise RpcError(
-                    ErrorType.INVALID_PARAMS, f"{name} must be {bound}", field=f"params.{name}"
-                )
+        _page_bounds(p.limit, p.offset, 200)
 
         def browse() -> st.SessionListStoredResult:
             # One more than asked: whether there is a next page.
@@ -111,6 +109,31 @@ class QueryMethods:
             return st.SessionListStoredResult(page, p.offset + p.limit if more else None)
 
         return self.answer_off_reader(req, "stored-sessions", browse)
+
+    def _h_session_search(self, req: Request, p: st.SessionSearchParams) -> Any:
+        _page_bounds(p.limit, p.offset, 100)
+        if not p.query.strip() or len(p.query) > MAX_QUERY_CHARS:
+            raise RpcError(
+                ErrorType.INVALID_PARAMS,
+                f"query must hold 1 to {MAX_QUERY_CHARS} characters, not only spaces",
+                field="params.query",
+            )
+        if p.roles == []:
+            raise RpcError(
+                ErrorType.INVALID_PARAMS,
+                "roles must name a role, or be left out",
+                field="params.roles",
+            )
+        roles: list[str] | None = sorted(set(p.roles)) if p.roles else None
+
+        def search() -> st.SessionSearchResult:
+            found, more = self.adapter.search_sessions(
+                p.query, roles, p.source, p.order, p.limit, p.offset
+            )
+            hits = [_hit(f, p.query) for f in found]
+            return st.SessionSearchResult(hits, p.offset + p.limit if more else None)
+
+        return self.answer_off_reader(req, "search", search)
 
     def _h_session_rename(self, req: Request, p: st.SessionRenameParams) -> Any:
         def rename() -> st.SessionRenameResult:
@@ -277,6 +300,30 @@ def _ms(value: Any) -> int | None:
 
 def _text(value: Any) -> str | None:
     return str(value) if value else None
+
+
+def _page_bounds(limit: int, offset: int, most: int) -> None:
+    for name, value, low, high in (("limit", limit, 1, most), ("offset", offset, 0, None)):
+        if value < low or (high is not None and value > high):
+            bound = f"between {low} and {high}" if high else f"{low} or more"
+            raise RpcError(
+                ErrorType.INVALID_PARAMS, f"{name} must be {bound}", field=f"params.{name}"
+            )
+
+
+def _hit(found: Found, query: str) -> st.SessionSearchHit:
+    row = found.row
+    stamp = row.get("timestamp")
+    parts = snippet_parts(str(row.get("snippet") or ""), query)
+    return st.SessionSearchHit(
+        session_id=found.session_id,
+        title=found.title,
+        archived=found.archived,
+        role=str(row.get("role") or ""),
+        tool_name=_text(row.get("tool_name")) if row.get("role") == "tool" else None,
+        snippet=[st.SnippetPart(text, matched) for text, matched in parts],
+        timestamp=float(stamp) if isinstance(stamp, int | float) else None,
+    )
 
 
 def _stored(row: dict[str, Any]) -> st.StoredSession:

@@ -39,6 +39,18 @@ class HermesSessions:
         self._modules()
         return catalog.page(self._db, query, source, archived, limit, offset)
 
+    def search_sessions(
+        self,
+        query: str,
+        roles: list[str] | None,
+        source: str | None,
+        order: str,
+        limit: int,
+        offset: int,
+    ) -> tuple[list[catalog.Found], bool]:
+        self._modules()
+        return catalog.search(self._db, query, roles, source, order, limit, offset)
+
     def rename_session(self, session_id: str, title: str | None) -> str | None:
         self._modules()
         return catalog.rename(self._db, session_id, title)

@@ -1713,6 +1713,83 @@ export interface SessionRenameResult {
   title: string | null;
 }
 
+export interface SessionSearchHit {
+  /**
+   * The conversation, as session/listStored lists it: resume it with run/start.
+   */
+  sessionId: string;
+  /**
+   * The conversation's title, as session/listStored shows it.
+   */
+  title: string | null;
+  /**
+   * Whether the conversation is archived (session/archive).
+   */
+  archived: boolean;
+  /**
+   * The matching message's role: user, assistant or tool.
+   */
+  role: string;
+  /**
+   * The tool whose result matched; null for other roles.
+   */
+  toolName: string | null;
+  /**
+   * The part of the message around the match (hermes cuts it to about 40 words).
+   */
+  snippet: SnippetPart[];
+  /**
+   * When the message was stored (Unix seconds), as its timestamp in session/history.
+   */
+  timestamp: number | null;
+}
+
+export interface SessionSearchParams {
+  /**
+   * What to find, in hermes' full-text syntax: words (all must appear), "a phrase", OR, NOT, prefix*. At most 1,000 characters.
+   */
+  query: string;
+  /**
+   * Hermes profile; default when absent.
+   */
+  profile?: string | null;
+  /**
+   * Worker isolation key.
+   */
+  workerKey?: string | null;
+  /**
+   * Only messages of these roles; every role when absent.
+   */
+  roles?: ('user' | 'assistant' | 'tool')[] | null;
+  /**
+   * Only sessions started with this run/start source, e.g. vscode.
+   */
+  source?: string | null;
+  /**
+   * relevance (hermes' ranking), or by the message's time: newest or oldest first.
+   */
+  order?: 'relevance' | 'newest' | 'oldest';
+  /**
+   * At most this many (1 to 100).
+   */
+  limit?: number;
+  /**
+   * Skip this many: nextOffset of the previous page.
+   */
+  offset?: number;
+}
+
+export interface SessionSearchResult {
+  /**
+   * One per matching message, in the order asked.
+   */
+  hits: SessionSearchHit[];
+  /**
+   * The offset of the next page; null on the last one.
+   */
+  nextOffset: number | null;
+}
+
 export interface SessionStatusParams {
   /**
    * The session to describe.
@@ -1836,6 +1913,17 @@ export interface SessionUndoResult {
    * The earliest taken-back user message's text, to offer for editing; null when none.
    */
   message: string | null;
+}
+
+export interface SnippetPart {
+  /**
+   * A piece of the message, in order.
+   */
+  text: string;
+  /**
+   * Whether the piece is what the query matched.
+   */
+  match: boolean;
 }
 
 /**
@@ -2436,6 +2524,8 @@ export interface HostRequests {
   'session/listStored': { params: SessionListStoredParams; result: SessionListStoredResult };
   /** Set or clear a stored session's title. */
   'session/rename': { params: SessionRenameParams; result: SessionRenameResult };
+  /** Find messages in the profile's stored sessions, with hermes' full-text search. */
+  'session/search': { params: SessionSearchParams; result: SessionSearchResult };
   /** Describe a session; with ifLoaded it never starts a worker. */
   'session/status': { params: SessionStatusParams; result: SessionInfo };
   /** Switch a session's model (and provider) from its next run on. */
@@ -2533,6 +2623,7 @@ export const HOST_REQUEST_METHODS: readonly HostRequestMethod[] = [
   'session/list',
   'session/listStored',
   'session/rename',
+  'session/search',
   'session/status',
   'session/switchModel',
   'session/undo',
