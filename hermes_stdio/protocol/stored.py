@@ -27,6 +27,18 @@ class SessionListStoredParams(Record):
     offset: int = doc_field("Skip this many: nextOffset of the previous page.", default=0)
 
 
+class StoredUsage(Record):
+    input_tokens: int = doc_field("Prompt tokens sent, over all of the conversation's model calls.")
+    output_tokens: int = doc_field("Tokens the model wrote.")
+    cache_read_tokens: int = doc_field("Of the input, tokens the provider served from its cache.")
+    cache_write_tokens: int = doc_field("Of the input, tokens the provider wrote to its cache.")
+    reasoning_tokens: int = doc_field("Of the output, reasoning tokens.")
+    api_calls: int = doc_field("Model calls made.")
+    cost_usd: float | None = doc_field(
+        "What they cost in US dollars, as hermes estimates it; null if it priced none."
+    )
+
+
 class StoredSession(Record):
     session_id: str = doc_field("The id to resume it with in run/start.")
     title: str | None = doc_field("Its title (hermes names sessions after the first turn).")
@@ -36,6 +48,7 @@ class StoredSession(Record):
     message_count: int = doc_field("Messages it holds.")
     started_at: int | None = doc_field("When it started (ms since the epoch).")
     last_active_at: int | None = doc_field("When it last had a message (ms since the epoch).")
+    usage: StoredUsage = doc_field("What its model calls used, over every turn so far.")
 
 
 class SessionListStoredResult(Record):

@@ -7,7 +7,9 @@ Contract (each function takes hermes' ``SessionDB``):
   hermes' CLI resumes it (the id itself when there is no chain).
 - ``page(db, query, source, archived, limit, offset)``: hermes' session rows,
   most recently active first, a compression chain as one row (projected to
-  its newest continuation), only archived ones when ``archived``.
+  its newest continuation), only archived ones when ``archived``; each with
+  what its conversation's model calls used (``Spent``: every row of its
+  chain added up; subagent runs count on their own rows).
 - ``rename(db, session_id, title)``: sets the title on the row the listing
   shows (the chain's newest continuation) and returns it as saved (None
   clears it); raises ``UnknownSession`` for a session the database does not
@@ -51,6 +53,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .usage import PRICED
+
 
 class UnknownSession(LookupError):
     """The profile's database does not know the session."""
@@ -66,7 +70,7 @@ class TitleRefused(ValueError):
 
 def page(
     db: Any, query: str | None, source: str | None, archived: bool, limit: int, offset: int
-) -> list[dict[str, Any]]:
+) -> list[tuple[dict[str, Any], Spent]]:
     rows = db.list_sessions_rich(
         source=source,
         limit=limit,
@@ -76,7 +80,46 @@ def page(
         archived_only=archived,
         compact_rows=True,
     )
-    return list(rows)
+    listed = []
+    for row in rows:
+        # A projected chain's row holds its first row's counts: add up every row's.
+        first = row.get("_lineage_root_id")
+        chain = (
+            [db.get_session(s) or {} for s in db.get_compression_lineage(first)] if first else []
+        )
+        listed.append((row, spent(chain or [row])))
+    return listed
+
+
+@dataclass(frozen=True)
+class Spent:
+    """What a conversation's model calls used, as hermes counts them per row."""
+
+    input_tokens: int
+    output_tokens: int
+    cache_read_tokens: int
+    cache_write_tokens: int
+    reasoning_tokens: int
+    api_calls: int
+    cost_usd: float | None  # hermes' estimate; None when it priced none of the calls
+
+
+def spent(rows: list[dict[str, Any]]) -> Spent:
+    def total(column: str) -> int:
+        return sum(v for r in rows if isinstance(v := r.get(column), int) and v > 0)
+
+    costs = [r.get("estimated_cost_usd") for r in rows]
+    cost = sum(c for c in costs if isinstance(c, int | float) and c > 0)
+    priced = cost > 0 or any(r.get("cost_status") in PRICED for r in rows)
+    return Spent(
+        total("input_tokens"),
+        total("output_tokens"),
+        total("cache_read_tokens"),
+        total("cache_write_tokens"),
+        total("reasoning_tokens"),
+        total("api_call_count"),
+        round(cost, 9) if priced else None,
+    )
 
 
 def tip(db: Any, session_id: str) -> str:

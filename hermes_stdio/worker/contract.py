@@ -24,7 +24,7 @@ from ..protocol import toolbox as tx
 from ..protocol import types as t
 from ..protocol.usage import TokenUsage
 from .callbacks import EventSink
-from .catalog import Deleted, Forked, Found, Rewound
+from .catalog import Deleted, Forked, Found, Rewound, Spent
 from .images import Attachment
 from .runtime import Fingerprint
 from .state import Session
@@ -188,8 +188,9 @@ class AgentAdapter(Protocol):
 
     def stored_sessions(
         self, query: str | None, source: str | None, archived: bool, limit: int, offset: int
-    ) -> list[dict[str, Any]]:
-        """A page of hermes' session rows from the profile's database (``catalog``)."""
+    ) -> list[tuple[dict[str, Any], Spent]]:
+        """A page of hermes' session rows from the profile's database, each with what its
+        conversation's model calls used (``catalog``)."""
         ...
 
     def search_sessions(

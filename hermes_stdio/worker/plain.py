@@ -15,7 +15,7 @@ from typing import Any, Literal
 from ..protocol import events as ev
 from ..protocol import toolbox as tx
 from ..protocol import types as t
-from .catalog import Deleted, Forked, Found, Rewound, UnknownSession
+from .catalog import Deleted, Forked, Found, Rewound, Spent, UnknownSession
 from .contract import Announce, UserContent
 from .images import Attachment
 from .runtime import Fingerprint
@@ -95,7 +95,7 @@ class PlainAdapterMethods:
 
     def stored_sessions(
         self, query: str | None, source: str | None, archived: bool, limit: int, offset: int
-    ) -> list[dict[str, Any]]:
+    ) -> list[tuple[dict[str, Any], Spent]]:
         return []  # keeps no database
 
     def search_sessions(

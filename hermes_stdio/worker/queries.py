@@ -41,7 +41,7 @@ from ..transport import Peer
 from ..transport.log import report_error
 from ..wire import ErrorType, Request, RpcError
 from . import background, checkpoints
-from .catalog import Found, UnknownSession, snippet_parts
+from .catalog import Found, Spent, UnknownSession, snippet_parts
 from .contract import AgentAdapter, AgentUnavailable
 from .jobs import JobQueue
 from .messages import public
@@ -104,7 +104,7 @@ class QueryMethods:
             rows = self.adapter.stored_sessions(
                 p.query, p.source, p.archived, p.limit + 1, p.offset
             )
-            page = [_stored(row) for row in rows[: p.limit]]
+            page = [_stored(row, used) for row, used in rows[: p.limit]]
             more = len(rows) > p.limit
             return st.SessionListStoredResult(page, p.offset + p.limit if more else None)
 
@@ -326,7 +326,7 @@ def _hit(found: Found, query: str) -> st.SessionSearchHit:
     )
 
 
-def _stored(row: dict[str, Any]) -> st.StoredSession:
+def _stored(row: dict[str, Any], used: Spent) -> st.StoredSession:
     """One of hermes' session rows; a compressed conversation is listed under the id
     its host knows (the chain's root), with its live continuation's figures."""
     count = row.get("message_count")
@@ -339,6 +339,15 @@ def _stored(row: dict[str, Any]) -> st.StoredSession:
         message_count=count if isinstance(count, int) else 0,
         started_at=_ms(row.get("started_at")),
         last_active_at=_ms(row.get("last_active")),
+        usage=st.StoredUsage(
+            used.input_tokens,
+            used.output_tokens,
+            used.cache_read_tokens,
+            used.cache_write_tokens,
+            used.reasoning_tokens,
+            used.api_calls,
+            used.cost_usd,
+        ),
     )
 
 

@@ -35,7 +35,7 @@ class HermesSessions:
 
     def stored_sessions(
         self, query: str | None, source: str | None, archived: bool, limit: int, offset: int
-    ) -> list[dict[str, Any]]:
+    ) -> list[tuple[dict[str, Any], catalog.Spent]]:
         self._modules()
         return catalog.page(self._db, query, source, archived, limit, offset)
 

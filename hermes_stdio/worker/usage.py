@@ -22,7 +22,7 @@ from ..protocol.usage import TokenUsage
 _COUNTERS = ("input", "output", "cache_read", "cache_write", "reasoning", "total")
 # hermes' cost status when it priced the call: estimated from a price, or included
 # in a subscription (0); "unknown" when it had no price.
-_PRICED = frozenset({"estimated", "included", "actual"})
+PRICED = frozenset({"estimated", "included", "actual"})
 
 
 class Counters(NamedTuple):
@@ -47,7 +47,7 @@ def turn_usage(agent: Any, before: Counters | None) -> TokenUsage | None:
         return None
     spent = {name: max(0, after.tokens[name] - before.tokens[name]) for name in _COUNTERS}
     cost = after.cost_usd - before.cost_usd
-    priced = cost > 0 or getattr(agent, "session_cost_status", None) in _PRICED
+    priced = cost > 0 or getattr(agent, "session_cost_status", None) in PRICED
     compressor = getattr(agent, "context_compressor", None)
     last = getattr(compressor, "last_prompt_tokens", None)
     length = getattr(compressor, "context_length", None)

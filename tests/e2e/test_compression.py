@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import signal
+import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -272,3 +273,9 @@ def test_a_session_hermes_compressed_under_a_new_id_resumes_after_a_crash_where_
     [listed] = host.request("session/listStored", {})["sessions"]
     assert listed["sessionId"] == sid
     assert listed["messageCount"] == len(resumed) + 1  # and the reply to it
+    # and what every row of the conversation used, added up (the database holds no other)
+    with sqlite3.connect(home / "state.db") as db:
+        rows = db.execute("SELECT api_call_count, input_tokens FROM sessions").fetchall()
+    assert len(rows) == 2 and all(calls > 0 for calls, _ in rows)
+    used = listed["usage"]
+    assert (used["apiCalls"], used["inputTokens"]) == tuple(map(sum, zip(*rows, strict=True)))

@@ -160,3 +160,31 @@ def test_stored_sessions_can_be_renamed_and_archived(host: HostClient, llm: Scri
         with pytest.raises(RpcError) as err:
             host.request(method, {"sessionId": "sess_nobody", **params})
         assert err.value.kind is ErrorType.UNKNOWN_SESSION
+
+
+def test_a_stored_session_lists_what_its_turns_used_and_cost_added_up(
+    host: HostClient, llm: ScriptedLLM
+) -> None:
+    llm.pricing = {"prompt": "0.000002", "completion": "0.00001"}  # USD per token of test-model
+    llm.enqueue(Reply.tool_call("terminal", {"command": "echo hi"}), Reply.text(["done"]))
+    first = host.request("run/start", {"message": "go"})
+    sid = first["sessionId"]
+    used = [host.wait_run_completed(first["runId"]).params["result"]["usage"]]
+    llm.enqueue(Reply.text(["again"]))
+    second = host.request("run/start", {"sessionId": sid, "message": "once more"})
+    used.append(host.wait_run_completed(second["runId"]).params["result"]["usage"])
+    llm.enqueue(Reply.text(["ok"]))
+    other = host.request("run/start", {"message": "unpriced", "model": "unpriced-model"})
+    host.wait_run_completed(other["runId"])
+
+    listed = {s["sessionId"]: s["usage"] for s in host.request("session/listStored")["sessions"]}
+    mine = listed[sid]
+    assert mine["apiCalls"] == 3  # the tool call, its answer, and the second turn's reply
+    for field in ("inputTokens", "outputTokens", "cacheReadTokens", "reasoningTokens"):
+        assert mine[field] == sum(u[field] for u in used), field
+    assert mine["costUsd"] == pytest.approx(sum(u["costUsd"] for u in used), abs=1e-9)
+    assert mine["costUsd"] > 0
+    assert (listed[other["sessionId"]]["apiCalls"], listed[other["sessionId"]]["costUsd"]) == (
+        1,
+        None,
+    )

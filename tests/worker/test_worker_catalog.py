@@ -85,3 +85,39 @@ def test_a_snippet_splits_into_its_matched_and_unmatched_pieces(
     snippet: str, query: str, parts: list[tuple[str, bool]]
 ) -> None:
     assert catalog.snippet_parts(snippet, query) == parts
+
+
+def test_a_listed_conversation_adds_up_what_every_row_of_its_chain_used(db: Any) -> None:
+    db.create_session("root", source="cli")
+    said(db, "root", "first")
+    db.update_token_counts("root", input_tokens=100, output_tokens=10, api_call_count=2)
+    db.end_session("root", "compression")
+    db.create_session("tip", source="cli", parent_session_id="root")
+    said(db, "tip", "after")
+    db.update_token_counts(
+        "tip",
+        input_tokens=50,
+        output_tokens=5,
+        reasoning_tokens=3,
+        estimated_cost_usd=0.1 + 0.2,  # float noise, rounded away
+        cost_status="estimated",
+        api_call_count=1,
+    )
+    [(row, used)] = catalog.page(db, None, None, False, 10, 0)
+    assert row["_lineage_root_id"] == "root"
+    assert used == catalog.Spent(150, 15, 0, 0, 3, 3, 0.3)
+
+
+@pytest.mark.parametrize(
+    ("rows", "cost"),
+    [
+        ([{"estimated_cost_usd": 0.0, "cost_status": "unknown"}], None),  # no price known
+        ([{"estimated_cost_usd": 0.0, "cost_status": "included"}], 0.0),  # a subscription's
+        ([{"estimated_cost_usd": 0.25}, {"cost_status": "unknown"}], 0.25),
+        ([{}], None),
+    ],
+)
+def test_a_conversations_cost_is_null_only_when_hermes_priced_none_of_its_calls(
+    rows: list[dict[str, Any]], cost: float | None
+) -> None:
+    assert catalog.spent(rows).cost_usd == cost

@@ -1997,6 +1997,41 @@ export interface StoredSession {
    * When it last had a message (ms since the epoch).
    */
   lastActiveAt: number | null;
+  /**
+   * What its model calls used, over every turn so far.
+   */
+  usage: StoredUsage;
+}
+
+export interface StoredUsage {
+  /**
+   * Prompt tokens sent, over all of the conversation's model calls.
+   */
+  inputTokens: number;
+  /**
+   * Tokens the model wrote.
+   */
+  outputTokens: number;
+  /**
+   * Of the input, tokens the provider served from its cache.
+   */
+  cacheReadTokens: number;
+  /**
+   * Of the input, tokens the provider wrote to its cache.
+   */
+  cacheWriteTokens: number;
+  /**
+   * Of the output, reasoning tokens.
+   */
+  reasoningTokens: number;
+  /**
+   * Model calls made.
+   */
+  apiCalls: number;
+  /**
+   * What they cost in US dollars, as hermes estimates it; null if it priced none.
+   */
+  costUsd: number | null;
 }
 
 export interface SudoRequestedNotification {
