@@ -23,6 +23,9 @@ class SessionListStoredParams(Record):
         "Only sessions started with this run/start source, e.g. vscode.", default=None
     )
     archived: bool = doc_field("List the archived ones (session/archive) instead.", default=False)
+    workspace: str | None = doc_field(
+        "Only sessions whose workspace is this absolute path or a directory in it.", default=None
+    )
     limit: int = doc_field("At most this many (1 to 200).", default=50)
     offset: int = doc_field("Skip this many: nextOffset of the previous page.", default=0)
 
@@ -45,6 +48,7 @@ class StoredSession(Record):
     preview: str | None = doc_field("The start of its first user message.")
     source: str | None = doc_field("Where it came from: run/start source, cli, and so on.")
     model: str | None = doc_field("The model it last ran with.")
+    workspace: str | None = doc_field("The working directory stored with it (hermes' cwd).")
     message_count: int = doc_field("Messages it holds.")
     started_at: int | None = doc_field("When it started (ms since the epoch).")
     last_active_at: int | None = doc_field("When it last had a message (ms since the epoch).")

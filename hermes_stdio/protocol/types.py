@@ -126,6 +126,9 @@ class SessionInfo(Record):
     reasoning_effort: ReasoningEffort | None = doc_field(
         "The reasoning effort run/start set for it; null: the profile's."
     )
+    workspace: str | None = doc_field(
+        "Its tools' working directory: run/start's, or the one stored with it; null: the worker's."
+    )
 
 
 class SessionTarget(Record):

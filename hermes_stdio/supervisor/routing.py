@@ -220,7 +220,9 @@ class RoutedMethods:
         known = self.routes.session(p.session_id) == key
         slot = self._running(key)
         if p.if_loaded and slot is None:
-            info = t.SessionInfo(p.session_id, False, False, None, key[0], None, None, None, None)
+            info = t.SessionInfo(
+                p.session_id, False, False, None, key[0], None, None, None, None, None
+            )
             self._reply(req, encode(info))
             return
 

@@ -5,11 +5,13 @@ Contract (each function takes hermes' ``SessionDB``):
   compression with ``compression.in_place: false`` continues it under a new
   id (a chain of ``parent_session_id``); this is the chain's newest row, as
   hermes' CLI resumes it (the id itself when there is no chain).
-- ``page(db, query, source, archived, limit, offset)``: hermes' session rows,
-  most recently active first, a compression chain as one row (projected to
-  its newest continuation), only archived ones when ``archived``; each with
-  what its conversation's model calls used (``Spent``: every row of its
-  chain added up; subagent runs count on their own rows).
+- ``page(db, query, source, archived, workspace, limit, offset)``: hermes'
+  session rows, most recently active first, a compression chain as one row
+  (projected to its newest continuation), only archived ones when
+  ``archived``, only those whose ``cwd`` is ``workspace`` or under it; each
+  with what its conversation's model calls used (``Spent``: every row of its
+  chain added up; subagent runs count on their own rows). Also the offset
+  the next page starts at (None on the last page).
 - ``rename(db, session_id, title)``: sets the title on the row the listing
   shows (the chain's newest continuation) and returns it as saved (None
   clears it); raises ``UnknownSession`` for a session the database does not
@@ -30,6 +32,11 @@ Contract (each function takes hermes' ``SessionDB``):
   parent's lineage ("Plan #2", "branch"). ``UnknownSession`` for an unknown
   session, ``SessionExists`` when ``branch`` is taken, ``TitleRefused`` (and
   no branch) for a title hermes refuses.
+- ``workspace_of(db, session_id)``: the working directory stored with the
+  conversation (hermes' ``cwd``: its newest row's, else its first's), or None.
+  ``keep_workspace(db, session_id, workspace)`` stores it on both rows (where
+  the listing shows it and where hermes' ``cwd`` filter looks) and returns
+  the newest row's id.
 - ``delete(db, session_id, sessions_dir)``: removes the whole conversation for
   good, as hermes' ``sessions delete`` removes one row: every row of its
   compression chain with its messages, subagent runs and transcript files in
@@ -69,17 +76,46 @@ class TitleRefused(ValueError):
 
 
 def page(
-    db: Any, query: str | None, source: str | None, archived: bool, limit: int, offset: int
-) -> list[tuple[dict[str, Any], Spent]]:
-    rows = db.list_sessions_rich(
-        source=source,
-        limit=limit,
-        offset=offset,
-        order_by_last_active=True,  # the only order hermes searches in
-        search_query=query,
-        archived_only=archived,
-        compact_rows=True,
-    )
+    db: Any,
+    query: str | None,
+    source: str | None,
+    archived: bool,
+    workspace: str | None,
+    limit: int,
+    offset: int,
+) -> tuple[list[tuple[dict[str, Any], Spent]], int | None]:
+    kept: list[dict[str, Any]] = []
+    at = offset
+    # hermes' filter finds nothing under "/" (it looks for "//..."): ours alone does.
+    prefix = workspace if workspace and workspace.rstrip("/") else None
+    while True:
+        rows = db.list_sessions_rich(
+            source=source,
+            cwd_prefix=prefix,
+            limit=limit + 1,  # one more than asked: whether there is a next page
+            offset=at,
+            order_by_last_active=True,  # the only order hermes searches in
+            search_query=query,
+            archived_only=archived,
+            compact_rows=True,
+        )
+        for i, row in enumerate(rows):
+            # hermes' filter is SQL LIKE, in which _ and % match any character.
+            if workspace is None or _within(row.get("cwd"), workspace):
+                if len(kept) == limit:
+                    return _spent_by(db, kept), at + i
+                kept.append(row)
+        if len(rows) <= limit:
+            return _spent_by(db, kept), None
+        at += len(rows)
+
+
+def _within(cwd: Any, workspace: str) -> bool:
+    top = workspace.rstrip("/")
+    return isinstance(cwd, str) and (cwd == (top or "/") or cwd.startswith(top + "/"))
+
+
+def _spent_by(db: Any, rows: list[dict[str, Any]]) -> list[tuple[dict[str, Any], Spent]]:
     listed = []
     for row in rows:
         # A projected chain's row holds its first row's counts: add up every row's.
@@ -224,6 +260,22 @@ def fork(
         )
     saved = db.get_session_title(branch)
     return Forked(str(saved) if saved else None, len(messages))
+
+
+def workspace_of(db: Any, session_id: str) -> str | None:
+    for row_id in (tip(db, session_id), session_id):  # its newest row's, else its first's
+        row = db.get_session(row_id)
+        cwd = row.get("cwd") if row else None
+        if isinstance(cwd, str) and cwd:
+            return cwd
+    return None
+
+
+def keep_workspace(db: Any, session_id: str, workspace: str) -> str:
+    newest = tip(db, session_id)
+    for row_id in dict.fromkeys((session_id, newest)):
+        db.update_session_cwd(row_id, workspace)
+    return newest
 
 
 @dataclass(frozen=True)

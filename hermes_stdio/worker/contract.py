@@ -187,10 +187,16 @@ class AgentAdapter(Protocol):
         ...
 
     def stored_sessions(
-        self, query: str | None, source: str | None, archived: bool, limit: int, offset: int
-    ) -> list[tuple[dict[str, Any], Spent]]:
+        self,
+        query: str | None,
+        source: str | None,
+        archived: bool,
+        workspace: str | None,
+        limit: int,
+        offset: int,
+    ) -> tuple[list[tuple[dict[str, Any], Spent]], int | None]:
         """A page of hermes' session rows from the profile's database, each with what its
-        conversation's model calls used (``catalog``)."""
+        conversation's model calls used, and the next page's offset (``catalog``)."""
         ...
 
     def search_sessions(
@@ -220,6 +226,15 @@ class AgentAdapter(Protocol):
 
     def fork_session(self, session_id: str, branch: str, title: str | None) -> Forked:
         """Store a copy of a stored session as the new session ``branch`` (``catalog``)."""
+        ...
+
+    def recall_workspace(self, session: Session) -> None:
+        """Once per session: give a session no run/start named a workspace for the one
+        stored with it, if that is still a directory (``catalog.workspace_of``)."""
+        ...
+
+    def save_workspace(self, session: Session) -> None:
+        """Store the session's workspace with it, after a turn (``catalog``)."""
         ...
 
     def delete_session(self, session_id: str) -> Deleted:

@@ -94,9 +94,15 @@ class PlainAdapterMethods:
         return {"providers": []}  # no providers to choose from
 
     def stored_sessions(
-        self, query: str | None, source: str | None, archived: bool, limit: int, offset: int
-    ) -> list[tuple[dict[str, Any], Spent]]:
-        return []  # keeps no database
+        self,
+        query: str | None,
+        source: str | None,
+        archived: bool,
+        workspace: str | None,
+        limit: int,
+        offset: int,
+    ) -> tuple[list[tuple[dict[str, Any], Spent]], int | None]:
+        return [], None  # keeps no database
 
     def search_sessions(
         self,
@@ -120,6 +126,12 @@ class PlainAdapterMethods:
 
     def fork_session(self, session_id: str, branch: str, title: str | None) -> Forked:
         raise UnknownSession(session_id)
+
+    def recall_workspace(self, session: Session) -> None:
+        pass  # keeps no database
+
+    def save_workspace(self, session: Session) -> None:
+        pass
 
     def delete_session(self, session_id: str) -> Deleted:
         raise UnknownSession(session_id)

@@ -3,7 +3,8 @@
 Contract (a mixin of ``WorkerService``, which provides ``adapter``,
 ``sessions`` and ``peer``): ``command/list`` (the profile's skills and
 bundles), ``mcp/status`` (its MCP servers), ``session/listStored`` (its stored
-sessions, a page at a time), ``session/search`` (their messages, by hermes'
+sessions, a page at a time; a relative ``workspace`` is ``invalid_params``),
+``session/search`` (their messages, by hermes'
 full-text search; a blank or over-long query is ``invalid_params``),
 ``session/rename`` and ``session/archive`` (a
 stored session's title, and whether it is listed), ``process/list`` and
@@ -25,6 +26,7 @@ refuses is ``invalid_params``; a session nobody knows is ``unknown_session``.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from typing import Any
 
@@ -98,15 +100,18 @@ class QueryMethods:
 
     def _h_session_listStored(self, req: Request, p: st.SessionListStoredParams) -> Any:
         _page_bounds(p.limit, p.offset, 200)
+        if p.workspace is not None and not os.path.isabs(p.workspace):
+            raise RpcError(
+                ErrorType.INVALID_PARAMS,
+                "workspace must be an absolute path",
+                field="params.workspace",
+            )
 
         def browse() -> st.SessionListStoredResult:
-            # One more than asked: whether there is a next page.
-            rows = self.adapter.stored_sessions(
-                p.query, p.source, p.archived, p.limit + 1, p.offset
+            rows, next_offset = self.adapter.stored_sessions(
+                p.query, p.source, p.archived, p.workspace, p.limit, p.offset
             )
-            page = [_stored(row, used) for row, used in rows[: p.limit]]
-            more = len(rows) > p.limit
-            return st.SessionListStoredResult(page, p.offset + p.limit if more else None)
+            return st.SessionListStoredResult([_stored(r, u) for r, u in rows], next_offset)
 
         return self.answer_off_reader(req, "stored-sessions", browse)
 
@@ -336,6 +341,7 @@ def _stored(row: dict[str, Any], used: Spent) -> st.StoredSession:
         preview=_text(row.get("preview")),
         source=_text(row.get("source")),
         model=_text(row.get("model")),
+        workspace=_text(row.get("cwd")),
         message_count=count if isinstance(count, int) else 0,
         started_at=_ms(row.get("started_at")),
         last_active_at=_ms(row.get("last_active")),

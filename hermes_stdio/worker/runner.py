@@ -90,8 +90,9 @@ class AgentNotReady(Exception):
 
 def ready_agent(adapter: AgentAdapter, session: Session, *, for_run: bool = False) -> Any:
     """The session's agent: built if needed, its stored history loaded if the session
-    was resumed, a pending model switch applied (by the session's run, ``for_run``,
-    or when it has none: a run in progress keeps its model). Raises ``AgentNotReady``."""
+    was resumed (and its stored workspace if it has none), a pending model switch
+    applied (by the session's run, ``for_run``, or when it has none: a run in
+    progress keeps its model). Raises ``AgentNotReady``."""
     with session.build_lock:
         if session.agent is None:
             try:
@@ -106,6 +107,7 @@ def ready_agent(adapter: AgentAdapter, session: Session, *, for_run: bool = Fals
                 session.restore = False
                 if stored:
                     session.history = stored
+            adapter.recall_workspace(session)
             if session.switch_pending and (for_run or session.run is None):
                 session.switch_pending = False  # a failed switch fails one run, not all
                 adapter.switch_model(session.agent, session.model or "", session.provider)
@@ -145,6 +147,10 @@ def execute_run(
         run.complete("error", None, _error(t.RunErrorType.AGENT_ERROR, exc))
         return
     session.history = outcome.messages
+    try:
+        adapter.save_workspace(session)
+    except Exception as exc:  # costs the stored workspace, never the run
+        log(f"worker: storing the session's workspace failed: {exc!r}")
     output = t.RunOutput(
         outcome.final_response, len(outcome.messages), outcome.api_calls, outcome.usage
     )

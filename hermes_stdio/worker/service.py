@@ -293,7 +293,7 @@ class WorkerService(AnswerMethods, QueryMethods, TranscriptMethods):
         session = self.sessions.get(p.session_id)
         if session is None:
             return t.SessionInfo(
-                p.session_id, False, False, None, self.profile, None, None, None, None
+                p.session_id, False, False, None, self.profile, None, None, None, None, None
             )
         return session.info()
 

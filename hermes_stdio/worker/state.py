@@ -61,6 +61,10 @@ class Session:
     compression_new: bool = False
     # run/start forceCompress: compress before the next turn.
     compress_next: bool = False
+    # The workspace kept with it in the profile's database: read back once when no
+    # run/start gave one; written, with the row it went on, after a turn changed either.
+    workspace_recalled: bool = False
+    workspace_stored: tuple[str, str] | None = None
     # session/destroy asked: held only until its run ends, then replaced by a fresh one.
     closing: bool = False
     last_used_at: int = field(default_factory=lambda: int(time.time() * 1000))
@@ -83,6 +87,7 @@ class Session:
             message_count=len(self.history),
             last_used_at=self.last_used_at,
             reasoning_effort=self.reasoning_effort,
+            workspace=self.workspace,
         )
 
 

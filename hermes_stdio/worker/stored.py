@@ -10,11 +10,13 @@ methods that read or edit stored sessions, each through ``catalog``. With the ad
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from . import catalog
+from .state import Session
 
 
 class HermesSessions:
@@ -34,10 +36,22 @@ class HermesSessions:
         return list(messages) if isinstance(messages, list) else None
 
     def stored_sessions(
-        self, query: str | None, source: str | None, archived: bool, limit: int, offset: int
-    ) -> list[tuple[dict[str, Any], catalog.Spent]]:
+        self,
+        query: str | None,
+        source: str | None,
+        archived: bool,
+        workspace: str | None,
+        limit: int,
+        offset: int,
+    ) -> tuple[list[tuple[dict[str, Any], catalog.Spent]], int | None]:
         self._modules()
-        return catalog.page(self._db, query, source, archived, limit, offset)
+        rows, next_offset = catalog.page(
+            self._db, query, source, archived, workspace, limit, offset
+        )
+        for row, _used in rows:
+            if row.get("cwd") == os.getcwd():  # hermes' stamp on a "cli" session: not a workspace
+                row["cwd"] = None
+        return rows, next_offset
 
     def search_sessions(
         self,
@@ -68,6 +82,27 @@ class HermesSessions:
         from agent.turn_context import extract_api_content_sidecar
 
         return catalog.fork(self._db, session_id, branch, title, extract_api_content_sidecar)
+
+    def recall_workspace(self, session: Session) -> None:
+        if session.workspace_recalled:
+            return
+        self._modules()
+        session.workspace_recalled = True
+        if session.workspace is None:
+            kept = catalog.workspace_of(self._db, session.session_id)
+            # hermes stamps a "cli" session with the worker's own directory: not a workspace.
+            if kept and kept != os.getcwd() and os.path.isabs(kept) and os.path.isdir(kept):
+                session.workspace = kept
+
+    def save_workspace(self, session: Session) -> None:
+        workspace = session.workspace
+        if workspace is None:
+            return
+        self._modules()
+        newest = catalog.tip(self._db, session.session_id)
+        if session.workspace_stored != (workspace, newest):
+            catalog.keep_workspace(self._db, session.session_id, workspace)
+            session.workspace_stored = (workspace, newest)
 
     def delete_session(self, session_id: str) -> catalog.Deleted:
         self._modules()

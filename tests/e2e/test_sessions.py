@@ -15,7 +15,7 @@ from hermes_stdio.testing.host import HostClient
 from hermes_stdio.testing.llm_server import Reply, ScriptedLLM
 from hermes_stdio.wire import ErrorType, RpcError
 
-from .conftest import StartHost, worker_pids
+from .conftest import StartHost, tool_result, worker_pids
 
 
 def test_session_history_lists_the_messages_and_reads_them_back_after_a_worker_dies(
@@ -188,3 +188,43 @@ def test_a_stored_session_lists_what_its_turns_used_and_cost_added_up(
         1,
         None,
     )
+
+
+def test_a_sessions_workspace_is_stored_listed_filtered_and_kept_by_a_new_worker(
+    host: HostClient, llm: ScriptedLLM, tmp_path: Path
+) -> None:
+    app, other = tmp_path / "my_app", tmp_path / "myXapp"  # LIKE's _ would match both
+    for path in (app, app / "sub", other):
+        path.mkdir()
+    sids = {}
+    for name, workspace in (("app", app), ("sub", app / "sub"), ("other", other), ("none", None)):
+        llm.enqueue(Reply.text(["ok"]))
+        params = {"message": name} | ({"workspace": str(workspace)} if workspace else {})
+        run = host.request("run/start", params)
+        host.wait_run_completed(run["runId"])
+        sids[name] = run["sessionId"]
+    assert host.request("session/status", {"sessionId": sids["app"]})["workspace"] == str(app)
+
+    listed = {
+        s["sessionId"]: s["workspace"] for s in host.request("session/listStored")["sessions"]
+    }
+    assert listed == {
+        sids["app"]: str(app),
+        sids["sub"]: str(app / "sub"),
+        sids["other"]: str(other),
+        sids["none"]: None,
+    }
+    inside = host.request("session/listStored", {"workspace": str(app)})["sessions"]
+    assert {s["sessionId"] for s in inside} == {sids["app"], sids["sub"]}
+    with pytest.raises(RpcError) as err:
+        host.request("session/listStored", {"workspace": "my_app"})
+    assert err.value.kind is ErrorType.INVALID_PARAMS
+    assert err.value.data["field"] == "params.workspace"
+
+    os.kill(worker_pids(host)[("default", None)], signal.SIGKILL)
+    host.wait_for(lambda n: n.method == "worker/exited", timeout=30)
+    llm.enqueue(Reply.tool_call("terminal", {"command": "pwd"}), Reply.text(["done"]))
+    run = host.request("run/start", {"sessionId": sids["app"], "message": "where?"})
+    host.wait_run_completed(run["runId"])
+    assert str(app) in tool_result(host, run["runId"])  # a new worker, its stored workspace
+    assert host.request("session/status", {"sessionId": sids["app"]})["workspace"] == str(app)

@@ -198,7 +198,7 @@ def test_a_custom_root_path_prefixes_field_names():
 
 
 def test_encode_writes_every_field_in_camel_case_with_none_as_null():
-    info = t.SessionInfo("s1", True, False, None, "default", None, 2, 123, "high")
+    info = t.SessionInfo("s1", True, False, None, "default", None, 2, 123, "high", "/w")
     assert encode(info) == {
         "sessionId": "s1",
         "loaded": True,
@@ -209,6 +209,7 @@ def test_encode_writes_every_field_in_camel_case_with_none_as_null():
         "messageCount": 2,
         "lastUsedAt": 123,
         "reasoningEffort": "high",
+        "workspace": "/w",
     }
 
 

@@ -103,7 +103,8 @@ def test_a_listed_conversation_adds_up_what_every_row_of_its_chain_used(db: Any)
         cost_status="estimated",
         api_call_count=1,
     )
-    [(row, used)] = catalog.page(db, None, None, False, 10, 0)
+    [(row, used)], next_offset = catalog.page(db, None, None, False, None, 10, 0)
+    assert next_offset is None
     assert row["_lineage_root_id"] == "root"
     assert used == catalog.Spent(150, 15, 0, 0, 3, 3, 0.3)
 
@@ -121,3 +122,31 @@ def test_a_conversations_cost_is_null_only_when_hermes_priced_none_of_its_calls(
     rows: list[dict[str, Any]], cost: float | None
 ) -> None:
     assert catalog.spent(rows).cost_usd == cost
+
+
+def test_a_workspace_lists_the_sessions_in_it_exactly_a_page_at_a_time(db: Any) -> None:
+    # hermes' cwd filter is SQL LIKE: /w/my_app also matches /w/myXapp, which is not in it.
+    for i, cwd in enumerate(["/w/myXapp", "/w/my_app", "/w/my_app/sub", "/w/my_apps", "/w/my_app"]):
+        db.create_session(f"s{i}", source="cli")
+        said(db, f"s{i}", f"message {i}")
+        catalog.keep_workspace(db, f"s{i}", cwd)
+    listed, next_offset = catalog.page(db, None, None, False, "/w/my_app/", 2, 0)
+    assert [r["id"] for r, _ in listed] == ["s4", "s2"] and next_offset is not None
+    rest, next_offset = catalog.page(db, None, None, False, "/w/my_app", 2, next_offset)
+    assert [r["id"] for r, _ in rest] == ["s1"] and next_offset is None
+    everything, _ = catalog.page(db, None, None, False, "/", 10, 0)
+    assert len(everything) == 5
+
+
+def test_a_conversations_workspace_is_stored_on_its_first_and_newest_rows(db: Any) -> None:
+    db.create_session("root", source="cli")
+    said(db, "root", "first")
+    assert catalog.workspace_of(db, "root") is None
+    db.end_session("root", "compression")
+    db.create_session("tip", source="cli", parent_session_id="root")
+    said(db, "tip", "after")
+    assert catalog.keep_workspace(db, "root", "/w/app") == "tip"
+    assert [db.get_session(s)["cwd"] for s in ("root", "tip")] == ["/w/app", "/w/app"]
+    assert catalog.workspace_of(db, "root") == "/w/app"
+    [(row, _)], _ = catalog.page(db, None, None, False, "/w/app", 10, 0)
+    assert (row["id"], row["cwd"]) == ("tip", "/w/app")  # listed under its newest row

@@ -47,6 +47,7 @@ def test_status_of_an_unknown_session_says_not_loaded(harness):
         "messageCount": None,
         "lastUsedAt": None,
         "reasoningEffort": None,
+        "workspace": None,
     }
 
 

@@ -1621,6 +1621,10 @@ export interface SessionInfo {
    */
   reasoningEffort:
     ('none' | 'minimal' | 'low' | 'medium' | 'high' | 'xhigh' | 'max' | 'ultra') | null;
+  /**
+   * Its tools' working directory: run/start's, or the one stored with it; null: the worker's.
+   */
+  workspace: string | null;
 }
 
 export interface SessionListParams {
@@ -1662,6 +1666,10 @@ export interface SessionListStoredParams {
    * List the archived ones (session/archive) instead.
    */
   archived?: boolean;
+  /**
+   * Only sessions whose workspace is this absolute path or a directory in it.
+   */
+  workspace?: string | null;
   /**
    * At most this many (1 to 200).
    */
@@ -1985,6 +1993,10 @@ export interface StoredSession {
    * The model it last ran with.
    */
   model: string | null;
+  /**
+   * The working directory stored with it (hermes' cwd).
+   */
+  workspace: string | null;
   /**
    * Messages it holds.
    */
