@@ -132,7 +132,7 @@ HOST_METHODS: dict[str, Method] = _methods(
     ),
     Method(
         "session/history",
-        t.SessionTarget,
+        t.SessionHistoryParams,
         t.SessionHistoryResult,
         "session",
         "A session's messages, from its worker or the profile's session database.",

@@ -156,14 +156,30 @@ class SessionSwitchModelResult(Record):
     deferred: bool = doc_field("True when a run is in progress: it finishes on the old model.")
 
 
+class SessionHistoryParams(Record):
+    session_id: SessionId = doc_field("The session.")
+    profile: str | None = doc_field("Profile to ask when the session is not routed yet.", None)
+    worker_key: WorkerKey | None = doc_field("Worker isolation key.", None)
+    limit: int | None = doc_field(
+        "At most this many messages (1 to 1000), the newest before `before`; all when absent.",
+        None,
+    )
+    before: int | None = doc_field(
+        "Index (0 or more) of the message after the last one returned: the previous"
+        " page's `firstIndex`; the end of the history when absent or past it.",
+        None,
+    )
+
+
 class SessionHistoryResult(Record):
     session_id: str = doc_field("The session.")
     messages: list[JsonObject] = doc_field(
         "Its OpenAI-style messages as of its last finished turn (a run in progress adds"
-        " its own when it ends); loaded from the profile's session database when no"
-        " worker holds the session."
+        " its own when it ends), or the page of them asked for; loaded from the"
+        " profile's session database when no worker holds the session."
     )
-    message_count: int = doc_field("len(messages).")
+    message_count: int = doc_field("How many messages the whole history holds.")
+    first_index: int = doc_field("Index in the whole history of messages[0] (0 without paging).")
 
 
 GoalAction = Literal[

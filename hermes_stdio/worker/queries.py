@@ -16,7 +16,8 @@ worker holds it), ``checkpoint/list``,
 project directory; a refused one is ``invalid_params`` naming the field),
 ``session/estimateContext`` (which may build the session's agent),
 ``session/goal`` (its goals) and ``session/history`` (from memory when a worker
-holds the session, else read from the profile's database without loading it)
+holds the session, else read from the profile's database without loading it;
+a page of it, the newest ``limit`` messages before ``before``, when asked)
 may import hermes-agent, touch the disk or copy a long history, so each is
 answered off the reader, in the worker's ``JobQueue`` (``answer_off_reader``,
 which returns ``DEFERRED``); one cancelled before it starts is answered
@@ -257,12 +258,19 @@ class QueryMethods:
 
         return self.answer_off_reader(req, "goal", apply)
 
-    def _h_session_history(self, req: Request, p: t.SessionTarget) -> Any:
+    def _h_session_history(self, req: Request, p: t.SessionHistoryParams) -> Any:
+        if p.limit is not None:
+            _page_bounds(p.limit, 0, 1000)
+        if p.before is not None and p.before < 0:
+            raise RpcError(
+                ErrorType.INVALID_PARAMS, "before must be 0 or more", field="params.before"
+            )
+
         def load() -> t.SessionHistoryResult:
             # Copying a long history is work too: off the reader, like the database read.
             session = self.sessions.get(p.session_id)
             if session is not None and not session.restore:
-                return _history(p.session_id, session.history)
+                return _history(p, session.history)
             stored = self.adapter.stored_history(p.session_id)
             if stored is None:
                 raise RpcError(
@@ -270,14 +278,16 @@ class QueryMethods:
                     f"unknown session {p.session_id!r}",
                     sessionId=p.session_id,
                 )
-            return _history(p.session_id, stored)
+            return _history(p, stored)
 
         return self.answer_off_reader(req, "history", load)
 
 
-def _history(session_id: str, messages: list[dict[str, Any]]) -> t.SessionHistoryResult:
-    shown = public(list(messages))
-    return t.SessionHistoryResult(session_id, shown, len(shown))
+def _history(p: t.SessionHistoryParams, messages: list[dict[str, Any]]) -> t.SessionHistoryResult:
+    whole = [m for m in list(messages) if isinstance(m, dict)]  # as public() counts them
+    end = len(whole) if p.before is None else min(p.before, len(whole))
+    start = 0 if p.limit is None else max(0, end - p.limit)
+    return t.SessionHistoryResult(p.session_id, public(whole[start:end]), len(whole), start)
 
 
 def session_busy(session_id: str, run_id: str) -> RpcError:

@@ -187,6 +187,7 @@ def test_an_absurd_content_length_does_not_make_the_server_deaf(host: HostClient
         ("session/fork", {"sessionId": "s", "newSessionId": "x" * 257}, "params.newSessionId"),
         ("session/listStored", {"workerKey": "k" * 129}, "params.workerKey"),
         ("session/delete", {"sessionId": ""}, "params.sessionId"),
+        ("session/history", {"sessionId": "s", "before": 2**63}, "params.before"),
     ],
 )
 def test_an_out_of_range_integer_a_lone_surrogate_or_a_bad_name_is_invalid_params_naming_it(

@@ -52,6 +52,40 @@ def test_session_history_lists_the_messages_and_reads_them_back_after_a_worker_d
     assert all(isinstance(m["timestamp"], int | float) for m in stored["messages"])
 
 
+def test_session_history_pages_back_from_the_newest_messages_live_and_stored(
+    host: HostClient, llm: ScriptedLLM
+) -> None:
+    llm.enqueue(Reply.text(["One."]), Reply.text(["Two."]), Reply.text(["Three."]))
+    sid = "paged"
+    for said in ("first", "second", "third"):
+        run = host.request("run/start", {"sessionId": sid, "message": said})
+        host.wait_run_completed(run["runId"])
+
+    def pages() -> list[tuple[list[object], int, int]]:
+        seen, before = [], None
+        while before != 0:
+            bounds = {"limit": 4} | ({"before": before} if before is not None else {})
+            page = host.request("session/history", {"sessionId": sid} | bounds)
+            seen.append(
+                ([m["content"] for m in page["messages"]], page["firstIndex"], page["messageCount"])
+            )
+            before = page["firstIndex"]
+        return seen
+
+    expected = [
+        (["second", "Two.", "third", "Three."], 2, 6),
+        (["first", "One."], 0, 6),
+    ]
+    assert pages() == expected
+    os.kill(worker_pids(host)[("default", None)], signal.SIGKILL)
+    host.wait_for(lambda n: n.method == "worker/exited", timeout=30)
+    assert pages() == expected  # read from the database, as the worker held it
+    with pytest.raises(RpcError) as err:
+        host.request("session/history", {"sessionId": sid, "limit": 0})
+    assert err.value.kind is ErrorType.INVALID_PARAMS
+    assert err.value.data["field"] == "params.limit"
+
+
 def test_session_history_of_a_session_nobody_knows_is_unknown_session(host: HostClient) -> None:
     with pytest.raises(RpcError) as err:
         host.request("session/history", {"sessionId": "sess-never-seen"})

@@ -539,8 +539,40 @@ def test_session_history_answers_from_memory_without_private_keys(harness):
             {"role": "assistant", "content": "Hello"},
         ],
         "messageCount": 2,
+        "firstIndex": 0,
     }
     harness.call("session/destroy", {"sessionId": ack["sessionId"]})
+
+
+def test_session_history_pages_back_from_the_end_by_limit_and_before(harness):
+    stored = [{"role": "user", "content": str(i)} for i in range(7)]
+    harness.adapter.stored_history = lambda sid: stored
+
+    def page(**bounds):
+        result = harness.call("session/history", {"sessionId": "s"} | bounds)["result"]
+        said = [m["content"] for m in result["messages"]]
+        return said, result["firstIndex"], result["messageCount"]
+
+    assert page(limit=3) == (["4", "5", "6"], 4, 7)
+    assert page(limit=3, before=4) == (["1", "2", "3"], 1, 7)
+    assert page(limit=3, before=1) == (["0"], 0, 7)
+    assert page(limit=3, before=0) == ([], 0, 7)
+    assert page(before=2) == (["0", "1"], 0, 7)
+    assert page(limit=2, before=99) == (["5", "6"], 5, 7)  # past the end: the end
+
+
+@pytest.mark.parametrize(
+    ("bounds", "field"),
+    [
+        ({"limit": 0}, "params.limit"),
+        ({"limit": 1001}, "params.limit"),
+        ({"before": -1}, "params.before"),
+    ],
+)
+def test_session_history_refuses_a_page_out_of_range(harness, bounds, field):
+    answer = harness.call("session/history", {"sessionId": "s"} | bounds)
+    assert error_of(answer) is ErrorType.INVALID_PARAMS
+    assert answer["error"]["data"]["field"] == field
 
 
 def test_session_history_of_a_session_not_held_reads_the_store_without_loading_it(harness):

@@ -1566,21 +1566,48 @@ export interface SessionGoalParams {
   workerKey?: string | null;
 }
 
+export interface SessionHistoryParams {
+  /**
+   * The session.
+   */
+  sessionId: string;
+  /**
+   * Profile to ask when the session is not routed yet.
+   */
+  profile?: string | null;
+  /**
+   * Worker isolation key.
+   */
+  workerKey?: string | null;
+  /**
+   * At most this many messages (1 to 1000), the newest before `before`; all when absent.
+   */
+  limit?: number | null;
+  /**
+   * Index (0 or more) of the message after the last one returned: the previous page's `firstIndex`; the end of the history when absent or past it.
+   */
+  before?: number | null;
+}
+
 export interface SessionHistoryResult {
   /**
    * The session.
    */
   sessionId: string;
   /**
-   * Its OpenAI-style messages as of its last finished turn (a run in progress adds its own when it ends); loaded from the profile's session database when no worker holds the session.
+   * Its OpenAI-style messages as of its last finished turn (a run in progress adds its own when it ends), or the page of them asked for; loaded from the profile's session database when no worker holds the session.
    */
   messages: {
     [k: string]: unknown;
   }[];
   /**
-   * len(messages).
+   * How many messages the whole history holds.
    */
   messageCount: number;
+  /**
+   * Index in the whole history of messages[0] (0 without paging).
+   */
+  firstIndex: number;
 }
 
 export interface SessionInfo {
@@ -2564,7 +2591,7 @@ export interface HostRequests {
   /** Set, inspect, pause, resume or clear a session's standing goal and its subgoals. */
   'session/goal': { params: SessionGoalParams; result: GoalInfo };
   /** A session's messages, from its worker or the profile's session database. */
-  'session/history': { params: SessionTarget; result: SessionHistoryResult };
+  'session/history': { params: SessionHistoryParams; result: SessionHistoryResult };
   /** Sessions loaded in a profile's worker; never starts a worker. */
   'session/list': { params: SessionListParams; result: SessionListResult };
   /** The profile's stored sessions, most recently active first, to browse and resume. */
