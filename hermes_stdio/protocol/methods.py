@@ -271,6 +271,13 @@ HOST_METHODS: dict[str, Method] = _methods(
         "Start a turn; answered at once, then the run's notifications follow.",
     ),
     Method(
+        "session/compress",
+        t.SessionCompressParams,
+        t.RunStartResult,
+        "session",
+        "Compress a session's history now, as a run of its own (no user message).",
+    ),
+    Method(
         "run/interrupt",
         t.RunTarget,
         t.RunInterruptResult,

@@ -282,6 +282,17 @@ class RunStartResult(Record):
     session_id: str = doc_field("The session it runs in.")
 
 
+class SessionCompressParams(Record):
+    session_id: SessionId = doc_field("A session a worker holds or the database knows.")
+    profile: str | None = doc_field("Profile to ask when the session is not routed yet.", None)
+    worker_key: WorkerKey | None = doc_field("Worker isolation key.", None)
+    focus: str | None = doc_field(
+        "What the summary should keep above all (hermes' /compress focus topic), at most"
+        " 1000 characters.",
+        None,
+    )
+
+
 class RunTarget(Record):
     run_id: str = doc_field("The run.")
 

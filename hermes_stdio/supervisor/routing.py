@@ -197,9 +197,16 @@ class RoutedMethods:
         return (lambda: self.routes.release_session(session_id, key)) if claimed else None
 
     def _h_run_start(self, req: Request, p: t.RunStartParams) -> None:
-        key = self._target(p.session_id, p.profile, p.worker_key)
+        self._to_new_run(req, self._target(p.session_id, p.profile, p.worker_key), p.session_id)
+
+    def _h_session_compress(self, req: Request, p: t.SessionCompressParams) -> None:
+        key = self._session_key(p.session_id, p.profile, p.worker_key)
+        self._to_new_run(req, key, p.session_id)
+
+    def _to_new_run(self, req: Request, key: SlotKey, session_id: str | None) -> None:
+        """Forward a request the worker answers by starting a run (``RunStartResult``)."""
         slot = self.pool.slot(*key)
-        release = None if p.session_id is None else self._claim(p.session_id, key)
+        release = None if session_id is None else self._claim(session_id, key)
 
         def record(result: Any) -> None:
             if isinstance(result, dict):

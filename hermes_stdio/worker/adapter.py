@@ -1,6 +1,6 @@
-"""The module that imports hermes-agent, with its mixins ``stored`` (stored sessions) and
-``profile`` (what hermes keeps per profile): ``HermesAdapter``, the
-``contract.AgentAdapter`` that drives hermes' real ``AIAgent``.
+"""The module that imports hermes-agent, with its mixins ``stored`` (stored sessions),
+``profile`` (what hermes keeps per profile) and ``bridged`` (the host's answers):
+``HermesAdapter``, the ``contract.AgentAdapter`` that drives hermes' real ``AIAgent``.
 
 Contract:
 - One agent per session, its callbacks bound to the session's *current* run
@@ -13,7 +13,8 @@ Contract:
   hermes' TUI gateway does).
 - A session whose ``compression`` is ``host`` has hermes' context compression
   done by the host (``compression``); ``forceCompress`` compresses before the
-  turn, the way the session's compression says. The choice is kept in the
+  turn, and ``compress`` (``session/compress``) without one, the way the
+  session's compression says. The choice is kept in the
   profile's database, so a session resumed by another worker keeps it.
 - Steering text waits in the run until the turn's first tool call starts
   (``runner.SessionSink``): hermes attaches pending text to the last tool
@@ -57,18 +58,25 @@ import contextlib
 import importlib
 import os
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from ..protocol import events as ev
 from ..protocol import toolbox as tx
 from ..transport import restore_std_streams
 from . import catalog, fence, images, process_guard, references, usage
 from .approvals import ApprovalBridge
+from .bridged import HermesAnswers
 from .callbacks import EventSink, agent_callbacks
 from .clarify import ClarifyBridge
-from .compression import CompressionBridge, delegate_compression, estimate, recall_compression
+from .compression import (
+    CompressionBridge,
+    compress_now,
+    delegate_compression,
+    estimate,
+    recall_compression,
+)
 from .contract import AgentUnavailable, Announce, TurnOutcome, UserContent
 from .fence import hermes_root
 from .mcp import McpServers
@@ -92,7 +100,7 @@ from .sudo import SudoBridge
 from .titles import auto_title
 
 
-class HermesAdapter(HermesProfile, HermesSessions):
+class HermesAdapter(HermesProfile, HermesSessions, HermesAnswers):
     def __init__(self, home: Path) -> None:
         self.home = home
         # Dangerous commands wait for an approval; with no notify callback registered
@@ -308,6 +316,31 @@ class HermesAdapter(HermesProfile, HermesSessions):
         message: UserContent,
         stop_requested: Callable[[], bool],
     ) -> TurnOutcome:
+        before = usage.counters(agent)
+        with self._turn(agent, session, stop_requested):
+            if session.compress_next:
+                session.compress_next = False
+                session.history = compress_now(agent, session, None)
+            result = agent.run_conversation(
+                message,
+                conversation_history=[dict(m) for m in session.history],
+                task_id=session.session_id,
+            )
+        return TurnOutcome.of(result, session.history, usage.turn_usage(agent, before))
+
+    def compress(
+        self, agent: Any, session: Session, focus: str | None, stop_requested: Callable[[], bool]
+    ) -> TurnOutcome:
+        before = usage.counters(agent)
+        with self._turn(agent, session, stop_requested):
+            messages = compress_now(agent, session, focus)
+        return TurnOutcome(None, messages, usage=usage.turn_usage(agent, before))
+
+    @contextlib.contextmanager
+    def _turn(
+        self, agent: Any, session: Session, stop_requested: Callable[[], bool]
+    ) -> Iterator[None]:
+        """What the agent works under, for a turn or a compression."""
         from agent import runtime_cwd
         from gateway import session_context
         from hermes_constants import parse_reasoning_effort
@@ -320,7 +353,6 @@ class HermesAdapter(HermesProfile, HermesSessions):
         recall_compression(self._db, session)
         hermes = TurnModules(approval, session_context, runtime_cwd, terminal_tool)
         restore_std_streams()  # what the last turn's wrappers wrapped, not another layer
-        before = usage.counters(agent)
         try:
             with (
                 session_scope(session, hermes, self._approvals, self._sudo.callback(session)),
@@ -329,55 +361,14 @@ class HermesAdapter(HermesProfile, HermesSessions):
                 agent.clear_interrupt()  # a stale interrupt would otherwise carry into this turn
                 if stop_requested():  # ...but not one meant for this run
                     agent.interrupt(None)
-                if session.compress_next:
-                    session.compress_next = False
-                    if session.history:
-                        compressed = agent._compress_context(
-                            list(session.history), None, task_id=session.session_id, force=True
-                        )
-                        session.history = list(compressed[0])
-                result = agent.run_conversation(
-                    message,
-                    conversation_history=[dict(m) for m in session.history],
-                    task_id=session.session_id,
-                )
+                yield
         except Exception:
             self.save_transcript(agent)
             session.restore = True  # the database is now the best record of the turn
             raise
-        return TurnOutcome.of(result, session.history, usage.turn_usage(agent, before))
 
     def interrupt(self, agent: Any, message: str | None) -> None:
         agent.interrupt(message)
-
-    def answer_approval(
-        self, session: Session, approval_id: str, decision: str, reason: str | None
-    ) -> Literal["approved", "denied"] | None:
-        if self._approvals is None:
-            return None
-        return self._approvals.answer(session.session_id, approval_id, decision, reason)
-
-    def answer_clarify(self, session: Session, clarify_id: str, text: str) -> bool:
-        return self._clarify.answer(session.session_id, clarify_id, text)
-
-    def answer_sudo(
-        self, session: Session, sudo_id: str, password: str | None
-    ) -> Literal["answered", "declined"] | None:
-        return self._sudo.answer(session.session_id, sudo_id, password)
-
-    def answer_secret(
-        self, session: Session, secret_id: str, value: str | None
-    ) -> Literal["answered", "skipped"] | None:
-        return self._secrets.answer(session.session_id, secret_id, value)
-
-    def answer_compression(
-        self,
-        session: Session,
-        compression_id: str,
-        messages: list[dict[str, Any]] | None,
-        error: str | None,
-    ) -> Literal["compressed", "failed"] | None:
-        return self._compression.answer(session.session_id, compression_id, messages, error)
 
     def steer(self, agent: Any, text: str) -> bool:
         return bool(agent.steer(text))

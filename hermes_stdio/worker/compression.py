@@ -23,6 +23,10 @@ Contract:
   database in place (the old rows are archived), as hermes' own in-place
   compaction does; otherwise the conversation stays as it was and hermes,
   seeing no progress, carries on.
+- ``compress_now(agent, session, focus)``: the session's history compressed
+  at once, as its ``compression`` says (``run/start`` ``forceCompress``,
+  ``session/compress``), bypassing hermes' cooldown after a failed summary as
+  its ``/compress`` does; an empty history stays empty.
 - ``recall_compression(db, session)`` keeps a session's choice in the
   profile's database, so a session resumed by another worker keeps it.
 - ``estimate(agent, messages, instructions, rough)`` is what
@@ -105,6 +109,15 @@ class CompressionBridge:
         if not self._waits.answer(session_id, compression_id, (messages, error)):
             return None
         return "compressed" if messages is not None else "failed"
+
+
+def compress_now(agent: Any, session: Session, focus: str | None) -> list[dict[str, Any]]:
+    if not session.history:
+        return []
+    compressed = agent._compress_context(
+        list(session.history), None, task_id=session.session_id, focus_topic=focus, force=True
+    )
+    return list(compressed[0])
 
 
 def delegate_compression(

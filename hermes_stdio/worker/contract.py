@@ -105,6 +105,14 @@ class AgentAdapter(Protocol):
         stop_requested: Callable[[], bool],
     ) -> TurnOutcome: ...
 
+    def compress(
+        self, agent: Any, session: Session, focus: str | None, stop_requested: Callable[[], bool]
+    ) -> TurnOutcome:
+        """``session/compress``: the session's history compressed now, as its compression
+        setting says (``focus``: what the summary keeps above all); the messages are
+        unchanged when there was nothing to compress."""
+        ...
+
     def expand_references(
         self, agent: Any, session: Session, message: str
     ) -> tuple[str, ev.ReferencesExpandedEvent] | None:

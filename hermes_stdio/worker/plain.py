@@ -2,21 +2,23 @@
 
 Contract: ``PlainAdapterMethods`` implements the parts of
 ``adapter.AgentAdapter`` that only a real hermes-agent needs (approvals,
-clarifying questions, compression, steering, slash commands, MCP servers,
-goals, stored history, model resolution, a rough context estimate of about 4
-characters per token); the synthetic agent and test fakes inherit them and
-implement the rest. An agent object gets a new model by attribute.
+clarifying questions, compression (``compress`` keeps the history as it is),
+steering, slash commands, MCP servers, goals, stored history, model
+resolution, a rough context estimate of about 4 characters per token); the
+synthetic agent and test fakes inherit them and implement the rest. An agent
+object gets a new model by attribute.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, Literal
 
 from ..protocol import events as ev
 from ..protocol import toolbox as tx
 from ..protocol import types as t
 from .catalog import Deleted, Forked, Found, Rewound, Spent, UnknownSession
-from .contract import Announce, UserContent
+from .contract import Announce, TurnOutcome, UserContent
 from .images import Attachment
 from .runtime import Fingerprint
 from .state import Session
@@ -126,6 +128,11 @@ class PlainAdapterMethods:
 
     def fork_session(self, session_id: str, branch: str, title: str | None) -> Forked:
         raise UnknownSession(session_id)
+
+    def compress(
+        self, agent: Any, session: Session, focus: str | None, stop_requested: Callable[[], bool]
+    ) -> TurnOutcome:
+        return TurnOutcome(None, list(session.history))  # has no summariser: nothing changes
 
     def recall_workspace(self, session: Session) -> None:
         pass  # keeps no database

@@ -13,8 +13,10 @@ the turn failed, ``context_refused`` if hermes refused the references), else
 ``complete``. Each model call of the turn that reported usage is followed by a
 ``usage`` event before the run's next event (the last call's before
 ``run/completed``). A completed turn is handed to hermes' titling
-(``announce_title`` hears the title). Callbacks that fire after the run ended
-are dropped by ``Run``.
+(``announce_title`` hears the title). ``execute_compaction`` is the run of
+``session/compress``: the same start and end around the adapter's
+``compress`` instead of a turn. Callbacks that fire after the run ended are
+dropped by ``Run``.
 """
 
 from __future__ import annotations
@@ -173,6 +175,38 @@ def execute_run(
         except Exception as exc:
             log(f"worker: titling the session failed: {exc!r}")
     run.complete("complete" if judged else "interrupted", output, None)
+
+
+def execute_compaction(
+    adapter: AgentAdapter, session: Session, run: Run, focus: str | None
+) -> None:
+    """A run that compresses the session's history and nothing else: ``complete`` with
+    the messages left, also when an interrupt came too late to stop it; ``interrupted``
+    only when the history was left as it was."""
+    try:
+        agent = ready_agent(adapter, session, for_run=True)
+    except AgentNotReady as exc:
+        run.complete("error", None, _error(exc.kind, exc.cause))
+        return
+    session.model = adapter.model_of(agent) or session.model
+    history = session.history
+    if not run.interrupt_requested:
+        run.emit("run/started", {"profile": session.profile, "model": session.model})
+        run.usage = UsageWatch(agent)
+        try:
+            outcome = adapter.compress(agent, session, focus, lambda: run.interrupt_requested)
+        except Exception as exc:
+            run.complete("error", None, _error(t.RunErrorType.AGENT_ERROR, exc))
+            return
+        finally:
+            report_usage(run)
+            run.usage = None
+        session.history = outcome.messages
+        output = t.RunOutput(None, len(outcome.messages), outcome.api_calls, outcome.usage)
+        if not (run.interrupt_requested and outcome.messages == history):
+            run.complete("complete", output, None)
+            return
+    run.complete("interrupted", t.RunOutput(None, len(history), 0), None)
 
 
 def _prepare(

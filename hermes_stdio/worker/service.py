@@ -40,10 +40,10 @@ from .answers import AnswerMethods
 from .checks import check_workspace, usable_model
 from .contract import AgentAdapter
 from .jobs import JobQueue
-from .memory import release_free_memory
+from .launch import RunLauncher
 from .outbox import Outbox
 from .queries import DEFERRED as _DEFERRED
-from .queries import QueryMethods, session_busy
+from .queries import QueryMethods
 from .runner import execute_run
 from .state import Run, RunTable, Session, new_id
 from .transcripts import TranscriptMethods
@@ -55,7 +55,7 @@ _ROUTED = {
 } | set(WORKER_METHODS)
 
 
-class WorkerService(AnswerMethods, QueryMethods, TranscriptMethods):
+class WorkerService(AnswerMethods, QueryMethods, TranscriptMethods, RunLauncher):
     def __init__(
         self,
         profile: str,
@@ -153,26 +153,12 @@ class WorkerService(AnswerMethods, QueryMethods, TranscriptMethods):
     def _start_run(
         self, req: Request, p: t.RunStartParams, attachments: list[images.Attachment]
     ) -> t.RunStartResult:
-        session_id = p.session_id or new_id("sess")
-        with self._lock:
-            session = self.sessions.get(session_id)
-            if session is not None and session.discarded:
-                session = None  # destroyed: this run starts afresh from the database
-            if session is None:
-                session = Session(session_id, self.profile, model=p.model, provider=p.provider)
-                # A known id this worker does not hold (e.g. after a restart): the run
-                # thread loads its stored history, unless the host sends one.
-                session.restore = p.session_id is not None and p.conversation_history is None
-                self.sessions[session_id] = session
-            if session.run is not None:
-                raise session_busy(session_id, session.run.run_id)
-            run = Run(new_id("run"), session_id, self._outbox())
-            run.expand_commands, run.images = p.expand_commands, attachments
-            run.expand_references = p.expand_references
-            run.on_complete = lambda: self._release(session, run)
-            session.run = run
-            session.last_used_at = int(time.time() * 1000)
-            self.runs.add(run)
+        # A known id this worker does not hold (e.g. after a restart): the run
+        # thread loads its stored history, unless the host sends one.
+        restore = p.session_id is not None and p.conversation_history is None
+        session, run = self._open_run(p.session_id or new_id("sess"), p.model, p.provider, restore)
+        run.expand_commands, run.images = p.expand_commands, attachments
+        run.expand_references = p.expand_references
         if p.instructions is not None:
             session.instructions = p.instructions
         if p.reasoning_effort is not None:
@@ -187,40 +173,10 @@ class WorkerService(AnswerMethods, QueryMethods, TranscriptMethods):
         if p.conversation_history is not None:
             session.history = list(p.conversation_history)
             session.restore = False  # the host's history wins over a stored one
-        assert self.peer is not None
-        # The ack goes out before the run thread can emit anything for this run.
-        self.peer.respond(req.id, encode(t.RunStartResult(run.run_id, session_id)))
-        thread = threading.Thread(
-            target=self._run_thread,
-            args=(session, run, p.message),
-            name=f"run-{run.run_id[-8:]}",
-            daemon=True,
+        titled = self._titled(session.session_id)
+        return self._launch(
+            req, run, lambda: execute_run(self.adapter, session, run, p.message, titled)
         )
-        self._threads[run.run_id] = thread
-        thread.start()
-        return _DEFERRED  # type: ignore[return-value]
-
-    def _run_thread(self, session: Session, run: Run, message: str) -> None:
-        try:
-            execute_run(self.adapter, session, run, message, self._titled(session.session_id))
-        except BaseException as exc:  # the run must end even on a bug
-            wire = report_error(exc)
-            run.complete(
-                "error", None, t.RunError(t.RunErrorType.INTERNAL_ERROR, str(wire.get("message")))
-            )
-        finally:
-            if not run.done:
-                run.complete(
-                    "error",
-                    None,
-                    t.RunError(t.RunErrorType.INTERNAL_ERROR, "run ended without a result"),
-                )
-            # The turn is over: the run table keeps its outcome for run/result, not
-            # the images it was sent (decoded bytes, as large as a request may be).
-            run.images = []
-            self._threads.pop(run.run_id, None)
-            if not self.runs.active():
-                release_free_memory()  # idle now: hand the turn's freed heap back
 
     def _titled(self, session_id: str) -> Callable[[str], None]:
         def announce(title: str) -> None:

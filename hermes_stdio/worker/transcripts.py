@@ -20,6 +20,12 @@ hermes' database does the editing (``catalog.rewind``, ``catalog.fork`` and
 - ``session/delete``: the conversation is removed from the database; the
   session's agent is closed (as ``session/destroy`` closes it) and forgotten.
   A run accepted while the delete worked starts the conversation afresh.
+
+``session/compress`` is not an edit but a run of its own (``runner``'s
+``execute_compaction``), answered ``{runId, sessionId}`` like ``run/start``:
+``session_busy`` while the session runs, ``unknown_session`` (looked up off
+the reader) for one neither held nor stored, ``invalid_params`` for a focus
+over ``MAX_FOCUS_CHARS``.
 """
 
 from __future__ import annotations
@@ -29,12 +35,18 @@ from collections.abc import Callable
 from typing import Any
 
 from ..protocol import stored as st
+from ..protocol import types as t
 from ..protocol.record import Record
+from ..transport.log import report_error
+from ..transport.peer import Peer
 from ..wire import ErrorType, Request, RpcError
 from .catalog import SessionExists, TitleRefused, UnknownSession
-from .contract import AgentAdapter
+from .contract import AgentAdapter, AgentUnavailable
 from .queries import session_busy, stored_only
-from .state import Session, new_id
+from .runner import execute_compaction
+from .state import Run, Session, new_id
+
+MAX_FOCUS_CHARS = 1000
 
 
 class TranscriptMethods:
@@ -43,6 +55,46 @@ class TranscriptMethods:
     _session: Callable[[str], Session]  # the held session, or a new one to resume
     _lock: threading.Lock  # guards ``sessions``
     answer_off_reader: Callable[[Request, str, Callable[[], Record]], object]
+    queue: Callable[[Request, str, Callable[[], None]], object]
+    peer: Peer | None
+    _fresh_runtime: Callable[[], None]
+    _open_run: Callable[[str, str | None, str | None, bool], tuple[Session, Run]]
+    _launch: Callable[[Request, Run, Callable[[], None]], t.RunStartResult]
+
+    def _h_session_compress(self, req: Request, p: t.SessionCompressParams) -> Any:
+        if p.focus is not None and len(p.focus) > MAX_FOCUS_CHARS:
+            raise RpcError(
+                ErrorType.INVALID_PARAMS,
+                f"focus must be at most {MAX_FOCUS_CHARS} characters",
+                field="params.focus",
+            )
+        self._fresh_runtime()
+
+        def start() -> t.RunStartResult:
+            session, run = self._open_run(p.session_id, None, None, True)
+            work = lambda: execute_compaction(self.adapter, session, run, p.focus)  # noqa: E731
+            return self._launch(req, run, work)
+
+        held = self.sessions.get(p.session_id)
+        if held is not None and not held.discarded:
+            return start()
+
+        def look_up() -> None:  # the database may not know it: then nothing is created
+            assert self.peer is not None
+            try:
+                if self.adapter.stored_history(p.session_id) is None:
+                    raise RpcError(
+                        ErrorType.UNKNOWN_SESSION,
+                        f"unknown session {p.session_id!r}",
+                        sessionId=p.session_id,
+                    )
+                start()
+            except AgentUnavailable as exc:
+                self.peer.respond_error(req.id, RpcError(ErrorType.AGENT_UNAVAILABLE, str(exc)))
+            except Exception as exc:
+                self.peer.respond_error(req.id, report_error(exc))
+
+        return self.queue(req, "compress", look_up)
 
     def _h_session_undo(self, req: Request, p: st.SessionUndoParams) -> Any:
         if p.turns < 1:

@@ -1,7 +1,7 @@
 """Compression done by the host, through the real binary and real hermes-agent: the run
 asks with compression/requested, the host's messages replace the conversation (in
 memory and in the session database), and every request is closed by
-compression/resolved."""
+compression/resolved; and session/compress, a run that only compresses."""
 
 from __future__ import annotations
 
@@ -279,3 +279,115 @@ def test_a_session_hermes_compressed_under_a_new_id_resumes_after_a_crash_where_
     assert len(rows) == 2 and all(calls > 0 for calls, _ in rows)
     used = listed["usage"]
     assert (used["apiCalls"], used["inputTokens"]) == tuple(map(sum, zip(*rows, strict=True)))
+
+
+def filled(host: HostClient, llm: ScriptedLLM) -> str:
+    """A session with four finished turns: enough for hermes to summarise the middle."""
+    sid = "compacted"
+    for i, said_now in enumerate(("remember KIWI", "filler 0", "filler 1", "filler 2")):
+        llm.enqueue(Reply.text([f"reply {i}"]))
+        run = host.request("run/start", {"sessionId": sid, "message": said_now})
+        assert host.wait_run_completed(run["runId"]).params["status"] == "complete"
+    return sid
+
+
+def test_session_compress_summarises_a_history_without_a_turn_and_stores_it(
+    host: HostClient, llm: ScriptedLLM
+) -> None:
+    sid = filled(host, llm)
+    llm.clear()
+    llm.enqueue(Reply.text(["the user wants KIWI remembered"]))
+    run = host.request("session/compress", {"sessionId": sid, "focus": "the fruit"})
+    assert run == {"runId": run["runId"], "sessionId": sid}
+    done = host.wait_run_completed(run["runId"]).params
+    assert done["status"] == "complete"
+    assert done["result"]["finalResponse"] is None
+    # hermes says what it does; its summary call is not the run's usage (its auxiliary client).
+    notes = host.run_notifications(run["runId"])
+    assert [n.method for n in notes] == ["run/started", "run/event", "run/completed"]
+    assert notes[1].params["event"]["type"] == "status"
+    assert done["result"]["usage"]["totalTokens"] == 0
+    # One model call, hermes' summary, which was told the focus; no turn.
+    [summary_call] = llm.requests
+    assert "the fruit" in str(summary_call["messages"])
+    history = host.request("session/history", {"sessionId": sid})
+    assert history["messageCount"] == done["result"]["messageCount"] < 8
+    assert ("user", "filler 1") not in said(history["messages"])
+
+    # Stored at once: a new worker reads back the compressed conversation.
+    os.kill(worker_pids(host)[("default", None)], signal.SIGKILL)
+    host.wait_for(lambda n: n.method == "worker/exited", timeout=30)
+    stored = host.request("session/history", {"sessionId": sid})["messages"]
+    assert said(stored) == said(history["messages"])
+    llm.enqueue(Reply.text(["ok"]))
+    after = host.request("run/start", {"sessionId": sid, "message": "after compression"})
+    assert host.wait_run_completed(after["runId"]).params["status"] == "complete"
+    assert said(turn_request(llm, "after compression"))[:-1] == said(stored)
+
+
+def test_session_compress_of_a_host_compressed_session_asks_the_host(
+    host: HostClient, llm: ScriptedLLM
+) -> None:
+    sid = remembered(host, llm)
+    run = host.request("session/compress", {"sessionId": sid})
+    ask = host.wait_for(
+        lambda n: n.method == "compression/requested" and n.params["runId"] == run["runId"],
+        timeout=60,
+    )
+    assert said(ask.params["messages"]) == [
+        ("user", "remember KIWI"),
+        ("assistant", "I will remember KIWI."),
+    ]
+    assert respond(host, run, ask, messages=SUMMARY) == {"outcome": "compressed"}
+    done = host.wait_run_completed(run["runId"]).params
+    assert (done["status"], done["result"]["messageCount"]) == ("complete", 2)
+    assert resolved(host, run["runId"])["outcome"] == "compressed"
+    assert host.request("session/history", {"sessionId": sid})["messages"] == SUMMARY
+
+
+def test_an_interrupted_session_compress_leaves_the_history_and_a_busy_one_is_refused(
+    host: HostClient, llm: ScriptedLLM
+) -> None:
+    sid = remembered(host, llm)
+    run = host.request("session/compress", {"sessionId": sid})
+    host.wait_for(
+        lambda n: n.method == "compression/requested" and n.params["runId"] == run["runId"],
+        timeout=60,
+    )
+    with pytest.raises(RpcError) as err:
+        host.request("session/compress", {"sessionId": sid})
+    assert err.value.kind is ErrorType.SESSION_BUSY
+    assert err.value.data["runId"] == run["runId"]
+    host.request("run/interrupt", {"runId": run["runId"]})
+    assert host.wait_run_completed(run["runId"]).params["status"] == "interrupted"
+    assert resolved(host, run["runId"])["outcome"] == "cancelled"
+    assert said(host.request("session/history", {"sessionId": sid})["messages"]) == [
+        ("user", "remember KIWI"),
+        ("assistant", "I will remember KIWI."),
+    ]
+    with pytest.raises(RpcError) as err:
+        host.request("session/compress", {"sessionId": "never-seen"})
+    assert err.value.kind is ErrorType.UNKNOWN_SESSION
+    assert host.request("session/status", {"sessionId": "never-seen"})["loaded"] is False
+    with pytest.raises(RpcError) as err:
+        host.request("session/compress", {"sessionId": sid, "focus": "x" * 1001})
+    assert err.value.kind is ErrorType.INVALID_PARAMS
+    assert err.value.data["field"] == "params.focus"
+
+
+def test_a_session_compress_whose_worker_dies_still_ends_with_one_run_completed(
+    host: HostClient, llm: ScriptedLLM
+) -> None:
+    sid = remembered(host, llm)
+    run = host.request("session/compress", {"sessionId": sid})
+    host.wait_for(
+        lambda n: n.method == "compression/requested" and n.params["runId"] == run["runId"],
+        timeout=60,
+    )
+    os.kill(worker_pids(host)[("default", None)], signal.SIGKILL)
+    done = host.wait_run_completed(run["runId"]).params
+    assert done["error"]["type"] == RunErrorType.WORKER_CRASHED
+    assert resolved(host, run["runId"])["outcome"] == "cancelled"
+    host.wait_for(lambda n: n.method == "worker/exited", timeout=30)
+    completed = [n for n in host.run_notifications(run["runId"]) if n.method == "run/completed"]
+    assert len(completed) == 1

@@ -33,6 +33,7 @@ SCHEMA = json.loads(
 )
 METHODS: dict[str, Any] = SCHEMA["x-methods"]
 ENDS_THE_SESSION = {"shutdown", "exit"}
+STARTS_A_RUN = {"run/start", "session/compress"}  # answered {runId, sessionId}
 ODD_STRINGS = [
     "", " ", "..", "../..", "../../etc/passwd", "/", "default", "work", "nope", "a" * 5000,
     "\u0000", "a\nb", "é", "😀", "%s%n", "${HOME}", "-rf", "--profile=work", ".env", "CON",
@@ -180,14 +181,14 @@ def fuzz(host: HostClient, llm: ScriptedLLM, seed: int, calls: int) -> list[str]
         if asked and rng.random() < 0.1:  # now and then, answer an ask as a host would
             method, params = answer(asked.pop(rng.randrange(len(asked))), rng)
             spec = METHODS[method]
-        if method == "run/start":
+        if method in STARTS_A_RUN:  # a turn's reply, or a compression's summary
             llm.enqueue(rng.choice(REPLIES)())
         if spec["kind"] == "notification":
             host.notify(method, params)
             continue
-        # Now and then cancelled at once: answered either way, once. (A run/start the
-        # worker accepted would start a run this fuzz does not know of: tested apart.)
-        cancel = method != "run/start" and rng.random() < 0.1
+        # Now and then cancelled at once: answered either way, once. (A run the worker
+        # accepted would start a run this fuzz does not know of: tested apart.)
+        cancel = method not in STARTS_A_RUN and rng.random() < 0.1
         where = f"seed {seed}, call {i}: {method} {json.dumps(params)[:300]}, cancel {cancel}"
         try:
             result = call(host, method, params, cancel)
@@ -196,7 +197,7 @@ def fuzz(host: HostClient, llm: ScriptedLLM, seed: int, calls: int) -> list[str]
             continue
         except TimeoutError:
             pytest.fail(f"{where}: no answer in 60 s")
-        if method == "run/start":
+        if method in STARTS_A_RUN:
             started.append(result["runId"])
             ids["runId"].append(result["runId"])
             ids["sessionId"].append(result["sessionId"])

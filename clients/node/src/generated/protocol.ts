@@ -1382,6 +1382,25 @@ export interface SessionArchiveResult {
   archived: boolean;
 }
 
+export interface SessionCompressParams {
+  /**
+   * A session a worker holds or the database knows.
+   */
+  sessionId: string;
+  /**
+   * Profile to ask when the session is not routed yet.
+   */
+  profile?: string | null;
+  /**
+   * Worker isolation key.
+   */
+  workerKey?: string | null;
+  /**
+   * What the summary should keep above all (hermes' /compress focus topic), at most 1000 characters.
+   */
+  focus?: string | null;
+}
+
 export interface SessionContextParams {
   /**
    * The session; created (or resumed) when no worker holds it.
@@ -2580,6 +2599,8 @@ export interface HostRequests {
   'secret/respond': { params: SecretRespondParams; result: SecretRespondResult };
   /** Hide a stored session from session/listStored, or show it again. */
   'session/archive': { params: SessionArchiveParams; result: SessionArchiveResult };
+  /** Compress a session's history now, as a run of its own (no user message). */
+  'session/compress': { params: SessionCompressParams; result: RunStartResult };
   /** Delete a stored session for good: its messages, and the rows compression continued it in. */
   'session/delete': { params: SessionDeleteParams; result: SessionDeleteResult };
   /** Interrupt any run and forget a loaded session (its history stays in the DB). */
@@ -2688,6 +2709,7 @@ export const HOST_REQUEST_METHODS: readonly HostRequestMethod[] = [
   'run/steer',
   'secret/respond',
   'session/archive',
+  'session/compress',
   'session/delete',
   'session/destroy',
   'session/estimateContext',
