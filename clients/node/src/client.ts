@@ -19,6 +19,7 @@ import type {
   RunStartParams,
   RunStartResult,
   ServerNotifications,
+  SessionCompressParams,
 } from './generated/protocol.js';
 import * as lifecycle from './lifecycle.js';
 import * as runs from './run.js';
@@ -126,6 +127,18 @@ export class HermesStdioClient {
    */
   runToCompletion(params: RunStartParams, options: CollectRunOptions = {}): Promise<CollectedRun> {
     return runs.runToCompletion(this.conn, params, options);
+  }
+
+  /**
+   * `session/compress`: compress a session's history now, as a run of its own, collected like
+   * {@link runToCompletion} (`onCompression` answers a host-compressed session's request);
+   * `completed.result.messageCount` is what is left.
+   */
+  compressToCompletion(
+    params: SessionCompressParams,
+    options: CollectRunOptions = {},
+  ): Promise<CollectedRun> {
+    return runs.compressToCompletion(this.conn, params, options);
   }
 
   /**

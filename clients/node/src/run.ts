@@ -2,8 +2,9 @@
  * Run collection: gathers one run's notifications (matched by `runId`) until its
  * `run/completed`, answering host asks with the caller's callbacks. Guarantees: resolves
  * for every final status; rejects only on a closed connection or `run_timeout` (which also
- * sends `run/interrupt`); `runToCompletion` subscribes before `run/start`, so nothing is
- * missed, and its deadline and signal cover `run/start` too; subscriptions are always released.
+ * sends `run/interrupt`); `runToCompletion` subscribes before `run/start` (and
+ * `compressToCompletion` before `session/compress`), so nothing is missed, and its deadline
+ * and signal cover that request too; subscriptions are always released.
  */
 
 import type { SupervisorConnection } from './connection.js';
@@ -23,6 +24,7 @@ import {
   type RunStartedNotification,
   type RunStartParams,
   type RunStartResult,
+  type SessionCompressParams,
   type SecretRequestedNotification,
   type SecretResolvedNotification,
   type ServerNotifications,
@@ -51,10 +53,35 @@ export async function startRun(
   return { runId, sessionId };
 }
 
+/** A request the server answers by starting a run: `run/start` or `session/compress`. */
+export type RunStarter = 'run/start' | 'session/compress';
+
 /** Subscribe, then `run/start`, then collect; notifications that beat the answer are buffered. */
-export async function runToCompletion(
+export function runToCompletion(
   conn: SupervisorConnection,
   params: RunStartParams,
+  options: CollectRunOptions,
+): Promise<CollectedRun> {
+  return startedToCompletion(conn, 'run/start', (o) => startRun(conn, params, o), options);
+}
+
+/** `session/compress`, collected as {@link runToCompletion} collects a turn. */
+export function compressToCompletion(
+  conn: SupervisorConnection,
+  params: SessionCompressParams,
+  options: CollectRunOptions,
+): Promise<CollectedRun> {
+  const start = async (o: RequestOptions): Promise<RunStartResult> => {
+    const { runId, sessionId } = await conn.request('session/compress', params, o);
+    return { runId, sessionId };
+  };
+  return startedToCompletion(conn, 'session/compress', start, options);
+}
+
+async function startedToCompletion(
+  conn: SupervisorConnection,
+  method: RunStarter,
+  start: (options: RequestOptions) => Promise<RunStartResult>,
   options: CollectRunOptions,
 ): Promise<CollectedRun> {
   const deadline = options.timeoutMs === undefined ? undefined : Date.now() + options.timeoutMs;
@@ -64,12 +91,12 @@ export async function runToCompletion(
     conn.onNotification(m, (n: RunNotification) => (feed ? feed(m, n) : buffered.push([m, n]))),
   );
   try {
-    const ids = await startRunBefore(conn, params, options, deadline);
+    const ids = await startBefore(method, start, options, deadline);
     return await collect(
       conn,
       ids,
       options,
-      'run/start',
+      method,
       (f) => {
         feed = f;
         for (const [m, n] of buffered.splice(0)) f(m, n);
@@ -82,13 +109,13 @@ export async function runToCompletion(
 }
 
 /**
- * `run/start`, cancelled when `options.signal` aborts or `deadline` passes before it is
- * answered (a worker can take long to start). Cancelling also interrupts a run the worker
- * already accepted, so nothing is left running unobserved.
+ * The request that starts the run, cancelled when `options.signal` aborts or `deadline`
+ * passes before it is answered (a worker can take long to start). Cancelling also interrupts
+ * a run the worker already accepted, so nothing is left running unobserved.
  */
-async function startRunBefore(
-  conn: SupervisorConnection,
-  params: RunStartParams,
+async function startBefore(
+  method: RunStarter,
+  start: (options: RequestOptions) => Promise<RunStartResult>,
   options: CollectRunOptions,
   deadline: number | undefined,
 ): Promise<RunStartResult> {
@@ -105,13 +132,13 @@ async function startRunBefore(
   if (options.signal?.aborted) ac.abort();
   else options.signal?.addEventListener('abort', onAbort, { once: true });
   try {
-    return await startRun(conn, params, { signal: ac.signal });
+    return await start({ signal: ac.signal });
   } catch (err) {
     if (timedOut) {
       throw HermesStdioError.client(
         'run_timeout',
-        `run/start was not answered within ${options.timeoutMs} ms`,
-        'run/start',
+        `${method} was not answered within ${options.timeoutMs} ms`,
+        method,
         err,
       );
     }
@@ -146,7 +173,7 @@ function collect(
   conn: SupervisorConnection,
   { runId, sessionId }: RunStartResult,
   options: CollectRunOptions,
-  caller: 'run/start' | 'collectRun',
+  caller: RunStarter | 'collectRun',
   attach: (feed: Feed) => void,
   deadline = options.timeoutMs === undefined ? undefined : Date.now() + options.timeoutMs,
 ): Promise<CollectedRun> {

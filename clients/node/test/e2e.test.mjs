@@ -207,6 +207,29 @@ describe('hermes-stdio supervisor', { skip: !haveBin && `no ${hermesBin}`, timeo
         history.messages.map((m) => m.content),
         ['Summary: the user cleaned up.', 'Noted.', 'go on', 'compressed'],
       );
+
+      // session/compress: the same ask, without a turn, carrying the host's focus.
+      const compacted = await client.compressToCompletion(
+        { sessionId: denied.sessionId, focus: 'the cleanup' },
+        {
+          timeoutMs: 90_000,
+          onCompression: (request) => {
+            assert.equal(request.focusTopic, 'the cleanup');
+            assert.equal(request.messageCount, 4);
+            return { messages: summary };
+          },
+        },
+      );
+      assert.equal(compacted.completed.status, 'complete', client.stderrTail);
+      assert.equal(compacted.completed.result?.finalResponse, null);
+      assert.equal(compacted.completed.result?.messageCount, 2);
+      assert.equal(compacted.text, '');
+      assert.deepEqual(
+        compacted.compressions.map((c) => c.outcome ?? 'requested'),
+        ['requested', 'compressed'],
+      );
+      const after = await client.request('session/history', { sessionId: denied.sessionId });
+      assert.deepEqual(after.messages, summary);
       assert.deepEqual(await client.shutdown({ timeoutMs: 30_000 }), { code: 0, signal: null });
     } finally {
       await client?.dispose();
