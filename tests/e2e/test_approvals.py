@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -157,6 +158,31 @@ def test_without_an_approvals_mode_in_the_profile_the_host_is_asked(
     host = start_host()
     host.initialize()
     victim, run, ask = waiting(host, llm, tmp_path)
+    respond(host, run, ask, "deny")
+    host.wait_run_completed(run["runId"])
+    assert victim.exists()
+
+
+def test_a_profiles_env_switching_off_hermes_ask_flags_still_has_the_host_asked(
+    start_host: Any, home: Path, llm: ScriptedLLM, tmp_path: Path
+) -> None:
+    # hermes loads .env over the environment, at import and again as MCP discovery
+    # reads its config: neither may turn off what makes a dangerous command wait.
+    with (home / ".env").open("a") as env:
+        env.write("HERMES_EXEC_ASK=0\nHERMES_INTERACTIVE=0\n")
+    server = Path(__file__).with_name("fixtures") / "mcp_echo_server.py"
+    config = yaml.safe_load((home / "config.yaml").read_text())
+    echo = {"MCP_ECHO_PID_FILE": str(tmp_path / "echo.pid")}
+    config["mcp_servers"] = {
+        "echo": {"command": sys.executable, "args": [str(server)], "env": echo}
+    }
+    config["mcp_discovery_timeout"] = 60
+    (home / "config.yaml").write_text(yaml.safe_dump(config))
+    host = start_host()
+    host.initialize()
+    victim, run, ask = waiting(host, llm, tmp_path)
+    [echo_server] = host.request("mcp/status")["servers"]
+    assert echo_server["status"] == "connected"  # its discovery re-read .env before the ask
     respond(host, run, ask, "deny")
     host.wait_run_completed(run["runId"])
     assert victim.exists()
