@@ -264,6 +264,13 @@ HOST_METHODS: dict[str, Method] = _methods(
         "The profile's MCP servers as its worker sees them: connected, failed, and so on.",
     ),
     Method(
+        "mcp/connect",
+        t.WorkerTarget,
+        x.McpStatusResult,
+        "profile",
+        "Connect the profile's MCP servers that are not connected (failed, or listed since).",
+    ),
+    Method(
         "run/start",
         t.RunStartParams,
         t.RunStartResult,

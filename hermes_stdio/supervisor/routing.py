@@ -302,7 +302,8 @@ class RoutedMethods:
         self._forward(req, self.pool.slot(*self._key(p.profile, p.worker_key)))
 
     # These ask the profile's worker too, starting it if needed.
-    _h_mcp_status = _h_session_listStored = _h_session_search = _h_command_list
+    _h_mcp_status = _h_mcp_connect = _h_command_list
+    _h_session_listStored = _h_session_search = _h_command_list
     _h_checkpoint_list = _h_checkpoint_diff = _h_checkpoint_restore = _h_command_list
 
     def _h_model_list(self, req: Request, p: pv.ModelListParams) -> None:

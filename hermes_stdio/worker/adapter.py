@@ -196,6 +196,11 @@ class HermesAdapter(HermesProfile, HermesSessions, HermesAnswers):
     def mcp_status(self) -> list[tx.McpServerInfo]:
         return self._mcp_servers().status()
 
+    def connect_mcp_servers(self, wait_s: float) -> list[tx.McpServerInfo]:
+        servers = self._mcp_servers()
+        servers.connect(wait_s)
+        return servers.status()
+
     def shutdown(self, timeout: float) -> None:
         if self._mcp is not None:
             self._mcp.close(timeout)

@@ -256,6 +256,11 @@ class AgentAdapter(Protocol):
 
     def mcp_status(self) -> list[tx.McpServerInfo]: ...
 
+    def connect_mcp_servers(self, wait_s: float) -> list[tx.McpServerInfo]:
+        """Connect the profile's servers that are not connected, waiting at most
+        ``wait_s`` (``mcp.McpServers.connect``); their status then."""
+        ...
+
     def shutdown(self, timeout: float) -> None:
         """Release what the process holds besides its agents (MCP server
         connections), taking at most ``timeout`` seconds."""

@@ -13,6 +13,13 @@ profile's final environment):
 - ``status()`` lists each server the profile lists now as hermes sees it:
   connected, connecting, failed, disabled, or configured (listed since the
   worker started), with its tool count and error.
+- ``connect(wait_s)`` (``mcp/connect``) connects the servers the profile lists
+  now that are not connected: failed ones are tried again, ones listed since
+  the worker started are started (the MCP SDK imported then if it was not);
+  connected ones are left alone. One attempt at a time, after startup's own
+  discovery, never reading the worker's stdin for an OAuth login (hermes'
+  non-interactive discovery, as at startup); it waits for the attempt at most
+  ``wait_s``, and a slower one goes on in the background.
 - ``close(timeout)`` closes every connection as hermes' CLI does on exit (a
   stdio server's stdin is closed, then it is signalled after hermes' grace),
   waiting at most ``timeout`` in all; a server that outlives that is killed by
@@ -39,6 +46,7 @@ class McpServers:
         self._lock = threading.Lock()
         self._started = False
         self._configured = False
+        self._connecting: threading.Thread | None = None
 
     def start(self) -> None:
         with self._lock:
@@ -52,6 +60,28 @@ class McpServers:
     def wait(self) -> None:
         if self._configured:
             self._startup.wait_for_mcp_discovery()
+
+    def connect(self, wait_s: float) -> None:
+        deadline = time.monotonic() + wait_s
+        self.start()
+        with self._lock:
+            self._configured = self._configured or self._listed()
+            if not self._configured:
+                return
+            attempt = self._connecting
+            if attempt is None or not attempt.is_alive():
+                attempt = threading.Thread(target=self._connect, name="mcp-connect", daemon=True)
+                self._connecting = attempt
+                attempt.start()
+        attempt.join(max(0.0, deadline - time.monotonic()))
+
+    def _connect(self) -> None:
+        # Startup's discovery first: two attempts at once would start a server twice.
+        self._startup.join_mcp_discovery(None)
+        try:
+            self._startup._discover_mcp_tools_without_interactive_oauth()
+        except Exception:
+            log.debug("connecting MCP servers failed", exc_info=True)
 
     def status(self) -> list[tx.McpServerInfo]:
         if not (self._configured or self._listed()):

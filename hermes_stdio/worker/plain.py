@@ -72,6 +72,9 @@ class PlainAdapterMethods:
     def mcp_status(self) -> list[tx.McpServerInfo]:
         return []
 
+    def connect_mcp_servers(self, wait_s: float) -> list[tx.McpServerInfo]:
+        return []
+
     def shutdown(self, timeout: float) -> None:
         pass  # holds nothing beyond its agents
 

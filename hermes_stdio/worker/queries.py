@@ -2,7 +2,9 @@
 
 Contract (a mixin of ``WorkerService``, which provides ``adapter``,
 ``sessions`` and ``peer``): ``command/list`` (the profile's skills and
-bundles), ``mcp/status`` (its MCP servers), ``session/listStored`` (its stored
+bundles), ``mcp/status`` and ``mcp/connect`` (its MCP servers; a connect
+answers after at most ``MCP_CONNECT_WAIT_S``, its slower servers still
+connecting), ``session/listStored`` (its stored
 sessions, a page at a time; a relative ``workspace`` is ``invalid_params``),
 ``session/search`` (their messages, by hermes'
 full-text search; a blank or over-long query is ``invalid_params``),
@@ -53,6 +55,7 @@ from .state import Session
 
 DEFERRED = object()  # a handler's result: the answer is sent later, by a thread
 MAX_QUERY_CHARS = 1000  # a session/search query; hermes' FTS5 work grows with its terms
+MCP_CONNECT_WAIT_S = 30.0  # well inside the supervisor's 60 s for any answer
 
 
 class QueryMethods:
@@ -242,6 +245,12 @@ class QueryMethods:
         return self.answer_off_reader(
             req, "mcp-status", lambda: x.McpStatusResult(self.adapter.mcp_status()), slow=True
         )
+
+    def _h_mcp_connect(self, req: Request, p: t.WorkerTarget) -> Any:
+        def connect() -> x.McpStatusResult:
+            return x.McpStatusResult(self.adapter.connect_mcp_servers(MCP_CONNECT_WAIT_S))
+
+        return self.answer_off_reader(req, "mcp-connect", connect, slow=True)
 
     def _h_session_goal(self, req: Request, p: t.SessionGoalParams) -> Any:
         for name, value in (("maxTurns", p.max_turns), ("index", p.index)):

@@ -1,6 +1,7 @@
 """MCP servers through the real binary and real hermes-agent: a server listed in a
 profile's config.yaml gives the profile's agents its tools, mcp/status reports it,
-and a stopping worker closes it before it exits."""
+mcp/connect starts one that failed or was listed since, and a stopping worker closes
+it before it exits."""
 
 from __future__ import annotations
 
@@ -101,6 +102,42 @@ def test_a_server_that_cannot_start_is_reported_failed_and_the_run_goes_on(
     [broken] = host.request("mcp/status", {"profile": "play"})["servers"]
     assert broken["name"] == "broken" and broken["status"] == "failed"
     assert broken["error"]
+
+
+def test_mcp_connect_starts_a_server_listed_since_and_retries_one_that_failed(
+    host: HostClient, llm: ScriptedLLM, home: Path, tmp_path: Path
+) -> None:
+    late = tmp_path / "late_server.py"  # not there yet: this server fails to start
+    pid_env = {"MCP_ECHO_PID_FILE": str(tmp_path / "retried.pid")}
+    retried = {"command": sys.executable, "args": [str(late)], "env": pid_env}
+    add_mcp_servers(home / "profiles" / "play", {"retried": retried})
+    started_worker(host, llm, "play")
+    [failed] = host.request("mcp/status", {"profile": "play"})["servers"]
+    assert failed["status"] == "failed"
+
+    late.write_text(SERVER.read_text())
+    echo_env = {"MCP_ECHO_PID_FILE": str(tmp_path / "echo.pid")}
+    echo = {"command": sys.executable, "args": [str(SERVER)], "env": echo_env}
+    add_mcp_servers(home / "profiles" / "play", {"retried": retried, "echo": echo})
+    servers = host.request("mcp/connect", {"profile": "play"}, timeout=60)["servers"]
+    assert [(s["name"], s["status"], s["error"]) for s in servers] == [
+        ("echo", "connected", None),  # config.yaml's order (safe_dump sorts its keys)
+        ("retried", "connected", None),
+    ]
+    assert all(s["tools"] >= 1 for s in servers)
+    assert host.request("mcp/status", {"profile": "play"})["servers"] == servers
+    # The worker's loaded session gets the tools as its next turn begins.
+    llm.enqueue(Reply.tool_call("mcp__retried__echo", {"text": "again"}), Reply.text(["done"]))
+    run = host.request("run/start", {"message": "use it", "profile": "play"})
+    assert host.wait_run_completed(run["runId"]).params["status"] == "complete"
+    [finished] = tool_events(host, run["runId"], "tool.completed")
+    assert "echo from mcp: again" in finished["result"]
+
+
+def test_mcp_connect_for_a_profile_without_servers_lists_none(
+    host: HostClient, llm: ScriptedLLM
+) -> None:
+    assert host.request("mcp/connect", {"profile": "play"}) == {"servers": []}
 
 
 def test_a_stopping_worker_closes_its_mcp_servers_before_it_exits(

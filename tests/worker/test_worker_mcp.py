@@ -1,5 +1,6 @@
 """McpServers with fake hermes modules: discovery only for a profile that lists servers,
-once; status as the wire shows it; a close that hangs is waited for a bounded time."""
+once; status as the wire shows it; a close that hangs is waited for a bounded time; a
+connect after startup's discovery, one at a time, waited for a bounded time."""
 
 from __future__ import annotations
 
@@ -21,6 +22,20 @@ class FakeStartup:
 
     def wait_for_mcp_discovery(self, timeout: float | None = None) -> None:
         self.waits.append(timeout)
+
+    # What connect() uses: startup's discovery joined first, then one attempt.
+    joined: list[float | None]
+    discoveries: int
+    gate: threading.Event | None = None
+
+    def join_mcp_discovery(self, timeout: float | None = None) -> bool:
+        self.joined = [*getattr(self, "joined", []), timeout]
+        return True
+
+    def _discover_mcp_tools_without_interactive_oauth(self) -> None:
+        self.discoveries = getattr(self, "discoveries", 0) + 1
+        if self.gate is not None:
+            self.gate.wait(30)
 
 
 class FakeTools:
@@ -90,3 +105,29 @@ def test_servers_listed_after_the_worker_started_show_as_hermes_reports_them() -
     listed[0] = True  # config.yaml edited while the worker runs
     assert servers.status() == [McpServerInfo("late", "stdio", "configured", 0, None)]
     assert startup.started == []  # connecting it takes a worker/restart
+
+
+def test_a_connect_tries_again_after_startups_discovery_and_one_at_a_time() -> None:
+    startup, tools = FakeStartup(), FakeTools([])
+    listed = [False]
+    servers = McpServers(startup, lambda: tools, lambda: listed[0])
+    servers.start()
+    servers.connect(5.0)  # nothing listed yet: hermes' MCP modules stay untouched
+    assert not hasattr(startup, "discoveries")
+
+    listed[0] = True  # servers added to config.yaml since the worker started
+    startup.gate = threading.Event()
+    began = time.monotonic()
+    servers.connect(0.3)  # a slow attempt: answered after the wait, still going on
+    assert time.monotonic() - began < 5.0
+    servers.connect(0.1)  # while it goes on: no second attempt beside it
+    assert startup.discoveries == 1
+    startup.gate.set()
+    for attempt in [t for t in threading.enumerate() if t.name == "mcp-connect"]:
+        attempt.join(5.0)
+    servers.connect(5.0)  # once that one ended, a new one
+    assert startup.discoveries == 2
+    assert startup.joined == [None, None]  # each after startup's discovery
+    tools.release.set()
+    servers.close(1.0)  # servers listed since the start are closed on the way out too
+    assert tools.closes == 1

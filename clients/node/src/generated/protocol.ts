@@ -2577,6 +2577,8 @@ export interface HostRequests {
   'compression/respond': { params: CompressionRespondParams; result: CompressionRespondResult };
   /** Opens the session; must be the first request. */
   'initialize': { params: InitializeParams; result: InitializeResult };
+  /** Connect the profile's MCP servers that are not connected (failed, or listed since). */
+  'mcp/connect': { params: WorkerTarget; result: McpStatusResult };
   /** The profile's MCP servers as its worker sees them: connected, failed, and so on. */
   'mcp/status': { params: WorkerTarget; result: McpStatusResult };
   /** The models the profile can use, by provider, for a model picker. */
@@ -2698,6 +2700,7 @@ export const HOST_REQUEST_METHODS: readonly HostRequestMethod[] = [
   'command/list',
   'compression/respond',
   'initialize',
+  'mcp/connect',
   'mcp/status',
   'model/list',
   'process/kill',
