@@ -125,16 +125,9 @@ def execute_run(
     message: str,
     announce_title: Announce | None = None,
 ) -> None:
-    try:
-        agent = ready_agent(adapter, session, for_run=True)
-    except AgentNotReady as exc:
-        run.complete("error", None, _error(exc.kind, exc.cause))
+    agent = _started(adapter, session, run)
+    if agent is None:
         return
-    session.model = adapter.model_of(agent) or session.model
-    if run.interrupt_requested:
-        run.complete("interrupted", t.RunOutput(None, len(session.history), 0), None)
-        return
-    run.emit("run/started", {"profile": session.profile, "model": session.model})
     try:
         content = _prepare(adapter, agent, session, run, message)
         if content is None:
@@ -183,30 +176,39 @@ def execute_compaction(
     """A run that compresses the session's history and nothing else: ``complete`` with
     the messages left, also when an interrupt came too late to stop it; ``interrupted``
     only when the history was left as it was."""
+    agent = _started(adapter, session, run)
+    if agent is None:
+        return
+    history = session.history
+    run.usage = UsageWatch(agent)
+    try:
+        outcome = adapter.compress(agent, session, focus, lambda: run.interrupt_requested)
+    except Exception as exc:
+        run.complete("error", None, _error(t.RunErrorType.AGENT_ERROR, exc))
+        return
+    finally:
+        report_usage(run)
+        run.usage = None
+    session.history = outcome.messages
+    output = t.RunOutput(None, len(outcome.messages), outcome.api_calls, outcome.usage)
+    untouched = run.interrupt_requested and outcome.messages == history
+    run.complete("interrupted" if untouched else "complete", output, None)
+
+
+def _started(adapter: AgentAdapter, session: Session, run: Run) -> Any | None:
+    """The session's agent, once ``run/started`` is out; None when the run ended
+    here instead (the agent could not be built, or an interrupt came first)."""
     try:
         agent = ready_agent(adapter, session, for_run=True)
     except AgentNotReady as exc:
         run.complete("error", None, _error(exc.kind, exc.cause))
-        return
+        return None
     session.model = adapter.model_of(agent) or session.model
-    history = session.history
-    if not run.interrupt_requested:
-        run.emit("run/started", {"profile": session.profile, "model": session.model})
-        run.usage = UsageWatch(agent)
-        try:
-            outcome = adapter.compress(agent, session, focus, lambda: run.interrupt_requested)
-        except Exception as exc:
-            run.complete("error", None, _error(t.RunErrorType.AGENT_ERROR, exc))
-            return
-        finally:
-            report_usage(run)
-            run.usage = None
-        session.history = outcome.messages
-        output = t.RunOutput(None, len(outcome.messages), outcome.api_calls, outcome.usage)
-        if not (run.interrupt_requested and outcome.messages == history):
-            run.complete("complete", output, None)
-            return
-    run.complete("interrupted", t.RunOutput(None, len(history), 0), None)
+    if run.interrupt_requested:
+        run.complete("interrupted", t.RunOutput(None, len(session.history), 0), None)
+        return None
+    run.emit("run/started", {"profile": session.profile, "model": session.model})
+    return agent
 
 
 def _prepare(

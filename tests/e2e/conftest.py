@@ -21,6 +21,7 @@ from types import ModuleType
 from typing import Any
 
 import pytest
+import yaml
 
 from hermes_stdio.protocol import SERVER_NOTIFICATIONS, decode
 from hermes_stdio.testing.home import make_home, offline_env
@@ -54,6 +55,14 @@ def home(tmp_path: Path, llm_server: ScriptedLLM) -> Path:
         profiles={"work": {"WORK_SECRET": WORK_SECRET}, "play": {}},
         default_env={"DEFAULT_SECRET": DEFAULT_SECRET},
     )
+
+
+def compress_under_new_ids(home: Path) -> None:
+    """``compression.in_place: false``: hermes ends a compressed session's database row
+    and goes on under a new id (a ``parent_session_id`` chain); the host keeps its id."""
+    config = yaml.safe_load((home / "config.yaml").read_text())
+    config["compression"] = {"in_place": False}
+    (home / "config.yaml").write_text(yaml.safe_dump(config))
 
 
 def assert_wire_clean(host: HostClient) -> None:

@@ -12,14 +12,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
 from hermes_stdio.protocol.types import RunErrorType
 from hermes_stdio.testing.host import HostClient
 from hermes_stdio.testing.llm_server import Reply, ScriptedLLM
 from hermes_stdio.wire import ErrorType, Notification, RpcError
 
-from .conftest import StartHost, worker_pids
+from .conftest import StartHost, compress_under_new_ids, worker_pids
 
 SUMMARY = [
     {"role": "user", "content": "Summary so far: the user asked to remember a fruit."},
@@ -41,6 +40,16 @@ def asking(host: HostClient, llm: ScriptedLLM, sid: str) -> tuple[dict[str, Any]
     run = host.request(
         "run/start", {"sessionId": sid, "message": "what now?", "forceCompress": True}
     )
+    ask = host.wait_for(
+        lambda n: n.method == "compression/requested" and n.params["runId"] == run["runId"],
+        timeout=60,
+    )
+    return run, ask
+
+
+def compress_asking(host: HostClient, sid: str) -> tuple[dict[str, Any], Notification]:
+    """A session/compress run of a host-compressed session, waiting on its request."""
+    run = host.request("session/compress", {"sessionId": sid})
     ask = host.wait_for(
         lambda n: n.method == "compression/requested" and n.params["runId"] == run["runId"],
         timeout=60,
@@ -233,11 +242,7 @@ def test_a_sessions_host_compression_outlives_its_worker(
 def test_a_session_hermes_compressed_under_a_new_id_resumes_after_a_crash_where_it_went_on(
     start_host: StartHost, llm: ScriptedLLM, home: Path
 ) -> None:
-    # With compression.in_place: false, hermes ends the session's database row and
-    # goes on under a new id (its parent_session_id chain); the host keeps its id.
-    config = yaml.safe_load((home / "config.yaml").read_text())
-    config["compression"] = {"in_place": False}
-    (home / "config.yaml").write_text(yaml.safe_dump(config))
+    compress_under_new_ids(home)
     host = start_host()
     host.initialize()
     llm.enqueue(Reply.text(["I will remember KIWI."]))
@@ -329,11 +334,7 @@ def test_session_compress_of_a_host_compressed_session_asks_the_host(
     host: HostClient, llm: ScriptedLLM
 ) -> None:
     sid = remembered(host, llm)
-    run = host.request("session/compress", {"sessionId": sid})
-    ask = host.wait_for(
-        lambda n: n.method == "compression/requested" and n.params["runId"] == run["runId"],
-        timeout=60,
-    )
+    run, ask = compress_asking(host, sid)
     assert said(ask.params["messages"]) == [
         ("user", "remember KIWI"),
         ("assistant", "I will remember KIWI."),
@@ -349,11 +350,7 @@ def test_an_interrupted_session_compress_leaves_the_history_and_a_busy_one_is_re
     host: HostClient, llm: ScriptedLLM
 ) -> None:
     sid = remembered(host, llm)
-    run = host.request("session/compress", {"sessionId": sid})
-    host.wait_for(
-        lambda n: n.method == "compression/requested" and n.params["runId"] == run["runId"],
-        timeout=60,
-    )
+    run, _ = compress_asking(host, sid)
     with pytest.raises(RpcError) as err:
         host.request("session/compress", {"sessionId": sid})
     assert err.value.kind is ErrorType.SESSION_BUSY
@@ -379,11 +376,7 @@ def test_a_session_compress_whose_worker_dies_still_ends_with_one_run_completed(
     host: HostClient, llm: ScriptedLLM
 ) -> None:
     sid = remembered(host, llm)
-    run = host.request("session/compress", {"sessionId": sid})
-    host.wait_for(
-        lambda n: n.method == "compression/requested" and n.params["runId"] == run["runId"],
-        timeout=60,
-    )
+    run, _ = compress_asking(host, sid)
     os.kill(worker_pids(host)[("default", None)], signal.SIGKILL)
     done = host.wait_run_completed(run["runId"]).params
     assert done["error"]["type"] == RunErrorType.WORKER_CRASHED

@@ -7,13 +7,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
 from hermes_stdio.testing.host import HostClient
 from hermes_stdio.testing.llm_server import Reply, ScriptedLLM
 from hermes_stdio.wire import ErrorType, RpcError
 
-from .conftest import StartHost
+from .conftest import StartHost, compress_under_new_ids
 
 
 def turn(host: HostClient, llm: ScriptedLLM, message: str, answer: str, **params: Any) -> str:
@@ -96,9 +95,7 @@ def test_search_finds_a_tool_result_and_names_its_tool(host: HostClient, llm: Sc
 def test_search_names_a_compressed_conversation_by_its_first_id_and_skips_undone_messages(
     start_host: StartHost, llm: ScriptedLLM, home: Path
 ) -> None:
-    config = yaml.safe_load((home / "config.yaml").read_text())
-    config["compression"] = {"in_place": False}  # hermes goes on under a new id
-    (home / "config.yaml").write_text(yaml.safe_dump(config))
+    compress_under_new_ids(home)
     host = start_host()
     host.initialize()
     sid = turn(host, llm, "question 0", "answer 0")

@@ -14,13 +14,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
 from hermes_stdio.testing.host import HostClient
 from hermes_stdio.testing.llm_server import Gate, Reply, ScriptedLLM
 from hermes_stdio.wire import ErrorType, RpcError
 
-from .conftest import StartHost, run_in_a_long_tool, wait_gone, worker_pids
+from .conftest import StartHost, compress_under_new_ids, run_in_a_long_tool, wait_gone, worker_pids
 
 SID = "sess-undo"
 
@@ -286,9 +285,7 @@ def test_a_deleted_session_leaves_the_database_the_listing_and_its_worker_and_st
 def test_deleting_a_compressed_conversation_removes_every_row_of_it_and_keeps_its_branch(
     start_host: StartHost, llm: ScriptedLLM, home: Path
 ) -> None:
-    config = yaml.safe_load((home / "config.yaml").read_text())
-    config["compression"] = {"in_place": False}  # hermes goes on under a new id
-    (home / "config.yaml").write_text(yaml.safe_dump(config))
+    compress_under_new_ids(home)
     host = start_host()
     host.initialize()
     for i in range(4):  # enough turns for hermes to summarise the middle ones
