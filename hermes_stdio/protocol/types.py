@@ -129,6 +129,9 @@ class SessionInfo(Record):
     workspace: str | None = doc_field(
         "Its tools' working directory: run/start's, or the one stored with it; null: the worker's."
     )
+    disabled_toolsets: list[str] | None = doc_field(
+        "The toolsets run/start left out of its agent, beyond the profile's; null: none."
+    )
 
 
 class SessionTarget(Record):
@@ -236,6 +239,12 @@ class RunStartParams(Record):
         "Run in a separate worker process of the profile.", None
     )
     instructions: str | None = doc_field("Extra system instructions for this session.", None)
+    disabled_toolsets: list[str] | None = doc_field(
+        "Toolsets the session's agent leaves out from this turn on, beyond the profile's"
+        " agent.disabled_toolsets (kept for its later runs; [] leaves out none again), e.g."
+        " a chat that runs and changes nothing. Each must be one of hermes' toolsets.",
+        None,
+    )
     reasoning_effort: ReasoningEffort | None = doc_field(
         "How hard the model reasons, from this turn on (kept for the session's later turns);"
         " none turns reasoning off. The profile's agent.reasoning_effort until set.",

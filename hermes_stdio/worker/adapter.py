@@ -221,8 +221,9 @@ class HermesAdapter(HermesProfile, HermesSessions, HermesAnswers):
             get_fallback_chain,
         )
         chosen = (session.model, session.provider, session.instructions)
+        options = agent_options(load_config() or {}, *chosen, hermes, session.disabled_toolsets)
         agent = run_agent.AIAgent(
-            **agent_options(load_config() or {}, *chosen, hermes),
+            **options,
             quiet_mode=True,
             verbose_logging=False,
             platform="cli",

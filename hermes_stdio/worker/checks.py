@@ -6,6 +6,8 @@ Contract: each raises ``RpcError(INVALID_PARAMS)`` naming the field.
 - ``usable_model(adapter, model, provider)``: the model, with the provider,
   resolves (hermes' own provider resolution); returns the resolved provider.
   It may import hermes, so it never runs on the reader thread.
+- ``check_toolsets(adapter, names)``: every name is one of hermes' toolsets
+  (its own, a plugin's or a connected MCP server's). It may import hermes too.
 """
 
 from __future__ import annotations
@@ -24,6 +26,16 @@ def check_workspace(workspace: str | None) -> None:
             ErrorType.INVALID_PARAMS,
             f"workspace must be an absolute path to an existing directory: {workspace[:200]!r}",
             field="params.workspace",
+        )
+
+
+def check_toolsets(adapter: AgentAdapter, names: list[str]) -> None:
+    unknown = adapter.unknown_toolsets(names)
+    if unknown:
+        raise RpcError(
+            ErrorType.INVALID_PARAMS,
+            f"unknown toolsets: {', '.join(repr(n[:100]) for n in unknown[:10])}",
+            field="params.disabledToolsets",
         )
 
 

@@ -256,6 +256,10 @@ class AgentAdapter(Protocol):
 
     def mcp_status(self) -> list[tx.McpServerInfo]: ...
 
+    def unknown_toolsets(self, names: list[str]) -> list[str]:
+        """Those of ``names`` that are not hermes toolsets (hermes' ``validate_toolset``)."""
+        ...
+
     def connect_mcp_servers(self, wait_s: float) -> list[tx.McpServerInfo]:
         """Connect the profile's servers that are not connected, waiting at most
         ``wait_s`` (``mcp.McpServers.connect``); their status then."""

@@ -1,9 +1,9 @@
 """What a session's AIAgent takes from the profile's config.yaml besides its
 model, derived the way hermes' CLI and TUI derive it.
 
-Contract: ``agent_options(cfg, model, provider, instructions, hermes)``
-returns ``AIAgent`` keyword arguments from the loaded config ``cfg`` and the
-session's own choices (each None for the profile's), with hermes' own
+Contract: ``agent_options(cfg, model, provider, instructions, hermes,
+left_out)`` returns ``AIAgent`` keyword arguments from the loaded config
+``cfg`` and the session's own choices (each None for the profile's), with hermes' own
 resolvers in ``hermes`` (``HermesOptions``):
 - the model (the session's, else ``model.default``) and its provider's
   runtime (endpoint, key, API mode, credential pool) from hermes' runtime
@@ -14,7 +14,8 @@ resolvers in ``hermes`` (``HermesOptions``):
 - ``service_tier``: ``agent.service_tier`` (fast, priority or on: priority);
 - ``enabled_toolsets``: the toolsets ``hermes tools`` enables for the CLI
   platform (the platform the agent reports), MCP servers included, and
-  ``disabled_toolsets``: ``agent.disabled_toolsets``;
+  ``disabled_toolsets``: ``agent.disabled_toolsets`` and the session's
+  ``left_out`` toolsets;
 - OpenRouter's ``provider_routing`` preferences;
 - ``fallback_model``: the fallback chain (``fallback_providers``, then the
   older ``fallback_model``);
@@ -100,12 +101,17 @@ def disabled_toolsets(cfg: dict[str, Any]) -> list[str] | None:
     return [str(x) for x in disabled] if isinstance(disabled, list) else None
 
 
+def _without(profiles: list[str] | None, session: tuple[str, ...] | None) -> list[str] | None:
+    return sorted({*(profiles or []), *session}) if session else profiles
+
+
 def agent_options(
     cfg: dict[str, Any],
     model: str | None,
     provider: str | None,
     instructions: str | None,
     hermes: HermesOptions,
+    left_out: tuple[str, ...] | None = None,
 ) -> dict[str, Any]:
     agent_cfg: dict[str, Any] = cfg["agent"] if isinstance(cfg.get("agent"), dict) else {}
     model_cfg = cfg.get("model")
@@ -127,7 +133,7 @@ def agent_options(
         "credential_pool": runtime.get("credential_pool"),
         "ephemeral_system_prompt": instructions or (str(prompt) if prompt else None),
         "service_tier": _service_tier(agent_cfg),
-        "disabled_toolsets": disabled_toolsets(cfg),
+        "disabled_toolsets": _without(disabled_toolsets(cfg), left_out),
         "providers_allowed": routing.get("only"),
         "providers_ignored": routing.get("ignore"),
         "providers_order": routing.get("order"),

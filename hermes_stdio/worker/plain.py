@@ -75,6 +75,9 @@ class PlainAdapterMethods:
     def connect_mcp_servers(self, wait_s: float) -> list[tx.McpServerInfo]:
         return []
 
+    def unknown_toolsets(self, names: list[str]) -> list[str]:
+        return []  # no toolsets to check against: none is refused
+
     def shutdown(self, timeout: float) -> None:
         pass  # holds nothing beyond its agents
 

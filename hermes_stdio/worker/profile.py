@@ -1,6 +1,7 @@
 """The profile-wide half of ``adapter.HermesAdapter``: what hermes keeps for a profile
 rather than for one agent (goals, skills and slash commands, background processes, file
-checkpoints, the models it can use, the tools its agents offer).
+checkpoints, the models it can use, the tools its agents offer and the toolsets
+it knows).
 
 Contract: ``HermesProfile`` is a mixin of ``HermesAdapter`` (which provides
 ``_modules``, importing hermes-agent, and ``_secrets``, which serves a skill's
@@ -104,6 +105,12 @@ class HermesProfile:
             probe_current_custom_provider=not refresh,
         )
         return payload
+
+    def unknown_toolsets(self, names: list[str]) -> list[str]:
+        self._modules()
+        from toolsets import validate_toolset
+
+        return [name for name in names if not validate_toolset(name)]
 
     def offered_tools(self, agent: Any) -> dict[str, Any]:
         self._modules()

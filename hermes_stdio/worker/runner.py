@@ -91,13 +91,20 @@ class AgentNotReady(Exception):
 
 
 def ready_agent(adapter: AgentAdapter, session: Session, *, for_run: bool = False) -> Any:
-    """The session's agent: built if needed, its stored history loaded if the session
-    was resumed (and its stored workspace if it has none), a pending model switch
-    applied (by the session's run, ``for_run``, or when it has none: a run in
-    progress keeps its model). Raises ``AgentNotReady``."""
+    """The session's agent: built if needed (built anew if it was built without other
+    toolsets than the session's ``disabled_toolsets``), its stored history loaded if
+    the session was resumed (and its stored workspace if it has none), a pending
+    model switch applied (these two by the session's run, ``for_run``, or when it
+    has none: a run in progress keeps its model and tools). Raises ``AgentNotReady``."""
     with session.build_lock:
+        stale = session.built_without != session.disabled_toolsets
+        # A run in progress keeps its tools; releasing keeps the session's processes.
+        if session.agent is not None and stale and (for_run or session.run is None):
+            adapter.release(session.agent)
+            session.agent = None
         if session.agent is None:
             try:
+                session.built_without = session.disabled_toolsets
                 session.agent = adapter.build(session, SessionSink(session, adapter.steer))
             except AgentUnavailable as exc:
                 raise AgentNotReady(t.RunErrorType.AGENT_UNAVAILABLE, exc) from exc

@@ -37,7 +37,7 @@ from ..transport.timers import TIMERS, Soonest, Timers
 from ..wire import ErrorType, Notification, Request, RpcError
 from . import images
 from .answers import AnswerMethods
-from .checks import check_workspace, usable_model
+from .checks import check_toolsets, check_workspace, usable_model
 from .contract import AgentAdapter
 from .jobs import JobQueue
 from .launch import RunLauncher
@@ -137,13 +137,17 @@ class WorkerService(AnswerMethods, QueryMethods, TranscriptMethods, RunLauncher)
         attachments = images.checked(p.images)
         check_workspace(p.workspace)
         held = self.sessions.get(p.session_id) if p.session_id is not None else None
-        if p.provider is None or (held is not None and not held.discarded):
+        resolve = p.provider is not None and (held is None or held.discarded)
+        if not resolve and not p.disabled_toolsets:
             return self._start_run(req, p, attachments)
 
-        def start() -> None:  # a new session's provider must resolve, as in switchModel
+        def start() -> None:  # what needs hermes is checked off the reader
             assert self.peer is not None
             try:
-                usable_model(self.adapter, p.model or "", p.provider)
+                if p.disabled_toolsets:
+                    check_toolsets(self.adapter, p.disabled_toolsets)
+                if resolve:  # a new session's provider must resolve, as in switchModel
+                    usable_model(self.adapter, p.model or "", p.provider)
                 self._start_run(req, p, attachments)
             except Exception as exc:
                 self.peer.respond_error(req.id, report_error(exc))
@@ -163,6 +167,8 @@ class WorkerService(AnswerMethods, QueryMethods, TranscriptMethods, RunLauncher)
             session.instructions = p.instructions
         if p.reasoning_effort is not None:
             session.reasoning_effort = p.reasoning_effort
+        if p.disabled_toolsets is not None:
+            session.disabled_toolsets = tuple(sorted(set(p.disabled_toolsets))) or None
         if p.workspace is not None:
             session.workspace = p.workspace
         if p.source is not None:
@@ -249,7 +255,7 @@ class WorkerService(AnswerMethods, QueryMethods, TranscriptMethods, RunLauncher)
         session = self.sessions.get(p.session_id)
         if session is None:
             return t.SessionInfo(
-                p.session_id, False, False, None, self.profile, None, None, None, None, None
+                p.session_id, False, False, None, self.profile, None, None, None, None, None, None
             )
         return session.info()
 

@@ -47,6 +47,10 @@ class Session:
     instructions: str | None = None
     reasoning_effort: t.ReasoningEffort | None = None  # run/start's; the profile's when None
     workspace: str | None = None
+    # run/start's disabledToolsets (sorted; None: none), and those its agent was built
+    # with: an agent built with others is replaced before the next turn.
+    disabled_toolsets: tuple[str, ...] | None = None
+    built_without: tuple[str, ...] | None = None
     source: str | None = None
     agent: Any = None
     history: list[dict[str, Any]] = field(default_factory=list)
@@ -88,6 +92,7 @@ class Session:
             last_used_at=self.last_used_at,
             reasoning_effort=self.reasoning_effort,
             workspace=self.workspace,
+            disabled_toolsets=list(self.disabled_toolsets) if self.disabled_toolsets else None,
         )
 
 

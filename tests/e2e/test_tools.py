@@ -1,16 +1,18 @@
 """tool/list through the real binary and real hermes-agent: the tools the model is offered,
 for a session's agent exactly those its requests carry, and for a new agent what the
-profile's config.yaml gives it."""
+profile's config.yaml gives it; and run/start's disabledToolsets, a session's own."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 
 from hermes_stdio.testing.host import HostClient
 from hermes_stdio.testing.llm_server import Reply, ScriptedLLM
+from hermes_stdio.wire import ErrorType, RpcError
 
 
 def names(listed: dict[str, Any]) -> set[str]:
@@ -52,3 +54,38 @@ def test_a_profiles_disabled_toolsets_are_left_out(
     run = host.request("run/start", {"message": "hi", "profile": "work"})
     host.wait_run_completed(run["runId"])
     assert names(work) == {tool["function"]["name"] for tool in llm.requests[-1]["tools"]}
+
+
+def test_a_run_starts_disabled_toolsets_leave_their_tools_out_of_the_sessions_requests(
+    host: HostClient, llm: ScriptedLLM
+) -> None:
+    def offered_after(**params: Any) -> set[str]:
+        llm.enqueue(Reply.text(["ok"]))
+        run = host.request("run/start", {"message": "hi", "sessionId": "chat", **params})
+        assert host.wait_run_completed(run["runId"]).params["status"] == "complete"
+        return {tool["function"]["name"] for tool in llm.requests[-1]["tools"]}
+
+    everything = offered_after()
+    gone = {"terminal", "process", "read_file", "write_file", "patch", "search_files"}
+    assert gone <= everything
+    chat = offered_after(disabledToolsets=["terminal", "file"])
+    assert chat == everything - gone
+    assert offered_after() == chat  # kept for the session's later turns
+    listed = host.request("tool/list", {"sessionId": "chat"})
+    assert names(listed) == chat
+    assert listed["disabledToolsets"] == ["file", "terminal"]
+    status = host.request("session/status", {"sessionId": "chat"})
+    assert status["disabledToolsets"] == ["file", "terminal"]
+    assert status["messageCount"] == 6  # one conversation throughout
+    assert offered_after(disabledToolsets=[]) == everything
+    assert host.request("session/status", {"sessionId": "chat"})["disabledToolsets"] is None
+
+
+def test_an_unknown_toolset_is_invalid_params_and_no_session_is_made(host: HostClient) -> None:
+    with pytest.raises(RpcError) as err:
+        host.request(
+            "run/start", {"message": "hi", "sessionId": "never", "disabledToolsets": ["nope"]}
+        )
+    assert err.value.kind is ErrorType.INVALID_PARAMS
+    assert err.value.data["field"] == "params.disabledToolsets"
+    assert host.request("session/status", {"sessionId": "never"})["loaded"] is False

@@ -198,7 +198,7 @@ def test_a_custom_root_path_prefixes_field_names():
 
 
 def test_encode_writes_every_field_in_camel_case_with_none_as_null():
-    info = t.SessionInfo("s1", True, False, None, "default", None, 2, 123, "high", "/w")
+    info = t.SessionInfo("s1", True, False, None, "default", None, 2, 123, "high", "/w", ["web"])
     assert encode(info) == {
         "sessionId": "s1",
         "loaded": True,
@@ -210,6 +210,7 @@ def test_encode_writes_every_field_in_camel_case_with_none_as_null():
         "lastUsedAt": 123,
         "reasoningEffort": "high",
         "workspace": "/w",
+        "disabledToolsets": ["web"],
     }
 
 

@@ -48,6 +48,7 @@ def test_status_of_an_unknown_session_says_not_loaded(harness):
         "lastUsedAt": None,
         "reasoningEffort": None,
         "workspace": None,
+        "disabledToolsets": None,
     }
 
 

@@ -904,3 +904,43 @@ def test_queries_that_may_wait_outside_the_worker_are_queued_slow_and_store_read
     labels |= {"session/rename": "rename", "command/list": "commands"}
     labels |= {"process/list": "processes"}
     assert kinds == {labels[m]: m in slow for m in labels}
+
+
+def test_disabled_toolsets_build_the_sessions_agent_without_them_and_a_change_rebuilds_it(
+    harness,
+):
+    built: list[tuple[str, ...] | None] = []
+    build = harness.adapter.build
+
+    def recording(session, sink):
+        built.append(session.disabled_toolsets)
+        return build(session, sink)
+
+    harness.adapter.build = recording
+    released: list[object] = []
+    harness.adapter.release = released.append
+
+    def turn(**params):
+        run = harness.start(sessionId="s", **params)
+        harness.wait_completed(run["runId"])
+        harness.wait_idle(run["runId"])
+        return harness.call("session/status", {"sessionId": "s"})["result"]["disabledToolsets"]
+
+    assert turn(disabledToolsets=["terminal", "file", "terminal"]) == ["file", "terminal"]
+    assert turn() == ["file", "terminal"]  # kept: the same agent
+    assert turn(disabledToolsets=["file", "terminal"]) == ["file", "terminal"]
+    assert turn(disabledToolsets=["web"]) == ["web"]  # another set: a new agent
+    assert turn(disabledToolsets=[]) is None  # none again: a new agent
+    assert built == [("file", "terminal"), ("web",), None]
+    assert released == harness.adapter.agents[:2]  # the replaced ones let go of
+    assert len(harness.service.sessions["s"].history) == 10  # the conversation went on
+
+
+def test_an_unknown_disabled_toolset_is_invalid_params_and_starts_nothing(harness):
+    harness.adapter.unknown_toolsets = lambda names: [n for n in names if n == "nope"]
+    answer = harness.call(
+        "run/start", {"message": "hi", "sessionId": "s", "disabledToolsets": ["file", "nope"]}
+    )
+    assert error_of(answer) is ErrorType.INVALID_PARAMS
+    assert answer["error"]["data"]["field"] == "params.disabledToolsets"
+    assert "s" not in harness.service.sessions

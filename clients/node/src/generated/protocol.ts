@@ -1125,6 +1125,10 @@ export interface RunStartParams {
    */
   instructions?: string | null;
   /**
+   * Toolsets the session's agent leaves out from this turn on, beyond the profile's agent.disabled_toolsets (kept for its later runs; [] leaves out none again), e.g. a chat that runs and changes nothing. Each must be one of hermes' toolsets.
+   */
+  disabledToolsets?: string[] | null;
+  /**
    * How hard the model reasons, from this turn on (kept for the session's later turns); none turns reasoning off. The profile's agent.reasoning_effort until set.
    */
   reasoningEffort?:
@@ -1671,6 +1675,10 @@ export interface SessionInfo {
    * Its tools' working directory: run/start's, or the one stored with it; null: the worker's.
    */
   workspace: string | null;
+  /**
+   * The toolsets run/start left out of its agent, beyond the profile's; null: none.
+   */
+  disabledToolsets: string[] | null;
 }
 
 export interface SessionListParams {
