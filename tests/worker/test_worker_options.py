@@ -55,6 +55,12 @@ def test_the_sessions_model_provider_and_instructions_win() -> None:
     assert options["reasoning_config"]["effort"] == "high-for-m-chosen"
 
 
+def test_the_sessions_left_out_toolsets_add_to_the_profiles() -> None:
+    options = agent_options(CONFIG, None, None, None, HERMES, ("web", "file", "terminal"))
+    assert options["disabled_toolsets"] == ["file", "terminal", "web"]
+    assert agent_options({}, None, None, None, HERMES, ("file",))["disabled_toolsets"] == ["file"]
+
+
 def test_an_empty_config_gives_hermes_defaults() -> None:
     options = agent_options({}, None, None, None, HERMES)
     assert (options["model"], options["max_iterations"]) == ("", 90)
