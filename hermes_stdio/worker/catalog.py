@@ -46,8 +46,9 @@ Contract (each function takes hermes' ``SessionDB``):
   full-text search of the stored messages (rewound ones left out), each
   match with the conversation it belongs to (``Found``: the compression
   chain's first row, the id ``page`` lists, with the title and archived mark
-  the listing shows); matches in subagent runs are dropped. Also whether
-  there are more matches past ``limit``. ``snippet_parts`` splits a match's
+  the listing shows); matches in subagent runs are skipped, and the page is
+  filled from the matches after them. Also the offset, in hermes' matches,
+  the next page starts at (None on the last page). ``snippet_parts`` splits a match's
   snippet into its matched and unmatched pieces.
 """
 
@@ -309,25 +310,32 @@ def search(
     order: str,
     limit: int,
     offset: int,
-) -> tuple[list[Found], bool]:
-    rows = db.search_messages(
-        query,
-        source_filter=[source] if source is not None else None,
-        role_filter=roles,
-        limit=limit + 1,  # one more than asked: whether there is a next page
-        offset=offset,
-        sort=None if order == "relevance" else order,
-    )
+) -> tuple[list[Found], int | None]:
     conversations: dict[str, Found | None] = {}
-    found = []
-    for row in rows[:limit]:
-        sid = str(row.get("session_id") or "")
-        if sid not in conversations:
-            conversations[sid] = _conversation(db, sid)
-        match = conversations[sid]
-        if match is not None:
+    found: list[Found] = []
+    at = offset
+    while True:
+        rows = db.search_messages(
+            query,
+            source_filter=[source] if source is not None else None,
+            role_filter=roles,
+            limit=limit + 1,  # one more than asked: whether there is a next page
+            offset=at,
+            sort=None if order == "relevance" else order,
+        )
+        for i, row in enumerate(rows):
+            sid = str(row.get("session_id") or "")
+            if sid not in conversations:
+                conversations[sid] = _conversation(db, sid)
+            match = conversations[sid]
+            if match is None:  # a subagent's run: on to the next match
+                continue
+            if len(found) == limit:
+                return found, at + i
             found.append(Found(match.session_id, match.title, match.archived, row))
-    return found, len(rows) > limit
+        if len(rows) <= limit:
+            return found, None
+        at += len(rows)
 
 
 def _conversation(db: Any, session_id: str) -> Found | None:

@@ -215,7 +215,7 @@ class AgentAdapter(Protocol):
         order: str,
         limit: int,
         offset: int,
-    ) -> tuple[list[Found], bool]:
+    ) -> tuple[list[Found], int | None]:
         """A page of full-text matches in the profile's stored messages, and whether
         more follow (``catalog``)."""
         ...

@@ -120,8 +120,8 @@ class PlainAdapterMethods:
         order: str,
         limit: int,
         offset: int,
-    ) -> tuple[list[Found], bool]:
-        return [], False  # keeps no database
+    ) -> tuple[list[Found], int | None]:
+        return [], None  # keeps no database
 
     def rename_session(self, session_id: str, title: str | None) -> str | None:
         raise UnknownSession(session_id)

@@ -136,11 +136,10 @@ class QueryMethods:
         roles: list[str] | None = sorted(set(p.roles)) if p.roles else None
 
         def search() -> st.SessionSearchResult:
-            found, more = self.adapter.search_sessions(
+            found, next_offset = self.adapter.search_sessions(
                 p.query, roles, p.source, p.order, p.limit, p.offset
             )
-            hits = [_hit(f, p.query) for f in found]
-            return st.SessionSearchResult(hits, p.offset + p.limit if more else None)
+            return st.SessionSearchResult([_hit(f, p.query) for f in found], next_offset)
 
         return self.answer_off_reader(req, "search", search)
 

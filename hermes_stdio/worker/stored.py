@@ -61,7 +61,7 @@ class HermesSessions:
         order: str,
         limit: int,
         offset: int,
-    ) -> tuple[list[catalog.Found], bool]:
+    ) -> tuple[list[catalog.Found], int | None]:
         self._modules()
         return catalog.search(self._db, query, roles, source, order, limit, offset)
 

@@ -42,26 +42,39 @@ def test_a_match_names_the_conversation_it_is_listed_as_and_subagent_matches_are
     db.create_session("other", source="vscode")
     said(db, "other", "green like a kiwi", role="assistant")
 
-    found, more = catalog.search(db, "kiwi", None, None, "oldest", 10, 0)
+    found, next_offset = catalog.search(db, "kiwi", None, None, "oldest", 10, 0)
     assert [(f.session_id, f.title, f.archived, f.row["role"]) for f in found] == [
         ("root", "Kiwi plan", True, "user"),
         ("root", "Kiwi plan", True, "user"),
         ("other", None, False, "assistant"),
     ]
-    assert more is False
+    assert next_offset is None
     found, _ = catalog.search(db, "kiwi", ["assistant"], None, "relevance", 10, 0)
     assert [f.session_id for f in found] == ["other"]
     found, _ = catalog.search(db, "kiwi", None, "vscode", "relevance", 10, 0)
     assert [f.session_id for f in found] == ["other"]
 
 
-def test_a_page_says_whether_more_matches_follow(db: Any) -> None:
+def test_a_page_says_where_the_next_one_starts(db: Any) -> None:
     db.create_session("s", source="cli")
     said(db, "s", "kiwi one", "kiwi two", "kiwi three")
-    first, more = catalog.search(db, "kiwi", None, None, "oldest", 2, 0)
-    assert [f.row["snippet"].split()[-1] for f in first] == ["one", "two"] and more
-    rest, more = catalog.search(db, "kiwi", None, None, "oldest", 2, 2)
-    assert [f.row["snippet"].split()[-1] for f in rest] == ["three"] and not more
+    first, at = catalog.search(db, "kiwi", None, None, "oldest", 2, 0)
+    assert [f.row["snippet"].split()[-1] for f in first] == ["one", "two"] and at == 2
+    rest, at = catalog.search(db, "kiwi", None, None, "oldest", 2, 2)
+    assert [f.row["snippet"].split()[-1] for f in rest] == ["three"] and at is None
+
+
+def test_a_page_is_filled_past_the_subagent_matches_it_skips(db: Any) -> None:
+    db.create_session("s", source="cli")
+    db.create_session("sub", source="cli", model_config={"_delegate_from": "s"})
+    for i in range(5):  # the subagent's matches come between the conversation's
+        said(db, "s", f"kiwi {i}")
+        said(db, "sub", f"kiwi sub{i}", "kiwi more")
+    pages, at = [], 0
+    while at is not None:
+        page, at = catalog.search(db, "kiwi", None, None, "oldest", 2, at)
+        pages.append([f.row["snippet"].split()[-1] for f in page])
+    assert pages == [["0", "1"], ["2", "3"], ["4"]]
 
 
 @pytest.mark.parametrize(
