@@ -99,7 +99,10 @@ class HermesSessions:
         if workspace is None:
             return
         self._modules()
-        newest = catalog.tip(self._db, session.session_id)
+        # The row the agent writes to is the chain's newest: no database read per turn.
+        newest = getattr(session.agent, "session_id", None) or catalog.tip(
+            self._db, session.session_id
+        )
         if session.workspace_stored != (workspace, newest):
             catalog.keep_workspace(self._db, session.session_id, workspace)
             session.workspace_stored = (workspace, newest)
