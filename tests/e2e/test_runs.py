@@ -24,6 +24,18 @@ def run_to_end(host: HostClient, params: dict[str, Any]) -> tuple[dict[str, Any]
     return run, host.run_notifications(run["runId"])
 
 
+def on_chunk_boundaries(texts: list[str], chunks: list[str]) -> bool:
+    """Whether ``texts`` are ``chunks`` in order, some neighbours joined."""
+    rest = list(chunks)
+    for text in texts:
+        taken = ""
+        while rest and len(taken) < len(text):
+            taken += rest.pop(0)
+        if taken != text:
+            return False
+    return not rest
+
+
 def test_a_streaming_run_sends_deltas_in_order_then_exactly_one_completed(
     host: HostClient, llm: ScriptedLLM
 ) -> None:
@@ -36,13 +48,10 @@ def test_a_streaming_run_sends_deltas_in_order_then_exactly_one_completed(
     methods = [n.method for n in notes]
     assert methods[0] == "run/started" and methods[-1] == "run/completed"
     assert methods.count("run/completed") == 1
-    assert [n.params["text"] for n in notes if n.method == "run/delta"] == [
-        "Hel",
-        "lo, ",
-        "wor",
-        "ld",
-        "!",
-    ]
+    # A descheduled writer on a loaded machine may merge neighbours (the
+    # lagging-reader rule), never split, reorder or drop one.
+    texts = [n.params["text"] for n in notes if n.method == "run/delta"]
+    assert on_chunk_boundaries(texts, ["Hel", "lo, ", "wor", "ld", "!"])
     done = notes[-1].params
     assert done["status"] == "complete" and done["error"] is None
     assert done["result"]["finalResponse"] == "Hello, world!"
