@@ -245,6 +245,15 @@ class AgentAdapter(Protocol):
         """Store the session's workspace with it, after a turn (``catalog``)."""
         ...
 
+    def recall_settings(self, session: Session) -> None:
+        """Once per session: give it the settings stored with it that no request has
+        chosen since (``settings.recall``)."""
+        ...
+
+    def keep_settings(self, session: Session) -> None:
+        """Store the session's settings with it when they changed (``settings.keep``)."""
+        ...
+
     def delete_session(self, session_id: str) -> Deleted:
         """Remove a stored session's whole conversation from the database (``catalog``)."""
         ...

@@ -49,8 +49,9 @@ class RunLauncher:
             if session is not None and session.discarded:
                 session = None  # destroyed: this run starts afresh from the database
             if session is None:
-                session = Session(session_id, self.profile, model=model, provider=provider)
-                session.restore = restore
+                session = Session(session_id, self.profile, restore=restore)
+                if model is not None:  # a new session's model: the stored one's otherwise
+                    session.choose(model=model, provider=provider)
                 self.sessions[session_id] = session
             if session.run is not None:
                 raise session_busy(session_id, session.run.run_id)

@@ -146,6 +146,12 @@ class PlainAdapterMethods:
     def save_workspace(self, session: Session) -> None:
         pass
 
+    def recall_settings(self, session: Session) -> None:
+        pass  # keeps no database
+
+    def keep_settings(self, session: Session) -> None:
+        pass
+
     def delete_session(self, session_id: str) -> Deleted:
         raise UnknownSession(session_id)
 

@@ -91,12 +91,23 @@ class AgentNotReady(Exception):
 
 
 def ready_agent(adapter: AgentAdapter, session: Session, *, for_run: bool = False) -> Any:
-    """The session's agent: built if needed (built anew if it was built without other
-    toolsets than the session's ``disabled_toolsets``), its stored history loaded if
-    the session was resumed (and its stored workspace if it has none), a pending
-    model switch applied (these two by the session's run, ``for_run``, or when it
-    has none: a run in progress keeps its model and tools). Raises ``AgentNotReady``."""
+    """The session's agent, given the settings stored with the session that no request
+    has changed (and storing this run's): built if needed (built anew if it was built
+    without other toolsets than the session's ``disabled_toolsets``), its stored history
+    loaded if the session was resumed (and its stored workspace if it has none), a
+    pending model switch applied (these two by the session's run, ``for_run``, or when
+    it has none: a run in progress keeps its model and tools). Raises ``AgentNotReady``."""
     with session.build_lock:
+        try:  # never with fewer choices than the host made (e.g. the tools it left out)
+            adapter.recall_settings(session)
+        except AgentUnavailable as exc:
+            raise AgentNotReady(t.RunErrorType.AGENT_UNAVAILABLE, exc) from exc
+        except Exception as exc:
+            raise AgentNotReady(t.RunErrorType.AGENT_ERROR, exc) from exc
+        try:
+            adapter.keep_settings(session)
+        except Exception as exc:  # kept in memory; stored by a later turn
+            log(f"worker: storing the session's settings failed: {exc!r}")
         stale = session.built_without != session.disabled_toolsets
         # A run in progress keeps its tools; releasing keeps the session's processes.
         if session.agent is not None and stale and (for_run or session.run is None):

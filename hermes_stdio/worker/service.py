@@ -38,7 +38,7 @@ from ..wire import ErrorType, Notification, Request, RpcError
 from . import images
 from .answers import AnswerMethods
 from .checks import check_toolsets, check_workspace, usable_model
-from .contract import AgentAdapter
+from .contract import AgentAdapter, AgentUnavailable
 from .jobs import JobQueue
 from .launch import RunLauncher
 from .outbox import Outbox
@@ -164,11 +164,11 @@ class WorkerService(AnswerMethods, QueryMethods, TranscriptMethods, RunLauncher)
         run.expand_commands, run.images = p.expand_commands, attachments
         run.expand_references = p.expand_references
         if p.instructions is not None:
-            session.instructions = p.instructions
+            session.choose(instructions=p.instructions)
         if p.reasoning_effort is not None:
-            session.reasoning_effort = p.reasoning_effort
+            session.choose(reasoning_effort=p.reasoning_effort)
         if p.disabled_toolsets is not None:
-            session.disabled_toolsets = tuple(sorted(set(p.disabled_toolsets))) or None
+            session.choose(disabled_toolsets=tuple(sorted(set(p.disabled_toolsets))) or None)
         if p.workspace is not None:
             session.workspace = p.workspace
         if p.source is not None:
@@ -273,10 +273,22 @@ class WorkerService(AnswerMethods, QueryMethods, TranscriptMethods, RunLauncher)
                 self.peer.respond_error(req.id, exc)
                 return
             session = self._session(p.session_id)
+            try:  # the rest of what is stored with it stays
+                self.adapter.recall_settings(session)
+            except AgentUnavailable as exc:
+                self.peer.respond_error(req.id, RpcError(ErrorType.AGENT_UNAVAILABLE, str(exc)))
+                return
+            except Exception as exc:
+                self.peer.respond_error(req.id, report_error(exc))
+                return
             with self._lock:
-                session.model, session.provider = p.model, provider
+                session.choose(model=p.model, provider=provider)
                 session.switch_pending = True
                 deferred = session.run is not None
+            try:
+                self.adapter.keep_settings(session)
+            except Exception as exc:  # kept in memory; stored by its next run
+                log(f"worker: storing the session's model failed: {exc!r}")
             result = t.SessionSwitchModelResult(p.session_id, p.model, provider, deferred)
             self.peer.respond(req.id, encode(result))
 

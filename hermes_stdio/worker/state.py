@@ -73,6 +73,27 @@ class Session:
     closing: bool = False
     last_used_at: int = field(default_factory=lambda: int(time.time() * 1000))
     build_lock: threading.Lock = field(default_factory=threading.Lock)
+    # model, provider, instructions, reasoning_effort, disabled_toolsets are kept in the
+    # profile's database (``settings``): read back once, for those no request has set
+    # since this object was made (``chosen``), then stored as they change.
+    settings_recalled: bool = False
+    settings_chosen: set[str] = field(default_factory=set)
+    # The model and provider a host chose or that were read back (``model`` is also the
+    # model the agent resolved when nobody chose one: never stored).
+    chosen_model: tuple[str, str | None] | None = None
+    settings_stored: Any = None  # settings.Settings as last stored or read back
+    settings_lock: threading.Lock = field(default_factory=threading.Lock)  # the fields
+    settings_saving: threading.Lock = field(default_factory=threading.Lock)  # never the reader's
+
+    def choose(self, **values: Any) -> None:
+        """Set settings a request chose (``model`` goes with ``provider``): they win over
+        the stored ones."""
+        with self.settings_lock:
+            for name, value in values.items():
+                setattr(self, name, value)
+                self.settings_chosen.add("model" if name == "provider" else name)
+            if "model" in values and self.model is not None:
+                self.chosen_model = (self.model, self.provider)
 
     @property
     def discarded(self) -> bool:

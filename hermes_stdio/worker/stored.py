@@ -3,7 +3,7 @@ session database keeps them.
 
 Contract: ``HermesSessions`` is a mixin of ``HermesAdapter`` (which provides
 ``_modules``, importing hermes-agent, ``_db``, the profile's ``SessionDB``,
-and ``home``, its hermes home) and implements the ``contract.AgentAdapter``
+``home``, its hermes home, and ``resolve_model``) and implements the ``contract.AgentAdapter``
 methods that read or edit stored sessions, each through ``catalog``. With the adapter and
 ``profile`` it is the only code that imports hermes-agent.
 """
@@ -15,7 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from . import catalog
+from . import catalog, settings
 from .state import Session
 
 
@@ -23,6 +23,7 @@ class HermesSessions:
     home: Path  # the profile's hermes home
     _db: Any
     _modules: Callable[[], Any]
+    resolve_model: Callable[[str, str | None], str | None]
 
     def stored_history(self, session_id: str) -> list[dict[str, Any]] | None:
         self._modules()
@@ -81,7 +82,18 @@ class HermesSessions:
         self._modules()
         from agent.turn_context import extract_api_content_sidecar
 
-        return catalog.fork(self._db, session_id, branch, title, extract_api_content_sidecar)
+        forked = catalog.fork(self._db, session_id, branch, title, extract_api_content_sidecar)
+        settings.copy(self._db, session_id, branch)
+        return forked
+
+    def recall_settings(self, session: Session) -> None:
+        if not session.settings_recalled:
+            self._modules()
+            settings.recall(self._db, session, self.resolve_model)
+
+    def keep_settings(self, session: Session) -> None:
+        self._modules()
+        settings.keep(self._db, session)
 
     def recall_workspace(self, session: Session) -> None:
         if session.workspace_recalled:
@@ -109,4 +121,6 @@ class HermesSessions:
 
     def delete_session(self, session_id: str) -> catalog.Deleted:
         self._modules()
-        return catalog.delete(self._db, session_id, self.home / "sessions")
+        deleted = catalog.delete(self._db, session_id, self.home / "sessions")
+        settings.forget(self._db, session_id)
+        return deleted
