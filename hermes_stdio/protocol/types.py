@@ -43,6 +43,7 @@ class RunErrorType:
 
 
 CompressionMode = Literal["agent", "host"]
+TriggerKind = Literal["subagent", "process"]
 
 
 # --- lifecycle -------------------------------------------------------------
@@ -343,12 +344,22 @@ class RunResultResult(Record):
     error: RunError | None = doc_field("Set when status is error.")
 
 
+class RunTrigger(Record):
+    type: TriggerKind = doc_field("What finished: a background subagent, or a process.")
+    source_id: str = doc_field("The delegation's id, or the background process's.")
+    message: str = doc_field("What the agent is told of it: the turn's user message.")
+
+
 class RunStartedNotification(Record):
     run_id: str = doc_field("The run.")
     session_id: str = doc_field("Its session.")
     seq: int = doc_field("Per-run sequence number: 1, 2, 3 ... without gaps.")
     profile: str = doc_field("The profile it runs under.")
     model: str | None = doc_field("The model the agent uses.")
+    trigger: RunTrigger | None = doc_field(
+        "Set when the worker started the run itself, to hand the session background work"
+        " that finished; null for a host's run."
+    )
 
 
 class RunDeltaNotification(Record):

@@ -176,6 +176,7 @@ class HermesAdapter(HermesProfile, HermesSessions, HermesAnswers):
                 given = os.environ.get("HERMES_STDIO_ROOT")
                 root = Path(given) if given else hermes_root(self.home, profile)
                 fence.install([file_safety, file_tools, file_operations], self.home, root)
+            self._watch_notices()
             self._secrets.install(skills_tool, config.save_env_value_secure)
             return run_agent
 

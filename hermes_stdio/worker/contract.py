@@ -26,6 +26,7 @@ from ..protocol.usage import TokenUsage
 from .callbacks import EventSink
 from .catalog import Deleted, Forked, Found, Rewound, Spent
 from .images import Attachment
+from .notices import Notice
 from .runtime import Fingerprint
 from .state import Session
 
@@ -252,6 +253,11 @@ class AgentAdapter(Protocol):
 
     def keep_settings(self, session: Session) -> None:
         """Store the session's settings with it when they changed (``settings.keep``)."""
+        ...
+
+    def watch_background(self, deliver: Callable[[Notice], None]) -> None:
+        """Hand ``deliver`` each piece of a session's background work that finishes
+        (``notices``), from hermes' import on."""
         ...
 
     def delete_session(self, session_id: str) -> Deleted:

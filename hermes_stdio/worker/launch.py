@@ -10,6 +10,13 @@ does the run's work on its own thread, which always ends the run with exactly
 one ``run/completed`` (an ``internal_error`` if the work raised or did not end
 it). Once the work is done the run kept for ``run/result`` no longer holds the
 images it was sent, and a worker with no run left hands freed heap back.
+
+``_hand_back(notice)`` gives a session background work that finished
+(``notices``): a run of the worker's own, its ``run/started`` naming the
+``trigger``, at once if the session is free, else as soon as its run ends (in
+arrival order; a host's ``run/start`` that comes first goes first). Notices
+still waiting when the worker stops are released to hermes, which keeps a
+delegation's result for the next worker.
 """
 
 from __future__ import annotations
@@ -21,11 +28,14 @@ from collections.abc import Callable
 from ..protocol import encode
 from ..protocol import types as t
 from ..transport import Peer
-from ..transport.log import report_error
+from ..transport.log import log, report_error
 from ..wire import Request
+from .contract import AgentAdapter, Announce
 from .memory import release_free_memory
+from .notices import Notice
 from .outbox import Outbox
 from .queries import DEFERRED, session_busy
+from .runner import execute_run
 from .state import Run, RunTable, Session, new_id
 
 
@@ -38,6 +48,9 @@ class RunLauncher:
     _threads: dict[str, threading.Thread]
     _outbox: Callable[[], Outbox | Callable[[bytes], bool]]
     _release: Callable[[Session, Run], None]
+    _titled: Callable[[str], Announce]
+    _stopped: bool
+    adapter: AgentAdapter
 
     def _open_run(
         self, session_id: str, model: str | None, provider: str | None, restore: bool
@@ -93,5 +106,65 @@ class RunLauncher:
             # the images it was sent (decoded bytes, as large as a request may be).
             run.images = []
             self._threads.pop(run.run_id, None)
+            session = self.sessions.get(run.session_id)
+            if session is not None and session.notices:
+                self._next_notice(session)
             if not self.runs.active():
                 release_free_memory()  # idle now: hand the turn's freed heap back
+
+    def _hand_back(self, notice: Notice) -> None:
+        sid = notice.session_id
+        with self._lock:
+            held = self.sessions.get(sid)
+            known = held is not None and not held.discarded
+        if not known and self.adapter.stored_history(sid) is None:
+            log(f"worker: dropping a background {notice.kind} result of a deleted session")
+            notice.settle(True)  # nowhere to deliver it, now or later
+            return
+        with self._lock:
+            session = self.sessions.get(sid)
+            if session is None:  # resumed from the database to take it
+                session = self.sessions[sid] = Session(sid, self.profile, restore=True)
+            session.notices.append(notice)
+        self._next_notice(session)
+
+    def _next_notice(self, session: Session) -> None:
+        """Start a run for the session's first waiting notice if it is free; once the
+        worker is stopping, hand every waiting notice back to hermes instead."""
+        with self._lock:
+            if self._stopped:
+                dropped, session.notices = session.notices, []
+                taken = None
+            else:
+                dropped, taken = [], self._notice_run_locked(session)
+        for notice in dropped:
+            notice.settle(False)
+        if taken is not None:
+            taken.settle(True)
+
+    def _notice_run_locked(self, session: Session) -> Notice | None:
+        held = self.sessions.get(session.session_id)
+        if held is not session or session.discarded:  # destroyed: the stored session takes it
+            if held is None or held.discarded:
+                held = Session(session.session_id, self.profile, restore=True)
+                self.sessions[session.session_id] = held
+            held.notices += session.notices
+            session.notices = []
+            session = held
+        if session.run is not None or not session.notices:
+            return None  # its run's end starts the next
+        notice = session.notices.pop(0)
+        run = Run(new_id("run"), session.session_id, self._outbox())
+        run.trigger = t.RunTrigger(notice.kind, notice.source_id, notice.message)
+        run.on_complete = lambda: self._release(session, run)
+        session.run = run
+        session.last_used_at = int(time.time() * 1000)
+        self.runs.add(run)
+        titled = self._titled(session.session_id)
+        body = lambda: execute_run(self.adapter, session, run, notice.message, titled)  # noqa: E731
+        thread = threading.Thread(
+            target=self._run_thread, args=(run, body), name=f"run-{run.run_id[-8:]}", daemon=True
+        )
+        self._threads[run.run_id] = thread  # registered before stop_runs can look for it
+        thread.start()
+        return notice

@@ -20,6 +20,7 @@ from ..protocol import types as t
 from .catalog import Deleted, Forked, Found, Rewound, Spent, UnknownSession
 from .contract import Announce, TurnOutcome, UserContent
 from .images import Attachment
+from .notices import Notice
 from .runtime import Fingerprint
 from .state import Session
 
@@ -148,6 +149,9 @@ class PlainAdapterMethods:
 
     def recall_settings(self, session: Session) -> None:
         pass  # keeps no database
+
+    def watch_background(self, deliver: Callable[[Notice], None]) -> None:
+        pass  # starts no background work
 
     def keep_settings(self, session: Session) -> None:
         pass

@@ -18,7 +18,7 @@ from typing import Any
 
 from ..protocol import events as ev
 from ..protocol import types as t
-from . import goals, skills, tools
+from . import goals, notices, skills, tools
 from .options import checkpoint_settings, disabled_toolsets, enabled_toolsets
 from .secrets import SecretBridge
 from .state import Session
@@ -27,6 +27,28 @@ from .state import Session
 class HermesProfile:
     _modules: Callable[[], Any]
     _secrets: SecretBridge
+    _deliver: Callable[[notices.Notice], None] | None = None
+    _watching: bool = False
+
+    def watch_background(self, deliver: Callable[[notices.Notice], None]) -> None:
+        self._deliver = deliver  # the watch starts once hermes is imported
+
+    def _watch_notices(self) -> None:
+        """Start the watch of hermes' completion queue, once (from ``_modules``)."""
+        if self._deliver is None or self._watching:
+            return
+        from tools import async_delegation
+        from tools.process_registry import format_process_notification, process_registry
+
+        hermes = notices.Hermes(
+            format_process_notification,
+            process_registry.is_completion_consumed,
+            async_delegation.claim_event_delivery,
+            async_delegation.complete_event_delivery,
+            async_delegation.release_event_delivery,
+        )
+        notices.watch(process_registry.completion_queue, hermes, self._deliver)
+        self._watching = True
 
     def checkpoints(self) -> Any:
         self._modules()

@@ -219,14 +219,29 @@ def _started(adapter: AgentAdapter, session: Session, run: Run) -> Any | None:
     try:
         agent = ready_agent(adapter, session, for_run=True)
     except AgentNotReady as exc:
+        _announce_trigger(session, run)
         run.complete("error", None, _error(exc.kind, exc.cause))
         return None
     session.model = adapter.model_of(agent) or session.model
     if run.interrupt_requested:
+        _announce_trigger(session, run)
         run.complete("interrupted", t.RunOutput(None, len(session.history), 0), None)
         return None
-    run.emit("run/started", {"profile": session.profile, "model": session.model})
+    _announce(session, run)
     return agent
+
+
+def _announce(session: Session, run: Run) -> None:
+    trigger = None if run.trigger is None else encode(run.trigger)
+    started = {"profile": session.profile, "model": session.model, "trigger": trigger}
+    run.emit("run/started", started)
+
+
+def _announce_trigger(session: Session, run: Run) -> None:
+    """A run the worker started is announced even when it ends before its turn: the
+    host learns of it only from ``run/started``."""
+    if run.trigger is not None:
+        _announce(session, run)
 
 
 def _prepare(

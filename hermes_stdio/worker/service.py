@@ -82,6 +82,7 @@ class WorkerService(AnswerMethods, QueryMethods, TranscriptMethods, RunLauncher)
 
     def attach(self, peer: Peer) -> None:
         self.peer = peer
+        self.adapter.watch_background(self._hand_back)
 
     def _outbox(self) -> Outbox | Callable[[bytes], bool]:
         assert self.peer is not None
@@ -368,4 +369,5 @@ class WorkerService(AnswerMethods, QueryMethods, TranscriptMethods, RunLauncher)
             # A run stuck past the bound still gets its terminal notification.
             run.complete("interrupted", None, None)  # as worker_stopped (Run.complete)
         for session in list(self.sessions.values()):
+            self._next_notice(session)  # stopped: hands what still waits back to hermes
             self.adapter.close(session.agent)

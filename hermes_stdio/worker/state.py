@@ -30,6 +30,7 @@ from typing import Any
 from ..protocol import encode
 from ..protocol import types as t
 from .images import Attachment
+from .notices import Notice
 from .outbox import DeltaItem, NoteItem, Outbox, as_outbox, delta_head
 from .usage import UsageWatch
 
@@ -84,6 +85,8 @@ class Session:
     settings_stored: Any = None  # settings.Settings as last stored or read back
     settings_lock: threading.Lock = field(default_factory=threading.Lock)  # the fields
     settings_saving: threading.Lock = field(default_factory=threading.Lock)  # never the reader's
+    # Background work that finished for it, each waiting for a run of its own.
+    notices: list[Notice] = field(default_factory=list)
 
     def choose(self, **values: Any) -> None:
         """Set settings a request chose (``model`` goes with ``provider``): they win over
@@ -142,6 +145,7 @@ class Run:
         self.worker_stopping = False  # set before the worker interrupts it to stop
         self._wakers: set[threading.Event] = set()
         self.usage: UsageWatch | None = None  # set as its turn begins
+        self.trigger: t.RunTrigger | None = None  # set when the worker started it itself
 
     def request_interrupt(self, message: str | None) -> None:
         with self._lock:

@@ -73,6 +73,7 @@ def test_a_run_streams_started_deltas_events_and_one_completed_with_gapless_seq(
         "seq": 1,
         "profile": "default",
         "model": "fake-model",
+        "trigger": None,
     }
     assert [m["params"]["text"] for m in msgs if m["method"] == "run/delta"] == ["Hel", "lo"]
     assert msgs[2]["params"]["event"] == {"type": "status", "kind": "thinking", "message": ""}

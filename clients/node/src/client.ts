@@ -16,6 +16,7 @@ import type {
   HostRequests,
   InitializeParams,
   InitializeResult,
+  RunStartedNotification,
   RunStartParams,
   RunStartResult,
   ServerNotifications,
@@ -148,6 +149,18 @@ export class HermesStdioClient {
    */
   collectRun(ids: RunStartResult, options: CollectRunOptions = {}): Promise<CollectedRun> {
     return runs.collectRun(this.conn, ids, options);
+  }
+
+  /**
+   * Collect every run a worker starts itself (its `run/started` has a `trigger`: a subagent
+   * or a background command finished after its turn): `handler` gets the `run/started` and
+   * the run, collected as {@link runToCompletion} collects one (`options` apply to each).
+   */
+  onTriggeredRun(
+    handler: (started: RunStartedNotification, run: Promise<CollectedRun>) => void,
+    options: CollectRunOptions = {},
+  ): Disposable {
+    return runs.onTriggeredRun(this.conn, options, handler);
   }
 
   /**

@@ -166,6 +166,26 @@ export async function collectRun(
 }
 
 /**
+ * Collect each run a worker starts itself to hand a session background work that finished
+ * (`run/started` with a `trigger`): `handler` gets its `run/started` and the run's
+ * collection, subscribed before any later notification of it is read, so nothing is missed.
+ */
+export function onTriggeredRun(
+  conn: SupervisorConnection,
+  options: CollectRunOptions,
+  handler: (started: RunStartedNotification, run: Promise<CollectedRun>) => void,
+): Disposable {
+  return conn.onNotification('run/started', (n: RunStartedNotification) => {
+    if (!n.trigger) return;
+    const run = collectRun(conn, { runId: n.runId, sessionId: n.sessionId }, options).then((r) => ({
+      ...r,
+      started: r.started ?? n,
+    }));
+    conn.report.guard(() => handler(n, run), 'onTriggeredRun handler threw');
+  });
+}
+
+/**
  * Gathers the run's notifications (fed through `attach`) until its `run/completed`. Its
  * close and timeout errors name `caller` as their `method`: what the host called.
  */

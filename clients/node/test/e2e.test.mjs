@@ -237,6 +237,45 @@ describe('hermes-stdio supervisor', { skip: !haveBin && `no ${hermesBin}`, timeo
     }
   });
 
+  test('onTriggeredRun collects the run a background command that finished starts in its session', { skip: !python && 'no python for the scripted LLM', timeout: 120_000 }, async () => {
+    // hermes marks a process notify_on_complete only after spawning it, and one that ends
+    // first never reports: the command ends once the test creates `go` (bounded: 30 s).
+    const go = path.join(root, 'trigger-go');
+    const wait = `for i in $(seq 600); do [ -e ${go} ] && break; sleep 0.05; done`;
+    const command = { command: `${wait}; echo kiwi-count-3`, background: true, notify_on_complete: true };
+    const llm = await startScriptedLLM(python, 'seen it', [
+      { tool: 'terminal', arguments: command },
+      { text: 'started it' },
+    ]);
+    let client;
+    let sub;
+    try {
+      const home = await makeHome(python, path.join(root, 'trigger-home'), llm.port);
+      client = await HermesStdioClient.spawn({ command: hermesBin, env: offlineEnv(home) });
+      await client.initialize({ name: 'node-test' });
+      const triggered = new Promise((resolve) => {
+        sub = client.onTriggeredRun((started, run) => resolve({ started, run }), { timeoutMs: 60_000 });
+      });
+      const first = await client.runToCompletion({ message: 'count in the background' }, { timeoutMs: 90_000 });
+      assert.equal(first.completed.status, 'complete', client.stderrTail);
+      assert.equal(first.started.trigger, null);
+      await writeFile(go, '');
+      const { started, run } = await triggered;
+      assert.equal(started.sessionId, first.sessionId);
+      assert.equal(started.trigger.type, 'process');
+      assert.ok(started.trigger.message.includes('kiwi-count-3'), started.trigger.message);
+      const done = await run;
+      assert.equal(done.completed.status, 'complete', client.stderrTail);
+      assert.equal(done.started, started);
+      assert.equal(done.text, 'seen it');
+      assert.deepEqual(await client.shutdown({ timeoutMs: 30_000 }), { code: 0, signal: null });
+    } finally {
+      sub?.dispose();
+      await client?.dispose();
+      await llm.stop();
+    }
+  });
+
   test('runToCompletion gives a sudo password through onSudo, and it never comes back', { skip: !python && 'no python for the scripted LLM', timeout: 120_000 }, async () => {
     // The stand-in sudo of the Python e2e tests, first on a login shell's PATH (hermes'
     // terminal runs commands with one) through a user home of this test's own.

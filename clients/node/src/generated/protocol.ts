@@ -1211,6 +1211,10 @@ export interface RunStartedNotification {
    * The model the agent uses.
    */
   model: string | null;
+  /**
+   * Set when the worker started the run itself, to hand the session background work that finished; null for a host's run.
+   */
+  trigger: RunTrigger | null;
 }
 
 export interface RunSteerParams {
@@ -1236,6 +1240,21 @@ export interface RunTarget {
    * The run.
    */
   runId: string;
+}
+
+export interface RunTrigger {
+  /**
+   * What finished: a background subagent, or a process.
+   */
+  type: 'subagent' | 'process';
+  /**
+   * The delegation's id, or the background process's.
+   */
+  sourceId: string;
+  /**
+   * What the agent is told of it: the turn's user message.
+   */
+  message: string;
 }
 
 export interface SecretRequestedNotification {

@@ -1,0 +1,144 @@
+"""Background work through the real binary and real hermes-agent: what a session's
+agent started in the background and that finished after its turn comes back to that
+session as a run the worker starts itself, announced by ``run/started.trigger``."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from hermes_stdio.protocol.types import RunErrorType
+from hermes_stdio.testing.host import HostClient
+from hermes_stdio.testing.llm_server import Gate, Reply, ScriptedLLM
+from hermes_stdio.wire import ErrorType, Notification, RpcError
+
+from .conftest import assert_runs_ended_once_in_order, tool_result, worker_pids
+
+
+def _triggered(host: HostClient, session_id: str, timeout: float = 60.0) -> Notification:
+    return host.wait_for(
+        lambda n: (
+            n.method == "run/started"
+            and n.params["sessionId"] == session_id
+            and n.params["trigger"] is not None
+        ),
+        timeout,
+    )
+
+
+def _last_user_message(llm: ScriptedLLM) -> Any:
+    return [m for m in llm.requests[-1]["messages"] if m["role"] == "user"][-1]["content"]
+
+
+def test_a_background_command_that_finishes_after_its_turn_starts_a_run_in_its_session(
+    any_host: HostClient, llm: ScriptedLLM, tmp_path: Path
+) -> None:
+    host = any_host
+    _background_echo(llm, tmp_path / "go")
+    run = host.request("run/start", {"message": "count in the background"})
+    sid = run["sessionId"]
+    host.wait_run_completed(run["runId"])
+    (tmp_path / "go").touch()
+    assert "proc_" in tool_result(host, run["runId"])
+
+    started = _triggered(host, sid)
+    assert started.params["runId"] != run["runId"]
+    trigger = started.params["trigger"]
+    assert trigger["type"] == "process" and trigger["sourceId"].startswith("proc_")
+    assert trigger["sourceId"] in tool_result(host, run["runId"])
+    assert "kiwi-count-3" in trigger["message"]
+    done = host.wait_run_completed(started.params["runId"])
+    assert done.params["status"] == "complete"
+    assert _last_user_message(llm) == trigger["message"]  # the turn the agent was given
+    assert_runs_ended_once_in_order(host, [run["runId"], started.params["runId"]])
+
+    result = host.request("run/result", {"runId": started.params["runId"]})
+    assert result["status"] == "complete" and result["sessionId"] == sid
+    history = host.request("session/history", {"sessionId": sid})["messages"]
+    assert [m["content"] for m in history if m["role"] == "user"][-1] == trigger["message"]
+
+
+def test_a_delegated_task_reports_its_result_to_its_session_in_a_run_of_its_own(
+    host: HostClient, llm: ScriptedLLM
+) -> None:
+    # The parent's next turn and the subagent's both get the default reply ("ok"): they
+    # race for the script, so only the first reply is scripted.
+    llm.enqueue(Reply.tool_call("delegate_task", {"goal": "count the kiwis"}))
+    run = host.request("run/start", {"message": "delegate it"})
+    sid = run["sessionId"]
+    host.wait_run_completed(run["runId"])
+    dispatched = json.loads(tool_result(host, run["runId"]))
+    assert dispatched["status"] == "dispatched"
+
+    started = _triggered(host, sid)
+    trigger = started.params["trigger"]
+    assert trigger["type"] == "subagent"
+    assert trigger["sourceId"] and trigger["sourceId"] in json.dumps(dispatched)
+    assert "count the kiwis" in trigger["message"]
+    done = host.wait_run_completed(started.params["runId"])
+    assert done.params["status"] == "complete"
+    assert _last_user_message(llm) == trigger["message"]
+    assert_runs_ended_once_in_order(host, [run["runId"], started.params["runId"]])
+
+
+def test_a_hosts_run_has_no_trigger(host: HostClient, llm: ScriptedLLM) -> None:
+    llm.enqueue(Reply.text(["hi"]))
+    run = host.request("run/start", {"message": "hi"})
+    host.wait_run_completed(run["runId"])
+    [started] = [n for n in host.run_notifications(run["runId"]) if n.method == "run/started"]
+    assert started.params["trigger"] is None
+
+
+def _background_echo(llm: ScriptedLLM, go: Path, *after: Reply) -> None:
+    """A background command that ends once ``go`` exists. hermes marks a process
+    ``notify_on_complete`` only after spawning it, and one that ends first never
+    reports, so the test lets it end after its turn (bounded: 30 s)."""
+    wait = f"for i in $(seq 600); do [ -e {go} ] && break; sleep 0.05; done"
+    command = {"command": f"{wait}; echo kiwi-count-3", "background": True}
+    command["notify_on_complete"] = True
+    llm.enqueue(Reply.tool_call("terminal", command), Reply.text(["started it"]), *after)
+
+
+def test_a_triggered_run_whose_worker_dies_ends_once_as_worker_crashed(
+    host: HostClient, llm: ScriptedLLM, tmp_path: Path
+) -> None:
+    gate = Gate()
+    _background_echo(llm, tmp_path / "go", Reply.text(["never sent"], gate=gate))
+    run = host.request("run/start", {"message": "count in the background"})
+    host.wait_run_completed(run["runId"])
+    (tmp_path / "go").touch()
+    started = _triggered(host, run["sessionId"])
+    assert gate.arrived.wait(30)  # the triggered run is in its turn
+    os.kill(worker_pids(host)[("default", None)], signal.SIGKILL)
+    done = host.wait_run_completed(started.params["runId"])
+    gate.release.set()
+    assert done.params["status"] == "error"
+    assert done.params["error"]["type"] == RunErrorType.WORKER_CRASHED
+    assert_runs_ended_once_in_order(host, [run["runId"], started.params["runId"]])
+
+
+def test_a_host_run_start_on_a_session_a_triggered_run_holds_is_session_busy(
+    host: HostClient, llm: ScriptedLLM, tmp_path: Path
+) -> None:
+    gate = Gate()
+    _background_echo(llm, tmp_path / "go", Reply.text(["seen it"], gate=gate))
+    run = host.request("run/start", {"message": "count in the background"})
+    sid = run["sessionId"]
+    host.wait_run_completed(run["runId"])
+    (tmp_path / "go").touch()
+    started = _triggered(host, sid)
+    assert gate.arrived.wait(30)
+    with pytest.raises(RpcError) as err:
+        host.request("run/start", {"message": "me too", "sessionId": sid})
+    assert err.value.kind is ErrorType.SESSION_BUSY
+    assert err.value.data["runId"] == started.params["runId"]
+    gate.release.set()
+    assert host.wait_run_completed(started.params["runId"]).params["status"] == "complete"
+    llm.enqueue(Reply.text(["now"]))
+    again = host.request("run/start", {"message": "me too", "sessionId": sid})
+    assert host.wait_run_completed(again["runId"]).params["status"] == "complete"
