@@ -17,7 +17,8 @@ Contract (``db`` is hermes' ``SessionDB``):
 - ``recall(db, session, usable)``: once per ``Session`` object, gives it the
   stored settings no request has chosen since it was made (``Session.choose``);
   a stored model only if ``usable(model, provider)`` still resolves it (it
-  returns the provider; a model it refuses is dropped, and logged).
+  returns the provider; a model it refuses is not used, and logged, but stays
+  stored until a request chooses one: a provider can come back).
 - ``keep(db, session)``: stores the session's settings when they differ from
   what it last stored or recalled (one write per change, none per turn).
 - ``copy(db, source, target)``: a fork starts with its parent's settings.
@@ -29,7 +30,6 @@ as JSON with the wire's field names; hermes itself never reads it.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -139,12 +139,13 @@ def recall(db: Any, session: Session, usable: Callable[[str, str | None], str | 
         return
     kept = stored(db, session.session_id)
     provider = kept.provider
+    resolves = True
     if kept.model is not None and "model" not in session.settings_chosen:
         try:
             provider = usable(kept.model, kept.provider)
-        except Exception as exc:  # e.g. its provider left the profile's config
+        except Exception as exc:  # e.g. its provider left the profile's config, for now
             log(f"worker: not restoring model {kept.model!r} of {session.session_id}: {exc}")
-            kept = dataclasses.replace(kept, model=None, provider=None)
+            resolves = False
     with session.settings_lock:
         if session.settings_recalled:
             return
@@ -156,9 +157,10 @@ def recall(db: Any, session: Session, usable: Callable[[str, str | None], str | 
             if value is not None and name not in chosen:
                 setattr(session, name, value)
         if kept.model is not None and "model" not in chosen:
-            session.model, session.provider = kept.model, provider
-            session.chosen_model = (kept.model, provider)
-            session.switch_pending = session.agent is not None
+            session.chosen_model = (kept.model, provider)  # stored on, used or not
+            if resolves:
+                session.model, session.provider = kept.model, provider
+                session.switch_pending = session.agent is not None
 
 
 def keep(db: Any, session: Session) -> None:

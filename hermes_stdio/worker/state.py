@@ -79,8 +79,9 @@ class Session:
     # since this object was made (``chosen``), then stored as they change.
     settings_recalled: bool = False
     settings_chosen: set[str] = field(default_factory=set)
-    # The model and provider a host chose or that were read back (``model`` is also the
-    # model the agent resolved when nobody chose one: never stored).
+    # The model and provider a host chose or that were read back, even one that does
+    # not resolve now (``model`` is also the model the agent resolved when nobody chose
+    # one: never stored).
     chosen_model: tuple[str, str | None] | None = None
     settings_stored: Any = None  # settings.Settings as last stored or read back
     settings_lock: threading.Lock = field(default_factory=threading.Lock)  # the fields

@@ -6,6 +6,7 @@ request's own choice wins, and session/delete forgets them."""
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from pathlib import Path
 from typing import Any
@@ -129,3 +130,28 @@ def test_a_conversation_resumed_by_hermes_newer_id_after_compression_keeps_the_c
     again = turn(host, llm, newer, "kiwi-two")
     assert "Always answer in Latin." in str(again["messages"])
     assert "the user wants Latin" in str(again["messages"])  # the same conversation
+
+
+def test_a_stored_model_that_no_longer_resolves_is_not_used_but_stays_stored(
+    host: HostClient, llm: ScriptedLLM, home: Path
+) -> None:
+    turn(host, llm, "chat", "kiwi-one", instructions="Be terse.")
+    host.request("session/switchModel", {"sessionId": "chat", "model": "other-model"})
+    restart(host)
+    key = "hermes-stdio.settings:chat"
+    with sqlite3.connect(home / "state.db") as db:  # as if its provider left config.yaml
+        [(raw,)] = db.execute("SELECT value FROM state_meta WHERE key = ?", (key,))
+        gone = {**json.loads(raw), "provider": "no-such-provider"}
+        db.execute("UPDATE state_meta SET value = ? WHERE key = ?", (json.dumps(gone), key))
+
+    again = turn(host, llm, "chat", "kiwi-two", reasoningEffort="low")
+    assert again["model"] == "test-model"  # the profile's
+    assert "Be terse." in str(again["messages"])
+    with sqlite3.connect(home / "state.db") as db:
+        [(raw,)] = db.execute("SELECT value FROM state_meta WHERE key = ?", (key,))
+    kept = json.loads(raw)
+    assert (kept["model"], kept["provider"], kept["reasoningEffort"]) == (
+        "other-model",
+        "no-such-provider",
+        "low",
+    )

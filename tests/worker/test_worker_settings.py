@@ -73,7 +73,7 @@ def test_what_a_request_chose_wins_over_what_is_stored(db: Any) -> None:
     assert (stored.model, stored.disabled_toolsets, stored.instructions) == ("m3", None, "be brief")
 
 
-def test_a_stored_model_that_no_longer_resolves_is_dropped_and_the_rest_kept(db: Any) -> None:
+def test_a_stored_model_that_does_not_resolve_is_not_used_and_the_rest_is(db: Any) -> None:
     session = chosen()
     session.choose(model="gone", provider="old-provider")
     settings.keep(db, session)
@@ -81,8 +81,28 @@ def test_a_stored_model_that_no_longer_resolves_is_dropped_and_the_rest_kept(db:
     again = Session("s1", "default")
     settings.recall(db, again, usable)
 
-    assert (again.model, again.provider, again.chosen_model) == (None, None, None)
+    assert (again.model, again.provider) == (None, None)
+    assert not again.switch_pending
     assert again.disabled_toolsets == ("file", "terminal")
+
+
+def test_a_stored_model_that_does_not_resolve_stays_stored_until_a_request_chooses_one(
+    db: Any,
+) -> None:
+    session = chosen()
+    session.choose(model="gone", provider="old-provider")
+    settings.keep(db, session)
+
+    again = Session("s1", "default")
+    settings.recall(db, again, usable)
+    again.choose(instructions="be briefer")  # a later write keeps the model
+    settings.keep(db, again)
+    kept = settings.stored(db, "s1")
+    assert (kept.model, kept.provider, kept.instructions) == ("gone", "old-provider", "be briefer")
+
+    again.choose(model="m3", provider=None)
+    settings.keep(db, again)
+    assert (settings.stored(db, "s1").model, settings.stored(db, "s1").provider) == ("m3", None)
 
 
 def test_a_session_with_an_agent_switches_to_the_model_read_back(db: Any) -> None:
