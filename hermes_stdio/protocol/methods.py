@@ -351,4 +351,11 @@ WORKER_METHODS: dict[str, Method] = _methods(
         "supervisor",
         "Interrupt runs, close sessions, answer, then exit.",
     ),
+    Method(
+        "worker/background",
+        t.EmptyParams,
+        pw.WorkerBackgroundResult,
+        "supervisor",
+        "The sessions whose background work goes on (asked before an idle stop).",
+    ),
 )

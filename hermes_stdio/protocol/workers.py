@@ -2,7 +2,8 @@
 worker tells the supervisor when it is ready (internal to the server).
 
 Contract: ``supervisor/status`` (``SupervisorStatusResult``), ``worker/restart``'s
-result, the ``worker/exited`` notification and the internal ``worker/ready``;
+result, the ``worker/exited`` notification, the internal ``worker/ready`` and
+``worker/background``'s result;
 their states and reasons are the Literal types here. Requests that target a
 worker take ``types.WorkerTarget``.
 """
@@ -95,4 +96,11 @@ class WorkerReadyNotification(Record):
     start_mode: StartMode = doc_field("forked from the template, or spawned cold.", "spawned")
     fork_fallback: str | None = doc_field(
         "Why a forked worker replaced itself with a cold one.", None
+    )
+
+
+class WorkerBackgroundResult(Record):
+    sessions: list[str] = doc_field(
+        "The sessions whose background work goes on: a background process still running,"
+        " a subagent still at work, or a finished one's result waiting for its run."
     )

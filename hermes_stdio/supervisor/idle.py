@@ -15,7 +15,11 @@ new worker whose sessions resume from the database. A keyed worker stopped so
 forgotten (``WorkerPool.forget``), under the slot's lock the stop holds. The
 timer is set again for
 the workers left; with none running it stays unset, so an idle supervisor wakes
-at most once per ``idle_s``. ``idle_s`` <= 0 turns all of this off.
+at most once per ``idle_s``. ``idle_s`` <= 0 turns all of this off. Before the
+stop, ``background(slot)`` (default ``asks_background``: ``worker/background``,
+bounded by ``ASK_S``) says whether the worker's background work goes on (a
+process the agent started, a subagent): then it is kept, as if used now, since
+stopping it would kill that work; a worker that does not answer is stopped.
 
 ``make_room(slot)`` is called (by the pool, under ``slot.lock``) before a
 worker starts for ``slot``: when ``max_workers`` others are starting or ready,
@@ -31,13 +35,37 @@ so two starts never wait on each other. ``max_workers`` <= 0 means no limit.
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 
 from ..transport.log import log
 from ..transport.timers import TIMERS, Soonest, Timers
-from ..wire import ErrorType, RpcError
+from ..wire import ErrorType, Response, RpcError
 from .routes import Routes, SlotKey
 from .slot import WorkerSlot, now_ms
 from .workers import WorkerPool
+
+ASK_S = 5.0
+
+
+def asks_background(slot: WorkerSlot) -> bool:
+    """Whether the worker says background work goes on in any of its sessions."""
+    peer = slot.peer
+    if peer is None:
+        return False
+    answered = threading.Event()
+    got: list[Response] = []
+
+    def on_answer(response: Response) -> None:
+        got.append(response)
+        answered.set()
+
+    peer.request("worker/background", {}, on_answer, timeout=ASK_S)
+    if not answered.wait(ASK_S + 1.0) or got[0].error is not None:
+        return False
+    sessions = got[0].result.get("sessions") if isinstance(got[0].result, dict) else None
+    if sessions:
+        log(f"hermes-stdio: keeping worker {slot.label}: background work goes on in {sessions}")
+    return bool(sessions)
 
 
 class IdleWorkers:
@@ -49,8 +77,10 @@ class IdleWorkers:
         timers: Timers = TIMERS,
         *,
         max_workers: int = 0,
+        background: Callable[[WorkerSlot], bool] = asks_background,
     ) -> None:
         self.pool, self.routes, self.idle_s = pool, routes, idle_s
+        self._background = background
         self.max_workers = max_workers
         self._timer = Soonest(self._fire, timers)
         self._stopping: set[WorkerSlot] = set()  # being stopped by us right now
@@ -99,6 +129,10 @@ class IdleWorkers:
 
     def _stop(self, slot: WorkerSlot) -> None:
         try:
+            if self._background(slot):  # asked without the locks: a request may come
+                with slot.use_lock:
+                    slot.last_used_at = max(slot.last_used_at, now_ms())
+                return
             with slot.lock:  # a start for this slot waits for us, then starts afresh
                 with slot.use_lock:  # a request now either was a use or finds it stopping
                     if not self._idle(slot):

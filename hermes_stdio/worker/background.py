@@ -6,7 +6,11 @@ of the turn that started it (``keys.hermes_session_key`` of its id, ``scope``).
 ``owned(registry, session_id)`` lists that session's processes, running and
 recently finished, with the end of their output; ``kill(registry, session_id,
 process_id)`` kills one of them and says whether it did: a process of another
-session, or one that already exited, is left alone.
+session, or one that already exited, is left alone. ``working(registry,
+delegations, session_ids)`` is the sessions among ``session_ids`` whose
+background work goes on: a process still running, or a subagent of an async
+``delegate_task`` (``delegations``: hermes' ``list_async_delegations()``)
+still at work.
 """
 
 from __future__ import annotations
@@ -52,3 +56,13 @@ def kill(registry: Any, session_id: str, process_id: str) -> bool:
     if proc is None or getattr(proc, "exited", False):
         return False
     return bool(registry.kill_process(process_id).get("status") == "killed")
+
+
+def working(registry: Any, delegations: list[dict[str, Any]], session_ids: list[str]) -> set[str]:
+    keys = {hermes_session_key(sid): sid for sid in session_ids}
+    busy = {sid for key, sid in keys.items() if registry.has_active_for_session(key)}
+    for record in delegations:
+        key = record.get("session_key")
+        if record.get("status") in ("running", "finalizing") and key in keys:
+            busy.add(keys[key])
+    return busy

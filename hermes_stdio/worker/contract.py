@@ -195,6 +195,11 @@ class AgentAdapter(Protocol):
         """hermes' background process registry (``background``); None without one."""
         ...
 
+    def working_sessions(self, session_ids: list[str]) -> set[str]:
+        """Those of ``session_ids`` whose background work goes on (``background.working``);
+        cheap, and never imports hermes (before its import nothing runs)."""
+        ...
+
     def stored_sessions(
         self,
         query: str | None,

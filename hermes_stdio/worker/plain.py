@@ -90,6 +90,9 @@ class PlainAdapterMethods:
     def process_registry(self) -> Any:
         return None  # starts no background processes
 
+    def working_sessions(self, session_ids: list[str]) -> set[str]:
+        return set()
+
     def checkpoints(self) -> Any:
         return None  # changes no files
 

@@ -13,12 +13,13 @@ only code that imports hermes-agent.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from typing import Any
 
 from ..protocol import events as ev
 from ..protocol import types as t
-from . import goals, notices, skills, tools
+from . import background, goals, notices, skills, tools
 from .options import checkpoint_settings, disabled_toolsets, enabled_toolsets
 from .secrets import SecretBridge
 from .state import Session
@@ -62,6 +63,14 @@ class HermesProfile:
         from tools.process_registry import process_registry
 
         return process_registry
+
+    def working_sessions(self, session_ids: list[str]) -> set[str]:
+        registry = sys.modules.get("tools.process_registry")
+        if registry is None or not session_ids:
+            return set()  # hermes not imported yet: nothing of it runs
+        delegation = sys.modules.get("tools.async_delegation")
+        delegations = delegation.list_async_delegations() if delegation is not None else []
+        return background.working(registry.process_registry, delegations, session_ids)
 
     def _goals(self) -> tuple[Any, int]:
         self._modules()

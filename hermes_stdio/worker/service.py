@@ -18,8 +18,11 @@ Contract:
 - A session with no run that nothing has used (a run's start or end, a
   request that loads it) for ``session_idle_s`` is unloaded: dropped from
   memory and its agent closed; its history stays in the database, and the
-  next run resumes it from there. One timer is set for the earliest such
-  moment, from the end of each run; nothing polls.
+  next run resumes it from there; one whose background work goes on (a
+  process still running, a subagent at work, a result waiting for its run)
+  is kept, and idle again ``session_idle_s`` later. One timer is set for the
+  earliest such moment, from the end of each run; nothing polls.
+- ``worker/background`` answers the sessions whose background work goes on.
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ from typing import Any
 
 from ..protocol import HOST_METHODS, WORKER_METHODS, decode, encode
 from ..protocol import types as t
+from ..protocol import workers as pw
 from ..transport import FrameWriter, Peer
 from ..transport.log import log, report_error
 from ..transport.timers import TIMERS, Soonest, Timers
@@ -209,12 +213,33 @@ class WorkerService(AnswerMethods, QueryMethods, TranscriptMethods, RunLauncher)
         if unused:
             self._idle_timer.at(min(unused) / 1000 + self.session_idle_s - time.time())
 
+    def _working(self) -> set[str]:
+        """Sessions whose background work goes on: closing their agent would kill their
+        processes (hermes kills a task's on close) and lose the results to come."""
+        with self._lock:
+            held = list(self.sessions)
+            waiting = {s.session_id for s in self.sessions.values() if s.notices}
+        try:
+            return waiting | self.adapter.working_sessions(held)
+        except Exception as exc:
+            log(f"worker: reading the sessions' background work failed: {exc!r}")
+            return waiting
+
     def _unload_idle(self) -> None:
         cutoff = int((time.time() - self.session_idle_s) * 1000)
+        working = self._working()
+        now = int(time.time() * 1000)
         with self._lock:
             gone = [s for s in self.sessions.values() if s.run is None and s.last_used_at <= cutoff]
-            for session in gone:
-                del self.sessions[session.session_id]
+            for session in list(gone):
+                if session.session_id in working:  # idle again session_idle_s from now
+                    session.last_used_at = now
+                    gone.remove(session)
+                    log(
+                        f"worker: keeping session {session.session_id}: its background work goes on"
+                    )
+                else:
+                    del self.sessions[session.session_id]
         for session in gone:
             log(
                 f"worker: unloading session {session.session_id}: "
@@ -335,6 +360,9 @@ class WorkerService(AnswerMethods, QueryMethods, TranscriptMethods, RunLauncher)
             thread.join(self.stop_timeout)
 
     # --- lifecycle ---------------------------------------------------------
+
+    def _h_worker_background(self, req: Request, p: t.EmptyParams) -> pw.WorkerBackgroundResult:
+        return pw.WorkerBackgroundResult(sorted(self._working()))
 
     def _h_worker_shutdown(self, req: Request, p: t.EmptyParams) -> Any:
         def finish() -> None:

@@ -93,3 +93,29 @@ def test_an_idle_keyed_worker_with_nothing_routed_to_it_is_forgotten_and_comes_b
     listed = {w["workerKey"]: w for w in host.request("supervisor/status")["workers"]}
     assert (listed["helper"]["state"], listed["helper"]["restarts"]) == ("ready", 0)
     assert listed["keeper"]["sessions"] == 1
+
+
+def test_a_worker_and_a_session_whose_background_process_runs_are_kept_until_it_ends(
+    start_host: StartHost, llm: ScriptedLLM, tmp_path: Path
+) -> None:
+    host = start_host("--worker-idle-timeout", IDLE_S, "--session-idle-timeout", IDLE_S)
+    host.initialize()
+    go = tmp_path / "go"  # the process runs until the test creates it (bounded: 30 s)
+    serve = f"for i in $(seq 600); do [ -e {go} ] && break; sleep 0.05; done; echo served"
+    llm.enqueue(
+        Reply.tool_call("terminal", {"command": serve, "background": True}),
+        Reply.text(["it runs"]),
+    )
+    run = host.request("run/start", {"message": "serve it"})
+    host.wait_run_completed(run["runId"])
+    sid = run["sessionId"]
+    # Each idle period passes and finds the process running: neither is stopped.
+    host.wait_stderr(lambda line: f"keeping session {sid}" in line, timeout=30)
+    host.wait_stderr(lambda line: "keeping worker" in line and sid in line, timeout=30)
+    assert not [n for _, n in host.received if getattr(n, "method", "") == "worker/exited"]
+    [proc] = host.request("process/list", {"sessionId": sid})["processes"]
+    assert proc["status"] == "running"
+
+    go.touch()  # the process ends by itself; then the worker goes idle
+    exited = host.wait_for(lambda n: n.method == "worker/exited", timeout=30)
+    assert exited.params["reason"] == "idle"

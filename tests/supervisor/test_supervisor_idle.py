@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from hermes_stdio.supervisor.idle import IdleWorkers
+from hermes_stdio.supervisor.idle import IdleWorkers, asks_background
 from hermes_stdio.supervisor.slot import WorkerSlot, now_ms
 from hermes_stdio.transport.timers import TimerHandle
 from hermes_stdio.wire import ErrorType, RpcError
@@ -101,6 +101,32 @@ def test_a_request_handed_to_the_worker_while_the_stop_decides_keeps_it_running(
     for thread in [t for t in threading.enumerate() if t.name == "idle-stop"]:
         thread.join(WAIT)
     assert pool.stopped == [] and slot.state == "ready"
+
+
+def test_a_worker_whose_background_work_goes_on_is_kept_and_looked_at_again_later() -> None:
+    slot = ready("working", 100)
+    pool, timers = FakePool(slot), FakeTimers()
+    asked: list[WorkerSlot] = []
+    answered = threading.Event()
+
+    def background(asked_slot: WorkerSlot) -> bool:
+        asked.append(asked_slot)
+        answered.set()
+        return True
+
+    idle = IdleWorkers(pool, FakeRoutes(), 60, timers, background=background)  # type: ignore[arg-type]
+    idle.arm()
+    timers.set[0][1]()
+    assert answered.wait(WAIT)
+    for thread in [t for t in threading.enumerate() if t.name == "idle-stop"]:
+        thread.join(WAIT)
+    assert asked == [slot] and pool.stopped == [] and slot.state == "ready"
+    assert now_ms() - slot.last_used_at < 5_000  # idle again from now on
+    assert 55 < timers.set[-1][0] <= 60  # the next look: a whole timeout later
+
+
+def test_a_worker_without_a_peer_has_no_background_work_to_keep_it() -> None:
+    assert asks_background(ready("no-peer", 100)) is False
 
 
 def limited(max_workers: int, *slots: WorkerSlot) -> tuple[IdleWorkers, FakePool, FakeRoutes]:

@@ -268,3 +268,28 @@ def test_a_session_unused_for_the_idle_time_is_unloaded_and_its_agent_closed(har
     harness.wait_completed(busy["runId"])
     harness.wait_idle(busy["runId"])
     harness.call("session/destroy", {"sessionId": busy["sessionId"]})
+
+
+def test_a_session_whose_background_work_goes_on_stays_loaded_until_it_ends(harness):
+    timers = _Timers()
+    service = harness.service
+    service.session_idle_s, service._idle_timer = 60, Soonest(service._unload_idle, timers)
+    working: set[str] = set()
+    harness.adapter.working_sessions = lambda ids: working & set(ids)
+    run = harness.start("start a dev server")
+    harness.wait_completed(run["runId"])
+    harness.wait_idle(run["runId"])
+    sid = run["sessionId"]
+    working.add(sid)
+    assert harness.call("worker/background", {})["result"] == {"sessions": [sid]}
+
+    service.sessions[sid].last_used_at -= 120_000
+    timers.set[-1][1]()
+    assert set(service.sessions) == {sid} and harness.adapter.closed == []
+    assert 59 < timers.set[-1][0] <= 60  # looked at again a whole timeout later
+
+    working.clear()  # the server exited
+    assert harness.call("worker/background", {})["result"] == {"sessions": []}
+    service.sessions[sid].last_used_at -= 120_000
+    timers.set[-1][1]()
+    assert sid not in service.sessions

@@ -2457,6 +2457,13 @@ export interface UsageEvent {
   usage: TokenUsage;
 }
 
+export interface WorkerBackgroundResult {
+  /**
+   * The sessions whose background work goes on: a background process still running, a subagent still at work, or a finished one's result waiting for its run.
+   */
+  sessions: string[];
+}
+
 export interface WorkerExitedNotification {
   /**
    * The profile the worker served.
