@@ -122,5 +122,6 @@ class HermesSessions:
     def delete_session(self, session_id: str) -> catalog.Deleted:
         self._modules()
         deleted = catalog.delete(self._db, session_id, self.home / "sessions")
-        settings.forget(self._db, session_id)
+        for row in {session_id, *deleted.session_ids}:  # the newer ids' records go too
+            settings.forget(self._db, row)
         return deleted

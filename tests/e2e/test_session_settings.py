@@ -127,9 +127,15 @@ def test_a_conversation_resumed_by_hermes_newer_id_after_compression_keeps_the_c
     restart(host)
 
     # The id hermes' own CLI lists the conversation by now: a host may resume by it.
-    again = turn(host, llm, newer, "kiwi-two")
+    again = turn(host, llm, newer, "kiwi-two", reasoningEffort="low")  # stored under newer
     assert "Always answer in Latin." in str(again["messages"])
     assert "the user wants Latin" in str(again["messages"])  # the same conversation
+
+    # Deleting the conversation by its first id forgets what was stored under either.
+    host.request("session/delete", {"sessionId": "chat"})
+    with sqlite3.connect(home / "state.db") as db:
+        kept = db.execute("SELECT key FROM state_meta WHERE key LIKE 'hermes-stdio.%'").fetchall()
+    assert kept == []
 
 
 def test_a_stored_model_that_no_longer_resolves_is_not_used_but_stays_stored(
