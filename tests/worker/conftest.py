@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import threading
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -207,3 +208,12 @@ def harness() -> Iterator[Harness]:
     adapter.wake.set()  # release any turn still blocked
     for thread in h.threads.every.values():
         thread.join(WAIT)
+
+
+@pytest.fixture
+def db(tmp_path: Path) -> Iterator[Any]:
+    """A real hermes session database of the test's own (hermes' ``SessionDB``)."""
+    hermes_state = pytest.importorskip("hermes_state")
+    store = hermes_state.SessionDB(db_path=tmp_path / "state.db")
+    yield store
+    store.close()

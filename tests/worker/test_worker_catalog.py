@@ -3,21 +3,11 @@ and how a match's snippet is split into its matched pieces."""
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from hermes_stdio.worker import catalog
-
-hermes_state = pytest.importorskip("hermes_state")
-
-
-@pytest.fixture
-def db(tmp_path: Path) -> Any:
-    store = hermes_state.SessionDB(db_path=tmp_path / "state.db")
-    yield store
-    store.close()
 
 
 def said(db: Any, session_id: str, *contents: str, role: str = "user", **extra: Any) -> None:

@@ -3,22 +3,12 @@ choices, and how a resumed session gets them back under its requests' own."""
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from hermes_stdio.worker import settings
 from hermes_stdio.worker.state import Session
-
-hermes_state = pytest.importorskip("hermes_state")
-
-
-@pytest.fixture
-def db(tmp_path: Path) -> Any:
-    store = hermes_state.SessionDB(db_path=tmp_path / "state.db")
-    yield store
-    store.close()
 
 
 def usable(model: str, provider: str | None) -> str | None:
