@@ -10,7 +10,11 @@ session, or one that already exited, is left alone. ``working(registry,
 delegations, session_ids)`` is the sessions among ``session_ids`` whose
 background work goes on: a process still running, or a subagent of an async
 ``delegate_task`` (``delegations``: hermes' ``list_async_delegations()``)
-still at work.
+still at work. ``ending(registry, delegation, session_id)``, as the host
+deletes a session: interrupts its subagents still at work through hermes'
+``async_delegation`` (``delegation``, or None before it is imported), as hermes
+does when a session ends, kills its processes still running, and returns the
+ids of both.
 """
 
 from __future__ import annotations
@@ -66,3 +70,17 @@ def working(registry: Any, delegations: list[dict[str, Any]], session_ids: list[
         if record.get("status") in ("running", "finalizing") and key in keys:
             busy.add(keys[key])
     return busy
+
+
+def ending(registry: Any, delegation: Any, session_id: str) -> list[str]:
+    key = hermes_session_key(session_id)
+    records = delegation.list_async_delegations() if delegation is not None else []
+    subagents = [
+        str(record.get("delegation_id"))
+        for record in records
+        if record.get("session_key") == key and record.get("status") == "running"
+    ]
+    if subagents:
+        delegation.interrupt_for_session(session_key=key, reason="session_end")
+    running = [p.process_id for p in owned(registry, session_id) if p.status == "running"]
+    return subagents + [pid for pid in running if kill(registry, session_id, pid)]

@@ -195,6 +195,12 @@ class AgentAdapter(Protocol):
         """hermes' background process registry (``background``); None without one."""
         ...
 
+    def end_background(self, session_id: str) -> list[str]:
+        """As the host deletes a session: interrupt its subagents still at work, as
+        hermes does when a session ends, and kill its processes still running; the ids
+        of both (``background.ending``)."""
+        ...
+
     def working_sessions(self, session_ids: list[str]) -> set[str]:
         """Those of ``session_ids`` whose background work goes on (``background.working``);
         cheap, and never imports hermes (before its import nothing runs)."""

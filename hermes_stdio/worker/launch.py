@@ -16,13 +16,17 @@ images it was sent, and a worker with no run left hands freed heap back.
 ``trigger``, at once if the session is free, else as soon as its run ends (in
 arrival order; a host's ``run/start`` that comes first goes first). Notices
 still waiting when the worker stops are released to hermes, which keeps a
-delegation's result for the next worker.
+delegation's result for the next worker. ``_end_background(session_id)``,
+as the host deletes the session (``session/delete``), interrupts its
+subagents still at work and kills its processes; what they report then is
+dropped, not run.
 """
 
 from __future__ import annotations
 
 import threading
 import time
+from collections import deque
 from collections.abc import Callable
 
 from ..protocol import encode
@@ -50,6 +54,7 @@ class RunLauncher:
     _release: Callable[[Session, Run], None]
     _titled: Callable[[str], Announce]
     _stopped: bool
+    _ended: deque[str]  # work ended with its session (``_end_background``)
     adapter: AgentAdapter
 
     def _open_run(
@@ -112,8 +117,24 @@ class RunLauncher:
             if not self.runs.active():
                 release_free_memory()  # idle now: hand the turn's freed heap back
 
+    def _end_background(self, session_id: str) -> None:
+        try:
+            ended = self.adapter.end_background(session_id)
+        except Exception as exc:
+            log(f"worker: ending the background work of {session_id} failed: {exc!r}")
+            return
+        with self._lock:
+            for source_id in ended:
+                self._ended.append(source_id)  # bounded: the oldest fall off
+
     def _hand_back(self, notice: Notice) -> None:
         sid = notice.session_id
+        with self._lock:
+            ended = notice.source_id in self._ended
+        if ended:
+            log(f"worker: dropping the report of {notice.source_id}: its session ended")
+            notice.settle(True)  # delivered as far as hermes goes: never offered again
+            return
         with self._lock:
             held = self.sessions.get(sid)
             known = held is not None and not held.discarded

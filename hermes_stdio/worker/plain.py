@@ -93,6 +93,9 @@ class PlainAdapterMethods:
     def working_sessions(self, session_ids: list[str]) -> set[str]:
         return set()
 
+    def end_background(self, session_id: str) -> list[str]:
+        return []
+
     def checkpoints(self) -> Any:
         return None  # changes no files
 

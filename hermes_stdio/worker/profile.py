@@ -64,6 +64,13 @@ class HermesProfile:
 
         return process_registry
 
+    def end_background(self, session_id: str) -> list[str]:
+        registry = sys.modules.get("tools.process_registry")
+        if registry is None:
+            return []  # hermes not imported yet: nothing of it runs
+        delegation = sys.modules.get("tools.async_delegation")
+        return background.ending(registry.process_registry, delegation, session_id)
+
     def working_sessions(self, session_ids: list[str]) -> set[str]:
         registry = sys.modules.get("tools.process_registry")
         if registry is None or not session_ids:

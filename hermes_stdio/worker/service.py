@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections import deque
 from collections.abc import Callable
 from typing import Any
 
@@ -82,6 +83,7 @@ class WorkerService(AnswerMethods, QueryMethods, TranscriptMethods, RunLauncher)
         self.exit_reason = ""
         self._threads: dict[str, threading.Thread] = {}
         self._stopped = False
+        self._ended = deque(maxlen=256)
         self.jobs = JobQueue(name="query")
 
     def attach(self, peer: Peer) -> None:

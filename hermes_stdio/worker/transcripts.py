@@ -58,6 +58,7 @@ class TranscriptMethods:
     queue: Callable[[Request, str, Callable[[], None]], object]
     peer: Peer | None
     _fresh_runtime: Callable[[], None]
+    _end_background: Callable[[str], None]
     _open_run: Callable[[str, str | None, str | None, bool], tuple[Session, Run]]
     _launch: Callable[[Request, Run, Callable[[], None]], t.RunStartResult]
 
@@ -138,6 +139,7 @@ class TranscriptMethods:
     def _h_session_delete(self, req: Request, p: st.SessionDeleteParams) -> Any:
         def delete(session: Session) -> st.SessionDeleteResult:
             done = self.adapter.delete_session(p.session_id)
+            self._end_background(p.session_id)
             self.adapter.close(session.agent)
             session.agent = None
             session.history = []

@@ -142,3 +142,63 @@ def test_a_host_run_start_on_a_session_a_triggered_run_holds_is_session_busy(
     llm.enqueue(Reply.text(["now"]))
     again = host.request("run/start", {"message": "me too", "sessionId": sid})
     assert host.wait_run_completed(again["runId"]).params["status"] == "complete"
+
+
+def test_deleting_a_session_interrupts_its_subagent_whose_report_starts_no_run(
+    host: HostClient, llm: ScriptedLLM
+) -> None:
+    # After the dispatch the parent's next call and the subagent's first race for the
+    # script: each gets a gated reply, told apart by the parent's tool result.
+    one, two = Gate(), Gate()
+    skipped = len(llm.requests)
+    llm.enqueue(
+        Reply.tool_call("delegate_task", {"goal": "count the kiwis"}),
+        Reply.text(["dispatched it"], gate=one),
+        Reply.text(["never sent"], gate=two),
+    )
+    run = host.request("run/start", {"message": "delegate it"})
+    sid = run["sessionId"]
+    assert one.arrived.wait(30) and two.arrived.wait(30)
+    first = llm.requests[skipped + 1]
+    parent, child = (
+        (one, two) if any(m["role"] == "tool" for m in first["messages"]) else (two, one)
+    )
+    parent.release.set()
+    host.wait_run_completed(run["runId"])
+
+    host.request("session/delete", {"sessionId": sid})
+    host.wait_stderr(lambda line: "dropping the report of deleg_" in line, timeout=30)
+    child.release.set()
+    assert not _triggered_runs(host)
+    assert host.request("session/list") == {"sessions": []}  # not started anew to take it
+
+
+def test_deleting_a_session_kills_its_background_command_whose_report_starts_no_run(
+    any_host: HostClient, llm: ScriptedLLM, tmp_path: Path
+) -> None:
+    host = any_host
+    _background_echo(llm, tmp_path / "never")  # runs until killed
+    run = host.request("run/start", {"message": "count in the background"})
+    sid = run["sessionId"]
+    host.wait_run_completed(run["runId"])
+    [proc] = host.request("process/list", {"sessionId": sid})["processes"]
+    assert proc["status"] == "running"
+
+    host.request("session/delete", {"sessionId": sid})
+    [proc] = host.request("process/list", {"sessionId": sid})["processes"]
+    assert proc["status"] == "exited"
+    # Another session's background result: reported after the killed one's would be.
+    _background_echo(llm, tmp_path / "go")
+    other = host.request("run/start", {"message": "count in the background"})
+    host.wait_run_completed(other["runId"])
+    (tmp_path / "go").touch()
+    host.wait_run_completed(_triggered(host, other["sessionId"]).params["runId"])
+    assert [n.params["sessionId"] for n in _triggered_runs(host)] == [other["sessionId"]]
+
+
+def _triggered_runs(host: HostClient) -> list[Notification]:
+    return [
+        n
+        for _, n in host.received
+        if isinstance(n, Notification) and n.method == "run/started" and n.params["trigger"]
+    ]

@@ -9,14 +9,35 @@ from hermes_stdio.worker import background
 from hermes_stdio.worker.keys import hermes_session_key
 
 
+class Process:
+    def __init__(self, process_id: str, session_id: str, exited: bool = False) -> None:
+        self.id, self.session_key, self.exited = process_id, hermes_session_key(session_id), exited
+        self.output_buffer = ""
+
+
 class Registry:
-    def __init__(self, *running_for: str) -> None:
+    def __init__(self, *running_for: str, processes: tuple[Process, ...] = ()) -> None:
         self.running_keys = {hermes_session_key(sid) for sid in running_for}
         self.asked: list[str] = []
+        self.processes = {p.id: p for p in processes}
 
     def has_active_for_session(self, session_key: str) -> bool:
         self.asked.append(session_key)
         return session_key in self.running_keys
+
+    def list_sessions(self, session_key: str) -> list[dict[str, Any]]:
+        return [
+            {"session_id": p.id, "command": "serve", "status": "exited" if p.exited else "running"}
+            for p in self.processes.values()
+            if p.session_key == session_key
+        ]
+
+    def get(self, process_id: str) -> Process | None:
+        return self.processes.get(process_id)
+
+    def kill_process(self, process_id: str) -> dict[str, Any]:
+        self.processes[process_id].exited = True
+        return {"status": "killed"}
 
 
 def delegation(session_id: str, status: str) -> dict[str, Any]:
@@ -41,3 +62,37 @@ def test_finished_subagents_and_other_sessions_work_do_not_count() -> None:
 
     assert background.working(registry, subagents, ["done", "quiet"]) == set()
     assert registry.asked == [hermes_session_key("done"), hermes_session_key("quiet")]
+
+
+class Delegation:
+    """hermes' async_delegation: its records and who it was asked to interrupt."""
+
+    def __init__(self, *records: dict[str, Any]) -> None:
+        self.records = list(records)
+        self.interrupted: list[str] = []
+
+    def list_async_delegations(self) -> list[dict[str, Any]]:
+        return self.records
+
+    def interrupt_for_session(self, *, session_key: str, reason: str) -> int:
+        self.interrupted.append(session_key)
+        return 1
+
+
+def test_ending_a_session_interrupts_its_subagents_and_kills_its_processes() -> None:
+    mine = delegation("s1", "running")
+    done = {**delegation("s1", "completed"), "delegation_id": "deleg_2"}
+    hermes = Delegation(mine, done, delegation("s2", "running"))
+    processes = (
+        Process("proc_1", "s1"),
+        Process("proc_2", "s1", exited=True),
+        Process("proc_3", "s2"),
+    )
+
+    assert background.ending(Registry(processes=processes), hermes, "s1") == ["deleg_1", "proc_1"]
+    assert hermes.interrupted == [hermes_session_key("s1")]
+    assert [p.exited for p in processes] == [True, True, False]  # another session's runs on
+    quiet = Delegation(done)
+    assert background.ending(Registry(), quiet, "s1") == [] and quiet.interrupted == []
+    lone = Registry(processes=(Process("proc_4", "s1"),))
+    assert background.ending(lone, None, "s1") == ["proc_4"]  # no subagents imported yet

@@ -10,6 +10,7 @@ from typing import Any
 
 from hermes_stdio.protocol.types import RunErrorType
 from hermes_stdio.wire import ErrorType
+from hermes_stdio.worker.catalog import Deleted
 from hermes_stdio.worker.contract import TurnOutcome
 from hermes_stdio.worker.notices import CONSUMER, Hermes, Notice, notice_of, watch
 
@@ -121,10 +122,13 @@ def test_the_watch_delivers_each_event_and_survives_one_that_fails():
 class Handed:
     """A notice as the service gets it, recording how it was settled."""
 
-    def __init__(self, session_id: str, text: str = "[done: 3 kiwis]") -> None:
+    def __init__(
+        self, session_id: str, text: str = "[done: 3 kiwis]", subagent: str | None = None
+    ) -> None:
         self.settled: list[bool] = []
         self.settled_once = threading.Event()
-        self.notice = Notice(session_id, "process", "proc_1", text, self._settle)
+        kind, source = ("subagent", subagent) if subagent else ("process", "proc_1")
+        self.notice = Notice(session_id, kind, source, text, self._settle)  # type: ignore[arg-type]
 
     def _settle(self, delivered: bool) -> None:
         self.settled.append(delivered)
@@ -270,3 +274,31 @@ def test_notices_waiting_when_the_worker_stops_are_handed_back_to_hermes(harness
     assert not any(
         m.get("method") == "run/started" and m["params"]["trigger"] for m in harness.peer.snapshot()
     )
+
+
+def test_deleting_a_session_ends_its_background_work_and_drops_what_it_reports(harness):
+    ended: list[str] = []
+    harness.adapter.end_background = lambda sid: ended.append(sid) or ["deleg_1", "proc_1"]
+    harness.adapter.delete_session = lambda sid: Deleted((sid,), 2)
+    first = harness.start("hi", sessionId="sess_a")
+    harness.wait_completed(first["runId"])
+    harness.wait_idle(first["runId"])
+    assert harness.call("session/delete", {"sessionId": "sess_a"})["result"][
+        "removedSessionIds"
+    ] == ["sess_a"]
+    assert ended == ["sess_a"]
+    # The id is used again, for a new conversation: only its own work reports to it.
+    harness.adapter.stored_history = lambda sid: [{"role": "user", "content": "anew"}]
+
+    report = Handed("sess_a", "[subagent interrupted]", subagent="deleg_1")
+    harness.service._hand_back(report.notice)
+    assert report.settled == [True]  # hermes must not offer it again either
+    killed = Handed("sess_a", "[process killed]")
+    harness.service._hand_back(killed.notice)
+    assert killed.settled == [True]
+    assert "sess_a" not in harness.service.sessions  # not resumed to take them
+    other = Handed("sess_a", "[subagent done]", subagent="deleg_2")  # not one it ended
+    harness.service._hand_back(other.notice)
+    started = triggered(harness, "sess_a")
+    assert started["trigger"]["sourceId"] == "deleg_2"
+    harness.wait_completed(started["runId"])
