@@ -216,8 +216,8 @@ class WorkerService(AnswerMethods, QueryMethods, TranscriptMethods, RunLauncher)
             self._idle_timer.at(min(unused) / 1000 + self.session_idle_s - time.time())
 
     def _working(self) -> set[str]:
-        """Sessions whose background work goes on: closing their agent would kill their
-        processes (hermes kills a task's on close) and lose the results to come."""
+        """Sessions whose background work goes on: closing their agent may end it
+        (hermes' close kills its task's processes and stops its child agents)."""
         with self._lock:
             held = list(self.sessions)
             waiting = {s.session_id for s in self.sessions.values() if s.notices}
