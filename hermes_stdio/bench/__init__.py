@@ -13,7 +13,11 @@ measurement failed (its error is in the JSON under ``errors``; the others
 still run). Targets missed are reported, not failures. Before each timed
 measurement it waits, bounded, for the machine to go quiet (a peer's helper
 process still importing would skew it); the waits are in the JSON under
-``settled_s``.
+``settled_s``. First it byte-compiles hermes-stdio's own package, as
+installing it does (``pip`` compiles at install; hermes-agent and its
+``tui_gateway`` peer are compiled so), since an editable checkout run under
+``PYTHONDONTWRITEBYTECODE`` would otherwise parse every module on each start
+(JSON ``bytecode``).
 
 Options: ``--quick`` (about a minute), ``--tiny`` (smoke test),
 ``--idle-seconds``, ``--short-runs``, ``--out``, ``--only`` (comma list of
@@ -25,6 +29,7 @@ ran, ``rtt`` whichever of raw_pipe, real and tui_gateway).
 from __future__ import annotations
 
 import argparse
+import compileall
 import json
 import os
 import platform
@@ -137,6 +142,11 @@ def main(argv: list[str]) -> int:
             "platform": platform.platform(),
         },
         "errors": {},
+    }
+    package = Path(__file__).resolve().parents[1]
+    results["bytecode"] = {
+        "package": str(package),
+        "compiled": compileall.compile_dir(package, quiet=1),
     }
     root = Path(tempfile.mkdtemp(prefix="hermes-stdio-bench-"))
     ctx = Ctx(root, config)
