@@ -222,6 +222,20 @@ HOST_METHODS: dict[str, Method] = _methods(
         "Kill a background process a session's agent started.",
     ),
     Method(
+        "subagent/list",
+        t.SessionTarget,
+        pr.SubagentListResult,
+        "session",
+        "The subagents a session's agent started in the background, running or recently finished.",
+    ),
+    Method(
+        "subagent/interrupt",
+        t.SessionTarget,
+        pr.SubagentInterruptResult,
+        "session",
+        "Tell every subagent a session's agent started in the background, still at work, to stop.",
+    ),
+    Method(
         "session/goal",
         t.SessionGoalParams,
         t.GoalInfo,

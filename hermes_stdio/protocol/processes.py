@@ -1,6 +1,7 @@
-"""Background processes a session's agent started (a terminal command run with
-``background: true``, e.g. a dev server). Names follow ``types``: snake_case
-here, camelCase on the wire.
+"""Background work a session's agent started: processes (a terminal command run
+with ``background: true``, e.g. a dev server) and subagents (an async
+``delegate_task``). Names follow ``types``: snake_case here, camelCase on the
+wire.
 """
 
 from __future__ import annotations
@@ -36,4 +37,26 @@ class ProcessKillParams(Record):
 class ProcessKillResult(Record):
     killed: bool = doc_field(
         "False when the session started no such process or it had already exited."
+    )
+
+
+class SubagentInfo(Record):
+    subagent_id: str = doc_field("hermes' delegation id, as delegate_task's result names it.")
+    goal: str = doc_field("What it was asked to do (its first 200 characters).")
+    status: str = doc_field(
+        "running while at work; else how it ended, as hermes says it"
+        " (completed, interrupted, error, ...)."
+    )
+    model: str | None = doc_field("The model it was asked to use; null for the parent's.")
+    dispatched_at: int = doc_field("When it started (ms since the epoch).")
+    completed_at: int | None = doc_field("When it ended (ms since the epoch); null while running.")
+
+
+class SubagentListResult(Record):
+    subagents: list[SubagentInfo] = doc_field("Running ones and recently finished ones.")
+
+
+class SubagentInterruptResult(Record):
+    interrupted: int = doc_field(
+        "How many of the session's subagents still at work were told to stop (0: none was)."
     )

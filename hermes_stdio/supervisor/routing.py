@@ -294,9 +294,11 @@ class RoutedMethods:
         self._forward(req, self.pool.slot(*key))  # goals live in the profile's database
 
     # Stored histories, titles and archiving live in the profile's database too;
-    # background processes live in the worker of the session that started them.
+    # background processes and subagents live in the worker of the session that
+    # started them.
     _h_session_history = _h_session_rename = _h_session_archive = _h_session_goal
     _h_process_list = _h_process_kill = _h_session_goal
+    _h_subagent_list = _h_subagent_interrupt = _h_session_goal
 
     def _h_command_list(self, req: Request, p: t.WorkerTarget) -> None:
         self._forward(req, self.pool.slot(*self._key(p.profile, p.worker_key)))

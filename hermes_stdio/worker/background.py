@@ -14,14 +14,18 @@ still at work. ``ending(registry, delegation, session_id)``, as the host
 deletes a session: interrupts its subagents still at work through hermes'
 ``async_delegation`` (``delegation``, or None before it is imported), as hermes
 does when a session ends, kills its processes still running, and returns the
-ids of both.
+ids of both. ``subagents(delegation, session_id)`` lists the session's
+subagents, running and recently finished (the last 50 of the worker hermes
+keeps), from ``delegation.list_async_delegations()``;
+``interrupt_subagents(delegation, session_id)`` tells those still at work to
+stop and says how many it told (each still reports when it ends).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from ..protocol.processes import ProcessInfo
+from ..protocol.processes import ProcessInfo, SubagentInfo
 from .keys import hermes_session_key
 
 TAIL_CHARS = 4000
@@ -73,14 +77,51 @@ def working(registry: Any, delegations: list[dict[str, Any]], session_ids: list[
 
 
 def ending(registry: Any, delegation: Any, session_id: str) -> list[str]:
-    key = hermes_session_key(session_id)
-    records = delegation.list_async_delegations() if delegation is not None else []
-    subagents = [
-        str(record.get("delegation_id"))
-        for record in records
-        if record.get("session_key") == key and record.get("status") == "running"
-    ]
-    if subagents:
+    stopped = _running_subagents(delegation, session_id)
+    if stopped:
+        key = hermes_session_key(session_id)
         delegation.interrupt_for_session(session_key=key, reason="session_end")
     running = [p.process_id for p in owned(registry, session_id) if p.status == "running"]
-    return subagents + [pid for pid in running if kill(registry, session_id, pid)]
+    return stopped + [pid for pid in running if kill(registry, session_id, pid)]
+
+
+def _records(delegation: Any, session_id: str) -> list[dict[str, Any]]:
+    if delegation is None:
+        return []
+    key = hermes_session_key(session_id)
+    return [r for r in delegation.list_async_delegations() if r.get("session_key") == key]
+
+
+def _running_subagents(delegation: Any, session_id: str) -> list[str]:
+    records = _records(delegation, session_id)
+    return [str(r.get("delegation_id")) for r in records if r.get("status") == "running"]
+
+
+def _ms(seconds: Any) -> int | None:
+    return int(seconds * 1000) if isinstance(seconds, (int, float)) else None
+
+
+def subagents(delegation: Any, session_id: str) -> list[SubagentInfo]:
+    found = []
+    for record in _records(delegation, session_id):
+        status = str(record.get("status") or "")
+        status = "running" if status in ("running", "finalizing") else status  # not reported yet
+        model = record.get("model")
+        found.append(
+            SubagentInfo(
+                subagent_id=str(record.get("delegation_id") or ""),
+                goal=str(record.get("goal") or "")[:200],
+                status=status,
+                model=model if isinstance(model, str) and model else None,
+                dispatched_at=_ms(record.get("dispatched_at")) or 0,
+                completed_at=None if status == "running" else _ms(record.get("completed_at")),
+            )
+        )
+    return sorted(found, key=lambda s: s.dispatched_at)
+
+
+def interrupt_subagents(delegation: Any, session_id: str) -> int:
+    if not _running_subagents(delegation, session_id):
+        return 0
+    key = hermes_session_key(session_id)
+    return int(delegation.interrupt_for_session(session_key=key, reason="host_interrupt"))

@@ -22,6 +22,7 @@ from typing import Any, Literal, Protocol
 from ..protocol import events as ev
 from ..protocol import toolbox as tx
 from ..protocol import types as t
+from ..protocol.processes import SubagentInfo
 from ..protocol.usage import TokenUsage
 from .callbacks import EventSink
 from .catalog import Deleted, Forked, Found, Rewound, Spent
@@ -199,6 +200,14 @@ class AgentAdapter(Protocol):
         """As the host deletes a session: interrupt its subagents still at work, as
         hermes does when a session ends, and kill its processes still running; the ids
         of both (``background.ending``)."""
+        ...
+
+    def subagents(self, session_id: str) -> list[SubagentInfo]:
+        """The session's subagents, running and recently finished (``background``)."""
+        ...
+
+    def interrupt_subagents(self, session_id: str) -> int:
+        """Tell the session's subagents still at work to stop; how many (``background``)."""
         ...
 
     def working_sessions(self, session_ids: list[str]) -> set[str]:

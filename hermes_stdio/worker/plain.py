@@ -17,6 +17,7 @@ from typing import Any, Literal
 from ..protocol import events as ev
 from ..protocol import toolbox as tx
 from ..protocol import types as t
+from ..protocol.processes import SubagentInfo
 from .catalog import Deleted, Forked, Found, Rewound, Spent, UnknownSession
 from .contract import Announce, TurnOutcome, UserContent
 from .images import Attachment
@@ -95,6 +96,12 @@ class PlainAdapterMethods:
 
     def end_background(self, session_id: str) -> list[str]:
         return []
+
+    def subagents(self, session_id: str) -> list[SubagentInfo]:
+        return []  # starts no subagents
+
+    def interrupt_subagents(self, session_id: str) -> int:
+        return 0
 
     def checkpoints(self) -> Any:
         return None  # changes no files

@@ -19,6 +19,7 @@ from typing import Any
 
 from ..protocol import events as ev
 from ..protocol import types as t
+from ..protocol.processes import SubagentInfo
 from . import background, goals, notices, skills, tools
 from .options import checkpoint_settings, disabled_toolsets, enabled_toolsets
 from .secrets import SecretBridge
@@ -70,6 +71,14 @@ class HermesProfile:
             return []  # hermes not imported yet: nothing of it runs
         delegation = sys.modules.get("tools.async_delegation")
         return background.ending(registry.process_registry, delegation, session_id)
+
+    def subagents(self, session_id: str) -> list[SubagentInfo]:
+        # Before hermes' import (None) no subagent runs, and none is kept from before.
+        return background.subagents(sys.modules.get("tools.async_delegation"), session_id)
+
+    def interrupt_subagents(self, session_id: str) -> int:
+        delegation = sys.modules.get("tools.async_delegation")
+        return background.interrupt_subagents(delegation, session_id)
 
     def working_sessions(self, session_ids: list[str]) -> set[str]:
         registry = sys.modules.get("tools.process_registry")

@@ -9,8 +9,7 @@ sessions, a page at a time; a relative ``workspace`` is ``invalid_params``),
 ``session/search`` (their messages, by hermes'
 full-text search; a blank or over-long query is ``invalid_params``),
 ``session/rename`` and ``session/archive`` (a
-stored session's title, and whether it is listed), ``process/list`` and
-``process/kill`` (a session's background processes), ``tool/list`` (the
+stored session's title, and whether it is listed), ``tool/list`` (the
 tools a session's agent offers its model, or a new agent's), ``model/list`` (the
 models the profile can use; a session's current choice marked when this
 worker holds it), ``checkpoint/list``,
@@ -35,7 +34,6 @@ from typing import Any
 
 from ..protocol import checkpoints as ck
 from ..protocol import encode
-from ..protocol import processes as pr
 from ..protocol import providers as pv
 from ..protocol import stored as st
 from ..protocol import toolbox as x
@@ -45,7 +43,7 @@ from ..protocol.record import Record
 from ..transport import Peer
 from ..transport.log import report_error
 from ..wire import ErrorType, Request, RpcError
-from . import background, checkpoints
+from . import checkpoints
 from .catalog import Found, Spent, UnknownSession, snippet_parts
 from .contract import AgentAdapter, AgentUnavailable
 from .jobs import JobQueue
@@ -159,22 +157,6 @@ class QueryMethods:
             return st.SessionArchiveResult(p.session_id, done)
 
         return self.answer_off_reader(req, "archive", lambda: stored_only(p.session_id, archive))
-
-    def _h_process_list(self, req: Request, p: t.SessionTarget) -> Any:
-        def listed() -> pr.ProcessListResult:
-            registry = self.adapter.process_registry()
-            found = background.owned(registry, p.session_id) if registry is not None else []
-            return pr.ProcessListResult(found)
-
-        return self.answer_off_reader(req, "processes", listed)
-
-    def _h_process_kill(self, req: Request, p: pr.ProcessKillParams) -> Any:
-        def killed() -> pr.ProcessKillResult:
-            registry = self.adapter.process_registry()
-            done = registry is not None and background.kill(registry, p.session_id, p.process_id)
-            return pr.ProcessKillResult(done)
-
-        return self.answer_off_reader(req, "kill", killed)
 
     def _h_checkpoint_list(self, req: Request, p: ck.CheckpointListParams) -> Any:
         return self._checkpoint(req, lambda mgr: checkpoints.listed(mgr, p.directory))

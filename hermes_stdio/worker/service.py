@@ -22,7 +22,8 @@ Contract:
   process still running, a subagent at work, a result waiting for its run)
   is kept, and idle again ``session_idle_s`` later. One timer is set for the
   earliest such moment, from the end of each run; nothing polls.
-- ``worker/background`` answers the sessions whose background work goes on.
+- ``worker/background`` answers the sessions whose background work goes on
+  (``tasks``, with the host's requests about that work).
 """
 
 from __future__ import annotations
@@ -35,7 +36,6 @@ from typing import Any
 
 from ..protocol import HOST_METHODS, WORKER_METHODS, decode, encode
 from ..protocol import types as t
-from ..protocol import workers as pw
 from ..transport import FrameWriter, Peer
 from ..transport.log import log, report_error
 from ..transport.timers import TIMERS, Soonest, Timers
@@ -51,6 +51,7 @@ from .queries import DEFERRED as _DEFERRED
 from .queries import QueryMethods
 from .runner import execute_run
 from .state import Run, RunTable, Session, new_id
+from .tasks import TaskMethods
 from .transcripts import TranscriptMethods
 
 _METHODS = {**HOST_METHODS, **WORKER_METHODS}
@@ -60,7 +61,7 @@ _ROUTED = {
 } | set(WORKER_METHODS)
 
 
-class WorkerService(AnswerMethods, QueryMethods, TranscriptMethods, RunLauncher):
+class WorkerService(AnswerMethods, QueryMethods, TaskMethods, TranscriptMethods, RunLauncher):
     def __init__(
         self,
         profile: str,
@@ -215,18 +216,6 @@ class WorkerService(AnswerMethods, QueryMethods, TranscriptMethods, RunLauncher)
         if unused:
             self._idle_timer.at(min(unused) / 1000 + self.session_idle_s - time.time())
 
-    def _working(self) -> set[str]:
-        """Sessions whose background work goes on: closing their agent may end it
-        (hermes' close kills its task's processes and stops its child agents)."""
-        with self._lock:
-            held = list(self.sessions)
-            waiting = {s.session_id for s in self.sessions.values() if s.notices}
-        try:
-            return waiting | self.adapter.working_sessions(held)
-        except Exception as exc:
-            log(f"worker: reading the sessions' background work failed: {exc!r}")
-            return waiting
-
     def _unload_idle(self) -> None:
         cutoff = int((time.time() - self.session_idle_s) * 1000)
         working = self._working()
@@ -362,9 +351,6 @@ class WorkerService(AnswerMethods, QueryMethods, TranscriptMethods, RunLauncher)
             thread.join(self.stop_timeout)
 
     # --- lifecycle ---------------------------------------------------------
-
-    def _h_worker_background(self, req: Request, p: t.EmptyParams) -> pw.WorkerBackgroundResult:
-        return pw.WorkerBackgroundResult(sorted(self._working()))
 
     def _h_worker_shutdown(self, req: Request, p: t.EmptyParams) -> Any:
         def finish() -> None:

@@ -144,9 +144,9 @@ def test_a_host_run_start_on_a_session_a_triggered_run_holds_is_session_busy(
     assert host.wait_run_completed(again["runId"]).params["status"] == "complete"
 
 
-def test_deleting_a_session_interrupts_its_subagent_whose_report_starts_no_run(
-    host: HostClient, llm: ScriptedLLM
-) -> None:
+def _subagent_at_work(host: HostClient, llm: ScriptedLLM) -> tuple[str, Gate]:
+    """A session whose background subagent waits in its first model call (held by the
+    gate returned) after the session's run has ended."""
     # After the dispatch the parent's next call and the subagent's first race for the
     # script: each gets a gated reply, told apart by the parent's tool result.
     one, two = Gate(), Gate()
@@ -157,15 +157,39 @@ def test_deleting_a_session_interrupts_its_subagent_whose_report_starts_no_run(
         Reply.text(["never sent"], gate=two),
     )
     run = host.request("run/start", {"message": "delegate it"})
-    sid = run["sessionId"]
     assert one.arrived.wait(30) and two.arrived.wait(30)
     first = llm.requests[skipped + 1]
-    parent, child = (
-        (one, two) if any(m["role"] == "tool" for m in first["messages"]) else (two, one)
-    )
+    parent_first = any(m["role"] == "tool" for m in first["messages"])
+    parent, child = (one, two) if parent_first else (two, one)
     parent.release.set()
     host.wait_run_completed(run["runId"])
+    return run["sessionId"], child
 
+
+def test_a_sessions_subagent_is_listed_and_interrupted_and_reports_as_a_run(
+    host: HostClient, llm: ScriptedLLM
+) -> None:
+    sid, child = _subagent_at_work(host, llm)
+    [sub] = host.request("subagent/list", {"sessionId": sid})["subagents"]
+    assert (sub["goal"], sub["status"], sub["completedAt"]) == ("count the kiwis", "running", None)
+    assert sub["subagentId"].startswith("deleg_") and sub["dispatchedAt"] > 0
+
+    assert host.request("subagent/interrupt", {"sessionId": sid}) == {"interrupted": 1}
+    started = _triggered(host, sid)
+    child.release.set()
+    trigger = started.params["trigger"]
+    assert (trigger["type"], trigger["sourceId"]) == ("subagent", sub["subagentId"])
+    host.wait_run_completed(started.params["runId"])
+    [ended] = host.request("subagent/list", {"sessionId": sid})["subagents"]
+    assert ended["status"] != "running" and ended["completedAt"] >= sub["dispatchedAt"]
+    assert host.request("subagent/interrupt", {"sessionId": sid}) == {"interrupted": 0}
+    assert host.request("subagent/list", {"sessionId": "other"}) == {"subagents": []}
+
+
+def test_deleting_a_session_interrupts_its_subagent_whose_report_starts_no_run(
+    host: HostClient, llm: ScriptedLLM
+) -> None:
+    sid, child = _subagent_at_work(host, llm)
     host.request("session/delete", {"sessionId": sid})
     host.wait_stderr(lambda line: "dropping the report of deleg_" in line, timeout=30)
     child.release.set()

@@ -9,9 +9,11 @@ from typing import Any
 
 import pytest
 
+from hermes_stdio.protocol import HOST_METHODS, WORKER_METHODS
 from hermes_stdio.supervisor import routing, server
 from hermes_stdio.supervisor.server import Supervisor
 from hermes_stdio.wire import ErrorType, Request
+from hermes_stdio.worker.service import WorkerService
 
 
 class Host:
@@ -73,3 +75,13 @@ def test_a_worker_start_whose_thread_cannot_start_answers_its_request_and_the_ne
     monkeypatch.setattr(routing, "spawn_thread", started.append)
     sup.on_request(host, Request(2, "session/status", params))  # type: ignore[arg-type]
     assert len(started) == 1  # a thread of its own, not a wait for the failed start
+
+
+def test_every_request_a_host_may_send_has_a_handler_here_and_in_the_worker_it_goes_to() -> None:
+    def handler(name: str) -> str:
+        return "_h_" + name.replace("/", "_")
+
+    requests = [m for m in HOST_METHODS.values() if not m.notification]
+    assert [m.name for m in requests if not hasattr(Supervisor, handler(m.name))] == []
+    forwarded = [m.name for m in requests if m.route != "supervisor"] + list(WORKER_METHODS)
+    assert [name for name in forwarded if not hasattr(WorkerService, handler(name))] == []

@@ -96,3 +96,36 @@ def test_ending_a_session_interrupts_its_subagents_and_kills_its_processes() -> 
     assert background.ending(Registry(), quiet, "s1") == [] and quiet.interrupted == []
     lone = Registry(processes=(Process("proc_4", "s1"),))
     assert background.ending(lone, None, "s1") == ["proc_4"]  # no subagents imported yet
+
+
+def test_a_sessions_subagents_are_listed_oldest_first_with_how_they_ended() -> None:
+    late = {**delegation("s1", "running"), "delegation_id": "deleg_2", "dispatched_at": 20.0}
+    early = {
+        **delegation("s1", "completed"),
+        "goal": "count the kiwis " * 20,
+        "model": "m2",
+        "dispatched_at": 10.0,
+        "completed_at": 12.5,
+    }
+    closing = {**delegation("s1", "finalizing"), "delegation_id": "deleg_3", "completed_at": 30}
+    hermes = Delegation(late, early, closing, delegation("s2", "running"))
+
+    listed = background.subagents(hermes, "s1")
+
+    assert [(s.subagent_id, s.status, s.completed_at) for s in listed] == [
+        ("deleg_3", "running", None),  # its report is not out yet: still at work to a host
+        ("deleg_1", "completed", 12_500),
+        ("deleg_2", "running", None),
+    ]
+    assert listed[1].goal == ("count the kiwis " * 20)[:200] and listed[1].model == "m2"
+    assert listed[1].dispatched_at == 10_000 and listed[2].model is None
+    assert background.subagents(None, "s1") == []  # hermes not imported: none
+
+
+def test_interrupting_a_sessions_subagents_asks_hermes_only_when_one_is_at_work() -> None:
+    hermes = Delegation(delegation("s1", "running"), delegation("s2", "running"))
+    assert background.interrupt_subagents(hermes, "s1") == 1
+    assert hermes.interrupted == [hermes_session_key("s1")]
+    idle = Delegation(delegation("s1", "completed"))
+    assert background.interrupt_subagents(idle, "s1") == 0 and idle.interrupted == []
+    assert background.interrupt_subagents(None, "s1") == 0

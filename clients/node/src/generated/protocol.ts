@@ -2119,6 +2119,47 @@ export interface StoredUsage {
   costUsd: number | null;
 }
 
+export interface SubagentInfo {
+  /**
+   * hermes' delegation id, as delegate_task's result names it.
+   */
+  subagentId: string;
+  /**
+   * What it was asked to do (its first 200 characters).
+   */
+  goal: string;
+  /**
+   * running while at work; else how it ended, as hermes says it (completed, interrupted, error, ...).
+   */
+  status: string;
+  /**
+   * The model it was asked to use; null for the parent's.
+   */
+  model: string | null;
+  /**
+   * When it started (ms since the epoch).
+   */
+  dispatchedAt: number;
+  /**
+   * When it ended (ms since the epoch); null while running.
+   */
+  completedAt: number | null;
+}
+
+export interface SubagentInterruptResult {
+  /**
+   * How many of the session's subagents still at work were told to stop (0: none was).
+   */
+  interrupted: number;
+}
+
+export interface SubagentListResult {
+  /**
+   * Running ones and recently finished ones.
+   */
+  subagents: SubagentInfo[];
+}
+
 export interface SudoRequestedNotification {
   /**
    * The run whose terminal command runs sudo.
@@ -2665,6 +2706,10 @@ export interface HostRequests {
   'session/undo': { params: SessionUndoParams; result: SessionUndoResult };
   /** Stops every worker; then only exit is accepted. */
   'shutdown': { params: EmptyParams; result: ShutdownResult };
+  /** Tell every subagent a session's agent started in the background, still at work, to stop. */
+  'subagent/interrupt': { params: SessionTarget; result: SubagentInterruptResult };
+  /** The subagents a session's agent started in the background, running or recently finished. */
+  'subagent/list': { params: SessionTarget; result: SubagentListResult };
   /** Answer a sudo/requested with the user's sudo password, or decline. */
   'sudo/respond': { params: SudoRespondParams; result: SudoRespondResult };
   /** Supervisor and worker health, without touching any worker. */
@@ -2761,6 +2806,8 @@ export const HOST_REQUEST_METHODS: readonly HostRequestMethod[] = [
   'session/switchModel',
   'session/undo',
   'shutdown',
+  'subagent/interrupt',
+  'subagent/list',
   'sudo/respond',
   'supervisor/status',
   'tool/list',

@@ -1,0 +1,82 @@
+"""A session's background work, as a host sees and stops it: the processes and
+subagents its agent started that go on after its turn.
+
+Contract (a mixin of ``WorkerService``, which provides ``adapter``,
+``sessions``, ``_lock`` and ``answer_off_reader``):
+- ``process/list`` and ``process/kill``: the session's background processes,
+  running or recently finished, and killing one (``background.owned``,
+  ``background.kill``); ``subagent/list`` and ``subagent/interrupt``: its
+  subagents of an async ``delegate_task``, and telling those still at work to
+  stop (each still reports when it ends: a run of its session, ``launch``).
+  Each is answered off the reader (it may import hermes).
+- ``_working()`` is the sessions whose background work goes on: a process
+  still running, a subagent at work, or a result waiting for its run. Cheap,
+  and it never imports hermes; ``worker/background`` (the supervisor's, before
+  an idle stop) answers it.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from ..protocol import processes as pr
+from ..protocol import types as t
+from ..protocol import workers as pw
+from ..protocol.record import Record
+from ..transport.log import log
+from ..wire import Request
+from . import background
+from .contract import AgentAdapter
+from .state import Session
+
+
+class TaskMethods:
+    adapter: AgentAdapter
+    sessions: dict[str, Session]
+    _lock: threading.Lock  # guards ``sessions``
+    answer_off_reader: Callable[[Request, str, Callable[[], Record]], object]  # ``queries``
+
+    def _h_process_list(self, req: Request, p: t.SessionTarget) -> Any:
+        def listed() -> pr.ProcessListResult:
+            registry = self.adapter.process_registry()
+            found = background.owned(registry, p.session_id) if registry is not None else []
+            return pr.ProcessListResult(found)
+
+        return self.answer_off_reader(req, "processes", listed)
+
+    def _h_process_kill(self, req: Request, p: pr.ProcessKillParams) -> Any:
+        def killed() -> pr.ProcessKillResult:
+            registry = self.adapter.process_registry()
+            done = registry is not None and background.kill(registry, p.session_id, p.process_id)
+            return pr.ProcessKillResult(done)
+
+        return self.answer_off_reader(req, "kill", killed)
+
+    def _h_subagent_list(self, req: Request, p: t.SessionTarget) -> Any:
+        def listed() -> Record:
+            return pr.SubagentListResult(self.adapter.subagents(p.session_id))
+
+        return self.answer_off_reader(req, "subagents", listed)
+
+    def _h_subagent_interrupt(self, req: Request, p: t.SessionTarget) -> Any:
+        def stopped() -> Record:
+            return pr.SubagentInterruptResult(self.adapter.interrupt_subagents(p.session_id))
+
+        return self.answer_off_reader(req, "interrupt", stopped)
+
+    def _h_worker_background(self, req: Request, p: t.EmptyParams) -> pw.WorkerBackgroundResult:
+        return pw.WorkerBackgroundResult(sorted(self._working()))
+
+    def _working(self) -> set[str]:
+        """Sessions whose background work goes on: closing their agent may end it
+        (hermes' close kills its task's processes and stops its child agents)."""
+        with self._lock:
+            held = list(self.sessions)
+            waiting = {s.session_id for s in self.sessions.values() if s.notices}
+        try:
+            return waiting | self.adapter.working_sessions(held)
+        except Exception as exc:
+            log(f"worker: reading the sessions' background work failed: {exc!r}")
+            return waiting
