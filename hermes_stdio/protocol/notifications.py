@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Literal, NamedTuple
 
 from . import asks as a
+from . import processes as pr
 from . import types as t
 from . import workers as pw
 
@@ -120,6 +121,11 @@ SERVER_NOTIFICATIONS: dict[str, NotificationSpec] = {
             "session/titled",
             t.SessionTitledNotification,
             "hermes titled a session after one of its first exchanges.",
+        ),
+        NotificationSpec(
+            "process/exited",
+            pr.ProcessExitedNotification,
+            "A background process a session's agent started has ended (exited or killed).",
         ),
         NotificationSpec(
             "worker/exited",

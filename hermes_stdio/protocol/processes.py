@@ -23,6 +23,11 @@ class ProcessInfo(Record):
     output_tail: str = doc_field("The end of its output (at most 4,000 characters).")
 
 
+class ProcessExitedNotification(Record):
+    session_id: SessionId = doc_field("The session whose agent started it.")
+    process: ProcessInfo = doc_field("The process as it ended (status exited).")
+
+
 class ProcessListResult(Record):
     processes: list[ProcessInfo] = doc_field("Running ones and recently finished ones.")
 

@@ -19,14 +19,23 @@ subagents, running and recently finished (the last 50 of the worker hermes
 keeps), from ``delegation.list_async_delegations()``;
 ``interrupt_subagents(delegation, session_id)`` tells those still at work to
 stop and says how many it told (each still reports when it ends).
+``watch_exits(registry, deliver)`` calls ``deliver(session_id, info)`` once
+for each process of one of this worker's sessions that ends (exits or is
+killed), from the thread that saw it end; it wraps the registry's
+``_move_to_finished`` (hermes' one place for that) and returns False, doing
+nothing, when that is missing or already wrapped.
 """
 
 from __future__ import annotations
 
+import threading
+import time
+from collections.abc import Callable
 from typing import Any
 
 from ..protocol.processes import ProcessInfo, SubagentInfo
-from .keys import hermes_session_key
+from ..transport.log import log
+from .keys import PREFIX, hermes_session_key
 
 TAIL_CHARS = 4000
 
@@ -125,3 +134,45 @@ def interrupt_subagents(delegation: Any, session_id: str) -> int:
         return 0
     key = hermes_session_key(session_id)
     return int(delegation.interrupt_for_session(session_key=key, reason="host_interrupt"))
+
+
+def info_of(proc: Any) -> ProcessInfo:
+    """A process as hermes' registry holds it (its ``ProcessSession``)."""
+    exit_code, pid, cwd = getattr(proc, "exit_code", None), getattr(proc, "pid", None), proc.cwd
+    started = getattr(proc, "started_at", None)
+    return ProcessInfo(
+        process_id=str(proc.id),
+        command=str(getattr(proc, "command", "") or "")[:200],
+        cwd=str(cwd) if cwd else None,
+        pid=pid if isinstance(pid, int) else None,
+        status="exited" if getattr(proc, "exited", False) else "running",
+        exit_code=exit_code if isinstance(exit_code, int) else None,
+        uptime_s=int(time.time() - started) if isinstance(started, (int, float)) else 0,
+        output_tail=str(getattr(proc, "output_buffer", "") or "")[-TAIL_CHARS:],
+    )
+
+
+def watch_exits(registry: Any, deliver: Callable[[str, ProcessInfo], None]) -> bool:
+    finish = getattr(registry, "_move_to_finished", None)
+    if not callable(finish) or getattr(finish, "hermes_stdio_exits", False):
+        return False
+    told: set[str] = set()  # hermes may finish one twice (a kill racing its exit)
+    lock = threading.Lock()
+
+    def move_to_finished(proc: Any) -> None:
+        finish(proc)
+        key = str(getattr(proc, "session_key", "") or "")
+        if not key.startswith(PREFIX) or len(key) == len(PREFIX):
+            return  # not started by one of our sessions' turns
+        with lock:
+            if proc.id in told:
+                return
+            told.add(proc.id)
+        try:
+            deliver(key[len(PREFIX) :], info_of(proc))
+        except Exception as exc:  # hermes' reader thread must go on
+            log(f"worker: telling of process {proc.id}'s end failed: {exc!r}")
+
+    move_to_finished.hermes_stdio_exits = True  # type: ignore[attr-defined]
+    registry._move_to_finished = move_to_finished
+    return True

@@ -22,7 +22,7 @@ from typing import Any, Literal, Protocol
 from ..protocol import events as ev
 from ..protocol import toolbox as tx
 from ..protocol import types as t
-from ..protocol.processes import SubagentInfo
+from ..protocol.processes import ProcessInfo, SubagentInfo
 from ..protocol.usage import TokenUsage
 from .callbacks import EventSink
 from .catalog import Deleted, Forked, Found, Rewound, Spent
@@ -200,6 +200,11 @@ class AgentAdapter(Protocol):
         """As the host deletes a session: interrupt its subagents still at work, as
         hermes does when a session ends, and kill its processes still running; the ids
         of both (``background.ending``)."""
+        ...
+
+    def watch_exits(self, deliver: Callable[[str, ProcessInfo], None]) -> None:
+        """Hand ``deliver`` each of the sessions' background processes that ends
+        (``background.watch_exits``), from hermes' import on."""
         ...
 
     def subagents(self, session_id: str) -> list[SubagentInfo]:

@@ -17,7 +17,7 @@ from typing import Any, Literal
 from ..protocol import events as ev
 from ..protocol import toolbox as tx
 from ..protocol import types as t
-from ..protocol.processes import SubagentInfo
+from ..protocol.processes import ProcessInfo, SubagentInfo
 from .catalog import Deleted, Forked, Found, Rewound, Spent, UnknownSession
 from .contract import Announce, TurnOutcome, UserContent
 from .images import Attachment
@@ -96,6 +96,9 @@ class PlainAdapterMethods:
 
     def end_background(self, session_id: str) -> list[str]:
         return []
+
+    def watch_exits(self, deliver: Callable[[str, ProcessInfo], None]) -> None:
+        pass  # starts no background processes
 
     def subagents(self, session_id: str) -> list[SubagentInfo]:
         return []  # starts no subagents

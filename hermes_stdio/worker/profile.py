@@ -19,7 +19,7 @@ from typing import Any
 
 from ..protocol import events as ev
 from ..protocol import types as t
-from ..protocol.processes import SubagentInfo
+from ..protocol.processes import ProcessInfo, SubagentInfo
 from . import background, goals, notices, skills, tools
 from .options import checkpoint_settings, disabled_toolsets, enabled_toolsets
 from .secrets import SecretBridge
@@ -30,17 +30,25 @@ class HermesProfile:
     _modules: Callable[[], Any]
     _secrets: SecretBridge
     _deliver: Callable[[notices.Notice], None] | None = None
+    _exited: Callable[[str, ProcessInfo], None] | None = None
     _watching: bool = False
 
     def watch_background(self, deliver: Callable[[notices.Notice], None]) -> None:
         self._deliver = deliver  # the watch starts once hermes is imported
 
+    def watch_exits(self, deliver: Callable[[str, ProcessInfo], None]) -> None:
+        self._exited = deliver  # likewise
+
     def _watch_notices(self) -> None:
-        """Start the watch of hermes' completion queue, once (from ``_modules``)."""
+        """Start the watch of hermes' completion queue, and of its processes' ends,
+        once (from ``_modules``)."""
         if self._deliver is None or self._watching:
             return
         from tools import async_delegation
         from tools.process_registry import format_process_notification, process_registry
+
+        if self._exited is not None:
+            background.watch_exits(process_registry, self._exited)
 
         hermes = notices.Hermes(
             format_process_notification,

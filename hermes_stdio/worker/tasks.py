@@ -13,6 +13,8 @@ Contract (a mixin of ``WorkerService``, which provides ``adapter``,
   still running, a subagent at work, or a result waiting for its run. Cheap,
   and it never imports hermes; ``worker/background`` (the supervisor's, before
   an idle stop) answers it.
+- ``_process_exited(session_id, info)`` pushes ``process/exited`` to the host
+  when one of the sessions' background processes ends (``watch_exits``).
 """
 
 from __future__ import annotations
@@ -21,10 +23,12 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
+from ..protocol import encode
 from ..protocol import processes as pr
 from ..protocol import types as t
 from ..protocol import workers as pw
 from ..protocol.record import Record
+from ..transport import Peer
 from ..transport.log import log
 from ..wire import Request
 from . import background
@@ -36,6 +40,7 @@ class TaskMethods:
     adapter: AgentAdapter
     sessions: dict[str, Session]
     _lock: threading.Lock  # guards ``sessions``
+    peer: Peer | None
     answer_off_reader: Callable[[Request, str, Callable[[], Record]], object]  # ``queries``
 
     def _h_process_list(self, req: Request, p: t.SessionTarget) -> Any:
@@ -65,6 +70,11 @@ class TaskMethods:
             return pr.SubagentInterruptResult(self.adapter.interrupt_subagents(p.session_id))
 
         return self.answer_off_reader(req, "interrupt", stopped)
+
+    def _process_exited(self, session_id: str, info: pr.ProcessInfo) -> None:
+        if self.peer is not None:
+            note = pr.ProcessExitedNotification(session_id, info)
+            self.peer.notify("process/exited", encode(note))
 
     def _h_worker_background(self, req: Request, p: t.EmptyParams) -> pw.WorkerBackgroundResult:
         return pw.WorkerBackgroundResult(sorted(self._working()))

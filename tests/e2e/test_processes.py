@@ -71,3 +71,43 @@ def test_an_agent_lists_only_its_own_sessions_background_processes(
         listing = host.request("run/start", {"message": "list", "sessionId": session})
         host.wait_run_completed(listing["runId"])
         assert proc["processId"] not in tool_result(host, listing["runId"])
+
+
+def test_a_background_process_that_ends_is_pushed_to_the_host_as_process_exited(
+    host: HostClient, llm: ScriptedLLM, tmp_path: Path
+) -> None:
+    go = tmp_path / "go"  # it runs until the test creates it (bounded: 30 s)
+    serve = f"for i in $(seq 600); do [ -e {go} ] && break; sleep 0.05; done; echo kiwi-served"
+    llm.enqueue(
+        Reply.tool_call("terminal", {"command": serve, "background": True}),
+        Reply.text(["it runs"]),
+        Reply.tool_call("terminal", {"command": "sleep 30", "background": True}),
+        Reply.text(["another"]),
+    )
+    run = host.request("run/start", {"message": "serve it"})
+    host.wait_run_completed(run["runId"])
+    sid = run["sessionId"]
+    [proc] = host.request("process/list", {"sessionId": sid})["processes"]
+
+    go.touch()  # it ends by itself
+    exited = host.wait_for(lambda n: n.method == "process/exited", timeout=30).params
+    assert exited["sessionId"] == sid
+    info = exited["process"]
+    assert (info["processId"], info["status"], info["exitCode"]) == (proc["processId"], "exited", 0)
+    assert "kiwi-served" in info["outputTail"]
+
+    again = host.request("run/start", {"message": "another", "sessionId": sid})
+    host.wait_run_completed(again["runId"])
+    sleeper = next(
+        p["processId"]
+        for p in host.request("process/list", {"sessionId": sid})["processes"]
+        if p["status"] == "running"
+    )
+    assert host.request("process/kill", {"sessionId": sid, "processId": sleeper})["killed"]
+    killed = host.wait_for(
+        lambda n: n.method == "process/exited" and n.params["process"]["processId"] == sleeper,
+        timeout=30,
+    )
+    assert killed.params["process"]["status"] == "exited"
+    ends = [n for _, n in host.received if getattr(n, "method", "") == "process/exited"]
+    assert len(ends) == 2  # once each

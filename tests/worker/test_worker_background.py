@@ -12,7 +12,8 @@ from hermes_stdio.worker.keys import hermes_session_key
 class Process:
     def __init__(self, process_id: str, session_id: str, exited: bool = False) -> None:
         self.id, self.session_key, self.exited = process_id, hermes_session_key(session_id), exited
-        self.output_buffer = ""
+        self.output_buffer, self.command, self.cwd = "", "serve", "/srv"
+        self.exit_code: int | None = None
 
 
 class Registry:
@@ -129,3 +130,50 @@ def test_interrupting_a_sessions_subagents_asks_hermes_only_when_one_is_at_work(
     idle = Delegation(delegation("s1", "completed"))
     assert background.interrupt_subagents(idle, "s1") == 0 and idle.interrupted == []
     assert background.interrupt_subagents(None, "s1") == 0
+
+
+class FinishingRegistry:
+    """hermes' registry as far as its processes' ends go."""
+
+    def __init__(self) -> None:
+        self.finished: list[str] = []
+
+    def _move_to_finished(self, proc: Any) -> None:
+        proc.exited = True
+        self.finished.append(proc.id)
+
+
+def test_each_end_of_one_of_our_sessions_processes_is_told_once() -> None:
+    registry, told = FinishingRegistry(), []
+    assert background.watch_exits(registry, lambda sid, info: told.append((sid, info)))
+    assert not background.watch_exits(registry, lambda sid, info: None)  # wraps once
+
+    served = Process("proc_1", "s1")
+    served.exit_code, served.output_buffer = 0, "served\n"
+    registry._move_to_finished(served)
+    registry._move_to_finished(served)  # a kill racing its exit: hermes finishes it twice
+    foreign = Process("proc_2", "s1")
+    foreign.session_key = "cli-session"  # not one of ours
+    registry._move_to_finished(foreign)
+
+    assert registry.finished == ["proc_1", "proc_1", "proc_2"]  # hermes' own work goes on
+    [(sid, info)] = told
+    assert sid == "s1"
+    assert (info.process_id, info.status, info.exit_code, info.output_tail) == (
+        "proc_1",
+        "exited",
+        0,
+        "served\n",
+    )
+
+
+def test_a_failing_listener_never_breaks_hermes_finishing_a_process() -> None:
+    registry = FinishingRegistry()
+
+    def broken(sid: str, info: Any) -> None:
+        raise RuntimeError("host gone")
+
+    background.watch_exits(registry, broken)
+    registry._move_to_finished(Process("proc_1", "s1"))
+    assert registry.finished == ["proc_1"]
+    assert not background.watch_exits(object(), broken)  # nothing to wrap: nothing done

@@ -761,6 +761,17 @@ export interface PlanItem {
   status: 'pending' | 'in_progress' | 'completed' | 'cancelled';
 }
 
+export interface ProcessExitedNotification {
+  /**
+   * The session whose agent started it.
+   */
+  sessionId: string;
+  /**
+   * The process as it ended (status exited).
+   */
+  process: ProcessInfo;
+}
+
 export interface ProcessInfo {
   /**
    * hermes' id for it, as the agent's process tool names it.
@@ -2744,6 +2755,8 @@ export interface ServerNotifications {
   'compression/requested': CompressionRequestedNotification;
   /** A compression request is no longer pending (compressed, failed, timed out, cancelled). */
   'compression/resolved': CompressionResolvedNotification;
+  /** A background process a session's agent started has ended (exited or killed). */
+  'process/exited': ProcessExitedNotification;
   /** The run ended; exactly one per started run, always its last. */
   'run/completed': RunCompletedNotification;
   /** Assistant text, streamed as the model produces it. */
@@ -2825,6 +2838,7 @@ export const SERVER_NOTIFICATION_METHODS: readonly ServerNotificationMethod[] = 
   'clarify/resolved',
   'compression/requested',
   'compression/resolved',
+  'process/exited',
   'run/completed',
   'run/delta',
   'run/event',
