@@ -122,6 +122,12 @@ def any_host(request: pytest.FixtureRequest, start_host: StartHost) -> HostClien
     return template_ready(host)
 
 
+def until_created(path: Path, then: str) -> str:
+    """A shell command that waits for ``path`` to exist (bounded: 30 s), then runs
+    ``then``: a background process that ends when the test chooses."""
+    return f"for i in $(seq 600); do [ -e {path} ] && break; sleep 0.05; done; {then}"
+
+
 def tool_result(host: HostClient, run_id: str) -> str:
     """The result of the run's first completed tool call."""
     for n in host.run_notifications(run_id):

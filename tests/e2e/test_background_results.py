@@ -17,7 +17,7 @@ from hermes_stdio.testing.host import HostClient
 from hermes_stdio.testing.llm_server import Gate, Reply, ScriptedLLM
 from hermes_stdio.wire import ErrorType, Notification, RpcError
 
-from .conftest import assert_runs_ended_once_in_order, tool_result, worker_pids
+from .conftest import assert_runs_ended_once_in_order, tool_result, until_created, worker_pids
 
 
 def _triggered(host: HostClient, session_id: str, timeout: float = 60.0) -> Notification:
@@ -98,8 +98,7 @@ def _background_echo(llm: ScriptedLLM, go: Path, *after: Reply) -> None:
     """A background command that ends once ``go`` exists. hermes marks a process
     ``notify_on_complete`` only after spawning it, and one that ends first never
     reports, so the test lets it end after its turn (bounded: 30 s)."""
-    wait = f"for i in $(seq 600); do [ -e {go} ] && break; sleep 0.05; done"
-    command = {"command": f"{wait}; echo kiwi-count-3", "background": True}
+    command = {"command": until_created(go, "echo kiwi-count-3"), "background": True}
     command["notify_on_complete"] = True
     llm.enqueue(Reply.tool_call("terminal", command), Reply.text(["started it"]), *after)
 

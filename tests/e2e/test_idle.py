@@ -10,7 +10,7 @@ import pytest
 
 from hermes_stdio.testing.llm_server import Reply, ScriptedLLM
 
-from .conftest import StartHost
+from .conftest import StartHost, until_created
 from .test_approvals import respond, waiting
 
 IDLE_S = "1"
@@ -101,7 +101,7 @@ def test_a_worker_and_a_session_whose_background_process_runs_are_kept_until_it_
     host = start_host("--worker-idle-timeout", IDLE_S, "--session-idle-timeout", IDLE_S)
     host.initialize()
     go = tmp_path / "go"  # the process runs until the test creates it (bounded: 30 s)
-    serve = f"for i in $(seq 600); do [ -e {go} ] && break; sleep 0.05; done; echo served"
+    serve = until_created(go, "echo served")
     llm.enqueue(
         Reply.tool_call("terminal", {"command": serve, "background": True}),
         Reply.text(["it runs"]),

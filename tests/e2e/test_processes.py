@@ -8,7 +8,7 @@ from pathlib import Path
 from hermes_stdio.testing.host import HostClient
 from hermes_stdio.testing.llm_server import Reply, ScriptedLLM
 
-from .conftest import TOOL_COMMAND, run_in_a_long_tool, tool_result, wait_gone
+from .conftest import TOOL_COMMAND, run_in_a_long_tool, tool_result, until_created, wait_gone
 
 
 def test_a_sessions_background_process_is_listed_and_killed_by_that_session_only(
@@ -77,7 +77,7 @@ def test_a_background_process_that_ends_is_pushed_to_the_host_as_process_exited(
     host: HostClient, llm: ScriptedLLM, tmp_path: Path
 ) -> None:
     go = tmp_path / "go"  # it runs until the test creates it (bounded: 30 s)
-    serve = f"for i in $(seq 600); do [ -e {go} ] && break; sleep 0.05; done; echo kiwi-served"
+    serve = until_created(go, "echo kiwi-served")
     llm.enqueue(
         Reply.tool_call("terminal", {"command": serve, "background": True}),
         Reply.text(["it runs"]),
