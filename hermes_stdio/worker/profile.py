@@ -20,6 +20,7 @@ from typing import Any
 from ..protocol import events as ev
 from ..protocol import types as t
 from ..protocol.processes import ProcessInfo, SubagentInfo
+from ..transport.log import log
 from . import background, goals, notices, skills, tools
 from .options import checkpoint_settings, disabled_toolsets, enabled_toolsets
 from .secrets import SecretBridge
@@ -47,8 +48,8 @@ class HermesProfile:
         from tools import async_delegation
         from tools.process_registry import format_process_notification, process_registry
 
-        if self._exited is not None:
-            background.watch_exits(process_registry, self._exited)
+        if self._exited is not None and not background.watch_exits(process_registry, self._exited):
+            log("worker: hermes' process registry changed: process/exited is not sent")
 
         hermes = notices.Hermes(
             format_process_notification,
