@@ -47,25 +47,10 @@ def _mine(registry: Any, session_id: str, process_id: str) -> Any:
 
 
 def owned(registry: Any, session_id: str) -> list[ProcessInfo]:
-    found = []
-    for entry in registry.list_sessions(session_key=hermes_session_key(session_id)):
-        proc = _mine(registry, session_id, str(entry.get("session_id") or ""))
-        if proc is None:
-            continue
-        exit_code = entry.get("exit_code")
-        found.append(
-            ProcessInfo(
-                process_id=str(entry["session_id"]),
-                command=str(entry.get("command") or ""),
-                cwd=str(entry["cwd"]) if entry.get("cwd") else None,
-                pid=entry.get("pid") if isinstance(entry.get("pid"), int) else None,
-                status="exited" if entry.get("status") == "exited" else "running",
-                exit_code=exit_code if isinstance(exit_code, int) else None,
-                uptime_s=int(entry.get("uptime_seconds") or 0),
-                output_tail=str(getattr(proc, "output_buffer", "") or "")[-TAIL_CHARS:],
-            )
-        )
-    return found
+    # list_sessions refreshes what it lists (a detached process that has gone).
+    listed = registry.list_sessions(session_key=hermes_session_key(session_id))
+    procs = (_mine(registry, session_id, str(e.get("session_id") or "")) for e in listed)
+    return [info_of(proc) for proc in procs if proc is not None]
 
 
 def kill(registry: Any, session_id: str, process_id: str) -> bool:
