@@ -131,13 +131,12 @@ class RunLauncher:
         sid = notice.session_id
         with self._lock:
             ended = notice.source_id in self._ended
+            held = self.sessions.get(sid)
+            known = held is not None and not held.discarded
         if ended:
             log(f"worker: dropping the report of {notice.source_id}: its session ended")
             notice.settle(True)  # delivered as far as hermes goes: never offered again
             return
-        with self._lock:
-            held = self.sessions.get(sid)
-            known = held is not None and not held.discarded
         if not known and self.adapter.stored_history(sid) is None:
             log(f"worker: dropping a background {notice.kind} result of a deleted session")
             notice.settle(True)  # nowhere to deliver it, now or later
