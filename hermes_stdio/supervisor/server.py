@@ -41,7 +41,7 @@ from ..protocol import workers as pw
 from ..protocol.events import EVENT_TYPES
 from ..transport import Peer
 from ..transport.log import log, report_error
-from ..wire import ErrorType, Notification, Request, RequestId, RpcError
+from ..wire import ErrorType, Notification, Request, RequestId, RpcError, load_fast
 from .batch import Batch
 from .forwards import Forwards
 from .idle import IdleWorkers
@@ -236,6 +236,7 @@ class Supervisor(RoutedMethods, RelayMethods):
         )
         info = t.ServerInfo(name="hermes-stdio", version=hermes_stdio.__version__)
         self._reply(req, encode(t.InitializeResult(PROTOCOL_VERSION, info, caps)))
+        spawn_thread(load_fast)  # after the answer: the import costs ~10 ms
         if self.pool.template is not None:
             # After the answer, and off the host's reader: reading the profiles' .env
             # files and spawning it would delay the next request.

@@ -7,9 +7,11 @@ Contract:
   request's id could not be read): -32700 for bad UTF-8/JSON, -32600 for a bad
   envelope or a batch (batches are not supported), -32602 for params that are
   not an object.
-- ``encode_*`` produce compact UTF-8 JSON bodies (no framing); they raise
-  on values JSON cannot carry (NaN, infinities, other objects), which
-  ``to_jsonable`` turns into strings first. A string holding a lone surrogate
+- JSON text is ``codec``'s (orjson where loaded, else the standard library,
+  with the same values either way).
+- ``encode_*`` produce compact UTF-8 JSON bodies (no framing); they write a
+  non-finite float as null and raise on other values JSON cannot carry
+  (objects), which ``to_jsonable`` turns into strings first. A string holding a lone surrogate
   (not encodable as UTF-8) is handled by what it is: an id round-trips
   exactly (as a ``\\uXXXX`` escape, the request's whole body then ASCII), and
   so does a notification sent ``exact``; content (params of other
@@ -21,17 +23,14 @@ Contract:
 
 from __future__ import annotations
 
-import json
 import math
 from typing import Any, NamedTuple
 
+from . import codec
 from .errors import ErrorType, RpcError
 
 RequestId = int | str
 JsonObject = dict[str, Any]
-
-_dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
-_dumps_ascii = json.JSONEncoder(ensure_ascii=True, separators=(",", ":"), allow_nan=False).encode
 
 
 # NamedTuples rather than dataclasses: importing dataclasses costs start-up time.
@@ -67,17 +66,9 @@ def _valid_id(value: Any) -> bool:
     return (isinstance(value, int) and not isinstance(value, bool)) or isinstance(value, str)
 
 
-def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
-
-
-# One decoder: json.loads(..., parse_constant=...) would build a new one per message.
-_decoder = json.JSONDecoder(parse_constant=_reject_constant)
-
-
 def parse_message(body: bytes) -> Message:
     try:
-        obj = _decoder.decode(body.decode("utf-8"))
+        obj = codec.loads(body)
     except UnicodeDecodeError as exc:
         return Invalid(
             None, RpcError(ErrorType.PARSE_ERROR, f"body is not valid UTF-8: {exc.reason}")
@@ -140,11 +131,14 @@ def classify(obj: Any) -> Message:
 
 
 def _encode(message: JsonObject) -> bytes:
-    text = _dumps(message)
+    fast = codec.dumps_fast(message)
+    if fast is not None:
+        return fast
+    text = codec.dumps_text(message)
     try:
         return text.encode("utf-8")
     except UnicodeEncodeError:  # a lone surrogate: escape it as \ud800, never replace it
-        return _dumps_ascii(message).encode("ascii")
+        return codec.dumps_text(message, ascii=True).encode("ascii")
 
 
 def valid_utf8(text: str) -> bytes:
@@ -164,15 +158,21 @@ def encode_notification(method: str, params: Any, *, exact: bool = False) -> byt
     """``exact``: escape lone surrogates instead, for one that echoes an id
     (``$/cancelRequest``)."""
     message = {"jsonrpc": "2.0", "method": method, "params": params}
-    return _encode(message) if exact else valid_utf8(_dumps(message))
+    if exact:
+        return _encode(message)
+    return codec.dumps_fast(message) or valid_utf8(codec.dumps_text(message))
 
 
 def _encode_reply(msg_id: RequestId | None, key: str, value: Any) -> bytes:
+    message = {"jsonrpc": "2.0", "id": msg_id, key: value}
+    fast = codec.dumps_fast(message)
+    if fast is not None:
+        return fast
     try:
-        return _dumps({"jsonrpc": "2.0", "id": msg_id, key: value}).encode("utf-8")
+        return codec.dumps_text(message).encode("utf-8")
     except UnicodeEncodeError:  # the id is echoed exactly; the content is made valid
-        head = '{"jsonrpc":"2.0","id":' + _dumps_ascii(msg_id) + ',"' + key + '":'
-        return head.encode("ascii") + valid_utf8(_dumps(value)) + b"}"
+        head = '{"jsonrpc":"2.0","id":' + codec.dumps_text(msg_id, ascii=True) + ',"' + key + '":'
+        return head.encode("ascii") + valid_utf8(codec.dumps_text(value)) + b"}"
 
 
 def encode_result(msg_id: RequestId | None, result: Any) -> bytes:

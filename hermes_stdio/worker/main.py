@@ -36,7 +36,7 @@ from ..protocol import workers as pw
 from ..transport import Peer, take_over_stdio
 from ..transport.log import log
 from ..transport.process import WORKER_TAG, kill_tagged
-from ..wire import DEFAULT_MAX_BODY_BYTES
+from ..wire import DEFAULT_MAX_BODY_BYTES, load_fast
 from . import codecache
 from .adapter import HermesAdapter
 from .audit import ImportAudit
@@ -176,12 +176,15 @@ def _serve(
     peer.notify("worker/ready", encode(ready))
 
     def warm_up() -> None:
+        load_fast()  # forked: the template's already
         service.adapter.preload()
         with contextlib.suppress(AgentUnavailable):  # reported when a request needs it
             service.adapter.connect_mcp()  # the environment is final by now
 
     if preload:
         threading.Thread(target=warm_up, name="preload", daemon=True).start()
+    else:
+        load_fast()
     while not service.done.wait(3600):
         pass
     peer.writer.wait_idle(5.0)

@@ -247,7 +247,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--fd", type=int, required=True)
     args = parser.parse_args(argv)
     os.dup2(2, 1)  # a stray print must not reach anything but our log
+    from ..wire import load_fast
     from . import main as _worker_main  # noqa: F401  our own worker code, shared by every fork
+
+    load_fast()  # outside the audit: orjson reads no environment or file of a profile
 
     sock = socket.socket(fileno=args.fd)
     template = Template(sock)

@@ -9,7 +9,7 @@ import hermes_stdio.wire
 
 WIRE = Path(hermes_stdio.wire.__file__).parent
 # What the core may import: pure computation, no fds, threads, processes or clocks.
-PURE = {"__future__", "enum", "typing", "re", "json", "math"}
+PURE = {"__future__", "enum", "typing", "re", "json", "math", "orjson"}
 
 
 def imported(path: Path) -> set[str]:
