@@ -79,10 +79,9 @@ class NoteItem:
         run.last_written = time.monotonic()
         params = {"runId": run.run_id, "sessionId": run.session_id, "seq": run.next_seq()}
         params.update(self.payload)
-        try:
-            return encode_notification(self.method, params)
-        except (TypeError, ValueError):  # e.g. NaN in tool args: stringify, never drop
-            return encode_notification(self.method, to_jsonable(params))
+        # What the agent reported, in strict JSON: NaN in tool args becomes "nan"
+        # (the encoder would write null), an object its str; never dropped.
+        return encode_notification(self.method, to_jsonable(params))
 
     def merge(self, owner: object, text: str) -> bool:
         return False
