@@ -2,10 +2,12 @@
 
 Contract: ``call_later(delay, fn)`` runs ``fn`` (which must not block) on the
 timer thread after ``delay`` seconds unless the returned handle is cancelled
-first. With nothing scheduled the thread sleeps without waking up, so an idle
-process costs no CPU; a new deadline wakes it only when it is the earliest, and
-cancelled deadlines are dropped in bulk, so a request timeout per call costs
-neither a wake-up nor memory that grows with the request rate.
+first. With nothing scheduled the thread wakes once more, at the latest
+deadline ever set (cancelled since), then sleeps without waking, so an idle
+process costs no CPU. A new deadline wakes it only when it is sooner than the
+one it sleeps towards, which a request's timeout, set after the others, never
+is; cancelled deadlines are dropped in bulk. So a request timeout per call
+costs neither a wake-up nor memory that grows with the request rate.
 
 ``Soonest(fn)`` keeps one timer for the earliest of many deadlines:
 ``at(delay)`` sets it unless one already fires sooner (or no more than
@@ -51,17 +53,23 @@ class Timers:
         self._counter = itertools.count()
         self._thread: threading.Thread | None = None
         self._dead = 0  # cancelled handles still in the heap
+        # When the thread wakes by itself: inf while it waits for work, 0 while it runs
+        # (it looks at the heap before it sleeps again).
+        self._wakes_at = 0.0
+        self._horizon = 0.0  # the latest deadline ever set
 
     def call_later(self, delay: float, fn: Callable[[], None]) -> TimerHandle:
         handle = TimerHandle(time.monotonic() + delay, fn, self)
         with self._cond:
             heapq.heappush(self._heap, (handle.deadline, next(self._counter), handle))
+            self._horizon = max(self._horizon, handle.deadline)
             if self._thread is None:
                 self._thread = threading.Thread(target=self._loop, name="timers", daemon=True)
                 self._thread.start()
-            # Wake the thread only when its sleep got shorter: a request's timeout is
-            # later than those already set, and a wake-up per request costs latency.
-            if self._heap[0][2] is handle:
+            # Wake the thread only when it would wake too late: a request's timeout is
+            # later than the one it sleeps towards, even once that one was cancelled,
+            # and a wake-up per request costs a context switch and the GIL.
+            if handle.deadline < self._wakes_at:
                 self._cond.notify()
         return handle
 
@@ -96,11 +104,19 @@ class Timers:
                     heapq.heappop(self._heap)
                     self._dead -= 1
                 if not self._heap:
-                    self._cond.wait()
+                    # Sleep towards the latest deadline set, though cancelled: the next
+                    # request's timeout falls after it and then needs no wake-up.
+                    rest = self._horizon - time.monotonic()
+                    self._wakes_at = self._horizon if rest > 0 else float("inf")
+                    self._cond.wait(rest if rest > 0 else None)
+                    self._wakes_at = 0.0
                     continue
-                wait = self._heap[0][0] - time.monotonic()
+                deadline = self._heap[0][0]
+                wait = deadline - time.monotonic()
                 if wait > 0:
+                    self._wakes_at = deadline
                     self._cond.wait(wait)
+                    self._wakes_at = 0.0
                     continue
                 _, _, handle = heapq.heappop(self._heap)
                 handle.timers = None

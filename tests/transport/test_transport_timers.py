@@ -117,22 +117,46 @@ class _CountingCondition(threading.Condition):
     def __init__(self) -> None:
         super().__init__()
         self.notified = 0
+        self.asleep = threading.Event()  # the timer thread waited at least once
 
     def notify(self, n: int = 1) -> None:
         self.notified += 1
         super().notify(n)
 
+    def wait(self, timeout: float | None = None) -> bool:
+        self.asleep.set()
+        return super().wait(timeout)
 
-def test_a_timer_later_than_the_earliest_does_not_wake_the_timer_thread():
+
+def _asleep_timers(*, cancelled: bool = False) -> tuple[Timers, _CountingCondition]:
     timers = Timers()
     cond = timers._cond = _CountingCondition()
-    timers.call_later(60, lambda: None)  # the first deadline: the thread must learn of it
+    first = timers.call_later(60, lambda: None)  # starts the thread, which sleeps towards it
+    if cancelled:
+        first.cancel()
+    assert cond.asleep.wait(WAIT)
+    return timers, cond
+
+
+def test_a_timer_later_than_the_one_the_thread_sleeps_towards_does_not_wake_it():
+    timers, cond = _asleep_timers()
     for _ in range(50):  # request timeouts: each later than the one before
         timers.call_later(120, lambda: None)
-    assert cond.notified == 1
+    assert cond.notified == 0
     fired = threading.Event()
     timers.call_later(0.01, fired.set)  # sooner than everything: wakes the thread
-    assert cond.notified == 2
+    assert cond.notified == 1
+    assert fired.wait(WAIT)
+
+
+def test_request_timeouts_set_and_cancelled_one_at_a_time_never_wake_the_timer_thread():
+    timers, cond = _asleep_timers(cancelled=True)
+    for _ in range(1000):  # a host's requests, each answered before the next
+        timers.call_later(60, lambda: None).cancel()
+        assert timers.size == 0
+    assert cond.notified == 0
+    fired = threading.Event()
+    timers.call_later(0.01, fired.set)
     assert fired.wait(WAIT)
 
 
