@@ -32,7 +32,7 @@ from .slot import WorkerSlot
 from .workers import WorkerPool
 
 
-def spawn_thread(fn: Callable[[], object]) -> None:
+def spawn_thread(fn: Callable[[], None]) -> None:
     """Run a slow handler (worker start, shutdown) on its own thread, off the reader."""
     threading.Thread(target=fn, name="handler", daemon=True).start()
 

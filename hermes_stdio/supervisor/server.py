@@ -236,7 +236,7 @@ class Supervisor(RoutedMethods, RelayMethods):
         )
         info = t.ServerInfo(name="hermes-stdio", version=hermes_stdio.__version__)
         self._reply(req, encode(t.InitializeResult(PROTOCOL_VERSION, info, caps)))
-        spawn_thread(load_fast)  # after the answer: the import costs ~10 ms
+        load_fast()  # after the answer: its import (~10 ms) delays the next request once
         if self.pool.template is not None:
             # After the answer, and off the host's reader: reading the profiles' .env
             # files and spawning it would delay the next request.

@@ -45,6 +45,16 @@ def test_initialize_returns_the_protocol_version_and_every_method_and_notificati
     assert result["capabilities"]["maxBodyBytes"] > 0
 
 
+def test_the_supervisor_reads_and_writes_json_with_orjson_from_the_request_after_initialize(
+    start_host: StartHost,
+) -> None:
+    host = start_host()
+    host.initialize()
+    status = host.request("supervisor/status")
+    with open(f"/proc/{status['pid']}/maps", encoding="utf-8") as maps:
+        assert "orjson" in maps.read()
+
+
 def test_requests_before_initialize_are_refused_with_server_not_initialized(
     start_host: StartHost,
 ) -> None:
