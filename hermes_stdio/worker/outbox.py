@@ -79,9 +79,14 @@ class NoteItem:
         run.last_written = time.monotonic()
         params = {"runId": run.run_id, "sessionId": run.session_id, "seq": run.next_seq()}
         params.update(self.payload)
-        # What the agent reported, in strict JSON: NaN in tool args becomes "nan"
-        # (the encoder would write null), an object its str; never dropped.
-        return encode_notification(self.method, to_jsonable(params))
+        try:
+            body = encode_notification(self.method, params)
+        except (TypeError, ValueError):  # an object JSON has no form for: its str, never dropped
+            return encode_notification(self.method, to_jsonable(params))
+        # The encoder writes NaN as null, and what the agent reported is sent with
+        # "nan" in its place; only a body holding a null can have had one, which the
+        # per-token events (reasoning.delta) seldom do, so they skip the walk.
+        return encode_notification(self.method, to_jsonable(params)) if b"null" in body else body
 
     def merge(self, owner: object, text: str) -> bool:
         return False
