@@ -3,7 +3,7 @@
 Bytes in, messages out; no threads, file descriptors or processes here.
 """
 
-from .codec import fast_loaded, load_fast
+from .codec import load_fast
 from .errors import BY_CODE, BY_TYPE, ErrorType, RpcError, to_wire_error
 from .framing import DEFAULT_MAX_BODY_BYTES, Frame, FrameDecoder, FrameError, encode_frame
 from .jsonrpc import (
@@ -46,7 +46,6 @@ __all__ = [
     "encode_notification",
     "encode_request",
     "encode_result",
-    "fast_loaded",
     "load_fast",
     "parse_message",
     "to_jsonable",

@@ -11,13 +11,13 @@ Contract:
   with the same values either way).
 - ``encode_*`` produce compact UTF-8 JSON bodies (no framing); they write a
   non-finite float as null and raise on other values JSON cannot carry
-  (objects), which ``to_jsonable`` turns into strings first. A string holding a lone surrogate
-  (not encodable as UTF-8) is handled by what it is: an id round-trips
-  exactly (as a ``\\uXXXX`` escape, the request's whole body then ASCII), and
-  so does a notification sent ``exact``; content (params of other
-  notifications, results, errors) gets U+FFFD in its place, so what a peer did
-  not send itself is always valid Unicode (strict JSON parsers refuse lone
-  surrogates).
+  (objects), which ``to_jsonable`` turns into strings first. A string
+  holding a lone surrogate (not encodable as UTF-8) is handled by what it is:
+  an id round-trips exactly (as a ``\\uXXXX`` escape, the request's whole
+  body then ASCII), and so does a notification sent ``exact``; content
+  (params of other notifications, results, errors) gets U+FFFD in its place,
+  so what a peer did not send itself is always valid Unicode (strict JSON
+  parsers refuse lone surrogates).
   ``valid_utf8(text)`` is that replacement for a body built by hand.
 """
 
