@@ -29,18 +29,20 @@ import contextlib
 import json
 import os
 import select
-import socket
-import subprocess
 import sys
 import threading
 from collections.abc import Callable
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from ..protocol import workers as pw
 from ..transport import relay_stderr, spawn_child, stop_child
 from ..transport.log import log
 from ..transport.process import UTF8_ENV
 from .launch import template_command
+
+if TYPE_CHECKING:  # imported where used: the supervisor answers initialize without them
+    import socket
+    import subprocess
 
 MAX_MESSAGE = 1 << 16
 FORK_ANSWER_S = 10.0
@@ -97,6 +99,8 @@ class ForkedChild:
             finally:
                 os.close(mine)
             if not ready:
+                import subprocess
+
                 raise subprocess.TimeoutExpired(f"pid {self._pid}", timeout or 0.0)
             self._status.wait(5.0)  # the template reaps it and reports at once
             with self._pidfd_lock:
@@ -127,6 +131,8 @@ class _Template:
     def launch(self, python: str, env: dict[str, str]) -> None:
         """Spawn the process. Call it only once this object is where ``info()``
         looks: a template that exits at once is reported from another thread."""
+        import socket
+
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         argv = template_command(python, theirs.fileno())
         try:
@@ -149,6 +155,8 @@ class _Template:
         self.ready.set()
 
     def _read(self) -> None:
+        import socket
+
         assert self._sock is not None
         try:
             while True:
@@ -201,6 +209,8 @@ class _Template:
             os.close(fd)
 
     def fork(self, request: dict[str, Any]) -> ForkedChild:
+        import socket
+
         if not self.ready.is_set():
             raise TemplateUnavailable("the template is still starting")
         if self.state != "ready" or self._sock is None:
@@ -255,6 +265,8 @@ class _Template:
             return child
 
     def stop(self) -> None:
+        import socket
+
         self._fail("exited", "stopped")
         if self._sock is not None:
             with contextlib.suppress(OSError):

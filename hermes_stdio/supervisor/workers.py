@@ -44,7 +44,6 @@ import signal
 import sys
 import threading
 import time
-import uuid
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -228,7 +227,7 @@ class WorkerPool:
         extra = [*self.worker_args, *key_arg]
         argv = worker_command(self.agent_python, slot.profile, extra)
         env = worker_env(self.home, slot.profile, self.base_env)
-        token = uuid.uuid4().hex
+        token = os.urandom(16).hex()
         env[WORKER_TAG] = token  # inherited by its tool commands: see kill_tagged
         if slot.worker_key:
             env["HERMES_STDIO_WORKER_KEY"] = slot.worker_key
@@ -246,7 +245,7 @@ class WorkerPool:
                 slot.fork_fallback = str(exc) or type(exc).__name__
         if proc is None:
             # A fork the template carries out late must not share this worker's tag.
-            env[WORKER_TAG] = token = uuid.uuid4().hex
+            env[WORKER_TAG] = token = os.urandom(16).hex()
             try:
                 proc = spawn_child(argv, env, cwd=env["HERMES_HOME"])
             except OSError as exc:

@@ -2,7 +2,8 @@
 
 Contract: ``log(message)`` writes ``message`` and a newline to stderr;
 ``log_bytes(line)`` writes one line of a child's stderr (adding the newline if
-it has none). Each line goes out in one piece under one process-wide lock,
+it has none); ``log_current_exception()`` logs the exception being handled
+with its traceback. Each line goes out in one piece under one process-wide lock,
 after what Python's ``sys.stderr`` holds is flushed, so lines logged at once
 from different threads never mix: ``print`` writes a text and its newline
 separately, and two threads' lines came out as one. Neither raises: with
@@ -19,7 +20,6 @@ import contextlib
 import os
 import sys
 import threading
-import traceback
 from typing import Any
 
 from ..wire import RpcError, to_wire_error
@@ -47,7 +47,20 @@ def log_bytes(line: bytes) -> None:
                 return
 
 
+def _format(exc: BaseException) -> str:
+    import traceback  # only once something failed: the supervisor starts without it
+
+    return "".join(traceback.format_exception(exc)).rstrip()
+
+
+def log_current_exception() -> None:
+    """Log the exception being handled, with its traceback."""
+    exc = sys.exc_info()[1]
+    if exc is not None:
+        log(_format(exc))
+
+
 def report_error(exc: BaseException) -> dict[str, Any]:
     if not isinstance(exc, RpcError):
-        log("hermes-stdio: unexpected error:\n" + "".join(traceback.format_exception(exc)))
+        log("hermes-stdio: unexpected error:\n" + _format(exc))
     return to_wire_error(exc)

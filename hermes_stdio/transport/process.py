@@ -24,12 +24,14 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
-import subprocess
 import threading
 from collections.abc import Callable
-from typing import IO, Protocol
+from typing import IO, TYPE_CHECKING, Protocol
 
 from .log import log, log_bytes
+
+if TYPE_CHECKING:  # imported where used: the supervisor answers initialize without it
+    import subprocess
 
 UTF8_ENV = {"PYTHONIOENCODING": "utf-8", "PYTHONUTF8": "1"}
 
@@ -49,6 +51,8 @@ class ChildProcess(Protocol):
 def spawn_child(
     argv: list[str], env: dict[str, str], cwd: str | None = None, pass_fds: tuple[int, ...] = ()
 ) -> subprocess.Popen[bytes]:
+    import subprocess
+
     env = {**env, **UTF8_ENV}
     return subprocess.Popen(
         argv,
@@ -110,6 +114,8 @@ def stop_child(
     close_stdin: Callable[[], object] | None = None,
 ) -> int | None:
     """Stop ``proc`` and its process group; returns its return code."""
+    import subprocess
+
     steps: list[tuple[float, str]] = [
         (grace_s, "wait"),
         (after_stdin_s, "stdin"),

@@ -22,10 +22,9 @@ import heapq
 import itertools
 import threading
 import time
-import traceback
 from collections.abc import Callable
 
-from .log import log
+from .log import log_current_exception
 
 
 class TimerHandle:
@@ -124,7 +123,7 @@ class Timers:
                 try:
                     handle.fn()
                 except Exception:
-                    log(traceback.format_exc().rstrip())
+                    log_current_exception()
 
 
 PURGE_MIN = 100

@@ -52,13 +52,12 @@ import select
 import sys
 import threading
 import time
-import traceback
 from collections import deque
 from collections.abc import Callable, Iterable
 from typing import Protocol
 
 from ..wire import encode_frame
-from .log import log
+from .log import log_current_exception
 from .timers import TIMERS, TimerHandle, Timers
 
 
@@ -84,7 +83,7 @@ def _render(items: list[bytes | LazyBody]) -> tuple[memoryview, int]:
         try:
             frames.append(encode_frame(item.render()))
         except Exception:  # one bad item must not wedge the stream: drop it, loudly
-            log(traceback.format_exc().rstrip())
+            log_current_exception()
     if len(frames) == 1:
         return memoryview(frames[0]), 1
     return memoryview(b"".join(frames)), len(frames)

@@ -8,7 +8,7 @@ import threading
 
 import pytest
 
-from hermes_stdio.transport.log import log, log_bytes, report_error
+from hermes_stdio.transport.log import log, log_bytes, log_current_exception, report_error
 from hermes_stdio.wire import ErrorType, RpcError
 
 WAIT = 30
@@ -75,4 +75,23 @@ def test_report_error_passes_an_rpc_error_through_without_a_line(
 ) -> None:
     err = RpcError(ErrorType.UNKNOWN_RUN, "nope", runId="r")
     assert report_error(err) == err.to_wire()
+    assert capfd.readouterr().err == ""
+
+
+def test_the_exception_being_handled_is_logged_with_its_traceback_in_one_piece(
+    capfd: pytest.CaptureFixture[str],
+) -> None:
+    try:
+        raise KeyError("lost key")
+    except KeyError:
+        log_current_exception()
+    err = capfd.readouterr().err
+    assert err.startswith("Traceback (most recent call last):\n")
+    assert err.endswith("KeyError: 'lost key'\n")
+
+
+def test_with_no_exception_being_handled_nothing_is_logged(
+    capfd: pytest.CaptureFixture[str],
+) -> None:
+    log_current_exception()
     assert capfd.readouterr().err == ""
