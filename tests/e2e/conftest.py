@@ -186,6 +186,12 @@ def started_worker(host: HostClient, llm: ScriptedLLM, profile: str = "default")
     return worker_pids(host)[(profile, None)]
 
 
+def run_to_end(host: HostClient, params: dict[str, Any]) -> tuple[dict[str, Any], list[Any]]:
+    run = host.request("run/start", params)
+    host.wait_run_completed(run["runId"])
+    return run, host.run_notifications(run["runId"])
+
+
 TOOL_COMMAND = "sleep 31.5"
 
 

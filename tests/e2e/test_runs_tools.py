@@ -1,0 +1,117 @@
+"""Runs through the real binary: tool events, the agent's plan, each call's usage and cost."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from hermes_stdio.testing.host import HostClient
+from hermes_stdio.testing.llm_server import Reply, ScriptedLLM
+
+from .conftest import run_to_end
+
+
+def test_tools_run_in_the_sessions_workspace_and_report_tool_events_from_generation_on(
+    host: HostClient, llm: ScriptedLLM, tmp_path: Path
+) -> None:
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    llm.enqueue(Reply.tool_call("terminal", {"command": "pwd"}), Reply.text(["done"]))
+    _run, notes = run_to_end(host, {"message": "where?", "workspace": str(workspace)})
+    events = [n.params["event"] for n in notes if n.method == "run/event"]
+    started = [e for e in events if e["type"] == "tool.started"]
+    completed = [e for e in events if e["type"] == "tool.completed"]
+    assert started and started[0]["name"] == "terminal" and started[0]["args"]["command"] == "pwd"
+    # While the model still streamed the call, the host heard which tool was coming.
+    generating = [i for i, e in enumerate(events) if e["type"] == "tool.generating"]
+    assert [events[i]["name"] for i in generating] == ["terminal"]
+    assert generating[0] < events.index(started[0])
+    assert completed and completed[0]["toolCallId"] == started[0]["toolCallId"]
+    assert isinstance(completed[0]["durationMs"], int) and completed[0]["durationMs"] >= 0
+    assert str(workspace) in completed[0]["result"]
+    assert notes[-1].params["status"] == "complete"
+
+
+def test_each_model_call_is_followed_by_a_usage_event_and_the_last_equals_the_runs_usage(
+    host: HostClient, llm: ScriptedLLM
+) -> None:
+    llm.enqueue(Reply.tool_call("terminal", {"command": "echo hi"}), Reply.text(["done"]))
+    _run, notes = run_to_end(host, {"message": "go"})
+    events = [n.params["event"] for n in notes if n.method == "run/event"]
+    kinds = [e["type"] for e in events]
+    used = [e["usage"] for e in events if e["type"] == "usage"]
+    assert len(used) == 2 == notes[-1].params["result"]["apiCalls"]  # one per model call
+    # The first call's usage reaches the host before the tool it asked for runs.
+    assert kinds.index("usage") < kinds.index("tool.started")
+    second = kinds.index("step", 1)  # the second model call is about to be made
+    assert kinds[:second].count("usage") == 1 and kinds[second:].count("usage") == 1
+    assert used[-1] == notes[-1].params["result"]["usage"]
+    first, last = used
+    assert 0 < first["inputTokens"] < last["inputTokens"]  # the run's calls so far, added up
+    assert first["contextTokens"] == first["inputTokens"]  # the window after the first call
+    assert first["contextLength"] == 131072
+
+
+def test_a_model_the_provider_lists_a_price_for_has_the_runs_cost_in_its_usage(
+    host: HostClient, llm: ScriptedLLM
+) -> None:
+    llm.pricing = {"prompt": "0.000002", "completion": "0.00001"}  # USD per token of test-model
+    llm.enqueue(Reply.tool_call("terminal", {"command": "echo hi"}), Reply.text(["done"]))
+    _run, notes = run_to_end(host, {"message": "go"})
+    used = notes[-1].params["result"]["usage"]
+    price = used["inputTokens"] * 0.000002 + used["outputTokens"] * 0.00001
+    assert used["costUsd"] == pytest.approx(price, abs=1e-9) and price > 0
+    events = [n.params["event"] for n in notes if n.method == "run/event"]
+    first = next(e["usage"] for e in events if e["type"] == "usage")
+    assert 0 < first["costUsd"] < used["costUsd"]  # the first call's, then both calls'
+    # A model the provider lists no price for: no cost, and no guess at one.
+    _run, notes = run_to_end(host, {"message": "again", "model": "unpriced-model"})
+    assert notes[-1].params["result"]["usage"]["costUsd"] is None
+
+
+def test_the_agents_todo_list_reaches_the_host_as_a_plan_each_time_it_writes_it(
+    host: HostClient, llm: ScriptedLLM
+) -> None:
+    plan = [
+        {"id": "1", "content": "read the code", "status": "completed"},
+        {"id": "2", "content": "fix the bug", "status": "in_progress"},
+    ]
+    progress = [{"id": "2", "status": "completed"}, {"id": "3", "content": "test it"}]
+    llm.enqueue(
+        Reply.tool_call("todo", {"todos": plan}),
+        Reply.tool_call("todo", {"todos": progress, "merge": True}),
+        Reply.tool_call("todo", {}),  # a read writes nothing
+        Reply.text(["done"]),
+    )
+    _run, notes = run_to_end(host, {"message": "plan it"})
+    events = [n.params["event"] for n in notes if n.method == "run/event"]
+    plans = [e["items"] for e in events if e["type"] == "plan"]
+    assert plans == [
+        plan,
+        [  # hermes merged the update into its list, and a new task starts pending
+            {"id": "1", "content": "read the code", "status": "completed"},
+            {"id": "2", "content": "fix the bug", "status": "completed"},
+            {"id": "3", "content": "test it", "status": "pending"},
+        ],
+    ]
+    first = next(i for i, e in enumerate(events) if e["type"] == "plan")
+    assert events[first - 1]["type"] == "tool.completed" and events[first - 1]["name"] == "todo"
+    assert notes[-1].params["status"] == "complete"
+
+
+def test_tool_args_json_cannot_carry_arrive_as_strings_and_the_run_still_completes(
+    host: HostClient, llm: ScriptedLLM
+) -> None:
+    # The model's arguments say NaN (Python's json accepts it); strict JSON on the wire cannot.
+    args = {"command": "echo ok", "timeout": float("nan")}
+    llm.enqueue(Reply.tool_call("terminal", args), Reply.text(["done"]))
+    _run, notes = run_to_end(host, {"message": "go"})
+    started = [
+        n.params["event"]
+        for n in notes
+        if n.method == "run/event" and n.params["event"]["type"] == "tool.started"
+    ]
+    assert started and started[0]["args"] == {"command": "echo ok", "timeout": "nan"}
+    assert [n.params["seq"] for n in notes] == list(range(1, len(notes) + 1))
+    assert notes[-1].method == "run/completed" and notes[-1].params["status"] == "complete"
