@@ -123,6 +123,11 @@ SERVER_NOTIFICATIONS: dict[str, NotificationSpec] = {
             "hermes titled a session after one of its first exchanges.",
         ),
         NotificationSpec(
+            "process/started",
+            pr.ProcessStartedNotification,
+            "A session's agent started a background process.",
+        ),
+        NotificationSpec(
             "process/exited",
             pr.ProcessExitedNotification,
             "A background process a session's agent started has ended (exited or killed).",

@@ -23,6 +23,13 @@ class ProcessInfo(Record):
     output_tail: str = doc_field("The end of its output (at most 4,000 characters).")
 
 
+class ProcessStartedNotification(Record):
+    session_id: SessionId = doc_field("The session whose agent started it.")
+    process: ProcessInfo = doc_field(
+        "The process as it started (status running, or exited if it ended at once)."
+    )
+
+
 class ProcessExitedNotification(Record):
     session_id: SessionId = doc_field("The session whose agent started it.")
     process: ProcessInfo = doc_field("The process as it ended (status exited).")

@@ -24,6 +24,7 @@ from ..protocol import toolbox as tx
 from ..protocol import types as t
 from ..protocol.processes import ProcessInfo, SubagentInfo
 from ..protocol.usage import TokenUsage
+from .background import Change
 from .callbacks import EventSink
 from .catalog import Deleted, Forked, Found, Rewound, Spent
 from .images import Attachment
@@ -202,9 +203,9 @@ class AgentAdapter(Protocol):
         of both (``background.ending``)."""
         ...
 
-    def watch_exits(self, deliver: Callable[[str, ProcessInfo], None]) -> None:
-        """Hand ``deliver`` each of the sessions' background processes that ends
-        (``background.watch_exits``), from hermes' import on."""
+    def watch_processes(self, deliver: Callable[[Change, str, ProcessInfo], None]) -> None:
+        """Hand ``deliver`` each of the sessions' background processes that starts or
+        ends (``background.watch_processes``), from hermes' import on."""
         ...
 
     def subagents(self, session_id: str) -> list[SubagentInfo]:

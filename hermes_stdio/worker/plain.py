@@ -18,6 +18,7 @@ from ..protocol import events as ev
 from ..protocol import toolbox as tx
 from ..protocol import types as t
 from ..protocol.processes import ProcessInfo, SubagentInfo
+from .background import Change
 from .catalog import Deleted, Forked, Found, Rewound, Spent, UnknownSession
 from .contract import Announce, TurnOutcome, UserContent
 from .images import Attachment
@@ -97,7 +98,7 @@ class PlainAdapterMethods:
     def end_background(self, session_id: str) -> list[str]:
         return []
 
-    def watch_exits(self, deliver: Callable[[str, ProcessInfo], None]) -> None:
+    def watch_processes(self, deliver: Callable[[Change, str, ProcessInfo], None]) -> None:
         pass  # starts no background processes
 
     def subagents(self, session_id: str) -> list[SubagentInfo]:

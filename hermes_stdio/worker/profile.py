@@ -31,25 +31,28 @@ class HermesProfile:
     _modules: Callable[[], Any]
     _secrets: SecretBridge
     _deliver: Callable[[notices.Notice], None] | None = None
-    _exited: Callable[[str, ProcessInfo], None] | None = None
+    _changed: Callable[[background.Change, str, ProcessInfo], None] | None = None
     _watching: bool = False
 
     def watch_background(self, deliver: Callable[[notices.Notice], None]) -> None:
         self._deliver = deliver  # the watch starts once hermes is imported
 
-    def watch_exits(self, deliver: Callable[[str, ProcessInfo], None]) -> None:
-        self._exited = deliver  # likewise
+    def watch_processes(
+        self, deliver: Callable[[background.Change, str, ProcessInfo], None]
+    ) -> None:
+        self._changed = deliver  # likewise
 
     def _watch_notices(self) -> None:
-        """Start the watch of hermes' completion queue, and of its processes' ends,
+        """Start the watch of hermes' completion queue, and of its processes' starts and ends,
         once (from ``_modules``)."""
         if self._deliver is None or self._watching:
             return
         from tools import async_delegation
         from tools.process_registry import format_process_notification, process_registry
 
-        if self._exited is not None and not background.watch_exits(process_registry, self._exited):
-            log("worker: hermes' process registry changed: process/exited is not sent")
+        changed = self._changed
+        if changed is not None and not background.watch_processes(process_registry, changed):
+            log("worker: hermes' process registry changed: process/started, /exited not sent")
 
         hermes = notices.Hermes(
             format_process_notification,

@@ -90,7 +90,7 @@ class WorkerService(AnswerMethods, QueryMethods, TaskMethods, TranscriptMethods,
     def attach(self, peer: Peer) -> None:
         self.peer = peer
         self.adapter.watch_background(self._hand_back)
-        self.adapter.watch_exits(self._process_exited)
+        self.adapter.watch_processes(self._process_changed)
 
     def _outbox(self) -> Outbox | Callable[[bytes], bool]:
         assert self.peer is not None

@@ -13,8 +13,9 @@ Contract (a mixin of ``WorkerService``, which provides ``adapter``,
   still running, a subagent at work, or a result waiting for its run. Cheap,
   and it never imports hermes; ``worker/background`` (the supervisor's, before
   an idle stop) answers it.
-- ``_process_exited(session_id, info)`` pushes ``process/exited`` to the host
-  when one of the sessions' background processes ends (``watch_exits``).
+- ``_process_changed(change, session_id, info)`` pushes ``process/started`` or
+  ``process/exited`` to the host when one of the sessions' background processes
+  starts or ends (``watch_processes``).
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from ..transport import Peer
 from ..transport.log import log
 from ..wire import Request
 from . import background
+from .background import Change
 from .contract import AgentAdapter
 from .state import Session
 
@@ -71,10 +73,13 @@ class TaskMethods:
 
         return self.answer_off_reader(req, "interrupt", stopped)
 
-    def _process_exited(self, session_id: str, info: pr.ProcessInfo) -> None:
-        if self.peer is not None:
-            note = pr.ProcessExitedNotification(session_id, info)
-            self.peer.notify("process/exited", encode(note))
+    def _process_changed(self, change: Change, session_id: str, info: pr.ProcessInfo) -> None:
+        if self.peer is None:
+            return
+        kind = (
+            pr.ProcessStartedNotification if change == "started" else pr.ProcessExitedNotification
+        )
+        self.peer.notify(f"process/{change}", encode(kind(session_id, info)))
 
     def _h_worker_background(self, req: Request, p: t.EmptyParams) -> pw.WorkerBackgroundResult:
         return pw.WorkerBackgroundResult(sorted(self._working()))

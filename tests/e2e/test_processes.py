@@ -111,3 +111,43 @@ def test_a_background_process_that_ends_is_pushed_to_the_host_as_process_exited(
     assert killed.params["process"]["status"] == "exited"
     ends = [n for _, n in host.received if getattr(n, "method", "") == "process/exited"]
     assert len(ends) == 2  # once each
+
+
+def test_a_background_process_start_is_pushed_as_process_started_before_its_tool_completes(
+    host: HostClient, llm: ScriptedLLM, tmp_path: Path
+) -> None:
+    go = tmp_path / "go"  # it runs until the test creates it (bounded: 30 s)
+    serve = until_created(go, "echo kiwi-served")
+    llm.enqueue(
+        Reply.tool_call("terminal", {"command": serve, "background": True}), Reply.text(["ok"])
+    )
+    run = host.request("run/start", {"message": "serve it"})
+    host.wait_run_completed(run["runId"])
+    sid = run["sessionId"]
+    [proc] = host.request("process/list", {"sessionId": sid})["processes"]
+
+    received = [n for _, n in host.received]
+    [started] = [i for i, n in enumerate(received) if getattr(n, "method", "") == "process/started"]
+    note = received[started].params
+    assert note["sessionId"] == sid
+    info = note["process"]
+    assert (info["processId"], info["pid"], info["status"]) == (
+        proc["processId"],
+        proc["pid"],
+        "running",
+    )
+    assert info["exitCode"] is None and "kiwi-served" in info["command"]
+    tool_done = next(
+        i
+        for i, n in enumerate(received)
+        if getattr(n, "method", "") == "run/event"
+        and n.params["runId"] == run["runId"]
+        and n.params["event"]["type"] == "tool.completed"
+    )
+    assert started < tool_done  # the host hears of it before the tool's result names it
+
+    go.touch()
+    host.wait_for(lambda n: n.method == "process/exited", timeout=30)
+    methods = [getattr(n, "method", "") for _, n in host.received]
+    assert methods.count("process/started") == 1
+    assert methods.index("process/started") < methods.index("process/exited")

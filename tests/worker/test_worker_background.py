@@ -132,48 +132,89 @@ def test_interrupting_a_sessions_subagents_asks_hermes_only_when_one_is_at_work(
     assert background.interrupt_subagents(None, "s1") == 0
 
 
-class FinishingRegistry:
-    """hermes' registry as far as its processes' ends go."""
+class SpawningRegistry:
+    """hermes' registry as far as its processes' starts and ends go."""
 
     def __init__(self) -> None:
         self.finished: list[str] = []
+        self.spawned: list[str] = []
+        self.exit_at_once = False
+
+    def spawn_local(self, command: str, session_key: str = "") -> Process:
+        proc = Process(f"proc_{len(self.spawned) + 1}", "s1")
+        proc.session_key, proc.command = session_key, command
+        self.spawned.append(proc.id)
+        if self.exit_at_once:  # its reader thread saw it end before spawn returned
+            self._move_to_finished(proc)
+        return proc
+
+    def spawn_via_env(self, env: object, command: str, session_key: str = "") -> Process:
+        return self.spawn_local(command, session_key)
 
     def _move_to_finished(self, proc: Any) -> None:
         proc.exited = True
         self.finished.append(proc.id)
 
 
-def test_each_end_of_one_of_our_sessions_processes_is_told_once() -> None:
-    registry, told = FinishingRegistry(), []
-    assert background.watch_exits(registry, lambda sid, info: told.append((sid, info)))
-    assert not background.watch_exits(registry, lambda sid, info: None)  # wraps once
+def watched() -> tuple[SpawningRegistry, list[tuple[str, str, Any]]]:
+    registry, told = SpawningRegistry(), []
+    assert background.watch_processes(registry, lambda *change: told.append(change))
+    assert not background.watch_processes(registry, lambda *change: None)  # wraps once
+    return registry, told
 
-    served = Process("proc_1", "s1")
+
+def test_each_start_and_end_of_one_of_our_sessions_processes_is_told_once() -> None:
+    registry, told = watched()
+    served = registry.spawn_local("npm run dev", session_key=hermes_session_key("s1"))
+    assert [(c, sid, i.process_id, i.status) for c, sid, i in told] == [
+        ("started", "s1", "proc_1", "running")
+    ]
     served.exit_code, served.output_buffer = 0, "served\n"
     registry._move_to_finished(served)
     registry._move_to_finished(served)  # a kill racing its exit: hermes finishes it twice
-    foreign = Process("proc_2", "s1")
-    foreign.session_key = "cli-session"  # not one of ours
+    other = registry.spawn_via_env(object(), "make", session_key=hermes_session_key("s2"))
+    foreign = registry.spawn_local("top", session_key="cli-session")  # not one of ours
     registry._move_to_finished(foreign)
 
-    assert registry.finished == ["proc_1", "proc_1", "proc_2"]  # hermes' own work goes on
-    [(sid, info)] = told
-    assert sid == "s1"
-    assert (info.process_id, info.status, info.exit_code, info.output_tail) == (
-        "proc_1",
-        "exited",
-        0,
-        "served\n",
-    )
+    assert registry.finished == ["proc_1", "proc_1", "proc_3"]  # hermes' own work goes on
+    assert [(c, sid, i.process_id) for c, sid, i in told] == [
+        ("started", "s1", "proc_1"),
+        ("exited", "s1", "proc_1"),
+        ("started", "s2", other.id),
+    ]
+    _, _, ended = told[1]
+    assert (ended.status, ended.exit_code, ended.output_tail) == ("exited", 0, "served\n")
+    assert told[2][2].command == "make"
 
 
-def test_a_failing_listener_never_breaks_hermes_finishing_a_process() -> None:
-    registry = FinishingRegistry()
+def test_a_process_that_ends_before_its_spawn_returns_is_told_started_then_exited() -> None:
+    registry, told = watched()
+    registry.exit_at_once = True
+    registry.spawn_local("true", session_key=hermes_session_key("s1"))
+    assert [(c, i.process_id, i.status) for c, _, i in told] == [
+        ("started", "proc_1", "exited"),
+        ("exited", "proc_1", "exited"),
+    ]
 
-    def broken(sid: str, info: Any) -> None:
+
+def test_a_failing_listener_never_breaks_hermes_starting_or_finishing_a_process() -> None:
+    registry = SpawningRegistry()
+
+    def broken(change: str, sid: str, info: Any) -> None:
         raise RuntimeError("host gone")
 
-    background.watch_exits(registry, broken)
-    registry._move_to_finished(Process("proc_1", "s1"))
-    assert registry.finished == ["proc_1"]
-    assert not background.watch_exits(object(), broken)  # nothing to wrap: nothing done
+    assert background.watch_processes(registry, broken)
+    proc = registry.spawn_local("serve", session_key=hermes_session_key("s1"))
+    registry._move_to_finished(proc)
+    assert registry.spawned == registry.finished == ["proc_1"]
+
+
+def test_a_registry_without_hermes_spawn_methods_is_left_unwrapped() -> None:
+    class FinishOnly:
+        def _move_to_finished(self, proc: Any) -> None:
+            pass
+
+    finish_only = FinishOnly()
+    assert not background.watch_processes(finish_only, lambda *change: None)
+    assert "_move_to_finished" not in vars(finish_only)  # nothing wrapped
+    assert not background.watch_processes(object(), lambda *change: None)

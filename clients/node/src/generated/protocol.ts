@@ -840,6 +840,17 @@ export interface ProcessListResult {
   processes: ProcessInfo[];
 }
 
+export interface ProcessStartedNotification {
+  /**
+   * The session whose agent started it.
+   */
+  sessionId: string;
+  /**
+   * The process as it started (status running, or exited if it ended at once).
+   */
+  process: ProcessInfo;
+}
+
 export interface ProfileInfo {
   /**
    * What requests name it by; default is the Hermes home itself.
@@ -2757,6 +2768,8 @@ export interface ServerNotifications {
   'compression/resolved': CompressionResolvedNotification;
   /** A background process a session's agent started has ended (exited or killed). */
   'process/exited': ProcessExitedNotification;
+  /** A session's agent started a background process. */
+  'process/started': ProcessStartedNotification;
   /** The run ended; exactly one per started run, always its last. */
   'run/completed': RunCompletedNotification;
   /** Assistant text, streamed as the model produces it. */
@@ -2839,6 +2852,7 @@ export const SERVER_NOTIFICATION_METHODS: readonly ServerNotificationMethod[] = 
   'compression/requested',
   'compression/resolved',
   'process/exited',
+  'process/started',
   'run/completed',
   'run/delta',
   'run/event',
