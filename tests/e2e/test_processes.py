@@ -4,11 +4,27 @@ and kills the processes its agent started in the background, and no other sessio
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from hermes_stdio.testing.host import HostClient
 from hermes_stdio.testing.llm_server import Reply, ScriptedLLM
 
 from .conftest import TOOL_COMMAND, run_in_a_long_tool, tool_result, until_created, wait_gone
+
+
+def serve_until_created(
+    host: HostClient, llm: ScriptedLLM, go: Path
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A run whose agent starts a background process that runs until ``go`` is created
+    (bounded: 30 s); the run and the process as process/list shows it."""
+    serve = until_created(go, "echo kiwi-served")
+    llm.enqueue(
+        Reply.tool_call("terminal", {"command": serve, "background": True}), Reply.text(["it runs"])
+    )
+    run = host.request("run/start", {"message": "serve it"})
+    host.wait_run_completed(run["runId"])
+    [proc] = host.request("process/list", {"sessionId": run["sessionId"]})["processes"]
+    return run, proc
 
 
 def test_a_sessions_background_process_is_listed_and_killed_by_that_session_only(
@@ -76,18 +92,9 @@ def test_an_agent_lists_only_its_own_sessions_background_processes(
 def test_a_background_process_that_ends_is_pushed_to_the_host_as_process_exited(
     host: HostClient, llm: ScriptedLLM, tmp_path: Path
 ) -> None:
-    go = tmp_path / "go"  # it runs until the test creates it (bounded: 30 s)
-    serve = until_created(go, "echo kiwi-served")
-    llm.enqueue(
-        Reply.tool_call("terminal", {"command": serve, "background": True}),
-        Reply.text(["it runs"]),
-        Reply.tool_call("terminal", {"command": "sleep 30", "background": True}),
-        Reply.text(["another"]),
-    )
-    run = host.request("run/start", {"message": "serve it"})
-    host.wait_run_completed(run["runId"])
+    go = tmp_path / "go"
+    run, proc = serve_until_created(host, llm, go)
     sid = run["sessionId"]
-    [proc] = host.request("process/list", {"sessionId": sid})["processes"]
 
     go.touch()  # it ends by itself
     exited = host.wait_for(lambda n: n.method == "process/exited", timeout=30).params
@@ -96,6 +103,10 @@ def test_a_background_process_that_ends_is_pushed_to_the_host_as_process_exited(
     assert (info["processId"], info["status"], info["exitCode"]) == (proc["processId"], "exited", 0)
     assert "kiwi-served" in info["outputTail"]
 
+    llm.enqueue(
+        Reply.tool_call("terminal", {"command": "sleep 30", "background": True}),
+        Reply.text(["another"]),
+    )
     again = host.request("run/start", {"message": "another", "sessionId": sid})
     host.wait_run_completed(again["runId"])
     sleeper = next(
@@ -109,22 +120,16 @@ def test_a_background_process_that_ends_is_pushed_to_the_host_as_process_exited(
         timeout=30,
     )
     assert killed.params["process"]["status"] == "exited"
-    ends = [n for _, n in host.received if getattr(n, "method", "") == "process/exited"]
-    assert len(ends) == 2  # once each
+    methods = [getattr(n, "method", "") for _, n in host.received]
+    assert methods.count("process/exited") == methods.count("process/started") == 2  # once each
 
 
 def test_a_background_process_start_is_pushed_as_process_started_before_its_tool_completes(
     host: HostClient, llm: ScriptedLLM, tmp_path: Path
 ) -> None:
-    go = tmp_path / "go"  # it runs until the test creates it (bounded: 30 s)
-    serve = until_created(go, "echo kiwi-served")
-    llm.enqueue(
-        Reply.tool_call("terminal", {"command": serve, "background": True}), Reply.text(["ok"])
-    )
-    run = host.request("run/start", {"message": "serve it"})
-    host.wait_run_completed(run["runId"])
+    go = tmp_path / "go"
+    run, proc = serve_until_created(host, llm, go)
     sid = run["sessionId"]
-    [proc] = host.request("process/list", {"sessionId": sid})["processes"]
 
     received = [n for _, n in host.received]
     [started] = [i for i, n in enumerate(received) if getattr(n, "method", "") == "process/started"]
