@@ -4,12 +4,15 @@ Contract: a ``WorkerSlot`` is plain state that ``workers.WorkerPool`` changes
 under the slot's ``lock`` (starts, stops, exits) and ``use_lock`` (a request
 handed to the ready worker, against an idle stop deciding). ``ready`` is set
 once a start has ended, ready or failed (``start_error``); ``exit_handled``
-once the current or last process's exit has been handled. ``now_ms()`` is
+once the current or last process's exit has been handled. ``crashed`` counts an
+unexpected exit, putting the slot into backoff after ``max_crashes`` within
+``window_s``; ``exit_note`` describes an exit as ``worker/exited``. ``now_ms()`` is
 the wall clock in ms that ``started_at`` and ``last_used_at`` use.
 """
 
 from __future__ import annotations
 
+import signal
 import threading
 import time
 from collections import deque
@@ -24,6 +27,13 @@ from .routes import SlotKey
 
 def now_ms() -> int:
     return int(time.time() * 1000)
+
+
+def _signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:  # e.g. a real-time signal
+        return f"SIG{number}"
 
 
 class WorkerSlot:
@@ -68,3 +78,25 @@ class WorkerSlot:
     @property
     def label(self) -> str:
         return self.profile if self.worker_key is None else f"{self.profile}/{self.worker_key}"
+
+    def crashed(self, window_s: float, max_crashes: int) -> None:
+        self.restarts += 1
+        t = time.monotonic()
+        self.crashes.append(t)
+        while self.crashes and t - self.crashes[0] > window_s:
+            self.crashes.popleft()
+        if len(self.crashes) >= max_crashes:
+            self.state = "backoff"
+
+    def exit_note(
+        self, pid: int, code: int | None, expected: bool, reason: pw.ExitReason
+    ) -> pw.WorkerExitedNotification:
+        return pw.WorkerExitedNotification(
+            profile=self.profile,
+            worker_key=self.worker_key,
+            pid=pid,
+            exit_code=code if code is None or code >= 0 else None,
+            signal=_signal_name(-code) if code is not None and code < 0 else None,
+            expected=expected,
+            reason=reason,
+        )

@@ -40,7 +40,6 @@ Contract:
 from __future__ import annotations
 
 import os
-import signal
 import sys
 import threading
 import time
@@ -59,14 +58,6 @@ from .profiles import worker_env
 from .routes import SlotKey
 from .slot import WorkerSlot, now_ms
 from .template import TemplateUnavailable, WorkerTemplate
-
-
-def _signal_name(number: int) -> str:
-    try:
-        return signal.Signals(number).name
-    except ValueError:  # e.g. a real-time signal
-        return f"SIG{number}"
-
 
 # How long a start waits for the previous process's exit to be handled.
 EXIT_HANDLED_S = 15.0
@@ -326,28 +317,13 @@ class WorkerPool:
             slot.proc, slot.peer = None, None
             slot.state = "exited"
             if not expected:
-                slot.restarts += 1
-                t = time.monotonic()
-                slot.crashes.append(t)
-                while slot.crashes and t - slot.crashes[0] > self.crash_window_s:
-                    slot.crashes.popleft()
-                if len(slot.crashes) >= self.max_crashes:
-                    slot.state = "backoff"
+                slot.crashed(self.crash_window_s, self.max_crashes)
         if not slot.ready.is_set():
             slot.start_error = slot.start_error or RpcError(
                 ErrorType.WORKER_UNAVAILABLE, f"worker exited during start ({reason})"
             )
             slot.ready.set()
-        sig = _signal_name(-code) if code is not None and code < 0 else None
-        note = pw.WorkerExitedNotification(
-            profile=slot.profile,
-            worker_key=slot.worker_key,
-            pid=proc.pid,
-            exit_code=code if code is None or code >= 0 else None,
-            signal=sig,
-            expected=expected,
-            reason=why,
-        )
+        note = slot.exit_note(proc.pid, code, expected, why)
         log(
             f"hermes-stdio: worker {slot.label} pid {proc.pid} exited "
             f"(code={code}, {'expected' if expected else 'unexpected'}: {reason})"

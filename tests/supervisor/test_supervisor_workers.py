@@ -231,8 +231,11 @@ def test_a_caller_holding_a_forgotten_slot_starts_the_keys_current_slot(pool: Wo
     assert current is not None and current is not old and tried == [current]
 
 
-def test_signal_names_cover_signals_without_a_name() -> None:
-    from hermes_stdio.supervisor.workers import _signal_name
-
-    assert _signal_name(9) == "SIGKILL"
-    assert _signal_name(40) == "SIG40"  # real-time signals between RTMIN and RTMAX
+def test_an_exit_by_a_signal_is_named_even_a_signal_without_a_name() -> None:
+    slot = WorkerSlot("work", None)
+    killed = slot.exit_note(41, -9, False, "crashed")
+    assert (killed.exit_code, killed.signal, killed.expected) == (None, "SIGKILL", False)
+    realtime = slot.exit_note(41, -40, True, "shutdown")  # between SIGRTMIN and SIGRTMAX
+    assert (realtime.exit_code, realtime.signal, realtime.expected) == (None, "SIG40", True)
+    plain = slot.exit_note(41, 3, False, "crashed")
+    assert (plain.exit_code, plain.signal, plain.pid, plain.profile) == (3, None, 41, "work")
