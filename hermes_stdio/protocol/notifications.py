@@ -133,6 +133,16 @@ SERVER_NOTIFICATIONS: dict[str, NotificationSpec] = {
             "A background process a session's agent started has ended (exited or killed).",
         ),
         NotificationSpec(
+            "subagent/started",
+            pr.SubagentStartedNotification,
+            "A session's agent started a subagent in the background (an async delegate_task).",
+        ),
+        NotificationSpec(
+            "subagent/ended",
+            pr.SubagentEndedNotification,
+            "A subagent a session's agent started in the background has ended.",
+        ),
+        NotificationSpec(
             "worker/exited",
             pw.WorkerExitedNotification,
             "A worker process exited.",

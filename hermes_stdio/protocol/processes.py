@@ -64,6 +64,18 @@ class SubagentInfo(Record):
     completed_at: int | None = doc_field("When it ended (ms since the epoch); null while running.")
 
 
+class SubagentStartedNotification(Record):
+    session_id: SessionId = doc_field("The session whose agent delegated to it.")
+    subagent: SubagentInfo = doc_field(
+        "The subagent as it started (status running, or how it ended if it ended at once)."
+    )
+
+
+class SubagentEndedNotification(Record):
+    session_id: SessionId = doc_field("The session whose agent delegated to it.")
+    subagent: SubagentInfo = doc_field("The subagent as it ended: status and completedAt.")
+
+
 class SubagentListResult(Record):
     subagents: list[SubagentInfo] = doc_field("Running ones and recently finished ones.")
 

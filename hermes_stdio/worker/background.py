@@ -19,32 +19,17 @@ subagents, running and recently finished (the last 50 of the worker hermes
 keeps), from ``delegation.list_async_delegations()``;
 ``interrupt_subagents(delegation, session_id)`` tells those still at work to
 stop and says how many it told (each still reports when it ends).
-``watch_processes(registry, deliver)`` calls ``deliver("started", session_id,
-info)`` once for each process of one of this worker's sessions that starts,
-and ``deliver("exited", session_id, info)`` once when it ends (exits or is
-killed), from the thread that started or saw it end; a process that ends
-before its start was told has its start told first, so its start always comes
-first. It wraps the registry's ``spawn_local`` and ``spawn_via_env`` (what
-hermes' terminal tool starts one with) and ``_move_to_finished`` (hermes' one
-place for an end), and returns False, doing nothing, when one is missing or
-they are already wrapped.
 """
 
 from __future__ import annotations
 
-import threading
 import time
-from collections.abc import Callable
-from typing import Any, Literal
+from typing import Any
 
 from ..protocol.processes import ProcessInfo, SubagentInfo
-from ..transport.log import log
-from .keys import PREFIX, hermes_session_key
+from .keys import hermes_session_key
 
 TAIL_CHARS = 4000
-SPAWNS = ("spawn_local", "spawn_via_env")
-
-Change = Literal["started", "exited"]
 
 
 def _mine(registry: Any, session_id: str, process_id: str) -> Any:
@@ -103,22 +88,23 @@ def _ms(seconds: Any) -> int | None:
 
 
 def subagents(delegation: Any, session_id: str) -> list[SubagentInfo]:
-    found = []
-    for record in _records(delegation, session_id):
-        status = str(record.get("status") or "")
-        status = "running" if status in ("running", "finalizing") else status  # not reported yet
-        model = record.get("model")
-        found.append(
-            SubagentInfo(
-                subagent_id=str(record.get("delegation_id") or ""),
-                goal=str(record.get("goal") or "")[:200],
-                status=status,
-                model=model if isinstance(model, str) and model else None,
-                dispatched_at=_ms(record.get("dispatched_at")) or 0,
-                completed_at=None if status == "running" else _ms(record.get("completed_at")),
-            )
-        )
+    found = [subagent_of(record) for record in _records(delegation, session_id)]
     return sorted(found, key=lambda s: s.dispatched_at)
+
+
+def subagent_of(record: dict[str, Any], status: str | None = None) -> SubagentInfo:
+    """A subagent as hermes' ``async_delegation`` records it, ``status`` if given."""
+    status = str(status or record.get("status") or "")
+    status = "running" if status in ("running", "finalizing") else status  # not reported yet
+    model = record.get("model")
+    return SubagentInfo(
+        subagent_id=str(record.get("delegation_id") or ""),
+        goal=str(record.get("goal") or "")[:200],
+        status=status,
+        model=model if isinstance(model, str) and model else None,
+        dispatched_at=_ms(record.get("dispatched_at")) or 0,
+        completed_at=None if status == "running" else _ms(record.get("completed_at")),
+    )
 
 
 def interrupt_subagents(delegation: Any, session_id: str) -> int:
@@ -142,51 +128,3 @@ def info_of(proc: Any) -> ProcessInfo:
         uptime_s=int(time.time() - started) if isinstance(started, (int, float)) else 0,
         output_tail=str(getattr(proc, "output_buffer", "") or "")[-TAIL_CHARS:],
     )
-
-
-def watch_processes(registry: Any, deliver: Callable[[Change, str, ProcessInfo], None]) -> bool:
-    finish = getattr(registry, "_move_to_finished", None)
-    spawns = {name: getattr(registry, name, None) for name in SPAWNS}
-    if not callable(finish) or not all(callable(spawn) for spawn in spawns.values()):
-        return False
-    if getattr(finish, "hermes_stdio_watch", False):
-        return False
-    told: set[tuple[Change, str]] = set()  # hermes may finish one twice (a kill racing its exit)
-    lock = threading.Lock()
-
-    def tell(change: Change, proc: Any) -> None:
-        key = str(getattr(proc, "session_key", "") or "")
-        if not key.startswith(PREFIX) or len(key) == len(PREFIX):
-            return  # not started by one of our sessions' turns
-        # Held while telling: a process that ends at once is not told ended first.
-        with lock:
-            if (change, proc.id) in told:
-                return
-            changes: list[Change] = [change]
-            if change == "exited" and ("started", proc.id) not in told:
-                changes.insert(0, "started")  # it ended before its spawn returned
-            for each in changes:
-                told.add((each, proc.id))
-                try:
-                    deliver(each, key[len(PREFIX) :], info_of(proc))
-                except Exception as exc:  # hermes' threads must go on
-                    log(f"worker: telling of process {proc.id} {each} failed: {exc!r}")
-
-    def move_to_finished(proc: Any) -> None:
-        finish(proc)
-        tell("exited", proc)
-
-    def watched(spawn: Callable[..., Any]) -> Callable[..., Any]:
-        def spawned(*args: Any, **kwargs: Any) -> Any:
-            proc = spawn(*args, **kwargs)
-            tell("started", proc)
-            return proc
-
-        return spawned
-
-    move_to_finished.hermes_stdio_watch = True  # type: ignore[attr-defined]
-    registry._move_to_finished = move_to_finished
-    for name, spawn in spawns.items():
-        assert spawn is not None  # checked callable above
-        setattr(registry, name, watched(spawn))
-    return True

@@ -24,13 +24,13 @@ from ..protocol import toolbox as tx
 from ..protocol import types as t
 from ..protocol.processes import ProcessInfo, SubagentInfo
 from ..protocol.usage import TokenUsage
-from .background import Change
 from .callbacks import EventSink
 from .catalog import Deleted, Forked, Found, Rewound, Spent
 from .images import Attachment
 from .notices import Notice
 from .runtime import Fingerprint
 from .state import Session
+from .watches import Change
 
 UserContent = str | list[dict[str, Any]]  # a text, or OpenAI-style content parts
 Announce = Callable[[str], None]
@@ -205,7 +205,12 @@ class AgentAdapter(Protocol):
 
     def watch_processes(self, deliver: Callable[[Change, str, ProcessInfo], None]) -> None:
         """Hand ``deliver`` each of the sessions' background processes that starts or
-        ends (``background.watch_processes``), from hermes' import on."""
+        ends (``watches.watch_processes``), from hermes' import on."""
+        ...
+
+    def watch_subagents(self, deliver: Callable[[Change, str, SubagentInfo], None]) -> None:
+        """Hand ``deliver`` each of the sessions' subagents of an async ``delegate_task``
+        that starts or ends (``watches.watch_subagents``), from hermes' import on."""
         ...
 
     def subagents(self, session_id: str) -> list[SubagentInfo]:

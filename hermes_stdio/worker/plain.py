@@ -18,13 +18,13 @@ from ..protocol import events as ev
 from ..protocol import toolbox as tx
 from ..protocol import types as t
 from ..protocol.processes import ProcessInfo, SubagentInfo
-from .background import Change
 from .catalog import Deleted, Forked, Found, Rewound, Spent, UnknownSession
 from .contract import Announce, TurnOutcome, UserContent
 from .images import Attachment
 from .notices import Notice
 from .runtime import Fingerprint
 from .state import Session
+from .watches import Change
 
 
 class PlainAdapterMethods:
@@ -100,6 +100,9 @@ class PlainAdapterMethods:
 
     def watch_processes(self, deliver: Callable[[Change, str, ProcessInfo], None]) -> None:
         pass  # starts no background processes
+
+    def watch_subagents(self, deliver: Callable[[Change, str, SubagentInfo], None]) -> None:
+        pass  # starts no subagents
 
     def subagents(self, session_id: str) -> list[SubagentInfo]:
         return []  # starts no subagents

@@ -21,7 +21,7 @@ from ..protocol import events as ev
 from ..protocol import types as t
 from ..protocol.processes import ProcessInfo, SubagentInfo
 from ..transport.log import log
-from . import background, goals, notices, skills, tools
+from . import background, goals, notices, skills, tools, watches
 from .options import checkpoint_settings, disabled_toolsets, enabled_toolsets
 from .secrets import SecretBridge
 from .state import Session
@@ -31,28 +31,32 @@ class HermesProfile:
     _modules: Callable[[], Any]
     _secrets: SecretBridge
     _deliver: Callable[[notices.Notice], None] | None = None
-    _changed: Callable[[background.Change, str, ProcessInfo], None] | None = None
+    _process_changed: Callable[[watches.Change, str, ProcessInfo], None] | None = None
+    _subagent_changed: Callable[[watches.Change, str, SubagentInfo], None] | None = None
     _watching: bool = False
 
     def watch_background(self, deliver: Callable[[notices.Notice], None]) -> None:
         self._deliver = deliver  # the watch starts once hermes is imported
 
-    def watch_processes(
-        self, deliver: Callable[[background.Change, str, ProcessInfo], None]
-    ) -> None:
-        self._changed = deliver  # likewise
+    def watch_processes(self, deliver: Callable[[watches.Change, str, ProcessInfo], None]) -> None:
+        self._process_changed = deliver  # likewise
+
+    def watch_subagents(self, deliver: Callable[[watches.Change, str, SubagentInfo], None]) -> None:
+        self._subagent_changed = deliver  # likewise
 
     def _watch_notices(self) -> None:
-        """Start the watch of hermes' completion queue, and of its processes' starts and ends,
-        once (from ``_modules``)."""
+        """Start the watch of hermes' completion queue, and of its processes' and
+        subagents' starts and ends, once (from ``_modules``)."""
         if self._deliver is None or self._watching:
             return
         from tools import async_delegation
         from tools.process_registry import format_process_notification, process_registry
 
-        changed = self._changed
-        if changed is not None and not background.watch_processes(process_registry, changed):
+        on_process, on_subagent = self._process_changed, self._subagent_changed
+        if on_process is not None and not watches.watch_processes(process_registry, on_process):
             log("worker: hermes' process registry changed: process/started, /exited not sent")
+        if on_subagent is not None and not watches.watch_subagents(async_delegation, on_subagent):
+            log("worker: hermes' async_delegation changed: subagent/started, /ended not sent")
 
         hermes = notices.Hermes(
             format_process_notification,

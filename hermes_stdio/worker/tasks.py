@@ -15,7 +15,8 @@ Contract (a mixin of ``WorkerService``, which provides ``adapter``,
   an idle stop) answers it.
 - ``_process_changed(change, session_id, info)`` pushes ``process/started`` or
   ``process/exited`` to the host when one of the sessions' background processes
-  starts or ends (``watch_processes``).
+  starts or ends (``watch_processes``); ``_subagent_changed`` pushes
+  ``subagent/started`` or ``subagent/ended`` for its subagents (``watch_subagents``).
 """
 
 from __future__ import annotations
@@ -33,9 +34,9 @@ from ..transport import Peer
 from ..transport.log import log
 from ..wire import Request
 from . import background
-from .background import Change
 from .contract import AgentAdapter
 from .state import Session
+from .watches import Change
 
 
 class TaskMethods:
@@ -80,6 +81,14 @@ class TaskMethods:
             pr.ProcessStartedNotification if change == "started" else pr.ProcessExitedNotification
         )
         self.peer.notify(f"process/{change}", encode(kind(session_id, info)))
+
+    def _subagent_changed(self, change: Change, session_id: str, info: pr.SubagentInfo) -> None:
+        if self.peer is None:
+            return
+        kind = (
+            pr.SubagentStartedNotification if change == "started" else pr.SubagentEndedNotification
+        )
+        self.peer.notify(f"subagent/{change}", encode(kind(session_id, info)))
 
     def _h_worker_background(self, req: Request, p: t.EmptyParams) -> pw.WorkerBackgroundResult:
         return pw.WorkerBackgroundResult(sorted(self._working()))

@@ -185,6 +185,43 @@ def test_a_sessions_subagent_is_listed_and_interrupted_and_reports_as_a_run(
     assert host.request("subagent/list", {"sessionId": "other"}) == {"subagents": []}
 
 
+def test_a_subagents_start_and_end_are_pushed_before_its_tool_result_and_its_report(
+    host: HostClient, llm: ScriptedLLM
+) -> None:
+    sid, child = _subagent_at_work(host, llm)
+    [sub] = host.request("subagent/list", {"sessionId": sid})["subagents"]
+    received = [n for _, n in host.received]
+    [started] = [
+        i for i, n in enumerate(received) if getattr(n, "method", "") == "subagent/started"
+    ]
+    assert received[started].params == {"sessionId": sid, "subagent": sub}
+    dispatched = next(
+        i
+        for i, n in enumerate(received)
+        if getattr(n, "method", "") == "run/event"
+        and n.params["event"]["type"] == "tool.completed"
+        and n.params["event"]["name"] == "delegate_task"
+    )
+    assert started < dispatched  # the host hears of it before the tool's result names it
+
+    assert host.request("subagent/interrupt", {"sessionId": sid}) == {"interrupted": 1}
+    ended = host.wait_for(lambda n: n.method == "subagent/ended", timeout=60).params
+    assert ended["sessionId"] == sid
+    info = ended["subagent"]
+    assert (info["subagentId"], info["goal"]) == (sub["subagentId"], "count the kiwis")
+    assert info["status"] != "running" and info["completedAt"] >= sub["dispatchedAt"]
+    report = _triggered(host, sid)
+    child.release.set()
+    host.wait_run_completed(report.params["runId"])
+    methods = [getattr(n, "method", "") for _, n in host.received]
+    assert methods.count("subagent/started") == methods.count("subagent/ended") == 1
+    assert methods.index("subagent/ended") < received_index(host, report)
+
+
+def received_index(host: HostClient, note: Notification) -> int:
+    return next(i for i, (_, n) in enumerate(host.received) if n is note)
+
+
 def test_deleting_a_session_interrupts_its_subagent_whose_report_starts_no_run(
     host: HostClient, llm: ScriptedLLM
 ) -> None:

@@ -2141,6 +2141,17 @@ export interface StoredUsage {
   costUsd: number | null;
 }
 
+export interface SubagentEndedNotification {
+  /**
+   * The session whose agent delegated to it.
+   */
+  sessionId: string;
+  /**
+   * The subagent as it ended: status and completedAt.
+   */
+  subagent: SubagentInfo;
+}
+
 export interface SubagentInfo {
   /**
    * hermes' delegation id, as delegate_task's result names it.
@@ -2180,6 +2191,17 @@ export interface SubagentListResult {
    * Running ones and recently finished ones.
    */
   subagents: SubagentInfo[];
+}
+
+export interface SubagentStartedNotification {
+  /**
+   * The session whose agent delegated to it.
+   */
+  sessionId: string;
+  /**
+   * The subagent as it started (status running, or how it ended if it ended at once).
+   */
+  subagent: SubagentInfo;
 }
 
 export interface SudoRequestedNotification {
@@ -2784,6 +2806,10 @@ export interface ServerNotifications {
   'secret/resolved': SecretResolvedNotification;
   /** hermes titled a session after one of its first exchanges. */
   'session/titled': SessionTitledNotification;
+  /** A subagent a session's agent started in the background has ended. */
+  'subagent/ended': SubagentEndedNotification;
+  /** A session's agent started a subagent in the background (an async delegate_task). */
+  'subagent/started': SubagentStartedNotification;
   /** A terminal command runs sudo and waits for the user's password. */
   'sudo/requested': SudoRequestedNotification;
   /** A sudo password request is no longer pending (answered, declined, timed out, cancelled). */
@@ -2860,6 +2886,8 @@ export const SERVER_NOTIFICATION_METHODS: readonly ServerNotificationMethod[] = 
   'secret/requested',
   'secret/resolved',
   'session/titled',
+  'subagent/ended',
+  'subagent/started',
   'sudo/requested',
   'sudo/resolved',
   'worker/exited',

@@ -1,0 +1,147 @@
+"""Pushes of a session's background work as it starts and ends: the processes of
+hermes' process registry and the subagents of its ``async_delegation`` (both passed in).
+
+Contract: ``watch_processes(registry, deliver)`` calls ``deliver("started",
+session_id, info)`` once for each process of one of this worker's sessions that
+starts, and ``deliver("exited", session_id, info)`` once when it ends (exits or is
+killed); ``watch_subagents(delegation, deliver)`` does the same with ``"started"``
+and ``"ended"`` for each subagent of an async ``delegate_task`` (``info`` a
+``SubagentInfo``, its ``status`` how it ended). ``deliver`` runs on the thread
+that started the work or saw it end. Work that ends before its start was told
+has its start told first, so a start always comes first; an end is told before
+hermes hands the subagent's report on (a run it starts comes after it). Work not
+started by one of our sessions' turns (``keys.PREFIX``) is not told. Each wraps
+hermes' functions that start and end the work (processes: the registry's
+``spawn_local``, ``spawn_via_env``, what its terminal tool starts one with, and
+``_move_to_finished``, its one place for an end; subagents: the module's
+``dispatch_async_delegation``, ``dispatch_async_delegation_batch`` and
+``_persist_completion``, which both its ways of ending one call) and returns
+False, doing nothing, when one is missing or they are already wrapped. A failing
+``deliver`` is logged; hermes' work goes on.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import Any, Literal
+
+from ..protocol.processes import ProcessInfo, SubagentInfo
+from ..transport.log import log
+from .background import info_of, subagent_of
+from .keys import PREFIX
+
+SPAWNS = ("spawn_local", "spawn_via_env")
+DISPATCHES = ("dispatch_async_delegation", "dispatch_async_delegation_batch")
+# Both of hermes' completion paths (one subagent, a batch) store the event through it,
+# then queue it for the session.
+PERSIST = "_persist_completion"
+WRAPPED = "hermes_stdio_watch"
+
+Change = Literal["started", "exited", "ended"]
+
+
+class _Announcer:
+    """Tells each piece of work's start once and its end once, the start first."""
+
+    def __init__(self, what: str, deliver: Callable[[Change, str, Any], None]) -> None:
+        self._what, self._deliver = what, deliver
+        self._told: set[tuple[Change, str]] = set()  # hermes may end one twice (a kill, an exit)
+        self._lock = threading.Lock()
+
+    def tell(self, change: Change, work_id: str, key: str, info: Callable[[], Any]) -> None:
+        if not key.startswith(PREFIX) or len(key) == len(PREFIX):
+            return  # not started by one of our sessions' turns
+        # Held while telling: work that ends at once is never told ended first.
+        with self._lock:
+            if (change, work_id) in self._told:
+                return
+            changes: list[Change] = [change]
+            if change != "started" and ("started", work_id) not in self._told:
+                changes.insert(0, "started")  # it ended before its start returned
+            for each in changes:
+                self._told.add((each, work_id))
+                try:
+                    self._deliver(each, key[len(PREFIX) :], info())
+                except Exception as exc:  # hermes' threads must go on
+                    log(f"worker: telling of {self._what} {work_id} {each} failed: {exc!r}")
+
+
+def _wrappable(owner: Any, names: tuple[str, ...]) -> dict[str, Callable[..., Any]] | None:
+    found = {name: getattr(owner, name, None) for name in names}
+    if not all(callable(f) for f in found.values()):
+        return None
+    if any(getattr(f, WRAPPED, False) for f in found.values()):
+        return None
+    return {name: f for name, f in found.items() if f is not None}
+
+
+def _install(owner: Any, wrappers: dict[str, Callable[..., Any]]) -> None:
+    for name, wrapper in wrappers.items():
+        setattr(wrapper, WRAPPED, True)
+        setattr(owner, name, wrapper)
+
+
+def watch_processes(registry: Any, deliver: Callable[[Change, str, ProcessInfo], None]) -> bool:
+    found = _wrappable(registry, ("_move_to_finished", *SPAWNS))
+    if found is None:
+        return False
+    announcer = _Announcer("process", deliver)
+
+    def tell(change: Change, proc: Any) -> None:
+        key = str(getattr(proc, "session_key", "") or "")
+        announcer.tell(change, str(proc.id), key, lambda: info_of(proc))
+
+    finish = found["_move_to_finished"]
+
+    def move_to_finished(proc: Any) -> None:
+        finish(proc)
+        tell("exited", proc)
+
+    def watched(spawn: Callable[..., Any]) -> Callable[..., Any]:
+        def spawned(*args: Any, **kwargs: Any) -> Any:
+            proc = spawn(*args, **kwargs)
+            tell("started", proc)
+            return proc
+
+        return spawned
+
+    _install(
+        registry,
+        {"_move_to_finished": move_to_finished, **{n: watched(found[n]) for n in SPAWNS}},
+    )
+    return True
+
+
+def watch_subagents(delegation: Any, deliver: Callable[[Change, str, SubagentInfo], None]) -> bool:
+    found = _wrappable(delegation, (PERSIST, *DISPATCHES))
+    if found is None:
+        return False
+    announcer = _Announcer("subagent", deliver)
+    persist = found[PERSIST]
+
+    def persist_completion(event: Any, *rest: Any, **kw: Any) -> Any:
+        if isinstance(event, dict):  # the completion event, with how it ended
+            key, sub_id = str(event.get("session_key") or ""), str(event.get("delegation_id"))
+            announcer.tell("ended", sub_id, key, lambda: subagent_of(event))
+        return persist(event, *rest, **kw)
+
+    def watched(dispatch: Callable[..., Any]) -> Callable[..., Any]:
+        def dispatched(*args: Any, **kwargs: Any) -> Any:
+            result = dispatch(*args, **kwargs)
+            if isinstance(result, dict) and result.get("status") == "dispatched":
+                sub_id = str(result.get("delegation_id"))
+                listed = delegation.list_async_delegations()
+                record = next((r for r in listed if r.get("delegation_id") == sub_id), None)
+                if record is not None:  # None: hermes let go of it already (it ended)
+                    key = str(record.get("session_key") or "")
+                    announcer.tell("started", sub_id, key, lambda: subagent_of(record))
+            return result
+
+        return dispatched
+
+    _install(
+        delegation,
+        {PERSIST: persist_completion} | {n: watched(found[n]) for n in DISPATCHES},
+    )
+    return True

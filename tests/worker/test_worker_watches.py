@@ -1,0 +1,201 @@
+"""watches with stand-ins of hermes' process registry and async_delegation: each start
+and end of a session's background work is told once, its start first."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from test_worker_background import Process
+
+from hermes_stdio.worker import watches
+from hermes_stdio.worker.keys import hermes_session_key
+
+
+class SpawningRegistry:
+    """hermes' registry as far as its processes' starts and ends go."""
+
+    def __init__(self) -> None:
+        self.finished: list[str] = []
+        self.spawned: list[str] = []
+        self.exit_at_once = False
+
+    def spawn_local(self, command: str, session_key: str = "") -> Process:
+        proc = Process(f"proc_{len(self.spawned) + 1}", "s1")
+        proc.session_key, proc.command = session_key, command
+        self.spawned.append(proc.id)
+        if self.exit_at_once:  # its reader thread saw it end before spawn returned
+            self._move_to_finished(proc)
+        return proc
+
+    def spawn_via_env(self, env: object, command: str, session_key: str = "") -> Process:
+        return self.spawn_local(command, session_key)
+
+    def _move_to_finished(self, proc: Any) -> None:
+        proc.exited = True
+        self.finished.append(proc.id)
+
+
+def watched() -> tuple[SpawningRegistry, list[tuple[str, str, Any]]]:
+    registry, told = SpawningRegistry(), []
+    assert watches.watch_processes(registry, lambda *change: told.append(change))
+    assert not watches.watch_processes(registry, lambda *change: None)  # wraps once
+    return registry, told
+
+
+def test_each_start_and_end_of_one_of_our_sessions_processes_is_told_once() -> None:
+    registry, told = watched()
+    served = registry.spawn_local("npm run dev", session_key=hermes_session_key("s1"))
+    assert [(c, sid, i.process_id, i.status) for c, sid, i in told] == [
+        ("started", "s1", "proc_1", "running")
+    ]
+    served.exit_code, served.output_buffer = 0, "served\n"
+    registry._move_to_finished(served)
+    registry._move_to_finished(served)  # a kill racing its exit: hermes finishes it twice
+    other = registry.spawn_via_env(object(), "make", session_key=hermes_session_key("s2"))
+    foreign = registry.spawn_local("top", session_key="cli-session")  # not one of ours
+    registry._move_to_finished(foreign)
+
+    assert registry.finished == ["proc_1", "proc_1", "proc_3"]  # hermes' own work goes on
+    assert [(c, sid, i.process_id) for c, sid, i in told] == [
+        ("started", "s1", "proc_1"),
+        ("exited", "s1", "proc_1"),
+        ("started", "s2", other.id),
+    ]
+    _, _, ended = told[1]
+    assert (ended.status, ended.exit_code, ended.output_tail) == ("exited", 0, "served\n")
+    assert told[2][2].command == "make"
+
+
+def test_a_process_that_ends_before_its_spawn_returns_is_told_started_then_exited() -> None:
+    registry, told = watched()
+    registry.exit_at_once = True
+    registry.spawn_local("true", session_key=hermes_session_key("s1"))
+    assert [(c, i.process_id, i.status) for c, _, i in told] == [
+        ("started", "proc_1", "exited"),
+        ("exited", "proc_1", "exited"),
+    ]
+
+
+def test_a_failing_listener_never_breaks_hermes_starting_or_finishing_a_process() -> None:
+    registry = SpawningRegistry()
+
+    def broken(change: str, sid: str, info: Any) -> None:
+        raise RuntimeError("host gone")
+
+    assert watches.watch_processes(registry, broken)
+    proc = registry.spawn_local("serve", session_key=hermes_session_key("s1"))
+    registry._move_to_finished(proc)
+    assert registry.spawned == registry.finished == ["proc_1"]
+
+
+def test_a_registry_without_hermes_spawn_methods_is_left_unwrapped() -> None:
+    class FinishOnly:
+        def _move_to_finished(self, proc: Any) -> None:
+            pass
+
+    finish_only = FinishOnly()
+    assert not watches.watch_processes(finish_only, lambda *change: None)
+    assert "_move_to_finished" not in vars(finish_only)  # nothing wrapped
+    assert not watches.watch_processes(object(), lambda *change: None)
+
+
+class Delegation:
+    """hermes' async_delegation as far as its subagents' starts and ends go."""
+
+    def __init__(self) -> None:
+        self.records: dict[str, dict[str, Any]] = {}
+        self.pushed: list[tuple[str, str]] = []
+        self.end_at_once: str | None = None
+        self.reject = False
+
+    def dispatch_async_delegation_batch(self, *, session_key: str, goal: str) -> dict[str, Any]:
+        if self.reject:
+            return {"status": "rejected", "error": "at capacity"}
+        sub_id = f"deleg_{len(self.records) + 1}"
+        self.records[sub_id] = {
+            "delegation_id": sub_id,
+            "session_key": session_key,
+            "goal": goal,
+            "status": "running",
+            "dispatched_at": 10.0,
+            "model": "m1",
+        }
+        if self.end_at_once:  # its worker thread ended before dispatch returned
+            self.finish(sub_id, self.end_at_once)
+        return {"status": "dispatched", "delegation_id": sub_id}
+
+    def dispatch_async_delegation(self, *, session_key: str, goal: str) -> dict[str, Any]:
+        return self.dispatch_async_delegation_batch(session_key=session_key, goal=goal)
+
+    def list_async_delegations(self) -> list[dict[str, Any]]:
+        return [dict(r) for r in self.records.values()]
+
+    def finish(self, sub_id: str, status: str) -> None:
+        """As hermes' _finalize: finalizing, the completion event stored, then the status."""
+        record = self.records[sub_id]
+        record["status"], record["completed_at"] = "finalizing", 12.5
+        self._persist_completion({**record, "status": status}, {"summary": "done"})
+        record["status"] = status
+
+    def _persist_completion(self, event: dict[str, Any], result: Any) -> None:
+        self.pushed.append((event["delegation_id"], event["status"]))
+
+
+def watched_subagents() -> tuple[Delegation, list[tuple[str, str, Any, int]]]:
+    delegation, told = Delegation(), []
+
+    def deliver(change: str, sid: str, info: Any) -> None:
+        told.append((change, sid, info, len(delegation.pushed)))
+
+    assert watches.watch_subagents(delegation, deliver)
+    assert not watches.watch_subagents(delegation, deliver)  # wraps once
+    return delegation, told
+
+
+def test_each_start_and_end_of_a_sessions_subagent_is_told_once_the_end_before_its_report() -> None:
+    delegation, told = watched_subagents()
+    ours = hermes_session_key("s1")
+    delegation.dispatch_async_delegation_batch(session_key=ours, goal="count the kiwis")
+    delegation.dispatch_async_delegation(session_key="cli-session", goal="not ours")
+    delegation.finish("deleg_1", "completed")
+    delegation.finish("deleg_2", "completed")
+    assert delegation.pushed == [("deleg_1", "completed"), ("deleg_2", "completed")]
+    assert [(c, sid, i.subagent_id, i.status, pushed) for c, sid, i, pushed in told] == [
+        ("started", "s1", "deleg_1", "running", 0),
+        ("ended", "s1", "deleg_1", "completed", 0),  # before hermes hands its report on
+    ]
+    started, ended = told[0][2], told[1][2]
+    assert (started.goal, started.model, started.dispatched_at, started.completed_at) == (
+        "count the kiwis",
+        "m1",
+        10_000,
+        None,
+    )
+    assert ended.completed_at == 12_500
+
+
+def test_a_subagent_that_ends_before_its_dispatch_returns_is_told_started_then_ended() -> None:
+    delegation, told = watched_subagents()
+    delegation.end_at_once = "error"
+    delegation.dispatch_async_delegation(session_key=hermes_session_key("s1"), goal="fail")
+    assert [(c, i.status) for c, _, i, _ in told] == [("started", "error"), ("ended", "error")]
+
+
+def test_a_rejected_dispatch_tells_nothing() -> None:
+    delegation, told = watched_subagents()
+    delegation.reject = True
+    delegation.dispatch_async_delegation_batch(session_key=hermes_session_key("s1"), goal="x")
+    assert told == []
+
+
+def test_a_failing_listener_never_breaks_hermes_running_a_subagent() -> None:
+    delegation = Delegation()
+
+    def broken(change: str, sid: str, info: Any) -> None:
+        raise RuntimeError("host gone")
+
+    assert watches.watch_subagents(delegation, broken)
+    delegation.dispatch_async_delegation(session_key=hermes_session_key("s1"), goal="x")
+    delegation.finish("deleg_1", "completed")
+    assert delegation.pushed == [("deleg_1", "completed")]
+    assert not watches.watch_subagents(object(), broken)  # nothing to wrap: nothing done
