@@ -75,20 +75,26 @@ class TaskMethods:
         return self.answer_off_reader(req, "interrupt", stopped)
 
     def _process_changed(self, change: Change, session_id: str, info: pr.ProcessInfo) -> None:
-        if self.peer is None:
-            return
-        kind = (
-            pr.ProcessStartedNotification if change == "started" else pr.ProcessExitedNotification
+        self._tell(
+            "process",
+            change,
+            pr.ProcessStartedNotification(session_id, info)
+            if change == "started"
+            else pr.ProcessExitedNotification(session_id, info),
         )
-        self.peer.notify(f"process/{change}", encode(kind(session_id, info)))
 
     def _subagent_changed(self, change: Change, session_id: str, info: pr.SubagentInfo) -> None:
-        if self.peer is None:
-            return
-        kind = (
-            pr.SubagentStartedNotification if change == "started" else pr.SubagentEndedNotification
+        self._tell(
+            "subagent",
+            change,
+            pr.SubagentStartedNotification(session_id, info)
+            if change == "started"
+            else pr.SubagentEndedNotification(session_id, info),
         )
-        self.peer.notify(f"subagent/{change}", encode(kind(session_id, info)))
+
+    def _tell(self, work: str, change: Change, note: Record) -> None:
+        if self.peer is not None:
+            self.peer.notify(f"{work}/{change}", encode(note))
 
     def _h_worker_background(self, req: Request, p: t.EmptyParams) -> pw.WorkerBackgroundResult:
         return pw.WorkerBackgroundResult(sorted(self._working()))
