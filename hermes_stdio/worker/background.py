@@ -92,9 +92,9 @@ def subagents(delegation: Any, session_id: str) -> list[SubagentInfo]:
     return sorted(found, key=lambda s: s.dispatched_at)
 
 
-def subagent_of(record: dict[str, Any], status: str | None = None) -> SubagentInfo:
-    """A subagent as hermes' ``async_delegation`` records it, ``status`` if given."""
-    status = str(status or record.get("status") or "")
+def subagent_of(record: dict[str, Any]) -> SubagentInfo:
+    """A subagent as hermes' ``async_delegation`` records it (or its completion event)."""
+    status = str(record.get("status") or "")
     status = "running" if status in ("running", "finalizing") else status  # not reported yet
     model = record.get("model")
     return SubagentInfo(
