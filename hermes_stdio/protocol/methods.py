@@ -370,6 +370,6 @@ WORKER_METHODS: dict[str, Method] = _methods(
         t.EmptyParams,
         pw.WorkerBackgroundResult,
         "supervisor",
-        "The sessions whose background work goes on (asked before an idle stop).",
+        "The sessions whose background work goes on (asked before an idle or limit stop).",
     ),
 )

@@ -23,8 +23,9 @@ stopping it would kill that work; a worker that does not answer is stopped.
 
 ``make_room(slot)`` is called (by the pool, under ``slot.lock``) before a
 worker starts for ``slot``: when ``max_workers`` others are starting or ready,
-the least recently used ready one with no run in progress and no request in
-flight (``Peer.in_flight``) is stopped first, just as an idle stop is
+the least recently used ready one with no run in progress, no request in
+flight (``Peer.in_flight``) and no background work (``background(slot)``,
+asked of each candidate in turn) is stopped first, just as an idle stop is
 (``worker/exited`` with reason ``limit``; its sessions stay routed to it and
 resume from the database); if none is free, the start fails with
 ``worker_limit``. Decisions are taken one at a time, and a
@@ -59,7 +60,9 @@ def asks_background(slot: WorkerSlot) -> bool:
         got.append(response)
         answered.set()
 
-    peer.request("worker/background", {}, on_answer, timeout=ASK_S)
+    # records=False: once answered, the ask is not a request in flight that would
+    # keep the limit from stopping this worker.
+    peer.request("worker/background", {}, on_answer, timeout=ASK_S, records=False)
     if not answered.wait(ASK_S + 1.0) or got[0].error is not None:
         return False
     sessions = got[0].result.get("sessions") if isinstance(got[0].result, dict) else None
@@ -155,13 +158,17 @@ class IdleWorkers:
             others = [s for s in self.pool.slots() if s is not starting]
             live = self._live(others)
             if live >= self.max_workers and not any(
-                self._free(s) and s not in self._stopping and self._evict(s)
+                self._free(s)
+                and s not in self._stopping
+                and not self._background(s)  # stopping it would kill that work
+                and self._evict(s)
                 for s in sorted(others, key=lambda s: s.last_used_at)
             ):
                 raise RpcError(
                     ErrorType.WORKER_LIMIT,
                     f"{live} workers are running (--max-workers {self.max_workers}) and each"
-                    " has a run in progress or a request pending; try again when one is free",
+                    " has a run in progress, a request pending or background work going on;"
+                    " try again when one is free",
                     limit=self.max_workers,
                 )
             self._admitted.add(starting)

@@ -14,7 +14,9 @@ Contract:
   timeout (then sends ``$/cancelRequest`` for it, and drops its late answer
   quietly) or when the peer closes (``close_error``); ``cancel_remote`` sends
   that notification for a request still pending; ``in_flight`` counts the
-  requests not answered yet and those whose answer's callback still runs.
+  requests not answered yet and those whose answer's callback still runs
+  (except a request sent with ``records=False``: its callback records nothing
+  another thread reads, so it stops counting once answered).
   ``respond*`` and ``notify`` go through one ``FrameWriter`` (``handoff`` and
   ``linger_s`` are its options).
 - With ``refuse_over``, a request is failed at once with ``overload_error``,
@@ -97,7 +99,8 @@ class Peer:
         )
         self._lock = threading.Lock()
         self._ids = itertools.count(1)
-        self._pending: dict[RequestId, tuple[ResponseCallback, TimerHandle | None]] = {}
+        # id -> (callback, timeout, whether its callback counts in in_flight while it runs)
+        self._pending: dict[RequestId, tuple[ResponseCallback, TimerHandle | None, bool]] = {}
         self._resolving = 0  # answers taken from _pending whose callback still runs
         self._abandoned: set[RequestId] = set()  # timed out; the other side may still answer
         self._closed = False
@@ -132,6 +135,7 @@ class Peer:
         callback: ResponseCallback,
         *,
         timeout: float | None = None,
+        records: bool = True,
     ) -> RequestId:
         msg_id = next(self._ids)
         if self._refuse_over is not None and self.writer.backlog > self._refuse_over:
@@ -146,7 +150,7 @@ class Peer:
                     timer.cancel()
                 callback(Response(msg_id, None, self.close_error.to_wire()))
                 return msg_id
-            self._pending[msg_id] = (callback, timer)
+            self._pending[msg_id] = (callback, timer, records)
         if not self.writer.send(encode_request(msg_id, method, params)):
             self._resolve(Response(msg_id, None, self.close_error.to_wire()))
         return msg_id
@@ -175,7 +179,8 @@ class Peer:
     def _resolve(self, response: Response) -> None:
         with self._lock:
             entry = self._pending.pop(response.id, None) if response.id is not None else None
-            if entry is not None:
+            counted = entry is not None and entry[2]
+            if counted:
                 self._resolving += 1
         if entry is None:
             with self._lock:
@@ -184,14 +189,15 @@ class Peer:
             if response.id is not None and not late:
                 log(f"hermes-stdio: {self.name}: response for unknown id {response.id!r}")
             return
-        callback, timer = entry
+        callback, timer, _ = entry
         if timer is not None:
             timer.cancel()
         try:
             callback(response)
         finally:
-            with self._lock:
-                self._resolving -= 1
+            if counted:
+                with self._lock:
+                    self._resolving -= 1
 
     @property
     def backlog(self) -> int:
@@ -277,7 +283,7 @@ class Peer:
             self._closed = True
             pending = list(self._pending.items())
             self._pending.clear()
-        for msg_id, (callback, timer) in pending:
+        for msg_id, (callback, timer, _) in pending:
             if timer is not None:
                 timer.cancel()
             callback(Response(msg_id, None, self.close_error.to_wire()))

@@ -1,8 +1,8 @@
 """The worker limit through the real binary: at --max-workers, the least recently used
 free worker is stopped (worker/exited, reason limit) to start another, and its sessions
-resume from the DB; a worker whose run waits on the host is never stopped, and the
-request that needed room fails with worker_limit until that run ends. Also a worker
-that never gets ready exits as start_failed."""
+resume from the DB; a worker whose run waits on the host, or whose background process
+runs, is never stopped, and the request that needed room fails with worker_limit until
+that run or process ends. Also a worker that never gets ready exits as start_failed."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import pytest
 from hermes_stdio.testing.llm_server import Reply, ScriptedLLM
 from hermes_stdio.wire import ErrorType, RpcError
 
-from .conftest import StartHost
+from .conftest import StartHost, until_created
 from .test_approvals import respond, waiting
 
 
@@ -67,6 +67,34 @@ def test_a_worker_whose_run_waits_on_the_host_is_never_stopped_for_room(
     assert victim.exists()
     # The run ended: now the same request makes room.
     assert host.request("session/listStored", {"profile": "work"})["sessions"] == []
+    assert states(host) == {"default": "exited", "work": "ready"}
+
+
+def test_a_worker_whose_background_process_runs_is_never_stopped_for_room(
+    start_host: StartHost, llm: ScriptedLLM, tmp_path: Path
+) -> None:
+    host = start_host("--max-workers", "1")
+    host.initialize()
+    go = tmp_path / "go"  # the dev server runs until the test creates it (bounded: 30 s)
+    serve = until_created(go, "echo served")
+    llm.enqueue(
+        Reply.tool_call("terminal", {"command": serve, "background": True}),
+        Reply.text(["it runs"]),
+    )
+    run = host.request("run/start", {"message": "serve it"})  # the default profile's worker
+    host.wait_run_completed(run["runId"])
+    with pytest.raises(RpcError) as caught:
+        host.request("session/listStored", {"profile": "work"})
+    assert caught.value.kind is ErrorType.WORKER_LIMIT and caught.value.data["limit"] == 1
+    assert states(host) == {"default": "ready", "work": "exited"}
+    [proc] = host.request("process/list", {"sessionId": run["sessionId"]})["processes"]
+    assert proc["status"] == "running"
+
+    go.touch()  # the process ends by itself: now the same request makes room
+    host.wait_for(lambda n: n.method == "process/exited", timeout=30)
+    assert host.request("session/listStored", {"profile": "work"})["sessions"] == []
+    exited = host.wait_for(lambda n: n.method == "worker/exited", timeout=30)
+    assert (exited.params["profile"], exited.params["reason"]) == ("default", "limit")
     assert states(host) == {"default": "exited", "work": "ready"}
 
 

@@ -129,9 +129,18 @@ def test_a_worker_without_a_peer_has_no_background_work_to_keep_it() -> None:
     assert asks_background(ready("no-peer", 100)) is False
 
 
-def limited(max_workers: int, *slots: WorkerSlot) -> tuple[IdleWorkers, FakePool, FakeRoutes]:
+def limited(
+    max_workers: int, *slots: WorkerSlot, background: Any = asks_background
+) -> tuple[IdleWorkers, FakePool, FakeRoutes]:
     pool, routes = FakePool(*slots), FakeRoutes()
-    idle = IdleWorkers(pool, routes, 0, FakeTimers(), max_workers=max_workers)  # type: ignore[arg-type]
+    idle = IdleWorkers(
+        pool,  # type: ignore[arg-type]
+        routes,  # type: ignore[arg-type]
+        0,
+        FakeTimers(),
+        max_workers=max_workers,
+        background=background,
+    )
     return idle, pool, routes
 
 
@@ -221,3 +230,26 @@ def test_a_worker_with_a_request_in_flight_is_not_stopped_for_room() -> None:
     idle, pool, _ = limited(2, asked, idle_one, new)
     idle.make_room(new)
     assert pool.stopped == ["idle"]
+
+
+def test_a_worker_whose_background_work_goes_on_is_not_stopped_for_room() -> None:
+    serving, recent, new = ready("serving", 100), ready("recent", 10), WorkerSlot("new", None)
+    asked: list[str] = []
+
+    def background(slot: WorkerSlot) -> bool:
+        asked.append(slot.profile)
+        return slot is serving  # a dev server the agent started still runs
+
+    idle, pool, _ = limited(2, serving, recent, new, background=background)
+    idle.make_room(new)
+    assert asked == ["serving", "recent"]  # least recently used first
+    assert pool.stopped == ["recent"]
+
+
+def test_when_every_free_worker_has_background_work_a_start_fails_with_worker_limit() -> None:
+    serving, new = ready("serving", 100), WorkerSlot("new", None)
+    idle, pool, _ = limited(1, serving, new, background=lambda _slot: True)
+    with pytest.raises(RpcError) as caught:
+        idle.make_room(new)
+    assert caught.value.kind is ErrorType.WORKER_LIMIT and caught.value.data == {"limit": 1}
+    assert pool.stopped == []

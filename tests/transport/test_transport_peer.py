@@ -341,6 +341,17 @@ def test_a_request_is_in_flight_until_its_answers_callback_has_returned(link: Li
     assert seen.get(timeout=WAIT) == (0, 1)
 
 
+def test_a_request_whose_callback_records_nothing_stops_being_in_flight_once_answered(
+    link: Link,
+):
+    seen: queue.Queue[int] = queue.Queue()
+    msg_id = link.peer.request("ask", {}, lambda _r: seen.put(link.peer.in_flight), records=False)
+    assert link.peer.in_flight == 1  # unanswered, it counts as any request does
+    link.next()
+    link.send({"jsonrpc": "2.0", "id": msg_id, "result": None})
+    assert seen.get(timeout=WAIT) == 0
+
+
 # --- a side that stops reading -----------------------------------------------
 
 
