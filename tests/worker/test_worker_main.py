@@ -1,8 +1,11 @@
-"""The worker's way out: MCP servers closed and exit handlers run, side by side, and
-never for longer than the budget the supervisor allows."""
+"""The worker's warm-up and its way out: hermes imported, then what lives frozen out of
+the cycle collector's sight, then MCP servers connected; on the way out MCP servers
+closed and exit handlers run, side by side, and never for longer than the budget the
+supervisor allows."""
 
 from __future__ import annotations
 
+import gc
 import threading
 import time
 
@@ -41,3 +44,36 @@ def test_release_runs_exit_handlers_and_returns_within_its_budget_when_both_hang
     assert ran.is_set()
     assert adapter.asked == [main.MCP_CLOSE_S]
     assert took < 5.0  # the 0.5 s budget, not the 30 s the hanging parts would take
+
+
+class Node:
+    me: object
+
+
+def test_freezing_the_heap_takes_what_lives_now_out_of_every_collection() -> None:
+    cycle = Node()
+    cycle.me = cycle  # only the cycle collector could ever free it
+    try:
+        main.freeze_heap()
+        assert gc.get_freeze_count() > 0
+        assert not any(o is cycle for o in gc.get_objects())  # in no generation it walks
+    finally:
+        gc.unfreeze()
+    assert any(o is cycle for o in gc.get_objects())
+
+
+class Warming:
+    def __init__(self, steps: list[str]) -> None:
+        self.steps = steps
+
+    def preload(self) -> None:
+        self.steps.append("preload")
+
+    def connect_mcp(self) -> None:
+        self.steps.append("connect_mcp")
+
+
+def test_warm_up_freezes_the_heap_once_hermes_is_imported_and_before_mcp_servers_connect() -> None:
+    steps: list[str] = []
+    main.warm_up(Warming(steps), freeze=lambda: steps.append("freeze"))  # type: ignore[arg-type]
+    assert steps == ["preload", "freeze", "connect_mcp"]
