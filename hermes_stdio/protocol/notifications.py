@@ -138,6 +138,12 @@ SERVER_NOTIFICATIONS: dict[str, NotificationSpec] = {
             "A session's agent started a subagent in the background (an async delegate_task).",
         ),
         NotificationSpec(
+            "subagent/progress",
+            pr.SubagentProgressNotification,
+            "A subagent a session's agent started in the background did something (its"
+            " tools, text, thinking), during its parent's run or after it.",
+        ),
+        NotificationSpec(
             "subagent/ended",
             pr.SubagentEndedNotification,
             "A subagent a session's agent started in the background has ended.",

@@ -76,6 +76,36 @@ class SubagentEndedNotification(Record):
     subagent: SubagentInfo = doc_field("The subagent as it ended: status and completedAt.")
 
 
+class SubagentProgress(Record):
+    kind: str = doc_field(
+        "hermes' name for what it did: subagent.start, subagent.thinking, subagent.tool,"
+        " subagent.text, subagent.progress or subagent.complete (a later hermes may add more)."
+    )
+    name: str | None = doc_field("subagent.tool: the tool it called; else null.")
+    preview: str | None = doc_field(
+        "What hermes shows for it: the goal (start), the text it streamed (text), its"
+        " thinking, the tool's argument preview, a summary of its recent tools (progress),"
+        " its summary or error (complete); null when hermes gives none."
+    )
+    task_index: int = doc_field("Which of the delegate_task's goals it works on (from 0).")
+    task_count: int = doc_field("How many goals that delegate_task gave (a batch: several).")
+    tool_count: int | None = doc_field("How many tools it has called so far.")
+    child_session_id: str | None = doc_field(
+        "The subagent's own session row in the profile's database, once hermes made it."
+    )
+    status: str | None = doc_field(
+        "subagent.complete: how it ended, as hermes says it (completed, failed, error,"
+        " timeout, interrupted, ...); else null."
+    )
+    duration_s: float | None = doc_field("subagent.complete: seconds it ran; else null.")
+
+
+class SubagentProgressNotification(Record):
+    session_id: SessionId = doc_field("The session whose agent delegated to it.")
+    subagent_id: str = doc_field("Its delegation id, as subagent/started named it.")
+    progress: SubagentProgress = doc_field("What it did.")
+
+
 class SubagentListResult(Record):
     subagents: list[SubagentInfo] = doc_field("Running ones and recently finished ones.")
 

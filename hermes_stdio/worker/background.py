@@ -26,7 +26,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from ..protocol.processes import ProcessInfo, SubagentInfo
+from ..protocol.processes import ProcessInfo, SubagentInfo, SubagentProgress
 from .keys import hermes_session_key
 
 TAIL_CHARS = 4000
@@ -104,6 +104,32 @@ def subagent_of(record: dict[str, Any]) -> SubagentInfo:
         model=model if isinstance(model, str) and model else None,
         dispatched_at=_ms(record.get("dispatched_at")) or 0,
         completed_at=None if status == "running" else _ms(record.get("completed_at")),
+    )
+
+
+def _text(value: Any) -> str | None:
+    return None if value is None else str(value)[:TAIL_CHARS]
+
+
+def progress_of(kind: str, name: Any, preview: Any, identity: dict[str, Any]) -> SubagentProgress:
+    """What a subagent did, as hermes relays it to its parent's progress callback."""
+
+    def number(key: str) -> int | None:
+        value = identity.get(key)
+        return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+    duration = identity.get("duration_seconds")
+    status = identity.get("status")
+    return SubagentProgress(
+        kind=kind,
+        name=_text(name) or None,
+        preview=_text(preview),
+        task_index=number("task_index") or 0,
+        task_count=number("task_count") or 1,
+        tool_count=number("tool_count"),
+        child_session_id=_text(identity.get("child_session_id")) or None,
+        status=str(status) if status and kind == "subagent.complete" else None,
+        duration_s=float(duration) if isinstance(duration, (int, float)) else None,
     )
 
 

@@ -5,7 +5,11 @@ arguments, each mapping hermes' call onto ``sink.delta`` or ``sink.event``
 (a ``protocol.events`` record with JSON-safe fields); tool results are cut at
 ``MAX_TOOL_RESULT_CHARS``. A ``todo`` call that wrote the agent's list is
 followed by a ``plan`` event with the whole list. ``EventSink`` is the
-session's current run. Nothing here imports hermes-agent.
+session's current run. A subagent's activity hermes relays (a ``subagent.*``
+progress kind, with the child's identity as keywords) goes to ``subagent`` when
+given, which says whether it took it (a background subagent's: pushed as
+``subagent/progress``); what it does not take is the run's ``tool.progress``, as
+before. Nothing here imports hermes-agent.
 """
 
 from __future__ import annotations
@@ -55,7 +59,13 @@ def plan_items(result: str) -> list[ev.PlanItem] | None:
     return items
 
 
-def agent_callbacks(sink: EventSink) -> dict[str, Callable[..., None]]:
+# kind, tool name, preview, the child's identity -> whether it was taken
+SubagentHook = Callable[[str, Any, Any, dict[str, Any]], bool]
+
+
+def agent_callbacks(
+    sink: EventSink, subagent: SubagentHook | None = None
+) -> dict[str, Callable[..., None]]:
     """AIAgent callback kwargs mapped onto ``run/delta`` and ``run/event``."""
 
     def stream_delta(text: Any = None) -> None:
@@ -100,10 +110,17 @@ def agent_callbacks(sink: EventSink) -> dict[str, Callable[..., None]]:
                 sink.event(ev.PlanEvent(items=items))
 
     def tool_progress(
-        kind: Any = None, name: Any = None, preview: Any = None, args: Any = None, **_: Any
+        kind: Any = None, name: Any = None, preview: Any = None, args: Any = None, **more: Any
     ) -> None:
         if kind in (None, "tool.started", "tool.completed"):
             return  # the start/complete callbacks carry these, with the call id
+        if (
+            subagent is not None
+            and isinstance(kind, str)
+            and kind.startswith("subagent")
+            and subagent(kind, name, preview, more)
+        ):
+            return
         if kind == "_thinking":
             sink.event(ev.ThinkingEvent(text=text_of(name or "")))
         elif kind == "reasoning.available":

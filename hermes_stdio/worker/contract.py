@@ -30,7 +30,7 @@ from .images import Attachment
 from .notices import Notice
 from .runtime import Fingerprint
 from .state import Session
-from .watches import Change
+from .watches import Change, ProgressDeliver
 
 UserContent = str | list[dict[str, Any]]  # a text, or OpenAI-style content parts
 Announce = Callable[[str], None]
@@ -208,9 +208,15 @@ class AgentAdapter(Protocol):
         ends (``watches.watch_processes``), from hermes' import on."""
         ...
 
-    def watch_subagents(self, deliver: Callable[[Change, str, SubagentInfo], None]) -> None:
+    def watch_subagents(
+        self,
+        deliver: Callable[[Change, str, SubagentInfo], None],
+        progress: ProgressDeliver | None = None,
+    ) -> None:
         """Hand ``deliver`` each of the sessions' subagents of an async ``delegate_task``
-        that starts or ends (``watches.watch_subagents``), from hermes' import on."""
+        that starts or ends (``watches.watch_subagents``), from hermes' import on, and
+        ``progress`` what each does meanwhile: ``(session_id, subagent_id, progress)``
+        (``watches.SubagentWatch``), from the agents built after it on."""
         ...
 
     def subagents(self, session_id: str) -> list[SubagentInfo]:

@@ -24,7 +24,7 @@ from .images import Attachment
 from .notices import Notice
 from .runtime import Fingerprint
 from .state import Session
-from .watches import Change
+from .watches import Change, ProgressDeliver
 
 
 class PlainAdapterMethods:
@@ -101,7 +101,11 @@ class PlainAdapterMethods:
     def watch_processes(self, deliver: Callable[[Change, str, ProcessInfo], None]) -> None:
         pass  # starts no background processes
 
-    def watch_subagents(self, deliver: Callable[[Change, str, SubagentInfo], None]) -> None:
+    def watch_subagents(
+        self,
+        deliver: Callable[[Change, str, SubagentInfo], None],
+        progress: ProgressDeliver | None = None,
+    ) -> None:
         pass  # starts no subagents
 
     def subagents(self, session_id: str) -> list[SubagentInfo]:

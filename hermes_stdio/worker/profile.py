@@ -22,9 +22,11 @@ from ..protocol import types as t
 from ..protocol.processes import ProcessInfo, SubagentInfo
 from ..transport.log import log
 from . import background, goals, notices, skills, tools, watches
+from .callbacks import SubagentHook
 from .options import checkpoint_settings, disabled_toolsets, enabled_toolsets
 from .secrets import SecretBridge
 from .state import Session
+from .watches import ProgressDeliver
 
 
 class HermesProfile:
@@ -33,6 +35,8 @@ class HermesProfile:
     _deliver: Callable[[notices.Notice], None] | None = None
     _process_changed: Callable[[watches.Change, str, ProcessInfo], None] | None = None
     _subagent_changed: Callable[[watches.Change, str, SubagentInfo], None] | None = None
+    _subagent_progress: ProgressDeliver | None = None
+    _subagent_watch: watches.SubagentWatch | None = None
     _watching: bool = False
 
     def watch_background(self, deliver: Callable[[notices.Notice], None]) -> None:
@@ -41,8 +45,39 @@ class HermesProfile:
     def watch_processes(self, deliver: Callable[[watches.Change, str, ProcessInfo], None]) -> None:
         self._process_changed = deliver  # likewise
 
-    def watch_subagents(self, deliver: Callable[[watches.Change, str, SubagentInfo], None]) -> None:
+    def watch_subagents(
+        self,
+        deliver: Callable[[watches.Change, str, SubagentInfo], None],
+        progress: ProgressDeliver | None = None,
+    ) -> None:
         self._subagent_changed = deliver  # likewise
+        self._subagent_progress = progress
+
+    def subagent_hook(self, session_id: str) -> SubagentHook | None:
+        """For a session's agent: its background subagents' activity, pushed as
+        ``subagent/progress`` (None before the watch, or without ``progress``)."""
+        watch, deliver = self._subagent_watch, self._subagent_progress
+        if watch is None or deliver is None:
+            return None
+
+        def hook(kind: str, name: Any, preview: Any, identity: dict[str, Any]) -> bool:
+            # hermes swallows what its relay raises, so it is said here.
+            try:
+                subagent_id = watch.delegation_of(session_id, identity)
+            except Exception as exc:  # hermes' records changed shape: the run's, as before
+                log(f"worker: matching a subagent's {kind} to its delegation failed: {exc!r}")
+                return False
+            if subagent_id is None:
+                return False  # a foreground delegate_task's: the run's tool.progress
+            try:
+                deliver(
+                    session_id, subagent_id, background.progress_of(kind, name, preview, identity)
+                )
+            except Exception as exc:
+                log(f"worker: subagent {subagent_id}'s {kind} was not sent: {exc!r}")
+            return True
+
+        return hook
 
     def _watch_notices(self) -> None:
         """Start the watch of hermes' completion queue, and of its processes' and
@@ -55,8 +90,10 @@ class HermesProfile:
         on_process, on_subagent = self._process_changed, self._subagent_changed
         if on_process is not None and not watches.watch_processes(process_registry, on_process):
             log("worker: hermes' process registry changed: process/started, /exited not sent")
-        if on_subagent is not None and not watches.watch_subagents(async_delegation, on_subagent):
-            log("worker: hermes' async_delegation changed: subagent/started, /ended not sent")
+        if on_subagent is not None:
+            self._subagent_watch = watches.watch_subagents(async_delegation, on_subagent)
+            if self._subagent_watch is None:
+                log("worker: hermes' async_delegation changed: subagent/started, /ended not sent")
 
         hermes = notices.Hermes(
             format_process_notification,

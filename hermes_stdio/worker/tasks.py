@@ -16,7 +16,8 @@ Contract (a mixin of ``WorkerService``, which provides ``adapter``,
 - ``_process_changed(change, session_id, info)`` pushes ``process/started`` or
   ``process/exited`` to the host when one of the sessions' background processes
   starts or ends (``watch_processes``); ``_subagent_changed`` pushes
-  ``subagent/started`` or ``subagent/ended`` for its subagents (``watch_subagents``).
+  ``subagent/started`` or ``subagent/ended`` for its subagents (``watch_subagents``),
+  and ``_subagent_progress`` ``subagent/progress`` for what they do meanwhile.
 """
 
 from __future__ import annotations
@@ -92,7 +93,16 @@ class TaskMethods:
             else pr.SubagentEndedNotification(session_id, info),
         )
 
-    def _tell(self, work: str, change: Change, note: Record) -> None:
+    def _subagent_progress(
+        self, session_id: str, subagent_id: str, progress: pr.SubagentProgress
+    ) -> None:
+        self._tell(
+            "subagent",
+            "progress",
+            pr.SubagentProgressNotification(session_id, subagent_id, progress),
+        )
+
+    def _tell(self, work: str, change: str, note: Record) -> None:
         if self.peer is not None:
             self.peer.notify(f"{work}/{change}", encode(note))
 

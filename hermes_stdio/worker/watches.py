@@ -16,8 +16,20 @@ hermes' functions that start and end the work (processes: the registry's
 ``_move_to_finished``, its one place for an end; subagents: the module's
 ``dispatch_async_delegation``, ``dispatch_async_delegation_batch`` and
 ``_persist_completion``, which both its ways of ending one call) and returns
-False, doing nothing, when one is missing or they are already wrapped. A failing
-``deliver`` is logged; hermes' work goes on.
+None (``watch_processes``: False), doing nothing, when one is missing or they are
+already wrapped. A failing ``deliver`` is logged; hermes' work goes on.
+
+``SubagentWatch.delegation_of(session_id, identity)`` (what ``watch_subagents``
+returns) names the delegation a subagent's progress report belongs to: hermes
+relays a child's activity to its parent agent's progress callback with the
+child's ``goal``, ``task_index`` and ``task_count`` (``identity``), which match
+one goal of one of the session's delegations; the first report of each
+``subagent_id`` claims the first such delegation still at work whose task no
+other child claimed, later ones follow it. None for a report that matches none
+(a ``delegate_task`` run in the foreground, which hermes keeps no record of; hermes
+records a delegation before its child runs, so a child's first report decides). The
+subagent's start is told first, if it was not yet, so a start always comes before
+its progress.
 """
 
 from __future__ import annotations
@@ -26,10 +38,10 @@ import threading
 from collections.abc import Callable
 from typing import Any, Literal
 
-from ..protocol.processes import ProcessInfo, SubagentInfo
+from ..protocol.processes import ProcessInfo, SubagentInfo, SubagentProgress
 from ..transport.log import log
 from .background import info_of, subagent_of
-from .keys import PREFIX
+from .keys import PREFIX, hermes_session_key
 
 SPAWNS = ("spawn_local", "spawn_via_env")
 DISPATCHES = ("dispatch_async_delegation", "dispatch_async_delegation_batch")
@@ -37,8 +49,12 @@ DISPATCHES = ("dispatch_async_delegation", "dispatch_async_delegation_batch")
 # then queue it for the session.
 PERSIST = "_persist_completion"
 WRAPPED = "hermes_stdio_watch"
+# Subagents whose delegation a worker remembers; one that is forgotten is matched again.
+MAX_CLAIMS = 4096
 
 Change = Literal["started", "exited", "ended"]
+# session id, subagent (delegation) id, what it did
+ProgressDeliver = Callable[[str, str, SubagentProgress], None]
 
 
 class _Announcer:
@@ -113,10 +129,60 @@ def watch_processes(registry: Any, deliver: Callable[[Change, str, ProcessInfo],
     return True
 
 
-def watch_subagents(delegation: Any, deliver: Callable[[Change, str, SubagentInfo], None]) -> bool:
+class SubagentWatch:
+    def __init__(self, delegation: Any, announcer: _Announcer) -> None:
+        self._delegation, self._announcer = delegation, announcer
+        # subagent_id -> (delegation id, task index); None: no delegation's (a foreground one)
+        self._claims: dict[str, tuple[str, int] | None] = {}
+        self._lock = threading.Lock()
+
+    def delegation_of(self, session_id: str, identity: dict[str, Any]) -> str | None:
+        child = str(identity.get("subagent_id") or "")
+        with self._lock:
+            if child in self._claims:  # its first report decided
+                claimed = self._claims[child]
+                return None if claimed is None else claimed[0]
+            record, task = self._match(hermes_session_key(session_id), identity)
+            if child:  # hermes records a delegation before its child runs: no match is final
+                if len(self._claims) >= MAX_CLAIMS:  # forget the oldest children's
+                    for old in list(self._claims)[: MAX_CLAIMS // 2]:
+                        del self._claims[old]
+                self._claims[child] = task
+        if record is None or task is None:
+            return None
+        key = hermes_session_key(session_id)
+        self._announcer.tell("started", task[0], key, lambda: subagent_of(record))
+        return task[0]
+
+    def _match(
+        self, key: str, identity: dict[str, Any]
+    ) -> tuple[dict[str, Any] | None, tuple[str, int] | None]:
+        index, count = identity.get("task_index"), identity.get("task_count")
+        if not isinstance(index, int) or not isinstance(count, int):
+            return None, None
+        goal, taken = str(identity.get("goal") or "").strip(), set(self._claims.values())
+        for record in self._delegation.list_async_delegations():
+            goals = record.get("goals") if record.get("is_batch") else [record.get("goal")]
+            task = (str(record.get("delegation_id")), index)
+            if (
+                record.get("session_key") == key
+                and record.get("status") in ("running", "finalizing")
+                and isinstance(goals, list)
+                and len(goals) == count
+                and 0 <= index < count
+                and str(goals[index] or "").strip() == goal
+                and task not in taken
+            ):
+                return record, task
+        return None, None
+
+
+def watch_subagents(
+    delegation: Any, deliver: Callable[[Change, str, SubagentInfo], None]
+) -> SubagentWatch | None:
     found = _wrappable(delegation, (PERSIST, *DISPATCHES))
     if found is None:
-        return False
+        return None
     announcer = _Announcer("subagent", deliver)
     persist = found[PERSIST]
 
@@ -144,4 +210,4 @@ def watch_subagents(delegation: Any, deliver: Callable[[Change, str, SubagentInf
         delegation,
         {PERSIST: persist_completion} | {n: watched(found[n]) for n in DISPATCHES},
     )
-    return True
+    return SubagentWatch(delegation, announcer)

@@ -146,6 +146,12 @@ def test_a_host_run_start_on_a_session_a_triggered_run_holds_is_session_busy(
 def _subagent_at_work(host: HostClient, llm: ScriptedLLM) -> tuple[str, Gate]:
     """A session whose background subagent waits in its first model call (held by the
     gate returned) after the session's run has ended."""
+    sid, child, _ = _subagent_replying(host, llm)
+    return sid, child
+
+
+def _subagent_replying(host: HostClient, llm: ScriptedLLM) -> tuple[str, Gate, str]:
+    """As ``_subagent_at_work``, with the text the subagent's reply streams once let go."""
     # After the dispatch the parent's next call and the subagent's first race for the
     # script: each gets a gated reply, told apart by the parent's tool result.
     one, two = Gate(), Gate()
@@ -162,7 +168,7 @@ def _subagent_at_work(host: HostClient, llm: ScriptedLLM) -> tuple[str, Gate]:
     parent, child = (one, two) if parent_first else (two, one)
     parent.release.set()
     host.wait_run_completed(run["runId"])
-    return run["sessionId"], child
+    return run["sessionId"], child, "never sent" if parent_first else "dispatched it"
 
 
 def test_a_sessions_subagent_is_listed_and_interrupted_and_reports_as_a_run(
@@ -216,6 +222,49 @@ def test_a_subagents_start_and_end_are_pushed_before_its_tool_result_and_its_rep
     methods = [getattr(n, "method", "") for _, n in host.received]
     assert methods.count("subagent/started") == methods.count("subagent/ended") == 1
     assert methods.index("subagent/ended") < received_index(host, report)
+
+
+def test_what_a_background_subagent_does_after_its_parents_run_is_pushed_as_its_progress(
+    any_host: HostClient, llm: ScriptedLLM
+) -> None:
+    host = any_host
+    sid, child, text = _subagent_replying(host, llm)
+    [sub] = host.request("subagent/list", {"sessionId": sid})["subagents"]
+    child.release.set()
+    host.wait_for(lambda n: n.method == "subagent/ended", timeout=60)
+    host.wait_run_completed(_triggered(host, sid).params["runId"])
+
+    methods = [getattr(n, "method", "") for _, n in host.received]
+    progress = [
+        n.params for _, n in host.received if getattr(n, "method", "") == "subagent/progress"
+    ]
+    first, last = (
+        methods.index("subagent/progress"),
+        len(methods) - 1 - methods[::-1].index("subagent/progress"),
+    )
+    assert methods.index("subagent/started") < first and last < methods.index("subagent/ended")
+    assert {(p["sessionId"], p["subagentId"]) for p in progress} == {(sid, sub["subagentId"])}
+    events = [p["progress"] for p in progress]
+    start, end = events[0], events[-1]
+    assert (start["kind"], start["preview"], start["taskIndex"], start["taskCount"]) == (
+        "subagent.start",
+        "count the kiwis",
+        0,
+        1,
+    )
+    assert (end["kind"], end["status"]) == ("subagent.complete", "completed")
+    assert end["durationS"] is not None and end["durationS"] >= 0
+    assert end["childSessionId"] and end["childSessionId"] != sid
+    streamed = [e["preview"] for e in events if e["kind"] == "subagent.text"]
+    assert "".join(streamed) == text
+    # Not the parent's run's events any more, nor those of the run its report started.
+    assert not [
+        n
+        for _, n in host.received
+        if getattr(n, "method", "") == "run/event"
+        and n.params["event"]["type"] == "tool.progress"
+        and n.params["event"]["kind"].startswith("subagent")
+    ]
 
 
 def received_index(host: HostClient, note: Notification) -> int:

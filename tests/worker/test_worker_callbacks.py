@@ -162,3 +162,26 @@ def test_a_todo_read_a_failed_todo_call_or_another_tool_gives_no_plan() -> None:
     cb["tool_complete_callback"]("c3", "todo", {"todos": []}, "not json")
     cb["tool_complete_callback"]("c4", "terminal", {"todos": []}, todo_result())
     assert [e.type for e in sink.events] == ["tool.completed"] * 4
+
+
+def test_a_subagents_activity_goes_to_the_subagent_hook_and_what_it_declines_to_the_run() -> None:
+    sink, taken = Sink(), []
+
+    def hook(kind: str, name: Any, preview: Any, identity: dict[str, Any]) -> bool:
+        taken.append((kind, name, preview, identity))
+        return identity.get("goal") != "foreground"
+
+    cb = agent_callbacks(sink, hook)["tool_progress_callback"]
+    cb("subagent.tool", "terminal", "ls", {"command": "ls"}, goal="bg", task_index=0)
+    cb("subagent.text", None, "hi", None, goal="foreground", task_index=0)
+    cb("_thinking", "pondering")  # the parent's own: never the hook's
+    cb("custom", "x", "y")
+    assert taken == [
+        ("subagent.tool", "terminal", "ls", {"goal": "bg", "task_index": 0}),
+        ("subagent.text", None, "hi", {"goal": "foreground", "task_index": 0}),
+    ]
+    assert [on_the_wire(e) for e in sink.events] == [
+        {"type": "tool.progress", "kind": "subagent.text", "name": "", "preview": "hi"},
+        {"type": "thinking", "text": "pondering"},
+        {"type": "tool.progress", "kind": "custom", "name": "x", "preview": "y"},
+    ]

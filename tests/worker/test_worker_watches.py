@@ -141,19 +141,22 @@ class Delegation:
         self.pushed.append((event["delegation_id"], event["status"]))
 
 
-def watched_subagents() -> tuple[Delegation, list[tuple[str, str, Any, int]]]:
+def watched_subagents() -> tuple[
+    Delegation, list[tuple[str, str, Any, int]], watches.SubagentWatch
+]:
     delegation, told = Delegation(), []
 
     def deliver(change: str, sid: str, info: Any) -> None:
         told.append((change, sid, info, len(delegation.pushed)))
 
-    assert watches.watch_subagents(delegation, deliver)
-    assert not watches.watch_subagents(delegation, deliver)  # wraps once
-    return delegation, told
+    watch = watches.watch_subagents(delegation, deliver)
+    assert watch is not None
+    assert watches.watch_subagents(delegation, deliver) is None  # wraps once
+    return delegation, told, watch
 
 
 def test_each_start_and_end_of_a_sessions_subagent_is_told_once_the_end_before_its_report() -> None:
-    delegation, told = watched_subagents()
+    delegation, told, _ = watched_subagents()
     ours = hermes_session_key("s1")
     delegation.dispatch_async_delegation_batch(session_key=ours, goal="count the kiwis")
     delegation.dispatch_async_delegation(session_key="cli-session", goal="not ours")
@@ -175,14 +178,14 @@ def test_each_start_and_end_of_a_sessions_subagent_is_told_once_the_end_before_i
 
 
 def test_a_subagent_that_ends_before_its_dispatch_returns_is_told_started_then_ended() -> None:
-    delegation, told = watched_subagents()
+    delegation, told, _ = watched_subagents()
     delegation.end_at_once = "error"
     delegation.dispatch_async_delegation(session_key=hermes_session_key("s1"), goal="fail")
     assert [(c, i.status) for c, _, i, _ in told] == [("started", "error"), ("ended", "error")]
 
 
 def test_a_rejected_dispatch_tells_nothing() -> None:
-    delegation, told = watched_subagents()
+    delegation, told, _ = watched_subagents()
     delegation.reject = True
     delegation.dispatch_async_delegation_batch(session_key=hermes_session_key("s1"), goal="x")
     assert told == []
@@ -199,3 +202,64 @@ def test_a_failing_listener_never_breaks_hermes_running_a_subagent() -> None:
     delegation.finish("deleg_1", "completed")
     assert delegation.pushed == [("deleg_1", "completed")]
     assert not watches.watch_subagents(object(), broken)  # nothing to wrap: nothing done
+
+
+def identity(goal: str, child: str, index: int = 0, count: int = 1) -> dict[str, Any]:
+    """The child's identity hermes passes with each report it relays to the parent."""
+    return {"goal": goal, "task_index": index, "task_count": count, "subagent_id": child}
+
+
+def test_a_subagents_progress_names_the_delegation_of_its_session_whose_goal_and_task_match() -> (
+    None
+):
+    delegation, _, watch = watched_subagents()
+    s1, s2 = hermes_session_key("s1"), hermes_session_key("s2")
+    delegation.dispatch_async_delegation(session_key=s1, goal="count the kiwis")
+    delegation.dispatch_async_delegation(session_key=s2, goal="count the kiwis")
+    delegation.records["deleg_3"] = {
+        "delegation_id": "deleg_3",
+        "session_key": s1,
+        "goal": "2 parallel subagents: a; b",
+        "goals": ["a", "b"],
+        "is_batch": True,
+        "status": "running",
+        "dispatched_at": 11.0,
+    }
+    assert watch.delegation_of("s1", identity("count the kiwis ", "sa-0")) == "deleg_1"
+    assert watch.delegation_of("s2", identity("count the kiwis", "sa-1")) == "deleg_2"
+    assert watch.delegation_of("s1", identity("b", "sa-2", 1, 2)) == "deleg_3"
+    assert watch.delegation_of("s1", identity("b", "sa-3", 0, 2)) is None  # not its task
+    assert watch.delegation_of("s1", identity("elsewhere", "sa-4")) is None  # a foreground one
+    delegation.dispatch_async_delegation(session_key=s1, goal="elsewhere")
+    assert watch.delegation_of("s1", identity("elsewhere", "sa-4")) is None  # decided at first
+    assert watch.delegation_of("s1", identity("elsewhere", "sa-5")) == "deleg_4"
+    assert watch.delegation_of("s1", {"goal": "a"}) is None  # no task: nothing to match
+
+
+def test_children_with_one_goal_each_claim_a_delegation_of_their_own_and_keep_it() -> None:
+    delegation, _, watch = watched_subagents()
+    ours = hermes_session_key("s1")
+    delegation.dispatch_async_delegation(session_key=ours, goal="x")
+    delegation.dispatch_async_delegation(session_key=ours, goal="x")
+    assert watch.delegation_of("s1", identity("x", "sa-a")) == "deleg_1"
+    assert watch.delegation_of("s1", identity("x", "sa-b")) == "deleg_2"
+    delegation.finish("deleg_1", "completed")  # a late report still finds its own
+    assert watch.delegation_of("s1", identity("x", "sa-a")) == "deleg_1"
+    assert watch.delegation_of("s1", identity("x", "sa-c")) is None  # both taken
+
+
+def test_a_report_that_comes_before_its_dispatch_returned_is_preceded_by_its_start() -> None:
+    delegation, told, watch = watched_subagents()
+    # hermes' worker thread runs the child before dispatch returns to the wrapper.
+    delegation.records["deleg_1"] = {
+        "delegation_id": "deleg_1",
+        "session_key": hermes_session_key("s1"),
+        "goal": "x",
+        "status": "running",
+        "dispatched_at": 10.0,
+    }
+    assert watch.delegation_of("s1", identity("x", "sa-0")) == "deleg_1"
+    assert [(change, sid) for change, sid, _, _ in told] == [("started", "s1")]
+    assert watch.delegation_of("s1", identity("x", "sa-0")) == "deleg_1"
+    delegation.finish("deleg_1", "completed")
+    assert [change for change, _, _, _ in told] == ["started", "ended"]  # the start told once

@@ -2193,6 +2193,60 @@ export interface SubagentListResult {
   subagents: SubagentInfo[];
 }
 
+export interface SubagentProgress {
+  /**
+   * hermes' name for what it did: subagent.start, subagent.thinking, subagent.tool, subagent.text, subagent.progress or subagent.complete (a later hermes may add more).
+   */
+  kind: string;
+  /**
+   * subagent.tool: the tool it called; else null.
+   */
+  name: string | null;
+  /**
+   * What hermes shows for it: the goal (start), the text it streamed (text), its thinking, the tool's argument preview, a summary of its recent tools (progress), its summary or error (complete); null when hermes gives none.
+   */
+  preview: string | null;
+  /**
+   * Which of the delegate_task's goals it works on (from 0).
+   */
+  taskIndex: number;
+  /**
+   * How many goals that delegate_task gave (a batch: several).
+   */
+  taskCount: number;
+  /**
+   * How many tools it has called so far.
+   */
+  toolCount: number | null;
+  /**
+   * The subagent's own session row in the profile's database, once hermes made it.
+   */
+  childSessionId: string | null;
+  /**
+   * subagent.complete: how it ended, as hermes says it (completed, failed, error, timeout, interrupted, ...); else null.
+   */
+  status: string | null;
+  /**
+   * subagent.complete: seconds it ran; else null.
+   */
+  durationS: number | null;
+}
+
+export interface SubagentProgressNotification {
+  /**
+   * The session whose agent delegated to it.
+   */
+  sessionId: string;
+  /**
+   * Its delegation id, as subagent/started named it.
+   */
+  subagentId: string;
+  /**
+   * What it did.
+   */
+  progress: SubagentProgress;
+}
+
 export interface SubagentStartedNotification {
   /**
    * The session whose agent delegated to it.
@@ -2808,6 +2862,8 @@ export interface ServerNotifications {
   'session/titled': SessionTitledNotification;
   /** A subagent a session's agent started in the background has ended. */
   'subagent/ended': SubagentEndedNotification;
+  /** A subagent a session's agent started in the background did something (its tools, text, thinking), during its parent's run or after it. */
+  'subagent/progress': SubagentProgressNotification;
   /** A session's agent started a subagent in the background (an async delegate_task). */
   'subagent/started': SubagentStartedNotification;
   /** A terminal command runs sudo and waits for the user's password. */
@@ -2887,6 +2943,7 @@ export const SERVER_NOTIFICATION_METHODS: readonly ServerNotificationMethod[] = 
   'secret/resolved',
   'session/titled',
   'subagent/ended',
+  'subagent/progress',
   'subagent/started',
   'sudo/requested',
   'sudo/resolved',
