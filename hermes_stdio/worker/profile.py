@@ -68,7 +68,7 @@ class HermesProfile:
                 log(f"worker: matching a subagent's {kind} to its delegation failed: {exc!r}")
                 return False
             if subagent_id is None:
-                return False  # a foreground delegate_task's: the run's tool.progress
+                return False  # one run within the turn: the run's tool.progress
             try:
                 deliver(
                     session_id, subagent_id, background.progress_of(kind, name, preview, identity)

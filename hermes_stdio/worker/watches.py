@@ -26,7 +26,7 @@ child's ``goal``, ``task_index`` and ``task_count`` (``identity``), which match
 one goal of one of the session's delegations; the first report of each
 ``subagent_id`` claims the first such delegation still at work whose task no
 other child claimed, later ones follow it. None for a report that matches none
-(a ``delegate_task`` run in the foreground, which hermes keeps no record of; hermes
+(a subagent hermes runs within the turn, which it keeps no record of; hermes
 records a delegation before its child runs, so a child's first report decides). The
 subagent's start is told first, if it was not yet, so a start always comes before
 its progress.
@@ -132,7 +132,7 @@ def watch_processes(registry: Any, deliver: Callable[[Change, str, ProcessInfo],
 class SubagentWatch:
     def __init__(self, delegation: Any, announcer: _Announcer) -> None:
         self._delegation, self._announcer = delegation, announcer
-        # subagent_id -> (delegation id, task index); None: no delegation's (a foreground one)
+        # subagent_id -> (delegation id, task index); None: no delegation's (run within a turn)
         self._claims: dict[str, tuple[str, int] | None] = {}
         self._lock = threading.Lock()
 

@@ -169,16 +169,16 @@ def test_a_subagents_activity_goes_to_the_subagent_hook_and_what_it_declines_to_
 
     def hook(kind: str, name: Any, preview: Any, identity: dict[str, Any]) -> bool:
         taken.append((kind, name, preview, identity))
-        return identity.get("goal") != "foreground"
+        return identity.get("goal") != "within the turn"
 
     cb = agent_callbacks(sink, hook)["tool_progress_callback"]
     cb("subagent.tool", "terminal", "ls", {"command": "ls"}, goal="bg", task_index=0)
-    cb("subagent.text", None, "hi", None, goal="foreground", task_index=0)
+    cb("subagent.text", None, "hi", None, goal="within the turn", task_index=0)
     cb("_thinking", "pondering")  # the parent's own: never the hook's
     cb("custom", "x", "y")
     assert taken == [
         ("subagent.tool", "terminal", "ls", {"goal": "bg", "task_index": 0}),
-        ("subagent.text", None, "hi", {"goal": "foreground", "task_index": 0}),
+        ("subagent.text", None, "hi", {"goal": "within the turn", "task_index": 0}),
     ]
     assert [on_the_wire(e) for e in sink.events] == [
         {"type": "tool.progress", "kind": "subagent.text", "name": "", "preview": "hi"},

@@ -46,7 +46,7 @@ def test_a_report_of_no_delegation_or_one_that_cannot_be_matched_is_left_to_the_
     capfd: pytest.CaptureFixture[str],
 ) -> None:
     sent: list[Any] = []
-    assert not hooked(Watch(), sent)("subagent.text", None, "hi", {"goal": "foreground"})
+    assert not hooked(Watch(), sent)("subagent.text", None, "hi", {"goal": "within the turn"})
     assert not hooked(Watch(broken=True), sent)("subagent.text", None, "hi", {"goal": "x"})
     assert sent == []
     assert "matching a subagent's subagent.text to its delegation failed" in capfd.readouterr().err

@@ -229,7 +229,7 @@ def test_a_subagents_progress_names_the_delegation_of_its_session_whose_goal_and
     assert watch.delegation_of("s2", identity("count the kiwis", "sa-1")) == "deleg_2"
     assert watch.delegation_of("s1", identity("b", "sa-2", 1, 2)) == "deleg_3"
     assert watch.delegation_of("s1", identity("b", "sa-3", 0, 2)) is None  # not its task
-    assert watch.delegation_of("s1", identity("elsewhere", "sa-4")) is None  # a foreground one
+    assert watch.delegation_of("s1", identity("elsewhere", "sa-4")) is None  # run within the turn
     delegation.dispatch_async_delegation(session_key=s1, goal="elsewhere")
     assert watch.delegation_of("s1", identity("elsewhere", "sa-4")) is None  # decided at first
     assert watch.delegation_of("s1", identity("elsewhere", "sa-5")) == "deleg_4"
