@@ -207,6 +207,7 @@ class HermesAdapter(HermesProfile, HermesSessions, HermesAnswers):
             self._mcp.close(timeout)
 
     def build(self, session: Session, sink: EventSink) -> Any:
+        self.build_started()
         self._mcp_servers().wait()  # tools of MCP servers that connect in time
         run_agent = self._modules()
         from hermes_cli.config import load_config

@@ -306,6 +306,12 @@ class AgentAdapter(Protocol):
         profile's environment is final); no-op after the first call."""
         ...
 
+    def warm_build(self) -> None:
+        """Pay ahead, once, what only a worker's first agent build pays (from the
+        background warm-up, after ``preload``); nothing once a build has started, and
+        a build that starts meanwhile waits for it rather than paying it again."""
+        ...
+
     def mcp_status(self) -> list[tx.McpServerInfo]: ...
 
     def unknown_toolsets(self, names: list[str]) -> list[str]:

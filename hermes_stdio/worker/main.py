@@ -93,12 +93,14 @@ def freeze_heap() -> None:
 
 def warm_up(adapter: AgentAdapter, freeze: Callable[[], None] = freeze_heap) -> None:
     """Import hermes-agent ahead of the first run (a forked worker already has),
-    freeze the heap, then connect the profile's MCP servers."""
+    freeze the heap, connect the profile's MCP servers, then pay what a first agent
+    build pays once (``warm_build``)."""
     load_fast()  # forked: the template's already
     adapter.preload()
     freeze()
     with contextlib.suppress(AgentUnavailable):  # reported when a request needs it
         adapter.connect_mcp()  # the environment is final by now
+    adapter.warm_build()
 
 
 def _parse(argv: list[str] | None) -> argparse.Namespace:

@@ -72,6 +72,9 @@ class PlainAdapterMethods:
     def connect_mcp(self) -> None:
         pass  # no MCP servers
 
+    def warm_build(self) -> None:
+        pass  # builds cost nothing to warm
+
     def mcp_status(self) -> list[tx.McpServerInfo]:
         return []
 

@@ -13,7 +13,9 @@ only code that imports hermes-agent.
 
 from __future__ import annotations
 
+import contextlib
 import sys
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -38,6 +40,9 @@ class HermesProfile:
     _subagent_progress: ProgressDeliver | None = None
     _subagent_watch: watches.SubagentWatch | None = None
     _watching: bool = False
+    _warm_lock = threading.Lock()  # one adapter per worker process
+    _build_started = False
+    _warmed = False
 
     def watch_background(self, deliver: Callable[[notices.Notice], None]) -> None:
         self._deliver = deliver  # the watch starts once hermes is imported
@@ -211,6 +216,24 @@ class HermesProfile:
         from toolsets import validate_toolset
 
         return [name for name in names if not validate_toolset(name)]
+
+    def warm_build(self) -> None:
+        # A first build pays for its tools' readiness checks and definitions (which
+        # hermes then keeps, keyed on the toolsets, its tool registry and the
+        # config file) and imports httpx's transport: 100-250 ms here, off a first run.
+        with self._warm_lock:
+            if self._build_started or self._warmed:
+                return
+            self._warmed = True
+            with contextlib.suppress(Exception):  # a build would report it
+                self.offered_tools(None)  # what a new session's agent is built with
+                import httpcore  # noqa: F401
+
+    def build_started(self) -> None:
+        """Called as a build starts: it waits for a warm-up under way, then none starts."""
+        if not self._build_started:
+            with self._warm_lock:
+                self._build_started = True
 
     def offered_tools(self, agent: Any) -> dict[str, Any]:
         self._modules()

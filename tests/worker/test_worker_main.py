@@ -72,8 +72,12 @@ class Warming:
     def connect_mcp(self) -> None:
         self.steps.append("connect_mcp")
 
+    def warm_build(self) -> None:
+        self.steps.append("warm_build")
+
 
 def test_warm_up_freezes_the_heap_once_hermes_is_imported_and_before_mcp_servers_connect() -> None:
     steps: list[str] = []
     main.warm_up(Warming(steps), freeze=lambda: steps.append("freeze"))  # type: ignore[arg-type]
-    assert steps == ["preload", "freeze", "connect_mcp"]
+    # The MCP servers start connecting before a first build is warmed: they take longest.
+    assert steps == ["preload", "freeze", "connect_mcp", "warm_build"]

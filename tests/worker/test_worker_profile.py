@@ -3,6 +3,7 @@ host as subagent/progress; what matches no delegation stays the run's tool.progr
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 import pytest
@@ -73,3 +74,49 @@ def test_no_hook_before_hermes_is_watched_or_without_a_progress_listener() -> No
     profile.watch_subagents(lambda *_: None)
     profile._subagent_watch = Watch()  # type: ignore[assignment]
     assert profile.subagent_hook("s1") is None
+
+
+class Warmed(HermesProfile):
+    """Counts the tool definitions a warm-up computes; ``hold`` keeps one under way."""
+
+    def __init__(self, hold: threading.Event | None = None, fail: bool = False) -> None:
+        self.computed, self.hold, self.fail = 0, hold, fail
+        self.under_way = threading.Event()
+
+    def offered_tools(self, agent: Any) -> dict[str, Any]:
+        assert agent is None  # what a new session's agent is built with
+        self.computed += 1
+        self.under_way.set()
+        if self.hold is not None:
+            assert self.hold.wait(10)
+        if self.fail:
+            raise RuntimeError("a check failed")
+        return {}
+
+
+def test_a_first_build_is_warmed_once_and_not_at_all_once_a_build_started() -> None:
+    warmed = Warmed()
+    warmed.warm_build()
+    warmed.warm_build()  # hermes keeps what the first computed
+    assert warmed.computed == 1
+    late = Warmed()
+    late.build_started()
+    late.warm_build()
+    assert late.computed == 0
+    Warmed(fail=True).warm_build()  # the build reports what fails, not the warm-up
+
+
+def test_a_build_that_starts_while_the_warm_up_is_under_way_waits_for_it() -> None:
+    hold = threading.Event()
+    warmed, started = Warmed(hold), threading.Event()
+    warm = threading.Thread(target=warmed.warm_build)
+    warm.start()
+    assert warmed.under_way.wait(10)
+    build = threading.Thread(target=lambda: (warmed.build_started(), started.set()))
+    build.start()
+    assert not started.wait(0.2)  # (a bound on a wait that must not end, not a sleep)
+    hold.set()
+    assert started.wait(10)
+    warm.join(10)
+    build.join(10)
+    assert warmed.computed == 1
