@@ -87,6 +87,17 @@ class SubagentProgress(Record):
         " thinking, the tool's argument preview, a summary of its recent tools (progress),"
         " its summary or error (complete); null when hermes gives none."
     )
+    child_id: str | None = doc_field(
+        "hermes' id for this subagent: one per child agent (each task of a batch, and each"
+        " subagent a subagent starts, has its own)."
+    )
+    parent_child_id: str | None = doc_field(
+        "The childId of the subagent that started this one; null for one the session's"
+        " agent started."
+    )
+    depth: int = doc_field(
+        "0 for a subagent the session's agent started, 1 for one of its own subagents, ..."
+    )
     task_index: int = doc_field("Which of the delegate_task's goals it works on (from 0).")
     task_count: int = doc_field("How many goals that delegate_task gave (a batch: several).")
     tool_count: int | None = doc_field("How many tools it has called so far.")

@@ -25,9 +25,11 @@ relays a child's activity to its parent agent's progress callback with the
 child's ``goal``, ``task_index`` and ``task_count`` (``identity``), which match
 one goal of one of the session's delegations; the first report of each
 ``subagent_id`` claims the first such delegation still at work whose task no
-other child claimed, later ones follow it. None for a report that matches none
-(a subagent hermes runs within the turn, which it keeps no record of; hermes
-records a delegation before its child runs, so a child's first report decides). The
+other child claimed, later ones follow it; a subagent's own subagent (its
+``parent_id`` a claimed child) belongs to its parent's delegation. None for a
+report that matches none (a subagent hermes runs within the turn, which it keeps
+no record of; hermes records a delegation before its child runs, so a child's
+first report decides). The
 subagent's start is told first, if it was not yet, so a start always comes before
 its progress.
 """
@@ -143,15 +145,18 @@ class SubagentWatch:
                 claimed = self._claims[child]
                 return None if claimed is None else claimed[0]
             record, task = self._match(hermes_session_key(session_id), identity)
+            if task is None:  # a subagent's own subagent: its delegation is its parent's
+                record, task = None, self._claims.get(str(identity.get("parent_id") or ""))
             if child:  # hermes records a delegation before its child runs: no match is final
                 if len(self._claims) >= MAX_CLAIMS:  # forget the oldest children's
                     for old in list(self._claims)[: MAX_CLAIMS // 2]:
                         del self._claims[old]
                 self._claims[child] = task
-        if record is None or task is None:
+        if task is None:
             return None
-        key = hermes_session_key(session_id)
-        self._announcer.tell("started", task[0], key, lambda: subagent_of(record))
+        if record is not None:
+            key = hermes_session_key(session_id)
+            self._announcer.tell("started", task[0], key, lambda: subagent_of(record))
         return task[0]
 
     def _match(

@@ -255,6 +255,10 @@ def test_what_a_background_subagent_does_after_its_parents_run_is_pushed_as_its_
     assert (end["kind"], end["status"]) == ("subagent.complete", "completed")
     assert end["durationS"] is not None and end["durationS"] >= 0
     assert end["childSessionId"] and end["childSessionId"] != sid
+    assert {(e["childId"], e["parentChildId"], e["depth"]) for e in events} == {
+        (start["childId"], None, 0)
+    }
+    assert start["childId"]
     streamed = [e["preview"] for e in events if e["kind"] == "subagent.text"]
     assert "".join(streamed) == text
     # Not the parent's run's events any more, nor those of the run its report started.

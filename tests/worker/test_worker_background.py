@@ -133,7 +133,15 @@ def test_interrupting_a_sessions_subagents_asks_hermes_only_when_one_is_at_work(
 
 
 def test_a_subagents_report_keeps_what_hermes_says_of_it_with_the_wires_types() -> None:
-    ident = {"task_index": 1, "task_count": 2, "tool_count": 3, "child_session_id": "c1"}
+    ident = {
+        "task_index": 1,
+        "task_count": 2,
+        "tool_count": 3,
+        "child_session_id": "c1",
+        "subagent_id": "sa-1-ab",
+        "parent_id": "sa-0-cd",
+        "depth": 1,
+    }
     tool = background.progress_of("subagent.tool", "terminal", "ls -la", {**ident, "status": "x"})
     assert (tool.name, tool.preview, tool.task_index, tool.task_count, tool.tool_count) == (
         "terminal",
@@ -143,6 +151,7 @@ def test_a_subagents_report_keeps_what_hermes_says_of_it_with_the_wires_types() 
         3,
     )
     assert (tool.child_session_id, tool.status, tool.duration_s) == ("c1", None, None)
+    assert (tool.child_id, tool.parent_child_id, tool.depth) == ("sa-1-ab", "sa-0-cd", 1)
     done = background.progress_of(
         "subagent.complete", None, "y" * 5000, {"status": "failed", "duration_seconds": 2}
     )
@@ -153,6 +162,7 @@ def test_a_subagents_report_keeps_what_hermes_says_of_it_with_the_wires_types() 
         None,
     )
     assert (done.task_index, done.task_count, done.tool_count) == (0, 1, None)
+    assert (done.child_id, done.parent_child_id, done.depth) == (None, None, 0)
     assert done.preview == "y" * background.TAIL_CHARS
     odd = background.progress_of("subagent.start", 7, None, {"task_index": True, "tool_count": "2"})
     assert (odd.name, odd.preview, odd.task_index, odd.tool_count) == ("7", None, 0, None)

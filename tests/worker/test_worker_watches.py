@@ -248,6 +248,16 @@ def test_children_with_one_goal_each_claim_a_delegation_of_their_own_and_keep_it
     assert watch.delegation_of("s1", identity("x", "sa-c")) is None  # both taken
 
 
+def test_a_subagents_own_subagent_reports_under_its_parents_delegation() -> None:
+    delegation, _, watch = watched_subagents()
+    delegation.dispatch_async_delegation(session_key=hermes_session_key("s1"), goal="plan")
+    assert watch.delegation_of("s1", identity("plan", "sa-0")) == "deleg_1"
+    nested = {**identity("a step of it", "sa-0-1"), "parent_id": "sa-0", "depth": 1}
+    assert watch.delegation_of("s1", nested) == "deleg_1"
+    stray = {**identity("a step of it", "sa-9-1"), "parent_id": "sa-9"}  # parent unknown
+    assert watch.delegation_of("s1", stray) is None
+
+
 def test_a_report_that_comes_before_its_dispatch_returned_is_preceded_by_its_start() -> None:
     delegation, told, watch = watched_subagents()
     # hermes' worker thread runs the child before dispatch returns to the wrapper.

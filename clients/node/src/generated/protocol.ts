@@ -2207,6 +2207,18 @@ export interface SubagentProgress {
    */
   preview: string | null;
   /**
+   * hermes' id for this subagent: one per child agent (each task of a batch, and each subagent a subagent starts, has its own).
+   */
+  childId: string | null;
+  /**
+   * The childId of the subagent that started this one; null for one the session's agent started.
+   */
+  parentChildId: string | null;
+  /**
+   * 0 for a subagent the session's agent started, 1 for one of its own subagents, ...
+   */
+  depth: number;
+  /**
    * Which of the delegate_task's goals it works on (from 0).
    */
   taskIndex: number;
