@@ -397,3 +397,36 @@ def test_the_host_may_let_a_session_type_into_its_programs_for_the_rest_of_the_s
     again = host.request("run/start", {"message": "again", "sessionId": "owner"})
     host.wait_run_completed(again["runId"])
     assert "approval/requested" not in methods(host, again["runId"])
+
+
+def test_a_background_subagents_dangerous_command_never_runs_and_asks_nobody_in_its_name(
+    host: HostClient, llm: ScriptedLLM, tmp_path: Path
+) -> None:
+    # After the dispatch the parent's next call and the subagent's first race for the
+    # script: each gets a command deleting a folder of its own, told apart afterwards.
+    victims = [tmp_path / "first", tmp_path / "second"]
+    for victim in victims:
+        victim.mkdir()
+    llm.enqueue(
+        Reply.tool_call("delegate_task", {"goal": "clean up"}),
+        *(Reply.tool_call("terminal", {"command": f"rm -rf {v}"}) for v in victims),
+    )
+    run = host.request("run/start", {"message": "delegate it"})
+    ask = requested(host, run["runId"])  # the parent's own command asks, as any does
+    [child_victim] = [v for v in victims if f"rm -rf {v}" != ask.params["command"]]
+    host.wait_for(lambda n: n.method == "subagent/ended", timeout=60)
+
+    tried = [
+        n.params["progress"]
+        for _, n in host.received
+        if getattr(n, "method", "") == "subagent/progress"
+        and n.params["progress"]["kind"] == "subagent.tool"
+    ]
+    assert [(p["name"], p["preview"]) for p in tried] == [("terminal", f"rm -rf {child_victim}")]
+    assert child_victim.exists()  # hermes holds it as pending, and no one can approve it
+    asks = [n for _, n in host.received if getattr(n, "method", "") == "approval/requested"]
+    assert asks == [ask]
+    answer = {"runId": run["runId"], "approvalId": ask.params["approvalId"], "decision": "deny"}
+    host.request("approval/respond", answer)
+    assert host.wait_run_completed(run["runId"]).params["status"] == "complete"
+    assert all(v.exists() for v in victims)
