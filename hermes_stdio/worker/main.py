@@ -3,7 +3,8 @@
 Contract: takes stdio over first (fd 1 -> stderr, so hermes' prints never
 reach the wire), announces itself with ``worker/ready``, then warms
 hermes-agent up in the background (``warm_up``: imported, then the heap frozen
-out of the cycle collector's sight, ``freeze_heap``) and serves the supervisor until
+out of the cycle collector's sight, ``freeze_heap``, then what a first agent build
+pays once paid ahead, ``warm_build``) and serves the supervisor until
 ``worker/shutdown`` or EOF on stdin (the supervisor is gone), after which
 runs are interrupted (bounded), the profile's MCP servers are closed and
 hermes' exit handlers run (together bounded, ``_release``), and the process
