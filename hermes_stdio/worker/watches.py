@@ -25,13 +25,12 @@ relays a child's activity to its parent agent's progress callback with the
 child's ``goal``, ``task_index`` and ``task_count`` (``identity``), which match
 one goal of one of the session's delegations; the first report of each
 ``subagent_id`` claims the first such delegation still at work whose task no
-other child claimed, later ones follow it; a subagent's own subagent (its
-``parent_id`` a claimed child) belongs to its parent's delegation. None for a
-report that matches none (a subagent hermes runs within the turn, which it keeps
-no record of; hermes records a delegation before its child runs, so a child's
-first report decides). The
-subagent's start is told first, if it was not yet, so a start always comes before
-its progress.
+other child claimed, later ones follow it; a subagent's own subagent (one with a
+``parent_id``) belongs to its parent's delegation. None for a report that matches
+none (a subagent hermes runs within the turn, which it keeps no record of; hermes
+records a delegation before its child runs, so a child's first report decides).
+The subagent's start is told first, if it was not yet, so a start always comes
+before its progress.
 """
 
 from __future__ import annotations
@@ -144,9 +143,11 @@ class SubagentWatch:
             if child in self._claims:  # its first report decided
                 claimed = self._claims[child]
                 return None if claimed is None else claimed[0]
-            record, task = self._match(hermes_session_key(session_id), identity)
-            if task is None:  # a subagent's own subagent: its delegation is its parent's
-                record, task = None, self._claims.get(str(identity.get("parent_id") or ""))
+            parent = str(identity.get("parent_id") or "")
+            if parent:  # a subagent's own subagent: its delegation is its parent's
+                record, task = None, self._claims.get(parent)
+            else:
+                record, task = self._match(hermes_session_key(session_id), identity)
             if child:  # hermes records a delegation before its child runs: no match is final
                 if len(self._claims) >= MAX_CLAIMS:  # forget the oldest children's
                     for old in list(self._claims)[: MAX_CLAIMS // 2]:
