@@ -19,7 +19,12 @@ Contract:
   ``HERMES_STDIO_ROOT``). The profile's own ``.env`` is loaded by
   hermes-agent itself. Lazy package installs are
   switched off unless the profile's ``config.yaml`` says
-  ``security.allow_lazy_installs: true``.
+  ``security.allow_lazy_installs: true``. It raises ``profile_unreadable``
+  (``data.file``) when the profile's ``config.yaml`` or ``.env`` is there but
+  is not a regular file (a FIFO would hang hermes' read of it, a device
+  would never end), or ``config.yaml`` nests too deeply for PyYAML's pure
+  Python parser (libyaml, which hermes uses, overflows its C stack on such a
+  file and the worker dies of SIGSEGV).
 - ``template_env`` is the worker template's environment: the supervisor's,
   without any profile's ``.env`` keys, Hermes' per-process state or
   ``HERMES_HOME``, so the template (whose memory every forked worker starts
@@ -199,7 +204,7 @@ def dotenv_keys(path: Path, among: Iterable[str] = ()) -> set[str]:
 # lock held, and profile/list reads every profile's. libyaml would take 4 ms, but
 # it overflows its C stack on deep nesting (a hostile profile.yaml crashed the
 # supervisor): not for files a profile can write.
-_PARSED: dict[Path, tuple[tuple[int, ...], dict[str, Any]]] = {}
+_PARSED: dict[Path, tuple[tuple[int, ...], dict[str, Any], bool]] = {}  # bool: too deep
 _PARSED_LOCK = threading.Lock()
 _PARSED_MAX = 256
 # A file changed this recently may change again within the clock's granularity
@@ -216,9 +221,13 @@ def load_config(home: Path, name: str = "config.yaml") -> dict[str, Any]:
     """The YAML mapping in ``home/name``; empty when it is missing, not a regular
     file (a FIFO would block the read for ever), unreadable or not a mapping.
     An unchanged file is parsed once: the mapping is shared, never to be changed."""
+    return _load_yaml(home / name)[0]
+
+
+def _load_yaml(path: Path) -> tuple[dict[str, Any], bool]:
+    """``load_config``'s mapping, and whether the file nests too deeply to parse."""
     import yaml  # only when needed: keeps the supervisor's start-up light
 
-    path = home / name
     with _PARSED_LOCK:
         kept = _PARSED.get(path)
     seen: list[os.stat_result] = []
@@ -229,12 +238,15 @@ def load_config(home: Path, name: str = "config.yaml") -> dict[str, Any]:
 
     raw = _read_regular(path, unless=unchanged)
     if kept is not None and seen and kept[0] == _signature(seen[0]):
-        return kept[1]
+        return kept[1], kept[2]
     if raw is None:
-        return {}
+        return {}, False
+    too_deep = False
     try:
         data = yaml.safe_load(raw.decode("utf-8"))
-    except (ValueError, RecursionError, yaml.YAMLError):  # ValueError: bad UTF-8
+    except RecursionError:
+        data, too_deep = {}, True
+    except (ValueError, yaml.YAMLError):  # ValueError: bad UTF-8
         data = {}
     if not isinstance(data, dict):
         data = {}
@@ -243,8 +255,38 @@ def load_config(home: Path, name: str = "config.yaml") -> dict[str, Any]:
         with _PARSED_LOCK:
             if len(_PARSED) >= _PARSED_MAX:
                 _PARSED.clear()
-            _PARSED[path] = (_signature(st), data)
-    return data
+            _PARSED[path] = (_signature(st), data, too_deep)
+    return data, too_deep
+
+
+def _not_regular(path: Path) -> bool:
+    """Whether ``path`` is there (through symlinks) but is not a regular file."""
+    try:
+        return not stat.S_ISREG(os.stat(path).st_mode)
+    except OSError:  # missing, or a dangling symlink or loop: hermes' read fails fast
+        return False
+
+
+def _refuse_unreadable(own_home: Path, name: str) -> dict[str, Any]:
+    """The profile's config.yaml, unless hermes' own reads of it or of its .env
+    would hang or crash the worker (``profile_unreadable``)."""
+    for file in ("config.yaml", ".env"):
+        if _not_regular(own_home / file):
+            raise RpcError(
+                ErrorType.PROFILE_UNREADABLE,
+                f"profile {name!r}: {file} is not a regular file",
+                profile=name,
+                file=file,
+            )
+    config, too_deep = _load_yaml(own_home / "config.yaml")
+    if too_deep:
+        raise RpcError(
+            ErrorType.PROFILE_UNREADABLE,
+            f"profile {name!r}: config.yaml nests too deeply to be read safely",
+            profile=name,
+            file="config.yaml",
+        )
+    return config
 
 
 def template_env(home: Path, base: dict[str, str]) -> dict[str, str]:
@@ -260,6 +302,7 @@ def template_env(home: Path, base: dict[str, str]) -> dict[str, str]:
 
 def worker_env(home: Path, name: str, base: dict[str, str]) -> dict[str, str]:
     own_home = profile_home(home, name)
+    config = _refuse_unreadable(own_home, name)
     foreign: set[str] = set()
     for other, path in all_profile_homes(home).items():
         if other != name:
@@ -273,7 +316,7 @@ def worker_env(home: Path, name: str, base: dict[str, str]) -> dict[str, str]:
     env["HERMES_HOME"] = str(own_home)
     env["HERMES_STDIO_PROFILE"] = name
     env["HERMES_STDIO_ROOT"] = str(home)  # the fence's root: own_home may be a symlink's target
-    security = load_config(own_home).get("security")
+    security = config.get("security")
     allow_installs = isinstance(security, dict) and security.get("allow_lazy_installs") is True
     if not allow_installs:
         env["HERMES_DISABLE_LAZY_INSTALLS"] = "1"

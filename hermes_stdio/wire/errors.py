@@ -99,6 +99,11 @@ class ErrorType(Enum):
         "worker_overloaded",
         "The worker has not read the requests already sent to it; try again later.",
     )
+    PROFILE_UNREADABLE = (
+        -32028,
+        "profile_unreadable",
+        "The profile's config.yaml or .env would hang or crash its worker's read.",
+    )
 
     def __init__(self, code: int, type_: str, summary: str) -> None:
         self.code = code

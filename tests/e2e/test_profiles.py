@@ -11,7 +11,7 @@ import pytest
 
 from hermes_stdio.testing.host import HostClient
 from hermes_stdio.testing.llm_server import Reply, ScriptedLLM
-from hermes_stdio.wire import ErrorType, RpcError, encode_frame, encode_request
+from hermes_stdio.wire import ErrorType, Notification, RpcError, encode_frame, encode_request
 
 from .conftest import StartHost, started_worker, tool_result
 
@@ -102,6 +102,32 @@ def test_a_symlink_loop_under_profiles_is_left_out_and_naming_it_is_invalid_prof
     with pytest.raises(RpcError) as err:
         host.request("run/start", {"message": "hi", "profile": "loop"})
     assert err.value.kind is ErrorType.INVALID_PROFILE
+
+
+@pytest.mark.parametrize("hostile", ["fifo config.yaml", "fifo .env", "deep config.yaml"])
+def test_a_config_that_would_hang_or_crash_the_worker_fails_run_start_as_profile_unreadable(
+    any_host: HostClient, llm: ScriptedLLM, home: Path, hostile: str
+) -> None:
+    # Unchecked, a FIFO left every run of the profile waiting for ever, and a deep
+    # config.yaml killed its worker (libyaml overflowed its stack: SIGSEGV).
+    kind, file = hostile.split(" ")
+    path = home / "profiles" / "work" / file
+    saved = path.read_bytes()
+    path.unlink()
+    if kind == "fifo":
+        os.mkfifo(path)
+    else:
+        path.write_bytes(saved + b"\nhostile: " + b"[" * 100_000 + b"]" * 100_000 + b"\n")
+    with pytest.raises(RpcError) as err:
+        any_host.request("run/start", {"message": "hi", "profile": "work"}, timeout=10)
+    assert err.value.kind is ErrorType.PROFILE_UNREADABLE
+    assert err.value.data == {"profile": "work", "file": file}
+    assert not [m for _, m in any_host.received if isinstance(m, Notification)]  # no run
+    assert started_worker(any_host, llm, "play")  # other profiles are untouched
+
+    path.unlink()
+    path.write_bytes(saved)  # fixed: the next request starts the worker
+    assert started_worker(any_host, llm, "work")
 
 
 def test_a_megabyte_value_in_one_profiles_env_stalls_no_other_profiles_start(

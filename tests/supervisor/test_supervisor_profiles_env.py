@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import ast
+import os
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -208,6 +210,51 @@ def test_worker_env_drops_default_home_keys_even_if_a_profiles_default_dir_exist
     write(home / ".env", "DEFAULT_SECRET=d\n")
     (home / "profiles" / "default").mkdir()
     assert "DEFAULT_SECRET" not in worker_env(home, "work", {"DEFAULT_SECRET": "d"})
+
+
+def _fifo(path: Path) -> None:
+    os.mkfifo(path)
+
+
+def _directory(path: Path) -> None:
+    path.mkdir()
+
+
+def _symlink_to_fifo(path: Path) -> None:
+    os.mkfifo(path.with_name("pipe"))
+    path.symlink_to("pipe")
+
+
+@pytest.mark.parametrize("file", ["config.yaml", ".env"])
+@pytest.mark.parametrize("make", [_fifo, _directory, _symlink_to_fifo])
+def test_worker_env_refuses_a_config_or_env_that_is_not_a_regular_file(
+    home: Path, file: str, make: Callable[[Path], None]
+) -> None:
+    make(home / "profiles" / "work" / file)
+    with pytest.raises(RpcError) as err:
+        worker_env(home, "work", {})
+    assert err.value.kind is ErrorType.PROFILE_UNREADABLE
+    assert err.value.data == {"profile": "work", "file": file}
+    assert worker_env(home, "play", {})["HERMES_STDIO_PROFILE"] == "play"  # only that profile
+
+
+def test_worker_env_refuses_a_config_nested_deeper_than_the_pure_python_parser_follows(
+    home: Path,
+) -> None:
+    config = home / "profiles" / "work" / "config.yaml"
+    write(config, "hostile: " + "[" * 5000 + "]" * 5000 + "\n")
+    for _ in range(2):  # and again when the parse is remembered
+        with pytest.raises(RpcError) as err:
+            worker_env(home, "work", {})
+        assert err.value.kind is ErrorType.PROFILE_UNREADABLE
+        assert err.value.data == {"profile": "work", "file": "config.yaml"}
+    write(config, "nested: " + "[" * 50 + "]" * 50 + "\n")
+    assert worker_env(home, "work", {})["HERMES_STDIO_PROFILE"] == "work"
+
+
+def test_worker_env_accepts_a_missing_config_and_env_and_a_dangling_symlink(home: Path) -> None:
+    (home / "profiles" / "work" / ".env").symlink_to("nowhere")
+    assert worker_env(home, "work", {})["HERMES_STDIO_PROFILE"] == "work"
 
 
 # --- template_env -----------------------------------------------------------

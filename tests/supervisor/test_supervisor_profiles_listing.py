@@ -78,7 +78,9 @@ def test_a_fifo_or_broken_file_in_place_of_a_profiles_yaml_or_env_reads_as_empty
     assert dotenv_keys(work / ".env") == set()
     (work / "profile.yaml").write_text("[" * 100_000)  # nested past the recursion limit
     assert describe(work) == (None, None, "")
-    assert worker_env(home, "work", {})["HERMES_HOME"] == str(work)
+    with pytest.raises(RpcError) as err:  # refused, without blocking on the FIFO
+        worker_env(home, "work", {})
+    assert err.value.kind is ErrorType.PROFILE_UNREADABLE
 
 
 def test_a_symlink_loop_is_an_invalid_profile_and_is_not_listed(home: Path) -> None:

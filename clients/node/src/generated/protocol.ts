@@ -3010,5 +3010,6 @@ export const ERROR_CODES = {
   'agent_runtime_stale': -32025,
   'worker_limit': -32026,
   'worker_overloaded': -32027,
+  'profile_unreadable': -32028,
 } as const;
 export type ErrorDataType = keyof typeof ERROR_CODES;
