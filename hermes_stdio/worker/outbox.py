@@ -11,6 +11,10 @@ Contract:
   in wire order, and a delta that absorbed later text still has one seq:
   while the reader lags, consecutive deltas of a run become fewer, larger
   frames with the same text.
+- ``TextItem`` is a notification outside any run that carries streamed text
+  (a subagent's reply): it absorbs later text under the same ``key`` while it
+  is unwritten, up to ``cap`` characters, and lingers by its ``TextStream``
+  as a run's deltas do.
 - Text is sent as the agent produced it, except that a lone surrogate (which
   UTF-8 cannot carry) becomes U+FFFD, as in every notification (``wire.jsonrpc``).
 """
@@ -126,3 +130,52 @@ def delta_head(run_id: str, session_id: str) -> str:
         '{"jsonrpc":"2.0","method":"run/delta","params":'
         f'{{"runId":{_json_str(run_id)},"sessionId":{_json_str(session_id)},"seq":'
     )
+
+
+class TextStream:
+    """Whose text a ``TextItem`` carries: when an item of it was last rendered."""
+
+    __slots__ = ("last_written",)
+
+    def __init__(self) -> None:
+        self.last_written = 0.0
+
+
+class TextItem:
+    """A notification whose ``inner[field]`` (``inner``: a mapping inside ``params``)
+    is streamed text; merges text offered under an equal ``key``."""
+
+    __slots__ = ("cap", "field", "inner", "key", "method", "params", "parts", "size", "stream")
+
+    def __init__(
+        self,
+        stream: TextStream,
+        key: object,
+        method: str,
+        params: dict[str, Any],
+        inner: dict[str, Any],
+        field: str,
+        text: str,
+        *,
+        cap: int,
+    ) -> None:
+        self.stream, self.key, self.method = stream, key, method
+        self.params, self.inner, self.field = params, inner, field
+        self.parts, self.cap = [text], cap
+        self.size = len(text) + 256
+
+    @property
+    def last_written(self) -> float:
+        return self.stream.last_written
+
+    def render(self) -> bytes:
+        self.stream.last_written = time.monotonic()
+        self.inner[self.field] = "".join(self.parts)
+        return encode_notification(self.method, self.params)
+
+    def merge(self, owner: object, text: str) -> bool:
+        if owner != self.key or self.size - 256 + len(text) > self.cap:
+            return False
+        self.parts.append(text)
+        self.size += len(text)
+        return True

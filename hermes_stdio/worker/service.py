@@ -85,6 +85,7 @@ class WorkerService(AnswerMethods, QueryMethods, TaskMethods, TranscriptMethods,
         self._threads: dict[str, threading.Thread] = {}
         self._stopped = False
         self._ended = deque(maxlen=256)
+        self._text_streams = {}
         self.jobs = JobQueue(name="query")
 
     def attach(self, peer: Peer) -> None:

@@ -18,10 +18,15 @@ Contract (a mixin of ``WorkerService``, which provides ``adapter``,
   starts or ends (``watch_processes``); ``_subagent_changed`` pushes
   ``subagent/started`` or ``subagent/ended`` for its subagents (``watch_subagents``),
   and ``_subagent_progress`` ``subagent/progress`` for what they do meanwhile.
+  A subagent's streamed reply (``subagent.text``, one report per token) is
+  sent as a run's deltas are: consecutive pieces with the same fields
+  coalesce into one notification while the host lags or the stream is fast,
+  up to ``background.TAIL_CHARS`` characters each, in order and whole.
 """
 
 from __future__ import annotations
 
+import json
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -36,8 +41,13 @@ from ..transport.log import log
 from ..wire import Request
 from . import background
 from .contract import AgentAdapter
+from .outbox import Outbox, TextItem, TextStream, as_outbox
 from .state import Session
 from .watches import Change
+
+# Streams whose text was written lately, for the writer's linger; at most this many
+# (forgetting one only makes its next piece leave at once).
+_MAX_TEXT_STREAMS = 256
 
 
 class TaskMethods:
@@ -46,6 +56,8 @@ class TaskMethods:
     _lock: threading.Lock  # guards ``sessions``
     peer: Peer | None
     answer_off_reader: Callable[[Request, str, Callable[[], Record]], object]  # ``queries``
+    _outbox: Callable[[], Outbox | Callable[[bytes], bool]]
+    _text_streams: dict[tuple[str, str, str | None], TextStream]
 
     def _h_process_list(self, req: Request, p: t.SessionTarget) -> Any:
         def listed() -> pr.ProcessListResult:
@@ -96,11 +108,26 @@ class TaskMethods:
     def _subagent_progress(
         self, session_id: str, subagent_id: str, progress: pr.SubagentProgress
     ) -> None:
-        self._tell(
-            "subagent",
-            "progress",
-            pr.SubagentProgressNotification(session_id, subagent_id, progress),
-        )
+        note = pr.SubagentProgressNotification(session_id, subagent_id, progress)
+        if progress.kind != "subagent.text" or not progress.preview or self.peer is None:
+            self._tell("subagent", "progress", note)
+            return
+        params = encode(note)
+        inner, text = params["progress"], progress.preview
+        inner["preview"] = None
+        key = json.dumps(params, sort_keys=True)  # every field but the text: what may merge
+        out = as_outbox(self._outbox())
+        if out.merge_tail(key, text):
+            return
+        streams, name = self._text_streams, (session_id, subagent_id, progress.child_id)
+        stream = streams.get(name)
+        if stream is None:
+            if len(streams) >= _MAX_TEXT_STREAMS:
+                streams.clear()
+            stream = streams[name] = TextStream()
+        cap = background.TAIL_CHARS
+        item = TextItem(stream, key, "subagent/progress", params, inner, "preview", text, cap=cap)
+        out.send_lazy(item)
 
     def _tell(self, work: str, change: str, note: Record) -> None:
         if self.peer is not None:
