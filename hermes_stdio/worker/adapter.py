@@ -232,7 +232,7 @@ class HermesAdapter(HermesProfile, HermesSessions, HermesAnswers):
             session_id=catalog.tip(self._db, session.session_id),
             session_db=self._db,
             clarify_callback=self._clarify.callback(session),
-            **agent_callbacks(sink, self.subagent_hook(session.session_id)),
+            **agent_callbacks(sink, self.subagent_hook(session.session_id), self.tool_returned),
         )
         from agent.model_metadata import estimate_request_tokens_rough
 

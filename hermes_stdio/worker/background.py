@@ -19,11 +19,14 @@ subagents, running and recently finished (the last 50 of the worker hermes
 keeps), from ``delegation.list_async_delegations()``;
 ``interrupt_subagents(delegation, session_id)`` tells those still at work to
 stop and says how many it told (each still reports when it ends).
+``completion_of(proc, strip)`` is the completion event hermes would have queued
+for a process (see ``watches.ProcessWatch``).
 """
 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import Any
 
 from ..protocol.processes import ProcessInfo, SubagentInfo, SubagentProgress
@@ -105,6 +108,24 @@ def subagent_of(record: dict[str, Any]) -> SubagentInfo:
         dispatched_at=_ms(record.get("dispatched_at")) or 0,
         completed_at=None if status == "running" else _ms(record.get("completed_at")),
     )
+
+
+def completion_of(proc: Any, strip: Callable[[str], str]) -> dict[str, Any]:
+    """The event hermes' registry queues when a process marked ``notify_on_complete``
+    ends (its ``_move_to_finished``), made for one that ended before it was marked;
+    ``strip`` is hermes' ``strip_ansi``."""
+    tail = str(getattr(proc, "output_buffer", "") or "")[-2000:]
+    return {
+        "type": "completion",
+        "session_id": proc.id,
+        "session_key": getattr(proc, "session_key", ""),
+        "command": getattr(proc, "command", ""),
+        "exit_code": getattr(proc, "exit_code", None),
+        "completion_reason": getattr(proc, "completion_reason", None),
+        "termination_source": getattr(proc, "termination_source", None),
+        "output": strip(tail) if tail else "",
+        "started_at": getattr(proc, "started_at", None),
+    }
 
 
 def _text(value: Any) -> str | None:

@@ -9,7 +9,9 @@ session's current run. A subagent's activity hermes relays (a ``subagent.*``
 progress kind, with the child's identity as keywords) goes to ``subagent`` when
 given, which says whether it took it (a background subagent's: pushed as
 ``subagent/progress``); what it does not take is the run's ``tool.progress``, as
-before. Nothing here imports hermes-agent.
+before. ``returned``, when given, is called after each tool's completion is
+sent (``ProcessWatch.report_late``: hermes marks a background command for
+notice only as its tool returns). Nothing here imports hermes-agent.
 """
 
 from __future__ import annotations
@@ -64,7 +66,9 @@ SubagentHook = Callable[[str, Any, Any, dict[str, Any]], bool]
 
 
 def agent_callbacks(
-    sink: EventSink, subagent: SubagentHook | None = None
+    sink: EventSink,
+    subagent: SubagentHook | None = None,
+    returned: Callable[[], None] | None = None,
 ) -> dict[str, Callable[..., None]]:
     """AIAgent callback kwargs mapped onto ``run/delta`` and ``run/event``."""
 
@@ -108,6 +112,8 @@ def agent_callbacks(
             items = plan_items(text)  # it wrote the list: its result is the whole list
             if items is not None:
                 sink.event(ev.PlanEvent(items=items))
+        if returned is not None:
+            returned()
 
     def tool_progress(
         kind: Any = None, name: Any = None, preview: Any = None, args: Any = None, **more: Any

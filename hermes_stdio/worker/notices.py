@@ -19,7 +19,9 @@ Contract:
   for each event filed under one of this worker's session keys
   (``keys.hermes_session_key``). Others (no key, another program's) are
   logged and dropped; so are completions the agent already read (hermes'
-  ``is_completion_consumed``) and delegations another consumer claimed.
+  ``is_completion_consumed``), delegations another consumer claimed, and a
+  process's completion after its first (``watches.ProcessWatch`` may queue
+  one hermes queued too).
   ``hermes`` is the ``Hermes`` bundle of hermes' own functions, so that only
   ``adapter`` imports hermes-agent.
 """
@@ -35,6 +37,9 @@ from ..transport.log import log
 from .keys import PREFIX
 
 CONSUMER = "hermes-stdio"
+# Processes whose completion was taken: a second one is a duplicate. A late one
+# follows the first within one tool call, so few need remembering.
+MAX_COMPLETED = 1024
 
 
 @dataclass(frozen=True)
@@ -92,9 +97,24 @@ def _settler(event: dict[str, Any], claim: str, hermes: Hermes) -> Callable[[boo
 
 
 def watch(queue: Any, hermes: Hermes, deliver: Callable[[Notice], None]) -> threading.Thread:
+    completed: dict[str, None] = {}  # process ids, oldest first
+
+    def first_completion(event: Any) -> bool:
+        if not isinstance(event, dict) or event.get("type") != "completion":
+            return True
+        process_id = str(event.get("session_id") or "")
+        if process_id in completed:
+            return False
+        if len(completed) >= MAX_COMPLETED:
+            del completed[next(iter(completed))]
+        completed[process_id] = None
+        return True
+
     def loop() -> None:
         while True:
             event = queue.get()  # blocks: no timeout, no wake-ups while idle
+            if not first_completion(event):
+                continue
             try:
                 notice = notice_of(event, hermes)
                 if notice is not None:

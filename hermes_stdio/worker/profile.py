@@ -39,6 +39,7 @@ class HermesProfile:
     _subagent_changed: Callable[[watches.Change, str, SubagentInfo], None] | None = None
     _subagent_progress: ProgressDeliver | None = None
     _subagent_watch: watches.SubagentWatch | None = None
+    _process_watch: watches.ProcessWatch | None = None
     _watching: bool = False
     _warm_lock = threading.Lock()  # one adapter per worker process
     _build_started = False
@@ -84,17 +85,31 @@ class HermesProfile:
 
         return hook
 
+    def tool_returned(self) -> None:
+        """After each tool of an agent returns: queue what hermes' race lost (an instant
+        background command's completion; ``watches.ProcessWatch``)."""
+        watch = self._process_watch
+        if watch is None:
+            return
+        try:
+            watch.report_late()
+        except Exception as exc:  # hermes' agent must go on
+            log(f"worker: reporting a background command that ended at once failed: {exc!r}")
+
     def _watch_notices(self) -> None:
         """Start the watch of hermes' completion queue, and of its processes' and
         subagents' starts and ends, once (from ``_modules``)."""
         if self._deliver is None or self._watching:
             return
         from tools import async_delegation
+        from tools.ansi_strip import strip_ansi
         from tools.process_registry import format_process_notification, process_registry
 
         on_process, on_subagent = self._process_changed, self._subagent_changed
-        if on_process is not None and not watches.watch_processes(process_registry, on_process):
-            log("worker: hermes' process registry changed: process/started, /exited not sent")
+        if on_process is not None:
+            self._process_watch = watches.watch_processes(process_registry, on_process, strip_ansi)
+            if self._process_watch is None:
+                log("worker: hermes' process registry changed: process/started, /exited not sent")
         if on_subagent is not None:
             self._subagent_watch = watches.watch_subagents(async_delegation, on_subagent)
             if self._subagent_watch is None:

@@ -16,8 +16,18 @@ hermes' functions that start and end the work (processes: the registry's
 ``_move_to_finished``, its one place for an end; subagents: the module's
 ``dispatch_async_delegation``, ``dispatch_async_delegation_batch`` and
 ``_persist_completion``, which both its ways of ending one call) and returns
-None (``watch_processes``: False), doing nothing, when one is missing or they are
-already wrapped. A failing ``deliver`` is logged; hermes' work goes on.
+None, doing nothing, when one is missing or they are already wrapped. A failing
+``deliver`` is logged; hermes' work goes on.
+
+``ProcessWatch.report_late()`` (``watch_processes`` returns the watch) makes up
+for a race in hermes: its terminal tool marks a background command
+``notify_on_complete`` only after spawning it, and the registry queues a
+completion only for a process marked when it ends, so one that ends at once
+(an instant ``echo``) never reported. Called after each tool returns, it queues
+the completion hermes skipped (``background.completion_of``) for each of our
+sessions' processes that ended unmarked and has been marked since. hermes'
+own event, if the mark came in the moment between, is queued first: the
+consumer keeps a process's first completion (``notices.watch``).
 
 ``SubagentWatch.delegation_of(session_id, identity)`` (what ``watch_subagents``
 returns) names the delegation a subagent's progress report belongs to: hermes
@@ -41,7 +51,7 @@ from typing import Any, Literal
 
 from ..protocol.processes import ProcessInfo, SubagentInfo, SubagentProgress
 from ..transport.log import log
-from .background import info_of, subagent_of
+from .background import completion_of, info_of, subagent_of
 from .keys import PREFIX, hermes_session_key
 
 SPAWNS = ("spawn_local", "spawn_via_env")
@@ -52,6 +62,8 @@ PERSIST = "_persist_completion"
 WRAPPED = "hermes_stdio_watch"
 # Subagents whose delegation a worker remembers; one that is forgotten is matched again.
 MAX_CLAIMS = 4096
+# Processes that ended before hermes marked them; its mark comes within one tool call.
+MAX_UNMARKED = 256
 
 Change = Literal["started", "exited", "ended"]
 # session id, subagent (delegation) id, what it did
@@ -99,11 +111,42 @@ def _install(owner: Any, wrappers: dict[str, Callable[..., Any]]) -> None:
         setattr(owner, name, wrapper)
 
 
-def watch_processes(registry: Any, deliver: Callable[[Change, str, ProcessInfo], None]) -> bool:
+class ProcessWatch:
+    def __init__(self, registry: Any, strip: Callable[[str], str]) -> None:
+        self._registry, self._strip = registry, strip
+        self._unmarked: dict[str, Any] = {}  # process id -> process
+        self._lock = threading.Lock()
+
+    def ended_unmarked(self, proc: Any) -> None:
+        key = str(getattr(proc, "session_key", "") or "")
+        if not key.startswith(PREFIX):
+            return
+        with self._lock:
+            if len(self._unmarked) >= MAX_UNMARKED:  # never marked: no notify_on_complete
+                del self._unmarked[next(iter(self._unmarked))]
+            self._unmarked[str(proc.id)] = proc
+
+    def report_late(self) -> None:
+        with self._lock:
+            if not self._unmarked:
+                return
+            due = [p for p in self._unmarked.values() if getattr(p, "notify_on_complete", False)]
+            for proc in due:
+                del self._unmarked[str(proc.id)]
+        for proc in due:
+            self._registry.completion_queue.put(completion_of(proc, self._strip))
+
+
+def watch_processes(
+    registry: Any,
+    deliver: Callable[[Change, str, ProcessInfo], None],
+    strip: Callable[[str], str] = str,
+) -> ProcessWatch | None:
     found = _wrappable(registry, ("_move_to_finished", *SPAWNS))
     if found is None:
-        return False
+        return None
     announcer = _Announcer("process", deliver)
+    watch = ProcessWatch(registry, strip)
 
     def tell(change: Change, proc: Any) -> None:
         key = str(getattr(proc, "session_key", "") or "")
@@ -112,7 +155,10 @@ def watch_processes(registry: Any, deliver: Callable[[Change, str, ProcessInfo],
     finish = found["_move_to_finished"]
 
     def move_to_finished(proc: Any) -> None:
+        marked = bool(getattr(proc, "notify_on_complete", False))  # before hermes reads it
         finish(proc)
+        if not marked:
+            watch.ended_unmarked(proc)
         tell("exited", proc)
 
     def watched(spawn: Callable[..., Any]) -> Callable[..., Any]:
@@ -127,7 +173,7 @@ def watch_processes(registry: Any, deliver: Callable[[Change, str, ProcessInfo],
         registry,
         {"_move_to_finished": move_to_finished, **{n: watched(found[n]) for n in SPAWNS}},
     )
-    return True
+    return watch
 
 
 class SubagentWatch:

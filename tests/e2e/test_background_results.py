@@ -4,9 +4,13 @@ session as a run the worker starts itself, announced by ``run/started.trigger``.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
+import subprocess
+import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -95,12 +99,60 @@ def test_a_hosts_run_has_no_trigger(host: HostClient, llm: ScriptedLLM) -> None:
 
 
 def _background_echo(llm: ScriptedLLM, go: Path, *after: Reply) -> None:
-    """A background command that ends once ``go`` exists. hermes marks a process
-    ``notify_on_complete`` only after spawning it, and one that ends first never
-    reports, so the test lets it end after its turn (bounded: 30 s)."""
+    """A background command that ends once ``go`` exists, so the test decides when
+    it ends (bounded: 30 s)."""
     command = {"command": until_created(go, "echo kiwi-count-3"), "background": True}
     command["notify_on_complete"] = True
     llm.enqueue(Reply.tool_call("terminal", command), Reply.text(["started it"]), *after)
+
+
+def test_a_background_command_that_ends_at_once_still_reports_its_result_once(
+    any_host: HostClient, llm: ScriptedLLM
+) -> None:
+    # hermes marks the command for notice only after spawning it: one that ended first
+    # was never reported. The worker reports it. Busy CPUs widen that moment (the
+    # command's reader thread, woken, preempts the tool's) so that it shows here.
+    host, sid, sources = any_host, None, []
+    with busy_cpus(3):
+        for n in range(4):
+            sid = _report_instant_command(host, llm, sid, n, sources)
+    # Once each: a second report would have started a run as its first one ended.
+    llm.enqueue(Reply.text(["nothing else"]))
+    run = host.request("run/start", {"message": "anything else?", "sessionId": sid})
+    host.wait_run_completed(run["runId"])
+    assert len(set(sources)) == len(_triggered_runs(host)) == 4
+
+
+def _report_instant_command(
+    host: HostClient, llm: ScriptedLLM, sid: str | None, n: int, sources: list[str]
+) -> str:
+    """One turn that starts ``echo kiwi-<n>`` in the background, and its report's run."""
+    command = {"command": f"echo kiwi-{n}", "background": True, "notify_on_complete": True}
+    llm.enqueue(
+        Reply.tool_call("terminal", command), Reply.text(["started it"]), Reply.text(["seen"])
+    )
+    run = host.request("run/start", {"message": "count", **({"sessionId": sid} if sid else {})})
+    host.wait_run_completed(run["runId"])
+    report = _triggered(host, run["sessionId"])
+    trigger = report.params["trigger"]
+    assert trigger["type"] == "process" and f"kiwi-{n}" in trigger["message"]
+    assert "exit code 0" in trigger["message"]
+    sources.append(trigger["sourceId"])
+    done = host.wait_run_completed(report.params["runId"])
+    assert done.params["status"] == "complete"
+    return str(run["sessionId"])
+
+
+@contextlib.contextmanager
+def busy_cpus(count: int) -> Iterator[None]:
+    """``count`` processes spinning on the CPUs meanwhile (killed after)."""
+    spinners = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(count)]
+    try:
+        yield
+    finally:
+        for spinner in spinners:
+            spinner.kill()
+            spinner.wait(10)
 
 
 def test_a_triggered_run_whose_worker_dies_ends_once_as_worker_crashed(

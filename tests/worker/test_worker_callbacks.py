@@ -185,3 +185,14 @@ def test_a_subagents_activity_goes_to_the_subagent_hook_and_what_it_declines_to_
         {"type": "thinking", "text": "pondering"},
         {"type": "tool.progress", "kind": "custom", "name": "x", "preview": "y"},
     ]
+
+
+def test_returned_is_called_after_each_tools_completion_is_sent() -> None:
+    sink = Sink()
+    seen: list[int] = []
+    cbs = agent_callbacks(sink, returned=lambda: seen.append(len(sink.events)))
+    cbs["tool_start_callback"]("call_1", "terminal", {"command": "echo", "background": True})
+    assert seen == []
+    cbs["tool_complete_callback"]("call_1", "terminal", {}, '{"session_id": "proc_1"}')
+    cbs["tool_complete_callback"]("call_2", "todo", {"todos": []}, '{"todos": []}')
+    assert seen == [2, 4]  # after the completion (and the todo's plan) went out

@@ -35,10 +35,12 @@ class FakeHermes:
         )
 
 
-def completion(session_key: str, output: str = "3 kiwis") -> dict[str, Any]:
+def completion(
+    session_key: str, output: str = "3 kiwis", process_id: str = "proc_1"
+) -> dict[str, Any]:
     return {
         "type": "completion",
-        "session_id": "proc_1",
+        "session_id": process_id,
         "session_key": session_key,
         "output": output,
     }
@@ -112,8 +114,27 @@ def test_the_watch_delivers_each_event_and_survives_one_that_fails():
     broken = dataclasses.replace(bundle, format=format)
     watch(events, broken, got.put)
     events.put(completion("hermes-stdio:sess_a", output="boom"))
-    events.put(completion("hermes-stdio:sess_b", output="fine"))
+    events.put(completion("hermes-stdio:sess_b", output="fine", process_id="proc_2"))
     assert got.get(timeout=WAIT).session_id == "sess_b"
+
+
+def test_the_watch_takes_only_the_first_completion_of_a_process_and_every_other_event():
+    # A process that ended at once may be reported by hermes and again by the worker.
+    events: queue.Queue[Any] = queue.Queue()
+    got: queue.Queue[Notice] = queue.Queue()
+    watch(events, FakeHermes().bundle(), got.put)
+    match = {**completion("hermes-stdio:sess_a", "ready"), "type": "watch_match"}
+    for event in (
+        completion("hermes-stdio:sess_a", "first"),
+        match,
+        match,  # a watch pattern may match again
+        completion("hermes-stdio:sess_a", "again"),
+        completion("hermes-stdio:sess_a", "other", process_id="proc_2"),
+    ):
+        events.put(event)
+    taken = [got.get(timeout=WAIT).message for _ in range(4)]
+    assert taken == ["[done: first]", "[done: ready]", "[done: ready]", "[done: other]"]
+    assert got.empty()
 
 
 # --- the service hands notices to sessions ---------------------------------------------

@@ -3,6 +3,7 @@ and end of a session's background work is told once, its start first."""
 
 from __future__ import annotations
 
+import queue
 from typing import Any
 
 from test_worker_background import Process
@@ -18,6 +19,8 @@ class SpawningRegistry:
         self.finished: list[str] = []
         self.spawned: list[str] = []
         self.exit_at_once = False
+        self.completion_queue: queue.Queue[dict[str, Any]] = queue.Queue()
+        self.mark_while_finishing: Any = None  # a process hermes' tool marks meanwhile
 
     def spawn_local(self, command: str, session_key: str = "") -> Process:
         proc = Process(f"proc_{len(self.spawned) + 1}", "s1")
@@ -31,8 +34,14 @@ class SpawningRegistry:
         return self.spawn_local(command, session_key)
 
     def _move_to_finished(self, proc: Any) -> None:
+        first = not proc.exited
         proc.exited = True
         self.finished.append(proc.id)
+        if self.mark_while_finishing is proc:  # the tool's mark lands just before hermes reads it
+            proc.notify_on_complete = True
+        # hermes queues a completion only for a process marked when it first ends.
+        if first and getattr(proc, "notify_on_complete", False):
+            self.completion_queue.put({"type": "completion", "session_id": proc.id, "by": "hermes"})
 
 
 def watched() -> tuple[SpawningRegistry, list[tuple[str, str, Any]]]:
@@ -273,3 +282,77 @@ def test_a_report_that_comes_before_its_dispatch_returned_is_preceded_by_its_sta
     assert watch.delegation_of("s1", identity("x", "sa-0")) == "deleg_1"
     delegation.finish("deleg_1", "completed")
     assert [change for change, _, _, _ in told] == ["started", "ended"]  # the start told once
+
+
+def queued(registry: SpawningRegistry) -> list[dict[str, Any]]:
+    found = []
+    while not registry.completion_queue.empty():
+        found.append(registry.completion_queue.get_nowait())
+    return found
+
+
+def test_a_command_that_ends_before_hermes_marks_it_gets_the_completion_hermes_skipped() -> None:
+    registry = SpawningRegistry()
+    watch = watches.watch_processes(registry, lambda *change: None, strip=str.upper)
+    assert watch is not None
+    registry.exit_at_once = True
+    proc = registry.spawn_local("echo kiwi", session_key=hermes_session_key("s1"))
+    proc.exit_code, proc.output_buffer, proc.started_at = 0, "kiwi\n", 12.5
+    proc.completion_reason, proc.termination_source = "exited", ""
+    watch.report_late()  # another tool returned first: not marked yet, nothing to tell
+    assert queued(registry) == []
+    proc.notify_on_complete = True  # what hermes' terminal tool does after spawning it
+    watch.report_late()
+    watch.report_late()  # once only
+    assert queued(registry) == [
+        {
+            "type": "completion",
+            "session_id": "proc_1",
+            "session_key": hermes_session_key("s1"),
+            "command": "echo kiwi",
+            "exit_code": 0,
+            "completion_reason": "exited",
+            "termination_source": "",
+            "output": "KIWI\n",  # through hermes' strip_ansi
+            "started_at": 12.5,
+        }
+    ]
+
+
+def test_a_command_marked_before_it_ends_is_left_to_hermes_alone() -> None:
+    registry = SpawningRegistry()
+    watch = watches.watch_processes(registry, lambda *change: None)
+    assert watch is not None
+    proc = registry.spawn_local("make", session_key=hermes_session_key("s1"))
+    proc.notify_on_complete = True
+    registry._move_to_finished(proc)
+    watch.report_late()
+    assert [e["by"] for e in queued(registry)] == ["hermes"]
+
+
+def test_a_mark_in_the_moment_hermes_finishes_it_may_report_twice_for_the_consumer_to_drop() -> (
+    None
+):
+    registry = SpawningRegistry()
+    watch = watches.watch_processes(registry, lambda *change: None)
+    assert watch is not None
+    proc = registry.spawn_local("echo", session_key=hermes_session_key("s1"))
+    registry.mark_while_finishing = proc
+    registry._move_to_finished(proc)
+    watch.report_late()
+    # hermes' own first, so notices.watch keeps it (and drops the second).
+    assert [e.get("by", "worker") for e in queued(registry)] == ["hermes", "worker"]
+
+
+def test_unmarked_commands_of_other_programs_or_never_marked_are_never_reported() -> None:
+    registry = SpawningRegistry()
+    watch = watches.watch_processes(registry, lambda *change: None)
+    assert watch is not None
+    registry.exit_at_once = True
+    foreign = registry.spawn_local("top", session_key="cli-session")
+    foreign.notify_on_complete = True
+    for n in range(watches.MAX_UNMARKED + 5):  # background without notify: never marked
+        registry.spawn_local(f"true {n}", session_key=hermes_session_key("s1"))
+    watch.report_late()
+    assert queued(registry) == []
+    assert len(watch._unmarked) == watches.MAX_UNMARKED  # bounded
