@@ -284,6 +284,13 @@ def test_a_report_that_comes_before_its_dispatch_returned_is_preceded_by_its_sta
     assert [change for change, _, _, _ in told] == ["started", "ended"]  # the start told once
 
 
+def process_watch(strip: Any = str) -> tuple[SpawningRegistry, watches.ProcessWatch]:
+    registry = SpawningRegistry()
+    watch = watches.watch_processes(registry, lambda *change: None, strip=strip)
+    assert watch is not None
+    return registry, watch
+
+
 def queued(registry: SpawningRegistry) -> list[dict[str, Any]]:
     found = []
     while not registry.completion_queue.empty():
@@ -292,9 +299,7 @@ def queued(registry: SpawningRegistry) -> list[dict[str, Any]]:
 
 
 def test_a_command_that_ends_before_hermes_marks_it_gets_the_completion_hermes_skipped() -> None:
-    registry = SpawningRegistry()
-    watch = watches.watch_processes(registry, lambda *change: None, strip=str.upper)
-    assert watch is not None
+    registry, watch = process_watch(strip=str.upper)
     registry.exit_at_once = True
     proc = registry.spawn_local("echo kiwi", session_key=hermes_session_key("s1"))
     proc.exit_code, proc.output_buffer, proc.started_at = 0, "kiwi\n", 12.5
@@ -320,9 +325,7 @@ def test_a_command_that_ends_before_hermes_marks_it_gets_the_completion_hermes_s
 
 
 def test_a_command_marked_before_it_ends_is_left_to_hermes_alone() -> None:
-    registry = SpawningRegistry()
-    watch = watches.watch_processes(registry, lambda *change: None)
-    assert watch is not None
+    registry, watch = process_watch()
     proc = registry.spawn_local("make", session_key=hermes_session_key("s1"))
     proc.notify_on_complete = True
     registry._move_to_finished(proc)
@@ -333,9 +336,7 @@ def test_a_command_marked_before_it_ends_is_left_to_hermes_alone() -> None:
 def test_a_mark_in_the_moment_hermes_finishes_it_may_report_twice_for_the_consumer_to_drop() -> (
     None
 ):
-    registry = SpawningRegistry()
-    watch = watches.watch_processes(registry, lambda *change: None)
-    assert watch is not None
+    registry, watch = process_watch()
     proc = registry.spawn_local("echo", session_key=hermes_session_key("s1"))
     registry.mark_while_finishing = proc
     registry._move_to_finished(proc)
@@ -345,9 +346,7 @@ def test_a_mark_in_the_moment_hermes_finishes_it_may_report_twice_for_the_consum
 
 
 def test_unmarked_commands_of_other_programs_or_never_marked_are_never_reported() -> None:
-    registry = SpawningRegistry()
-    watch = watches.watch_processes(registry, lambda *change: None)
-    assert watch is not None
+    registry, watch = process_watch()
     registry.exit_at_once = True
     foreign = registry.spawn_local("top", session_key="cli-session")
     foreign.notify_on_complete = True
