@@ -17,6 +17,9 @@ Contract:
   optionally preceded by content pieces (``Reply.tool_call(..., text=[...])``).
   ``Reply.text(..., reasoning=[...])`` streams ``delta.reasoning_content`` pieces first.
   Without ``stream`` a plain ``chat.completion`` JSON object is returned.
+* ``enqueue_for(marker, *replies)`` scripts one conversation among several that
+  run at once (an agent and its subagents): a request whose first user message
+  contains ``marker`` takes the next of those replies, before the common queue.
 * A reply with a ``Gate`` (``Reply.text(..., gate=Gate())``) is held once its
   request has arrived (``gate.arrived``) until the test sets ``gate.release``.
 * Error replies answer with the scripted HTTP status and an OpenAI-style error body.
@@ -184,6 +187,17 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.flush()
 
 
+def _first_user_text(body: JSON) -> str:
+    messages = body.get("messages")
+    for message in messages if isinstance(messages, list) else []:
+        if isinstance(message, dict) and message.get("role") == "user":
+            content = message.get("content")
+            if isinstance(content, list):  # content parts
+                return " ".join(str(p.get("text", "")) for p in content if isinstance(p, dict))
+            return str(content or "")
+    return ""
+
+
 class ScriptedLLM:
     """A scripted OpenAI-compatible chat-completions server on 127.0.0.1."""
 
@@ -207,6 +221,7 @@ class ScriptedLLM:
         self._requested_port = port
         self._lock = threading.Lock()
         self._queue: deque[Reply] = deque()
+        self._routes: list[tuple[str, deque[Reply]]] = []  # first-user-message marker, replies
         self._requests: list[JSON] = []
         self.models_gate: Gate | None = None
         self.models_listed = 0
@@ -268,10 +283,15 @@ class ScriptedLLM:
         with self._lock:
             self._queue.extend(replies)
 
+    def enqueue_for(self, marker: str, *replies: Reply) -> None:
+        with self._lock:
+            self._routes.append((marker, deque(replies)))
+
     def clear(self) -> None:
         """Drop pending replies and recorded requests."""
         with self._lock:
             self._queue.clear()
+            self._routes.clear()
             self._requests.clear()
             self.models_gate, self.models_listed, self.pricing = None, 0, None
 
@@ -295,6 +315,11 @@ class ScriptedLLM:
     def _take(self, body: JSON) -> Reply:
         with self._lock:
             self._requests.append(body)
+            if self._routes:
+                first = _first_user_text(body)
+                for marker, replies in self._routes:
+                    if replies and marker in first:
+                        return replies.popleft()
             return self._queue.popleft() if self._queue else self.default_reply
 
     # -- response builders ---------------------------------------------------------------

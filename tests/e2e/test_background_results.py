@@ -15,13 +15,20 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 from hermes_stdio.protocol.types import RunErrorType
 from hermes_stdio.testing.host import HostClient
 from hermes_stdio.testing.llm_server import Gate, Reply, ScriptedLLM
 from hermes_stdio.wire import ErrorType, Notification, RpcError
 
-from .conftest import assert_runs_ended_once_in_order, tool_result, until_created, worker_pids
+from .conftest import (
+    StartHost,
+    assert_runs_ended_once_in_order,
+    tool_result,
+    until_created,
+    worker_pids,
+)
 
 
 def _triggered(host: HostClient, session_id: str, timeout: float = 60.0) -> Notification:
@@ -321,6 +328,60 @@ def test_what_a_background_subagent_does_after_its_parents_run_is_pushed_as_its_
         and n.params["event"]["type"] == "tool.progress"
         and n.params["event"]["kind"].startswith("subagent")
     ]
+
+
+def test_a_background_subagents_own_subagent_is_pushed_under_its_delegation_as_its_child(
+    start_host: StartHost, llm: ScriptedLLM, home: Path
+) -> None:
+    config = yaml.safe_load((home / "config.yaml").read_text())
+    config["delegation"] = {"max_spawn_depth": 2}  # an orchestrator may delegate once more
+    (home / "config.yaml").write_text(yaml.safe_dump(config))
+    host = start_host()
+    host.initialize()
+    # Each agent's requests take their own script: they run at once.
+    llm.enqueue_for(
+        "plan the kiwis",
+        Reply.tool_call("delegate_task", {"goal": "count the kiwis"}),
+        Reply.text(["plan done"]),
+    )
+    llm.enqueue_for("count the kiwis", Reply.text(["three ", "kiwis"]))
+    orchestrate = {"goal": "plan the kiwis", "role": "orchestrator"}
+    llm.enqueue(
+        Reply.tool_call("delegate_task", orchestrate),
+        Reply.text(["dispatched it"]),
+        Reply.text(["reported"]),
+    )
+    run = host.request("run/start", {"message": "delegate it"})
+    sid = run["sessionId"]
+    host.wait_run_completed(run["runId"])
+    host.wait_run_completed(_triggered(host, sid).params["runId"])
+
+    [sub] = host.request("subagent/list", {"sessionId": sid})["subagents"]
+    progress = [
+        n.params for _, n in host.received if getattr(n, "method", "") == "subagent/progress"
+    ]
+    assert {(p["sessionId"], p["subagentId"]) for p in progress} == {(sid, sub["subagentId"])}
+    events = [p["progress"] for p in progress]
+    top = events[0]
+    assert (top["kind"], top["preview"], top["depth"], top["parentChildId"]) == (
+        "subagent.start",
+        "plan the kiwis",
+        0,
+        None,
+    )
+    nested = [e for e in events if e["childId"] != top["childId"]]
+    assert [(e["kind"], e["preview"], e["status"]) for e in nested] == [
+        ("subagent.start", "count the kiwis", None),
+        ("subagent.complete", "three kiwis", "completed"),
+    ]
+    assert {(e["parentChildId"], e["depth"]) for e in nested} == {(top["childId"], 1)}
+    assert nested[0]["childId"] and nested[0]["childSessionId"] != top["childSessionId"]
+    kinds = [(e["childId"] == top["childId"], e["kind"]) for e in events]
+    assert kinds.index((True, "subagent.tool")) < events.index(nested[0])  # its delegate_task
+    assert events.index(nested[1]) < kinds.index((True, "subagent.complete")) == len(events) - 1
+    # hermes relays a nested subagent's streamed reply as its parent's (protocol.md).
+    streamed = "".join(e["preview"] for e in events if e["kind"] == "subagent.text")
+    assert streamed.startswith("three kiwis") and streamed.endswith("plan done")
 
 
 def received_index(host: HostClient, note: Notification) -> int:
