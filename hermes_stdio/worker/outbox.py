@@ -142,26 +142,23 @@ class TextStream:
 
 
 class TextItem:
-    """A notification whose ``inner[field]`` (``inner``: a mapping inside ``params``)
-    is streamed text; merges text offered under an equal ``key``."""
+    """A notification outside any run whose body ``render_text(text)`` makes from
+    streamed text; absorbs later text offered under an equal ``key`` while it is
+    unwritten, up to ``cap`` characters."""
 
-    __slots__ = ("cap", "field", "inner", "key", "method", "params", "parts", "size", "stream")
+    __slots__ = ("cap", "chars", "key", "parts", "render_text", "size", "stream")
 
     def __init__(
         self,
         stream: TextStream,
         key: object,
-        method: str,
-        params: dict[str, Any],
-        inner: dict[str, Any],
-        field: str,
         text: str,
+        render_text: Callable[[str], bytes],
         *,
         cap: int,
     ) -> None:
-        self.stream, self.key, self.method = stream, key, method
-        self.params, self.inner, self.field = params, inner, field
-        self.parts, self.cap = [text], cap
+        self.stream, self.key, self.render_text, self.cap = stream, key, render_text, cap
+        self.parts, self.chars = [text], len(text)
         self.size = len(text) + 256
 
     @property
@@ -170,12 +167,12 @@ class TextItem:
 
     def render(self) -> bytes:
         self.stream.last_written = time.monotonic()
-        self.inner[self.field] = "".join(self.parts)
-        return encode_notification(self.method, self.params)
+        return self.render_text("".join(self.parts))
 
     def merge(self, owner: object, text: str) -> bool:
-        if owner != self.key or self.size - 256 + len(text) > self.cap:
+        if owner != self.key or self.chars + len(text) > self.cap:
             return False
         self.parts.append(text)
+        self.chars += len(text)
         self.size += len(text)
         return True

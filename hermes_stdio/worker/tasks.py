@@ -26,7 +26,6 @@ Contract (a mixin of ``WorkerService``, which provides ``adapter``,
 
 from __future__ import annotations
 
-import json
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -39,6 +38,7 @@ from ..protocol.record import Record
 from ..transport import Peer
 from ..transport.log import log
 from ..wire import Request
+from ..wire.jsonrpc import encode_notification
 from . import background
 from .contract import AgentAdapter
 from .outbox import Outbox, TextItem, TextStream, as_outbox
@@ -112,12 +112,10 @@ class TaskMethods:
         if progress.kind != "subagent.text" or not progress.preview or self.peer is None:
             self._tell("subagent", "progress", note)
             return
-        params = encode(note)
-        inner, text = params["progress"], progress.preview
-        inner["preview"] = None
-        key = json.dumps(params, sort_keys=True)  # every field but the text: what may merge
+        # Every field but the text: what a later piece must share to join this one.
+        key = (session_id, subagent_id, {**vars(progress), "preview": None})
         out = as_outbox(self._outbox())
-        if out.merge_tail(key, text):
+        if out.merge_tail(key, progress.preview):
             return
         streams, name = self._text_streams, (session_id, subagent_id, progress.child_id)
         stream = streams.get(name)
@@ -125,9 +123,14 @@ class TaskMethods:
             if len(streams) >= _MAX_TEXT_STREAMS:
                 streams.clear()
             stream = streams[name] = TextStream()
+
+        def render(text: str) -> bytes:
+            params = encode(note)
+            params["progress"]["preview"] = text
+            return encode_notification("subagent/progress", params)
+
         cap = background.TAIL_CHARS
-        item = TextItem(stream, key, "subagent/progress", params, inner, "preview", text, cap=cap)
-        out.send_lazy(item)
+        out.send_lazy(TextItem(stream, key, progress.preview, render, cap=cap))
 
     def _tell(self, work: str, change: str, note: Record) -> None:
         if self.peer is not None:
