@@ -43,6 +43,8 @@ Contract:
   approvals are scoped per session (``scope``) and go through
   ``approvals.ApprovalBridge`` while a turn runs; with no bridge (hermes
   internals changed) hermes refuses them, so nothing dangerous runs unasked.
+  A subagent hermes runs within the turn is asked about in the turn's run
+  (``inturn``); a background one asks nobody, and what it flags never runs.
   Input the agent types into a background process (hermes' ``process``
   tool) is checked the same way, and only its own session may write to,
   read, wait on or kill it (``process_guard``). hermes' read deny-list also
@@ -65,7 +67,7 @@ from typing import Any
 from ..protocol import events as ev
 from ..protocol import toolbox as tx
 from ..transport import restore_std_streams
-from . import catalog, fence, images, process_guard, references, usage
+from . import catalog, fence, images, inturn, process_guard, references, usage
 from .approvals import ApprovalBridge
 from .bridged import HermesAnswers
 from .callbacks import EventSink, agent_callbacks
@@ -150,6 +152,9 @@ class HermesAdapter(HermesProfile, HermesSessions, HermesAnswers):
                 from hermes_state import SessionDB
                 from tools import (
                     approval,
+                    async_delegation,
+                    daemon_pool,
+                    delegate_tool,
                     file_operations,
                     file_tools,
                     process_registry,
@@ -172,6 +177,7 @@ class HermesAdapter(HermesProfile, HermesSessions, HermesAnswers):
             if self._approvals is None:  # once: the guards wrap hermes' module functions
                 self._approvals = ApprovalBridge(approval, configured_approval_mode)
                 process_guard.install(process_registry, terminal_tool, approval, registry)
+                inturn.install(delegate_tool, async_delegation, daemon_pool, approval)
                 profile = os.environ.get("HERMES_STDIO_PROFILE")
                 given = os.environ.get("HERMES_STDIO_ROOT")
                 root = Path(given) if given else hermes_root(self.home, profile)

@@ -16,10 +16,10 @@ import yaml
 
 from hermes_stdio.protocol.types import RunErrorType
 from hermes_stdio.testing.host import HostClient
-from hermes_stdio.testing.llm_server import Reply, ScriptedLLM
+from hermes_stdio.testing.llm_server import Gate, Reply, ScriptedLLM
 from hermes_stdio.wire import ErrorType, Notification, RpcError
 
-from .conftest import tool_result
+from .conftest import StartHost, template_ready, tool_result
 
 
 def dangerous(llm: ScriptedLLM, victim: Path) -> str:
@@ -430,3 +430,95 @@ def test_a_background_subagents_dangerous_command_never_runs_and_asks_nobody_in_
     host.request("approval/respond", answer)
     assert host.wait_run_completed(run["runId"]).params["status"] == "complete"
     assert all(v.exists() for v in victims)
+
+
+def _within_the_turn(
+    start_host: StartHost, llm: ScriptedLLM, home: Path, worker: str = "spawned"
+) -> tuple[HostClient, Gate]:
+    """A host (whose workers are ``spawned`` or ``forked``) whose profile runs two
+    background delegations at most, and a first run that fills that pool with two
+    subagents held in their first model call (until the returned gate is let go), so
+    its next delegation runs within the turn."""
+    config = yaml.safe_load((home / "config.yaml").read_text())
+    config["delegation"] = {"max_concurrent_children": 2}
+    (home / "config.yaml").write_text(yaml.safe_dump(config))
+    host = start_host(*(["--no-worker-template"] if worker == "spawned" else []))
+    host.initialize()
+    if worker == "forked":
+        template_ready(host)
+    held = Gate()
+    for name in ("busy one", "busy two"):
+        llm.enqueue_for(name, Reply.text(["idle"], gate=held))
+    llm.enqueue(
+        *(Reply.tool_call("delegate_task", {"goal": n}) for n in ("busy one", "busy two")),
+        Reply.text(["both dispatched"]),
+    )
+    run = host.request("run/start", {"message": "fill the pool"})
+    host.wait_run_completed(run["runId"])
+    return host, held
+
+
+@pytest.mark.parametrize("worker", ["spawned", "forked"])
+def test_a_subagent_run_within_the_turn_asks_the_host_in_its_parents_run(
+    start_host: StartHost, llm: ScriptedLLM, home: Path, tmp_path: Path, worker: str
+) -> None:
+    host, held = _within_the_turn(start_host, llm, home, worker)
+    victims = {tmp_path / "one": "once", tmp_path / "two": "deny"}
+    for victim in victims:
+        victim.mkdir()
+        llm.enqueue_for(
+            f"wipe {victim.name}",
+            Reply.tool_call("terminal", {"command": f"rm -rf {victim}"}),
+            Reply.text(["wiped"]),
+        )
+    tasks = [{"goal": f"wipe {v.name}"} for v in victims]  # a batch: its own threads
+    llm.enqueue(Reply.tool_call("delegate_task", {"tasks": tasks}), Reply.text(["done"]))
+    run = host.request("run/start", {"message": "wipe both", "sessionId": "wiping"})
+
+    asks = [requested(host, run["runId"]) for _ in victims]
+    by_command = {a.params["command"]: a for a in asks}
+    assert set(by_command) == {f"rm -rf {v}" for v in victims}
+    tried = {  # what the run showed of each subagent's call, before it asked
+        n.params["event"]["preview"]: n.params["seq"]
+        for n in host.run_notifications(run["runId"])
+        if n.method == "run/event"
+        and n.params["event"]["type"] == "tool.progress"
+        and n.params["event"]["kind"] == "subagent.tool"
+    }
+    for command, ask in by_command.items():
+        assert any(command.startswith(p) and s < ask.params["seq"] for p, s in tried.items())
+    assert all(v.exists() for v in victims)  # nothing ran unasked
+    for victim, decision in victims.items():
+        respond(host, run, by_command[f"rm -rf {victim}"], decision)
+    assert host.wait_run_completed(run["runId"]).params["status"] == "complete"
+    assert [v.exists() for v in victims] == [False, True]
+    assert methods(host, run["runId"]).count("approval/resolved") == 2
+    held.release.set()
+
+
+def test_interrupting_a_run_whose_subagent_waits_for_the_host_cancels_its_request(
+    start_host: StartHost, llm: ScriptedLLM, home: Path, tmp_path: Path
+) -> None:
+    host, held = _within_the_turn(start_host, llm, home)
+    victim = tmp_path / "victim"
+    victim.mkdir()
+    command = f"rm -rf {victim}"
+    llm.enqueue_for("wipe it", Reply.tool_call("terminal", {"command": command}))
+    llm.enqueue(Reply.tool_call("delegate_task", {"goal": "wipe it"}), Reply.text(["done"]))
+    run = host.request("run/start", {"message": "wipe", "sessionId": "wiping"})
+    ask = requested(host, run["runId"])
+    assert ask.params["command"] == command
+
+    host.request("run/interrupt", {"runId": run["runId"]})
+    assert host.wait_run_completed(run["runId"]).params["status"] == "interrupted"
+    resolved = [
+        n.params for n in host.run_notifications(run["runId"]) if n.method == "approval/resolved"
+    ]
+    assert [(r["approvalId"], r["outcome"]) for r in resolved] == [
+        (ask.params["approvalId"], "cancelled")
+    ]
+    assert victim.exists()
+    with pytest.raises(RpcError) as err:
+        respond(host, run, ask, "once")
+    assert err.value.kind is ErrorType.UNKNOWN_APPROVAL
+    held.release.set()

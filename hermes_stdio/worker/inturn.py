@@ -1,0 +1,156 @@
+"""Subagents hermes runs within a session's turn are asked about, and stopped, as
+the turn is.
+
+Contract: ``install(delegate_tool, async_delegation, daemon_pool, approval)``
+takes those hermes-agent modules (``tools.*``, passed in by the adapter).
+
+- Within a turn, the threads ``delegate_tool`` runs a subagent on carry
+  hermes' approval session key of the thread that started them: a batch's
+  pool running ``_run_single_child``, and the pool ``_run_single_child``
+  starts for the child's conversation. A command such a subagent flags is
+  filed under the session's key, so the host is asked in the turn's run, as
+  for the turn's own tools. Only that key is carried: not hermes' session
+  context, nor its per-thread callbacks.
+- While such a subagent runs, it is on its parent agent's list of children
+  to interrupt. hermes takes a background delegation's subagents off that
+  list before it dispatches them, and leaves them off when its background
+  pool is full and it runs them within the turn instead. Without this, an
+  interrupted run would go on waiting for them (for one waiting on the host:
+  until hermes' approval timeout). A subagent that starts under an
+  interrupted parent is interrupted at once.
+- A background delegation is left as hermes makes it: its subagents, and
+  theirs, have no key and ask nobody. hermes' async pool carries the whole
+  context into the thread that runs the batch, so what ``async_delegation``
+  dispatches is marked (a contextvar that goes with it), and nothing under
+  that mark is carried or listed. A thread with no key is not in a turn.
+- Every other use of the pool class is left as it was.
+- Installing again changes nothing. ``install`` returns False, logs it and
+  changes nothing when hermes' internals are not the ones this was written
+  against. Such subagents are then asked about by nobody, and what they flag
+  never runs.
+
+Why: hermes reads the key from a contextvar, and each of those pools starts
+its threads with an empty context. Without the key, hermes files the command
+under ``default``, where no host is listening: it is held as pending, and
+never runs.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import functools
+import inspect
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from ..transport.log import log
+
+_MARK = "_hermes_stdio_carries_key"
+_DISPATCHES = ("dispatch_async_delegation", "dispatch_async_delegation_batch")
+_inside = threading.local()  # depth of _run_single_child calls on this thread
+_background: contextvars.ContextVar[bool] = contextvars.ContextVar("background", default=False)
+
+
+def install(delegate_tool: Any, async_delegation: Any, daemon_pool: Any, approval: Any) -> bool:
+    if _install(delegate_tool, async_delegation, daemon_pool, approval):
+        return True
+    log("worker: hermes' delegation internals changed: subagents run within a turn ask nobody")
+    return False
+
+
+def _install(delegate_tool: Any, async_delegation: Any, daemon_pool: Any, approval: Any) -> bool:
+    dispatches: dict[str, Any] = {n: getattr(async_delegation, n, None) for n in _DISPATCHES}
+    pool: Any = getattr(daemon_pool, "DaemonThreadPoolExecutor", None)
+    run_child: Any = getattr(delegate_tool, "_run_single_child", None)
+    get_key: Any = getattr(approval, "get_current_session_key", None)
+    set_key: Any = getattr(approval, "set_current_session_key", None)
+    reset_key: Any = getattr(approval, "reset_current_session_key", None)
+    if not inspect.isclass(pool) or not callable(getattr(pool, "submit", None)):
+        return False
+    if not all(callable(f) for f in (run_child, get_key, set_key, reset_key, *dispatches.values())):
+        return False
+    if getattr(run_child, _MARK, False):
+        return True
+
+    try:
+        signature = inspect.signature(run_child)
+    except (TypeError, ValueError):
+        return False
+    if not {"child", "parent_agent"} <= signature.parameters.keys():
+        return False
+
+    @functools.wraps(run_child)
+    def run_single_child(*args: Any, **kwargs: Any) -> Any:
+        depth: int = getattr(_inside, "depth", 0)
+        _inside.depth = depth + 1
+        bound = signature.bind_partial(*args, **kwargs).arguments
+        parent, child = bound.get("parent_agent"), bound.get("child")
+        attached = _within_a_turn(get_key) and _attach(parent, child)
+        try:
+            return run_child(*args, **kwargs)
+        finally:
+            _inside.depth = depth
+            if attached:
+                _detach(parent, child)
+
+    def keyed(fn: Callable[..., Any], key: str) -> Callable[..., Any]:
+        def run(*args: Any, **kwargs: Any) -> Any:
+            token = set_key(key)
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                reset_key(token)  # the pool's thread runs other work next
+
+        return run
+
+    submit: Callable[..., Any] = getattr(pool, "submit")  # noqa: B009 (mypy sees type[object])
+
+    def carrying_submit(self: Any, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Any:
+        if (fn is run_single_child or getattr(_inside, "depth", 0) > 0) and _within_a_turn(get_key):
+            fn = keyed(fn, get_key(default=""))
+        return submit(self, fn, *args, **kwargs)
+
+    setattr(run_single_child, _MARK, True)
+    setattr(pool, "submit", carrying_submit)  # noqa: B010 (likewise)
+    delegate_tool._run_single_child = run_single_child
+    for name, dispatch in dispatches.items():
+        setattr(async_delegation, name, _marked_background(dispatch))
+    return True
+
+
+def _within_a_turn(get_key: Callable[..., Any]) -> bool:
+    return not _background.get() and get_key(default="") != ""
+
+
+def _marked_background(dispatch: Callable[..., Any]) -> Callable[..., Any]:
+    @functools.wraps(dispatch)  # keeps the marks of other wrappers (``watches``)
+    def dispatched(*args: Any, **kwargs: Any) -> Any:
+        token = _background.set(True)  # hermes copies this context for the batch's thread
+        try:
+            return dispatch(*args, **kwargs)
+        finally:
+            _background.reset(token)
+
+    return dispatched
+
+
+def _attach(parent: Any, child: Any) -> bool:
+    """Put ``child`` on ``parent``'s list of children to interrupt, if it is not;
+    True when it was added."""
+    children = getattr(parent, "_active_children", None)
+    lock = getattr(parent, "_active_children_lock", None)
+    if child is None or not isinstance(children, list) or lock is None:
+        return False
+    with lock:
+        if any(c is child for c in children):
+            return False
+        children.append(child)
+    if getattr(parent, "_interrupt_requested", False) is True:
+        child.interrupt(getattr(parent, "_interrupt_message", None))
+    return True
+
+
+def _detach(parent: Any, child: Any) -> None:
+    with parent._active_children_lock:  # hermes removes it itself when the child ends
+        parent._active_children[:] = [c for c in parent._active_children if c is not child]
