@@ -28,6 +28,7 @@ RunErrorKind = Literal[
     "worker_stopped",
     "internal_error",
     "context_refused",
+    "context_unreadable",
 ]
 
 
@@ -40,6 +41,7 @@ class RunErrorType:
     WORKER_STOPPED: RunErrorKind = "worker_stopped"
     INTERNAL_ERROR: RunErrorKind = "internal_error"
     CONTEXT_REFUSED: RunErrorKind = "context_refused"
+    CONTEXT_UNREADABLE: RunErrorKind = "context_unreadable"
 
 
 CompressionMode = Literal["agent", "host"]

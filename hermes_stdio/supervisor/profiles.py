@@ -268,9 +268,10 @@ def _not_regular(path: Path) -> bool:
 
 
 def _refuse_unreadable(own_home: Path, name: str) -> dict[str, Any]:
-    """The profile's config.yaml, unless hermes' own reads of it or of its .env
-    would hang or crash the worker (``profile_unreadable``)."""
-    for file in ("config.yaml", ".env"):
+    """The profile's config.yaml, unless hermes' own reads of it, its .env or its
+    SOUL.md (which hermes' first config load reads whole) would hang or crash the
+    worker (``profile_unreadable``)."""
+    for file in ("config.yaml", ".env", "SOUL.md"):
         if _not_regular(own_home / file):
             raise RpcError(
                 ErrorType.PROFILE_UNREADABLE,

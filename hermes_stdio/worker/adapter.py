@@ -17,14 +17,15 @@ Contract:
   session's compression says. The choice is kept in the
   profile's database, so a session resumed by another worker keeps it.
 - Steering text waits in the run until the turn's first tool call starts
-  (``runner.SessionSink``): hermes attaches pending text to the last tool
-  result in the history, which before then is an earlier turn's. Each turn
-  gets copies of the history's messages, so nothing hermes changes in place
-  alters them.
+  (``runner.SessionSink``): hermes attaches it to the history's last tool
+  result, an earlier turn's until then. Each turn gets copies of the
+  history's messages, so nothing hermes changes in place alters them.
 - Once hermes-agent is loaded, ``runtime_changed`` says whether its files
   (with those a worker template loaded for it: ``watch_loaded``) changed on
   disk since (``runtime``).
 - Goals (``goals``) are hermes' own, kept in the profile's session database.
+- A context file hermes would read and hang on (``context_files``) fails the
+  build, turn or compression first, as ``ContextUnreadable``.
 - The profile's MCP servers (``mcp``) connect in the background once
   ``connect_mcp`` is called (or the first agent is built, which waits for them
   a bounded while); ``shutdown`` closes them.
@@ -67,7 +68,7 @@ from typing import Any
 from ..protocol import events as ev
 from ..protocol import toolbox as tx
 from ..transport import restore_std_streams
-from . import catalog, fence, images, inturn, process_guard, references, usage
+from . import catalog, context_files, fence, images, inturn, process_guard, references, usage
 from .approvals import ApprovalBridge
 from .bridged import HermesAnswers
 from .callbacks import EventSink, agent_callbacks
@@ -214,6 +215,7 @@ class HermesAdapter(HermesProfile, HermesSessions, HermesAnswers):
 
     def build(self, session: Session, sink: EventSink) -> Any:
         self.build_started()
+        context_files.check(self.home, None)  # hermes loads the memories here
         self._mcp_servers().wait()  # tools of MCP servers that connect in time
         run_agent = self._modules()
         from hermes_cli.config import load_config
@@ -355,6 +357,10 @@ class HermesAdapter(HermesProfile, HermesSessions, HermesAnswers):
         self, agent: Any, session: Session, stop_requested: Callable[[], bool]
     ) -> Iterator[None]:
         """What the agent works under, for a turn or a compression."""
+        skip = bool(getattr(agent, "skip_context_files", False))
+        context_files.check(
+            self.home, None if skip else context_files.project_dir(session.workspace)
+        )
         from agent import runtime_cwd
         from gateway import session_context
         from hermes_constants import parse_reasoning_effort

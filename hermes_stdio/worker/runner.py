@@ -31,6 +31,7 @@ from ..protocol import events as ev
 from ..protocol import types as t
 from ..protocol.events import RunEvent
 from ..transport.log import log
+from .context_files import ContextUnreadable
 from .contract import AgentAdapter, AgentUnavailable, Announce, UserContent
 from .state import Run, Session
 from .usage import UsageWatch
@@ -75,7 +76,16 @@ def report_usage(run: Run) -> None:
         watch.report(lambda used: emit_event(run, ev.UsageEvent(usage=used)))
 
 
+def _kind(exc: BaseException) -> t.RunErrorKind:
+    if isinstance(exc, ContextUnreadable):
+        return t.RunErrorType.CONTEXT_UNREADABLE
+    return t.RunErrorType.AGENT_ERROR
+
+
 def _error(kind: t.RunErrorKind, exc: BaseException) -> t.RunError:
+    if isinstance(exc, ContextUnreadable):  # the host's to fix: no traceback
+        log(f"worker: run refused: {exc}")
+        return t.RunError(kind, str(exc))
     log(f"worker: run failed ({kind}):\n" + "".join(traceback.format_exception(exc)).rstrip())
     return t.RunError(
         kind,
@@ -120,7 +130,7 @@ def ready_agent(adapter: AgentAdapter, session: Session, *, for_run: bool = Fals
             except AgentUnavailable as exc:
                 raise AgentNotReady(t.RunErrorType.AGENT_UNAVAILABLE, exc) from exc
             except Exception as exc:
-                raise AgentNotReady(t.RunErrorType.AGENT_ERROR, exc) from exc
+                raise AgentNotReady(_kind(exc), exc) from exc
         try:
             if session.restore:
                 stored = adapter.stored_history(session.session_id)
@@ -157,7 +167,7 @@ def execute_run(
             report_usage(run)  # the last model call's, so every call has its event
             run.usage = None  # a finished run kept for run/result must not keep the agent
     except Exception as exc:
-        run.complete("error", None, _error(t.RunErrorType.AGENT_ERROR, exc))
+        run.complete("error", None, _error(_kind(exc), exc))
         return
     session.history = outcome.messages
     try:
@@ -202,7 +212,7 @@ def execute_compaction(
     try:
         outcome = adapter.compress(agent, session, focus, lambda: run.interrupt_requested)
     except Exception as exc:
-        run.complete("error", None, _error(t.RunErrorType.AGENT_ERROR, exc))
+        run.complete("error", None, _error(_kind(exc), exc))
         return
     finally:
         report_usage(run)

@@ -104,7 +104,9 @@ def test_a_symlink_loop_under_profiles_is_left_out_and_naming_it_is_invalid_prof
     assert err.value.kind is ErrorType.INVALID_PROFILE
 
 
-@pytest.mark.parametrize("hostile", ["fifo config.yaml", "fifo .env", "deep config.yaml"])
+@pytest.mark.parametrize(
+    "hostile", ["fifo config.yaml", "fifo .env", "fifo SOUL.md", "deep config.yaml"]
+)
 def test_a_config_that_would_hang_or_crash_the_worker_fails_run_start_as_profile_unreadable(
     any_host: HostClient, llm: ScriptedLLM, home: Path, hostile: str
 ) -> None:
@@ -112,8 +114,8 @@ def test_a_config_that_would_hang_or_crash_the_worker_fails_run_start_as_profile
     # config.yaml killed its worker (libyaml overflowed its stack: SIGSEGV).
     kind, file = hostile.split(" ")
     path = home / "profiles" / "work" / file
-    saved = path.read_bytes()
-    path.unlink()
+    saved = path.read_bytes() if path.exists() else b""
+    path.unlink(missing_ok=True)
     if kind == "fifo":
         os.mkfifo(path)
     else:

@@ -225,9 +225,9 @@ def _symlink_to_fifo(path: Path) -> None:
     path.symlink_to("pipe")
 
 
-@pytest.mark.parametrize("file", ["config.yaml", ".env"])
+@pytest.mark.parametrize("file", ["config.yaml", ".env", "SOUL.md"])
 @pytest.mark.parametrize("make", [_fifo, _directory, _symlink_to_fifo])
-def test_worker_env_refuses_a_config_or_env_that_is_not_a_regular_file(
+def test_worker_env_refuses_a_config_env_or_soul_that_is_not_a_regular_file(
     home: Path, file: str, make: Callable[[Path], None]
 ) -> None:
     make(home / "profiles" / "work" / file)

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import threading
 
+import pytest
 from worker_service_helpers import WAIT
 
 from hermes_stdio.protocol.events import StatusEvent, StepEvent, ToolStartedEvent
 from hermes_stdio.protocol.types import RunErrorType
+from hermes_stdio.worker.context_files import ContextUnreadable
 from hermes_stdio.worker.contract import AgentUnavailable, TurnOutcome
 
 
@@ -202,6 +204,26 @@ def test_a_build_failure_ends_the_run_with_agent_error_and_the_next_run_retries(
     harness.adapter.build_error = None
     again = harness.start(sessionId=ack["sessionId"])
     assert harness.wait_completed(again["runId"])["status"] == "complete"
+
+
+@pytest.mark.parametrize("where", ["build", "turn"])
+def test_an_unreadable_context_file_ends_the_run_with_context_unreadable_naming_it(
+    harness, tmp_path, where
+):
+    refusal = ContextUnreadable(tmp_path / "AGENTS.md")
+    if where == "build":
+        harness.adapter.build_error = refusal
+    else:
+
+        def turn(agent, session, message, stop):
+            raise refusal
+
+        harness.adapter.turn = turn
+    ack = harness.start()
+    done = harness.wait_completed(ack["runId"])
+    assert (done["status"], done["result"]) == ("error", None)
+    assert done["error"] == {"type": RunErrorType.CONTEXT_UNREADABLE, "message": str(refusal)}
+    assert str(tmp_path / "AGENTS.md") in done["error"]["message"]
 
 
 def test_an_interrupted_run_ends_with_one_interrupted_completion(harness):

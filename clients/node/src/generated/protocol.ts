@@ -1034,7 +1034,8 @@ export interface RunError {
     | 'worker_crashed'
     | 'worker_stopped'
     | 'internal_error'
-    | 'context_refused';
+    | 'context_refused'
+    | 'context_unreadable';
   /**
    * Human-readable detail.
    */
