@@ -9,7 +9,8 @@ project context from) it also checks ``AGENTS.md``, ``agents.md``,
 ``CLAUDE.md``, ``claude.md``, ``.cursorrules`` and ``.cursor/rules/*.mdc``
 there. It costs a ``stat`` per name and one listing; it reads nothing.
 ``project_dir(workspace)`` is the directory hermes takes that context from for
-a session: its workspace, else ``TERMINAL_CWD``, else the process's own.
+a session: its workspace if given, else ``TERMINAL_CWD``; the process's own
+when the one named is not a directory.
 
 Why: hermes checks these files with ``exists()`` and then reads them whole.
 A FIFO blocks that read until something writes to it, so the run hangs past
@@ -46,6 +47,7 @@ def check(home: Path, workspace: Path | None) -> None:
 
 
 def project_dir(workspace: str | None) -> Path:
+    # hermes' resolve_context_cwd: a workspace that is gone means its own directory
     given = workspace or os.environ.get("TERMINAL_CWD", "").strip()
     return Path(given) if given and os.path.isdir(given) else Path.cwd()
 

@@ -99,6 +99,7 @@ def test_the_project_directory_is_the_workspace_else_terminal_cwd_else_the_proce
     monkeypatch.setenv("TERMINAL_CWD", str(tmp_path))
     assert project_dir(str(workspace)) == workspace
     assert project_dir(None) == tmp_path
+    assert project_dir(str(tmp_path / "gone")) == Path.cwd()  # as hermes: not TERMINAL_CWD
     monkeypatch.setenv("TERMINAL_CWD", str(tmp_path / "missing"))
     assert project_dir(None) == Path.cwd()
     monkeypatch.delenv("TERMINAL_CWD")
