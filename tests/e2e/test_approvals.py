@@ -522,3 +522,27 @@ def test_interrupting_a_run_whose_subagent_waits_for_the_host_cancels_its_reques
         respond(host, run, ask, "once")
     assert err.value.kind is ErrorType.UNKNOWN_APPROVAL
     held.release.set()
+
+
+def test_a_session_answer_to_a_subagent_within_the_turn_covers_the_session(
+    start_host: StartHost, llm: ScriptedLLM, home: Path, tmp_path: Path
+) -> None:
+    host, held = _within_the_turn(start_host, llm, home)
+    first, second = tmp_path / "first", tmp_path / "second"
+    first.mkdir()
+    llm.enqueue_for(
+        "wipe first",
+        Reply.tool_call("terminal", {"command": f"rm -rf {first}"}),
+        Reply.text(["wiped"]),
+    )
+    llm.enqueue(Reply.tool_call("delegate_task", {"goal": "wipe first"}), Reply.text(["done"]))
+    run = host.request("run/start", {"message": "wipe", "sessionId": "wiping"})
+    respond(host, run, requested(host, run["runId"]), "session")
+    assert host.wait_run_completed(run["runId"]).params["status"] == "complete"
+
+    dangerous(llm, second)  # the same kind of command, the session's own agent this time
+    again = host.request("run/start", {"message": "wipe more", "sessionId": "wiping"})
+    assert host.wait_run_completed(again["runId"]).params["status"] == "complete"
+    assert "approval/requested" not in methods(host, again["runId"])
+    assert not first.exists() and not second.exists()
+    held.release.set()
