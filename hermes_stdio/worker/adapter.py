@@ -178,7 +178,9 @@ class HermesAdapter(HermesProfile, HermesSessions, HermesAnswers):
             if self._approvals is None:  # once: the guards wrap hermes' module functions
                 self._approvals = ApprovalBridge(approval, configured_approval_mode)
                 process_guard.install(process_registry, terminal_tool, approval, registry)
-                inturn.install(delegate_tool, async_delegation, daemon_pool, approval)
+                inturn.install(
+                    delegate_tool, async_delegation, daemon_pool, approval, terminal_tool
+                )
                 profile = os.environ.get("HERMES_STDIO_PROFILE")
                 given = os.environ.get("HERMES_STDIO_ROOT")
                 root = Path(given) if given else hermes_root(self.home, profile)

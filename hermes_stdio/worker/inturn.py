@@ -1,16 +1,24 @@
 """Subagents hermes runs within a session's turn are asked about, and stopped, as
 the turn is.
 
-Contract: ``install(delegate_tool, async_delegation, daemon_pool, approval)``
-takes those hermes-agent modules (``tools.*``, passed in by the adapter).
+Contract: ``install(delegate_tool, async_delegation, daemon_pool, approval,
+terminal_tool)`` takes those hermes-agent modules (``tools.*``, passed in by
+the adapter).
 
-- Within a turn, the threads ``delegate_tool`` runs a subagent on carry
-  hermes' approval session key of the thread that started them: a batch's
-  pool running ``_run_single_child``, and the pool ``_run_single_child``
-  starts for the child's conversation. A command such a subagent flags is
-  filed under the session's key, so the host is asked in the turn's run, as
-  for the turn's own tools. Only that key is carried: not hermes' session
-  context, nor its per-thread callbacks.
+- Within a turn, the threads ``delegate_tool`` runs a subagent on carry the
+  session's approval key from the thread that started them: a batch's pool
+  running ``_run_single_child``, and the pool ``_run_single_child`` starts
+  for the child's conversation. hermes' approval checks there
+  (``terminal_tool._check_all_guards``, and ``approval``'s
+  ``check_execute_code_guard``, ``request_elicitation_consent`` and
+  ``request_tool_approval``) run under that key. So a command such a
+  subagent flags is filed under the session's key, and the host is asked in
+  the turn's run, as for the turn's own tools.
+- Only those checks see the key. Elsewhere the subagent keeps its own, as
+  hermes intends: its terminal's working-directory record and its processes
+  are its task's, so a ``cd`` in the subagent does not move the session's
+  terminal. Neither hermes' session context nor its per-thread callbacks
+  are carried.
 - While such a subagent runs, it is on its parent agent's list of children
   to interrupt. hermes takes a background delegation's subagents off that
   list before it dispatches them, and leaves them off when its background
@@ -19,11 +27,11 @@ takes those hermes-agent modules (``tools.*``, passed in by the adapter).
   until hermes' approval timeout). A subagent that starts under an
   interrupted parent is interrupted at once.
 - A background delegation is left as hermes makes it: its subagents, and
-  theirs, have no key and ask nobody. hermes' async pool carries the whole
-  context into the thread that runs the batch, so what ``async_delegation``
-  dispatches is marked (a contextvar that goes with it), and nothing under
-  that mark is carried or listed. A thread with no key is not in a turn.
-- Every other use of the pool class is left as it was.
+  theirs, ask nobody. hermes' async pool carries the whole context into the
+  thread that runs the batch, so what ``async_delegation`` dispatches is
+  marked (a contextvar that goes with it), and nothing under that mark is
+  carried or listed. A thread with no key is not in a turn.
+- Every other use of the pool class and of those checks is left as it was.
 - Installing again changes nothing. ``install`` returns False, logs it and
   changes nothing when hermes' internals are not the ones this was written
   against. Such subagents are then asked about by nobody, and what they flag
@@ -48,19 +56,32 @@ from ..transport.log import log
 
 _MARK = "_hermes_stdio_carries_key"
 _DISPATCHES = ("dispatch_async_delegation", "dispatch_async_delegation_batch")
+_CHECKS = (
+    "check_execute_code_guard",
+    "request_elicitation_consent",
+    "request_tool_approval",
+)  # approval's; with terminal_tool's _check_all_guards
 _inside = threading.local()  # depth of _run_single_child calls on this thread
 _background: contextvars.ContextVar[bool] = contextvars.ContextVar("background", default=False)
+# The session key a subagent within the turn is asked under, on its threads.
+_route: contextvars.ContextVar[str] = contextvars.ContextVar("route", default="")
 
 
-def install(delegate_tool: Any, async_delegation: Any, daemon_pool: Any, approval: Any) -> bool:
-    if _install(delegate_tool, async_delegation, daemon_pool, approval):
+def install(
+    delegate_tool: Any, async_delegation: Any, daemon_pool: Any, approval: Any, terminal_tool: Any
+) -> bool:
+    if _install(delegate_tool, async_delegation, daemon_pool, approval, terminal_tool):
         return True
     log("worker: hermes' delegation internals changed: subagents run within a turn ask nobody")
     return False
 
 
-def _install(delegate_tool: Any, async_delegation: Any, daemon_pool: Any, approval: Any) -> bool:
+def _install(
+    delegate_tool: Any, async_delegation: Any, daemon_pool: Any, approval: Any, terminal_tool: Any
+) -> bool:
     dispatches: dict[str, Any] = {n: getattr(async_delegation, n, None) for n in _DISPATCHES}
+    places = [(approval, n) for n in _CHECKS] + [(terminal_tool, "_check_all_guards")]
+    checks: list[tuple[Any, str, Any]] = [(o, n, getattr(o, n, None)) for o, n in places]
     pool: Any = getattr(daemon_pool, "DaemonThreadPoolExecutor", None)
     run_child: Any = getattr(delegate_tool, "_run_single_child", None)
     get_key: Any = getattr(approval, "get_current_session_key", None)
@@ -68,7 +89,8 @@ def _install(delegate_tool: Any, async_delegation: Any, daemon_pool: Any, approv
     reset_key: Any = getattr(approval, "reset_current_session_key", None)
     if not inspect.isclass(pool) or not callable(getattr(pool, "submit", None)):
         return False
-    if not all(callable(f) for f in (run_child, get_key, set_key, reset_key, *dispatches.values())):
+    wrapped = (*dispatches.values(), *(check for _, _, check in checks))
+    if not all(callable(f) for f in (run_child, get_key, set_key, reset_key, *wrapped)):
         return False
     if getattr(run_child, _MARK, False):
         return True
@@ -94,13 +116,27 @@ def _install(delegate_tool: Any, async_delegation: Any, daemon_pool: Any, approv
             if attached:
                 _detach(parent, child)
 
-    def keyed(fn: Callable[..., Any], key: str) -> Callable[..., Any]:
+    def carried(fn: Callable[..., Any], key: str) -> Callable[..., Any]:
         def run(*args: Any, **kwargs: Any) -> Any:
-            token = set_key(key)
+            token = _route.set(key)
             try:
                 return fn(*args, **kwargs)
             finally:
-                reset_key(token)  # the pool's thread runs other work next
+                _route.reset(token)  # the pool's thread runs other work next
+
+        return run
+
+    def asked_as_the_turn(check: Callable[..., Any]) -> Callable[..., Any]:
+        @functools.wraps(check)
+        def run(*args: Any, **kwargs: Any) -> Any:
+            key = _route.get()
+            if not key or get_key(default=""):  # not a subagent's, or hermes has a key
+                return check(*args, **kwargs)
+            token = set_key(key)
+            try:
+                return check(*args, **kwargs)
+            finally:
+                reset_key(token)
 
         return run
 
@@ -108,7 +144,7 @@ def _install(delegate_tool: Any, async_delegation: Any, daemon_pool: Any, approv
 
     def carrying_submit(self: Any, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Any:
         if (fn is run_single_child or getattr(_inside, "depth", 0) > 0) and _within_a_turn(get_key):
-            fn = keyed(fn, get_key(default=""))
+            fn = carried(fn, _turn_key(get_key))
         return submit(self, fn, *args, **kwargs)
 
     setattr(run_single_child, _MARK, True)
@@ -116,11 +152,19 @@ def _install(delegate_tool: Any, async_delegation: Any, daemon_pool: Any, approv
     delegate_tool._run_single_child = run_single_child
     for name, dispatch in dispatches.items():
         setattr(async_delegation, name, _marked_background(dispatch))
+    for owner, name, check in checks:
+        setattr(owner, name, asked_as_the_turn(check))
     return True
 
 
+def _turn_key(get_key: Callable[..., Any]) -> str:
+    """The session key of the turn this thread works for: hermes' own, or the one
+    carried to a subagent's thread."""
+    return _route.get() or str(get_key(default=""))
+
+
 def _within_a_turn(get_key: Callable[..., Any]) -> bool:
-    return not _background.get() and get_key(default="") != ""
+    return not _background.get() and _turn_key(get_key) != ""
 
 
 def _marked_background(dispatch: Callable[..., Any]) -> Callable[..., Any]:

@@ -546,3 +546,37 @@ def test_a_session_answer_to_a_subagent_within_the_turn_covers_the_session(
     assert "approval/requested" not in methods(host, again["runId"])
     assert not first.exists() and not second.exists()
     held.release.set()
+
+
+def test_a_subagent_within_the_turn_that_changes_directory_leaves_its_sessions_alone(
+    start_host: StartHost, llm: ScriptedLLM, home: Path, tmp_path: Path
+) -> None:
+    # hermes keeps a subagent's working directory apart from its parent's: carrying
+    # the session's approval key must not merge them.
+    host, held = _within_the_turn(start_host, llm, home)
+    workspace, elsewhere = tmp_path / "workspace", tmp_path / "elsewhere"
+    workspace.mkdir()
+    elsewhere.mkdir()
+    llm.enqueue_for(
+        "wander off",
+        Reply.tool_call("terminal", {"command": f"cd {elsewhere} && pwd"}),
+        Reply.text(["moved"]),
+    )
+    llm.enqueue(
+        Reply.tool_call("delegate_task", {"goal": "wander off"}),
+        Reply.tool_call("terminal", {"command": "pwd"}),
+        Reply.text(["done"]),
+    )
+    run = host.request(
+        "run/start", {"message": "go", "sessionId": "home", "workspace": str(workspace)}
+    )
+    assert host.wait_run_completed(run["runId"]).params["status"] == "complete"
+    [where] = [
+        json.loads(n.params["event"]["result"])["output"].strip()
+        for n in host.run_notifications(run["runId"])
+        if n.method == "run/event"
+        and n.params["event"]["type"] == "tool.completed"
+        and n.params["event"]["name"] == "terminal"
+    ]
+    assert where == str(workspace)
+    held.release.set()

@@ -1,9 +1,10 @@
-"""inturn: the threads hermes runs a subagent on within a turn carry the session's
-approval key, and the parent's interrupt reaches the subagent; nothing else changes.
+"""inturn: hermes' approval checks on the threads it runs a subagent on within a turn
+see the session's key, and the parent's interrupt reaches the subagent; nothing else
+changes (the subagent's own key elsewhere, background delegations, other pool work).
 
 The fakes have the shapes of hermes-agent 0.19's ``tools.delegate_tool``,
-``tools.async_delegation``, ``tools.daemon_pool`` and ``tools.approval`` that
-``inturn`` relies on."""
+``tools.async_delegation``, ``tools.daemon_pool``, ``tools.approval`` and
+``tools.terminal_tool`` that ``inturn`` relies on."""
 
 from __future__ import annotations
 
@@ -11,34 +12,58 @@ import contextvars
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from types import SimpleNamespace
-from typing import Any
+from typing import Any, NamedTuple
 
 import pytest
 
 from hermes_stdio.worker import inturn
 
 KEY = "hermes-stdio:sess_1"
+CHECKS = ("check_execute_code_guard", "request_elicitation_consent", "request_tool_approval")
+
+
+class Hermes(NamedTuple):
+    delegate_tool: SimpleNamespace
+    async_delegation: SimpleNamespace
+    daemon_pool: SimpleNamespace
+    approval: SimpleNamespace
+    terminal_tool: SimpleNamespace
 
 
 def fake_approval() -> SimpleNamespace:
+    """hermes' key, and its approval checks, each answering the key it files under."""
     key: contextvars.ContextVar[str] = contextvars.ContextVar("key", default="")
-    return SimpleNamespace(
-        get_current_session_key=lambda default="default": key.get() or default,
+
+    def current(default: str = "default") -> str:
+        return key.get() or default
+
+    approval = SimpleNamespace(
+        get_current_session_key=current,
         set_current_session_key=key.set,
         reset_current_session_key=key.reset,
     )
+    for name in CHECKS:
+        setattr(approval, name, lambda *a, **k: current())
+    return approval
 
 
 class Child:
-    def __init__(self, approval: SimpleNamespace, parent: Parent | None = None) -> None:
-        self.approval, self.parent = approval, parent
+    """A subagent: ``run`` answers the key its terminal's approval check files under,
+    and notes what every check and hermes' key outside them say."""
+
+    def __init__(self, hermes: Hermes, parent: Parent | None = None) -> None:
+        self.hermes, self.parent = hermes, parent
         self.interrupted: list[str | None] = []
         self.listed = False
+        self.checked: list[str] = []
+        self.own = ""
 
     def run(self) -> str:
         if self.parent is not None:
             self.listed = any(c is self for c in self.parent._active_children)
-        return str(self.approval.get_current_session_key())
+        self.checked = [getattr(self.hermes.approval, n)() for n in CHECKS]
+        self.own = self.hermes.approval.get_current_session_key()
+        return str(self.hermes.terminal_tool._check_all_guards("rm -rf x", "local"))
 
     def interrupt(self, message: str | None = None) -> None:
         self.interrupted.append(message)
@@ -52,15 +77,15 @@ class Parent:
         self._interrupt_message: str | None = None
 
 
-Hermes = tuple[SimpleNamespace, SimpleNamespace, SimpleNamespace, SimpleNamespace]
-
-
 def fake_hermes() -> Hermes:
-    """(delegate_tool, async_delegation, daemon_pool, approval): a pool class of their
-    own; a delegate_tool that runs each child on a pool of its own, a batch on another,
-    and a background delegation through async_delegation, which carries the whole
-    context into the batch's thread; each looked up at call time, as hermes does."""
+    """A pool class of their own; a delegate_tool that runs each child on a pool of its
+    own, a batch on another, and a background delegation through async_delegation,
+    which carries the whole context into the batch's thread; each looked up at call
+    time, as hermes does."""
     approval = fake_approval()
+    terminal_tool = SimpleNamespace(
+        _check_all_guards=lambda command, env_type, **k: approval.get_current_session_key()
+    )
     daemon_pool = SimpleNamespace(DaemonThreadPoolExecutor=type("Pool", (ThreadPoolExecutor,), {}))
 
     def dispatch_batch(runner: Any) -> Any:
@@ -97,7 +122,7 @@ def fake_hermes() -> Hermes:
             return [str(f.result(10)) for f in futures]
 
     delegate_tool = SimpleNamespace(_run_single_child=run_single_child, delegate=delegate)
-    return delegate_tool, async_delegation, daemon_pool, approval
+    return Hermes(delegate_tool, async_delegation, daemon_pool, approval, terminal_tool)
 
 
 def installed() -> Hermes:
@@ -106,12 +131,12 @@ def installed() -> Hermes:
     return hermes
 
 
-def in_a_turn(approval: SimpleNamespace, work: Any) -> Any:
+def in_a_turn(hermes: Hermes, work: Any) -> Any:
     """``work()`` on a thread of its own whose approval key is the session's."""
     box: list[Any] = []
 
     def turn() -> None:
-        approval.set_current_session_key(KEY)
+        hermes.approval.set_current_session_key(KEY)
         box.append(work())
 
     thread = threading.Thread(target=turn)
@@ -120,133 +145,156 @@ def in_a_turn(approval: SimpleNamespace, work: Any) -> Any:
     return box[0]
 
 
+def delegated(hermes: Hermes, children: list[Any], parent: Any = None, **kw: Any) -> Any:
+    return in_a_turn(hermes, lambda: hermes.delegate_tool.delegate(children, parent, **kw))
+
+
 @pytest.mark.parametrize("count", [1, 2])
-def test_a_subagent_run_within_the_turn_sees_the_sessions_key_alone_or_in_a_batch(
+def test_a_subagent_within_the_turn_is_checked_under_the_sessions_key_alone_or_in_a_batch(
     count: int,
 ) -> None:
-    delegate_tool, _, _, approval = installed()
-    children = [Child(approval) for _ in range(count)]
-    assert in_a_turn(approval, lambda: delegate_tool.delegate(children, Parent())) == [KEY] * count
+    hermes = installed()
+    children = [Child(hermes) for _ in range(count)]
+    assert delegated(hermes, children, Parent()) == [KEY] * count
+    assert all(c.checked == [KEY] * len(CHECKS) for c in children)  # every approval check
+
+
+def test_outside_the_approval_checks_a_subagent_keeps_its_own_key() -> None:
+    # hermes keys a subagent's working directory and processes by its own task.
+    hermes = installed()
+    child = Child(hermes)
+    delegated(hermes, [child], Parent())
+    assert child.own == "default"
 
 
 def test_without_the_wrapper_a_subagent_files_its_commands_under_default() -> None:
-    delegate_tool, _, _, approval = fake_hermes()  # what hermes does alone
-    assert in_a_turn(approval, lambda: delegate_tool.delegate([Child(approval)], Parent())) == [
-        "default"
-    ]
+    hermes = fake_hermes()  # what hermes does alone
+    assert delegated(hermes, [Child(hermes)], Parent()) == ["default"]
 
 
 @pytest.mark.parametrize("count", [1, 2])
 def test_a_background_delegations_subagents_carry_no_key(count: int) -> None:
-    delegate_tool, _, _, approval = installed()
-    children = [Child(approval) for _ in range(count)]
-    delegated = in_a_turn(approval, lambda: delegate_tool.delegate(children, Parent(), True))
-    assert delegated == ["default"] * count
+    hermes = installed()
+    children = [Child(hermes) for _ in range(count)]
+    assert delegated(hermes, children, Parent(), background=True) == ["default"] * count
+    assert all(c.checked == ["default"] * len(CHECKS) for c in children)
 
 
 def test_a_delegation_run_within_the_turn_after_a_refused_dispatch_carries_the_key() -> None:
-    delegate_tool, async_delegation, _, approval = installed()
+    hermes = installed()
     refusals = []
 
     def full_pool() -> list[str]:  # hermes runs the batch itself once its pool is full
-        refusals.append(async_delegation.dispatch_async_delegation_batch(lambda: "rejected"))
-        return list(delegate_tool.delegate([Child(approval)], Parent()))
+        dispatch = hermes.async_delegation.dispatch_async_delegation_batch
+        refusals.append(dispatch(lambda: "rejected"))
+        return list(hermes.delegate_tool.delegate([Child(hermes)], Parent()))
 
-    assert in_a_turn(approval, full_pool) == [KEY] and refusals == ["rejected"]
+    assert in_a_turn(hermes, full_pool) == [KEY] and refusals == ["rejected"]
 
 
-def test_other_work_on_the_pool_carries_no_key_and_a_reused_thread_forgets_it() -> None:
-    delegate_tool, _, daemon_pool, approval = installed()
-    key = approval.get_current_session_key
+def test_other_work_on_the_pool_and_checks_elsewhere_carry_no_key() -> None:
+    hermes = installed()
+    guards = hermes.terminal_tool._check_all_guards
 
     def turn() -> list[str]:
-        with daemon_pool.DaemonThreadPoolExecutor(max_workers=1) as pool:
+        with hermes.daemon_pool.DaemonThreadPoolExecutor(max_workers=1) as pool:
             subagent = pool.submit(
-                delegate_tool._run_single_child, 0, "goal", Child(approval), Parent()
+                hermes.delegate_tool._run_single_child, 0, "goal", Child(hermes), Parent()
             )
-            return [subagent.result(10), pool.submit(key).result(10)]
+            # the same pool thread next: it has forgotten the subagent's key
+            return [subagent.result(10), pool.submit(guards, "ls", "local").result(10)]
 
-    assert in_a_turn(approval, turn) == [KEY, "default"]
+    assert in_a_turn(hermes, turn) == [KEY, "default"]
+    assert guards("ls", "local") == "default"  # no turn, no subagent: as hermes has it
+    assert in_a_turn(hermes, lambda: guards("ls", "local")) == KEY  # the turn's own
 
 
 def test_the_parents_interrupt_reaches_a_subagent_hermes_left_off_its_list() -> None:
-    delegate_tool, _, _, approval = installed()
+    hermes = installed()
     parent = Parent()
-    child = Child(approval, parent)
-    in_a_turn(approval, lambda: delegate_tool.delegate([child], parent))
+    child = Child(hermes, parent)
+    delegated(hermes, [child], parent)
     assert child.listed and parent._active_children == []
     assert child.interrupted == []
 
 
 def test_a_subagent_starting_under_an_interrupted_parent_is_interrupted_at_once() -> None:
-    delegate_tool, _, _, approval = installed()
+    hermes = installed()
     parent = Parent()
     parent._interrupt_requested, parent._interrupt_message = True, "stop"
-    child = Child(approval, parent)
-    in_a_turn(approval, lambda: delegate_tool.delegate([child], parent))
+    child = Child(hermes, parent)
+    delegated(hermes, [child], parent)
     assert child.interrupted == ["stop"]
 
 
 def test_a_subagent_already_listed_is_left_to_hermes() -> None:
-    delegate_tool, _, _, approval = installed()
+    hermes = installed()
     parent = Parent()
-    child = Child(approval, parent)
+    child = Child(hermes, parent)
     parent._active_children.append(child)
-    in_a_turn(approval, lambda: delegate_tool.delegate([child], parent))
+    delegated(hermes, [child], parent)
     assert child.listed and parent._active_children == [child]
 
 
 @pytest.mark.parametrize("where", ["in the background", "with no key"])
 def test_a_subagent_outside_a_turn_stays_off_its_parents_list(where: str) -> None:
-    delegate_tool, _, _, approval = installed()
+    hermes = installed()
     parent = Parent()
-    child = Child(approval, parent)
+    child = Child(hermes, parent)
     if where == "with no key":
-        assert delegate_tool.delegate([child], parent) == ["default"]
+        assert hermes.delegate_tool.delegate([child], parent) == ["default"]
     else:
-        in_a_turn(approval, lambda: delegate_tool.delegate([child], parent, True))
+        delegated(hermes, [child], parent, background=True)
     assert not child.listed
 
 
+def wrapped_functions(hermes: Hermes) -> list[Any]:
+    return [
+        hermes.delegate_tool._run_single_child,
+        hermes.daemon_pool.DaemonThreadPoolExecutor.submit,
+        hermes.async_delegation.dispatch_async_delegation_batch,
+        hermes.terminal_tool._check_all_guards,
+        *(getattr(hermes.approval, n) for n in CHECKS),
+    ]
+
+
 def test_installing_twice_wraps_once_and_keeps_other_wrappers_marks() -> None:
-    delegate_tool, async_delegation, daemon_pool, approval = fake_hermes()
-    async_delegation.dispatch_async_delegation_batch.hermes_stdio_watch = True  # ``watches``
-    assert inturn.install(delegate_tool, async_delegation, daemon_pool, approval)
-    wrapped = (
-        delegate_tool._run_single_child,
-        daemon_pool.DaemonThreadPoolExecutor.submit,
-        async_delegation.dispatch_async_delegation_batch,
-    )
+    hermes = fake_hermes()
+    hermes.async_delegation.dispatch_async_delegation_batch.hermes_stdio_watch = True  # watches
+    assert inturn.install(*hermes)
+    wrapped = wrapped_functions(hermes)
     assert getattr(wrapped[2], "hermes_stdio_watch", False)
-    assert inturn.install(delegate_tool, async_delegation, daemon_pool, approval)
-    assert (
-        delegate_tool._run_single_child,
-        daemon_pool.DaemonThreadPoolExecutor.submit,
-        async_delegation.dispatch_async_delegation_batch,
-    ) == wrapped
+    assert inturn.install(*hermes)
+    assert wrapped_functions(hermes) == wrapped
 
 
 @pytest.mark.parametrize(
-    "change", ["no runner", "runner without parent_agent", "no key setter", "no batch dispatch"]
+    "change",
+    ["no runner", "runner without parent_agent", "no key setter", "no batch dispatch", "no guard"],
 )
 def test_other_hermes_internals_are_refused_and_left_as_they_were(change: str) -> None:
-    delegate_tool, async_delegation, daemon_pool, approval = fake_hermes()
+    hermes = fake_hermes()
     if change == "no runner":
-        del delegate_tool._run_single_child
+        del hermes.delegate_tool._run_single_child
     elif change == "runner without parent_agent":
-        delegate_tool._run_single_child = lambda task_index, goal, child=None: None
+        hermes.delegate_tool._run_single_child = lambda task_index, goal, child=None: None
     elif change == "no key setter":
-        del approval.set_current_session_key
+        del hermes.approval.set_current_session_key
+    elif change == "no batch dispatch":
+        del hermes.async_delegation.dispatch_async_delegation_batch
     else:
-        del async_delegation.dispatch_async_delegation_batch
-    before = (
-        getattr(delegate_tool, "_run_single_child", None),
-        daemon_pool.DaemonThreadPoolExecutor.submit,
-        getattr(async_delegation, "dispatch_async_delegation", None),
-    )
-    assert not inturn.install(delegate_tool, async_delegation, daemon_pool, approval)
-    assert before == (
-        getattr(delegate_tool, "_run_single_child", None),
-        daemon_pool.DaemonThreadPoolExecutor.submit,
-        getattr(async_delegation, "dispatch_async_delegation", None),
-    )
+        del hermes.terminal_tool._check_all_guards
+    before = [getattr(o, n, None) for o, n in _places(hermes)]
+    assert not inturn.install(*hermes)
+    assert [getattr(o, n, None) for o, n in _places(hermes)] == before
+
+
+def _places(hermes: Hermes) -> list[tuple[Any, str]]:
+    return [
+        (hermes.delegate_tool, "_run_single_child"),
+        (hermes.daemon_pool.DaemonThreadPoolExecutor, "submit"),
+        (hermes.async_delegation, "dispatch_async_delegation"),
+        (hermes.async_delegation, "dispatch_async_delegation_batch"),
+        (hermes.terminal_tool, "_check_all_guards"),
+        *((hermes.approval, n) for n in CHECKS),
+    ]
