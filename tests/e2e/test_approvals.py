@@ -458,6 +458,11 @@ def _within_the_turn(
     return host, held
 
 
+def _subagent_runs(llm: ScriptedLLM, goal: str, command: str) -> None:
+    """Script the subagent given ``goal``: one terminal ``command``, then its reply."""
+    llm.enqueue_for(goal, Reply.tool_call("terminal", {"command": command}), Reply.text(["done"]))
+
+
 @pytest.mark.parametrize("worker", ["spawned", "forked"])
 def test_a_subagent_run_within_the_turn_asks_the_host_in_its_parents_run(
     start_host: StartHost, llm: ScriptedLLM, home: Path, tmp_path: Path, worker: str
@@ -466,11 +471,7 @@ def test_a_subagent_run_within_the_turn_asks_the_host_in_its_parents_run(
     victims = {tmp_path / "one": "once", tmp_path / "two": "deny"}
     for victim in victims:
         victim.mkdir()
-        llm.enqueue_for(
-            f"wipe {victim.name}",
-            Reply.tool_call("terminal", {"command": f"rm -rf {victim}"}),
-            Reply.text(["wiped"]),
-        )
+        _subagent_runs(llm, f"wipe {victim.name}", f"rm -rf {victim}")
     tasks = [{"goal": f"wipe {v.name}"} for v in victims]  # a batch: its own threads
     llm.enqueue(Reply.tool_call("delegate_task", {"tasks": tasks}), Reply.text(["done"]))
     run = host.request("run/start", {"message": "wipe both", "sessionId": "wiping"})
@@ -530,11 +531,7 @@ def test_a_session_answer_to_a_subagent_within_the_turn_covers_the_session(
     host, held = _within_the_turn(start_host, llm, home)
     first, second = tmp_path / "first", tmp_path / "second"
     first.mkdir()
-    llm.enqueue_for(
-        "wipe first",
-        Reply.tool_call("terminal", {"command": f"rm -rf {first}"}),
-        Reply.text(["wiped"]),
-    )
+    _subagent_runs(llm, "wipe first", f"rm -rf {first}")
     llm.enqueue(Reply.tool_call("delegate_task", {"goal": "wipe first"}), Reply.text(["done"]))
     run = host.request("run/start", {"message": "wipe", "sessionId": "wiping"})
     respond(host, run, requested(host, run["runId"]), "session")
@@ -557,11 +554,7 @@ def test_a_subagent_within_the_turn_that_changes_directory_leaves_its_sessions_a
     workspace, elsewhere = tmp_path / "workspace", tmp_path / "elsewhere"
     workspace.mkdir()
     elsewhere.mkdir()
-    llm.enqueue_for(
-        "wander off",
-        Reply.tool_call("terminal", {"command": f"cd {elsewhere} && pwd"}),
-        Reply.text(["moved"]),
-    )
+    _subagent_runs(llm, "wander off", f"cd {elsewhere} && pwd")
     llm.enqueue(
         Reply.tool_call("delegate_task", {"goal": "wander off"}),
         Reply.tool_call("terminal", {"command": "pwd"}),
