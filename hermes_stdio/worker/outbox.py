@@ -132,6 +132,9 @@ def delta_head(run_id: str, session_id: str) -> str:
     )
 
 
+_TEXT_ITEM_FRAME = 256  # what a TextItem counts for its notification's other fields
+
+
 class TextStream:
     """Whose text a ``TextItem`` carries: when an item of it was last rendered."""
 
@@ -146,7 +149,7 @@ class TextItem:
     streamed text; absorbs later text offered under an equal ``key`` while it is
     unwritten, up to ``cap`` characters."""
 
-    __slots__ = ("cap", "chars", "key", "parts", "render_text", "size", "stream")
+    __slots__ = ("cap", "key", "parts", "render_text", "size", "stream")
 
     def __init__(
         self,
@@ -158,8 +161,8 @@ class TextItem:
         cap: int,
     ) -> None:
         self.stream, self.key, self.render_text, self.cap = stream, key, render_text, cap
-        self.parts, self.chars = [text], len(text)
-        self.size = len(text) + 256
+        self.parts = [text]
+        self.size = len(text) + _TEXT_ITEM_FRAME  # the text's length, plus its frame
 
     @property
     def last_written(self) -> float:
@@ -170,9 +173,8 @@ class TextItem:
         return self.render_text("".join(self.parts))
 
     def merge(self, owner: object, text: str) -> bool:
-        if owner != self.key or self.chars + len(text) > self.cap:
+        if owner != self.key or self.size - _TEXT_ITEM_FRAME + len(text) > self.cap:
             return False
         self.parts.append(text)
-        self.chars += len(text)
         self.size += len(text)
         return True
