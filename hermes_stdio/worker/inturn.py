@@ -14,11 +14,18 @@ the adapter).
   ``request_tool_approval``) run under that key. So a command such a
   subagent flags is filed under the session's key, and the host is asked in
   the turn's run, as for the turn's own tools.
+- Those threads also carry the turn's sudo password callback and the scope
+  under which hermes caches the password (``terminal_tool``'s
+  ``_get_sudo_password_callback`` and ``_get_sudo_password_cache_scope``
+  answer them there, unless the thread has a callback of its own). So a
+  subagent's ``sudo`` asks the host in the turn's run, and the password is
+  the session's: given once, it serves the session's own commands and its
+  subagents', and no other session's.
 - Only those checks see the key. Elsewhere the subagent keeps its own, as
   hermes intends: its terminal's working-directory record and its processes
   are its task's, so a ``cd`` in the subagent does not move the session's
-  terminal. Neither hermes' session context nor its per-thread callbacks
-  are carried.
+  terminal. Neither hermes' session context nor its approval callback is
+  carried.
 - While such a subagent runs, it is on its parent agent's list of children
   to interrupt. hermes takes a background delegation's subagents off that
   list before it dispatches them, and leaves them off when its background
@@ -40,7 +47,10 @@ the adapter).
 Why: hermes reads the key from a contextvar, and each of those pools starts
 its threads with an empty context. Without the key, hermes files the command
 under ``default``, where no host is listening: it is held as pending, and
-never runs.
+never runs. Without the sudo callback (per-thread in hermes), sudo gets no
+password and fails. Carrying the callback alone is not enough: hermes would
+cache the password under the callback object's ``id()``, which a later
+session's callback could be given.
 """
 
 from __future__ import annotations
@@ -50,12 +60,14 @@ import functools
 import inspect
 import threading
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from ..transport.log import log
 
 _MARK = "_hermes_stdio_carries_key"
 _DISPATCHES = ("dispatch_async_delegation", "dispatch_async_delegation_batch")
+_SUDO = ("_get_sudo_password_callback", "_get_sudo_password_cache_scope")  # terminal_tool's
 _CHECKS = (
     "check_execute_code_guard",
     "request_elicitation_consent",
@@ -63,8 +75,18 @@ _CHECKS = (
 )  # approval's; with terminal_tool's _check_all_guards
 _inside = threading.local()  # depth of _run_single_child calls on this thread
 _background: contextvars.ContextVar[bool] = contextvars.ContextVar("background", default=False)
-# The session key a subagent within the turn is asked under, on its threads.
-_route: contextvars.ContextVar[str] = contextvars.ContextVar("route", default="")
+
+
+@dataclass(frozen=True)
+class _Turn:
+    """What a subagent's threads carry of the turn that started it."""
+
+    key: str  # hermes' approval session key
+    sudo: Callable[[], str] | None  # hermes' sudo password callback
+    sudo_scope: str  # where hermes caches the sudo password
+
+
+_route: contextvars.ContextVar[_Turn | None] = contextvars.ContextVar("route", default=None)
 
 
 def install(
@@ -87,10 +109,13 @@ def _install(
     get_key: Any = getattr(approval, "get_current_session_key", None)
     set_key: Any = getattr(approval, "set_current_session_key", None)
     reset_key: Any = getattr(approval, "reset_current_session_key", None)
+    get_sudo: Any = getattr(terminal_tool, _SUDO[0], None)
+    sudo_scope: Any = getattr(terminal_tool, _SUDO[1], None)
     if not inspect.isclass(pool) or not callable(getattr(pool, "submit", None)):
         return False
     wrapped = (*dispatches.values(), *(check for _, _, check in checks))
-    if not all(callable(f) for f in (run_child, get_key, set_key, reset_key, *wrapped)):
+    needed = (run_child, get_key, set_key, reset_key, get_sudo, sudo_scope, *wrapped)
+    if not all(callable(f) for f in needed):
         return False
     if getattr(run_child, _MARK, False):
         return True
@@ -116,9 +141,9 @@ def _install(
             if attached:
                 _detach(parent, child)
 
-    def carried(fn: Callable[..., Any], key: str) -> Callable[..., Any]:
+    def carried(fn: Callable[..., Any], turn: _Turn) -> Callable[..., Any]:
         def run(*args: Any, **kwargs: Any) -> Any:
-            token = _route.set(key)
+            token = _route.set(turn)
             try:
                 return fn(*args, **kwargs)
             finally:
@@ -129,10 +154,10 @@ def _install(
     def asked_as_the_turn(check: Callable[..., Any]) -> Callable[..., Any]:
         @functools.wraps(check)
         def run(*args: Any, **kwargs: Any) -> Any:
-            key = _route.get()
-            if not key or get_key(default=""):  # not a subagent's, or hermes has a key
+            turn = _route.get()
+            if turn is None or get_key(default=""):  # not a subagent's, or hermes has a key
                 return check(*args, **kwargs)
-            token = set_key(key)
+            token = set_key(turn.key)
             try:
                 return check(*args, **kwargs)
             finally:
@@ -140,11 +165,21 @@ def _install(
 
         return run
 
+    def sudo_callback() -> Any:
+        own, turn = get_sudo(), _route.get()
+        return turn.sudo if own is None and turn is not None else own
+
+    def sudo_cache_scope() -> Any:
+        turn = _route.get()
+        return turn.sudo_scope if turn is not None else sudo_scope()
+
     submit: Callable[..., Any] = getattr(pool, "submit")  # noqa: B009 (mypy sees type[object])
 
     def carrying_submit(self: Any, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Any:
         if (fn is run_single_child or getattr(_inside, "depth", 0) > 0) and _within_a_turn(get_key):
-            fn = carried(fn, _turn_key(get_key))
+            # hermes' own answers on the turn's thread; a subagent's thread passes its on
+            turn = _route.get() or _Turn(str(get_key(default="")), get_sudo(), str(sudo_scope()))
+            fn = carried(fn, turn)
         return submit(self, fn, *args, **kwargs)
 
     setattr(run_single_child, _MARK, True)
@@ -154,17 +189,14 @@ def _install(
         setattr(async_delegation, name, _marked_background(dispatch))
     for owner, name, check in checks:
         setattr(owner, name, asked_as_the_turn(check))
+    terminal_tool._get_sudo_password_callback = functools.wraps(get_sudo)(sudo_callback)
+    terminal_tool._get_sudo_password_cache_scope = functools.wraps(sudo_scope)(sudo_cache_scope)
     return True
 
 
-def _turn_key(get_key: Callable[..., Any]) -> str:
-    """The session key of the turn this thread works for: hermes' own, or the one
-    carried to a subagent's thread."""
-    return _route.get() or str(get_key(default=""))
-
-
 def _within_a_turn(get_key: Callable[..., Any]) -> bool:
-    return not _background.get() and _turn_key(get_key) != ""
+    """True on a turn's thread (hermes has a key) or a subagent's it carried to."""
+    return not _background.get() and (_route.get() is not None or get_key(default="") != "")
 
 
 def _marked_background(dispatch: Callable[..., Any]) -> Callable[..., Any]:

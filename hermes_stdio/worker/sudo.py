@@ -3,7 +3,8 @@
 hermes asks for a sudo password through a per-thread callback (its terminal
 tool's ``set_sudo_password_callback``, which hermes carries into the threads
 that run tools) when a command runs ``sudo``, no ``SUDO_PASSWORD`` is set,
-none is cached for the session, and sudo does not work without one.
+none is cached for the session, and sudo does not work without one. A
+subagent hermes runs within the turn is given the turn's callback (``inturn``).
 
 Contract:
 - ``SudoBridge(timeout_s)`` gives each session a callback (``callback(session)``)

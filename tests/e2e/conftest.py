@@ -26,7 +26,7 @@ import yaml
 from hermes_stdio.protocol import SERVER_NOTIFICATIONS, decode
 from hermes_stdio.testing.home import make_home, offline_env
 from hermes_stdio.testing.host import HostClient
-from hermes_stdio.testing.llm_server import Reply, ScriptedLLM
+from hermes_stdio.testing.llm_server import Gate, Reply, ScriptedLLM
 from hermes_stdio.wire import Invalid, Notification
 
 BINARY = str(Path(sys.executable).with_name("hermes-stdio"))
@@ -240,3 +240,38 @@ def assert_runs_ended_once_in_order(host: HostClient, run_ids: list[str]) -> Non
         if "seq" in n.params:
             numbered.setdefault(n.params["runId"], []).append(n.params["seq"])
     assert all(seqs == list(range(1, len(seqs) + 1)) for seqs in numbered.values())
+
+
+def within_the_turn(
+    start_host: StartHost,
+    llm: ScriptedLLM,
+    home: Path,
+    worker: str = "spawned",
+    env: dict[str, str] | None = None,
+) -> tuple[HostClient, Gate]:
+    """A host (whose workers are ``spawned`` or ``forked``) whose profile runs two
+    background delegations at most, and a first run that fills that pool with two
+    subagents held in their first model call (until the returned gate is let go), so
+    its next delegation runs within the turn."""
+    config = yaml.safe_load((home / "config.yaml").read_text())
+    config["delegation"] = {"max_concurrent_children": 2}
+    (home / "config.yaml").write_text(yaml.safe_dump(config))
+    host = start_host(*(["--no-worker-template"] if worker == "spawned" else []), env=env)
+    host.initialize()
+    if worker == "forked":
+        template_ready(host)
+    held = Gate()
+    for name in ("busy one", "busy two"):
+        llm.enqueue_for(name, Reply.text(["idle"], gate=held))
+    llm.enqueue(
+        *(Reply.tool_call("delegate_task", {"goal": n}) for n in ("busy one", "busy two")),
+        Reply.text(["both dispatched"]),
+    )
+    run = host.request("run/start", {"message": "fill the pool"})
+    host.wait_run_completed(run["runId"])
+    return host, held
+
+
+def subagent_runs(llm: ScriptedLLM, goal: str, command: str) -> None:
+    """Script the subagent given ``goal``: one terminal ``command``, then its reply."""
+    llm.enqueue_for(goal, Reply.tool_call("terminal", {"command": command}), Reply.text(["done"]))

@@ -16,10 +16,10 @@ import yaml
 
 from hermes_stdio.protocol.types import RunErrorType
 from hermes_stdio.testing.host import HostClient
-from hermes_stdio.testing.llm_server import Gate, Reply, ScriptedLLM
+from hermes_stdio.testing.llm_server import Reply, ScriptedLLM
 from hermes_stdio.wire import ErrorType, Notification, RpcError
 
-from .conftest import StartHost, template_ready, tool_result
+from .conftest import StartHost, subagent_runs, tool_result, within_the_turn
 
 
 def dangerous(llm: ScriptedLLM, victim: Path) -> str:
@@ -432,46 +432,15 @@ def test_a_background_subagents_dangerous_command_never_runs_and_asks_nobody_in_
     assert all(v.exists() for v in victims)
 
 
-def _within_the_turn(
-    start_host: StartHost, llm: ScriptedLLM, home: Path, worker: str = "spawned"
-) -> tuple[HostClient, Gate]:
-    """A host (whose workers are ``spawned`` or ``forked``) whose profile runs two
-    background delegations at most, and a first run that fills that pool with two
-    subagents held in their first model call (until the returned gate is let go), so
-    its next delegation runs within the turn."""
-    config = yaml.safe_load((home / "config.yaml").read_text())
-    config["delegation"] = {"max_concurrent_children": 2}
-    (home / "config.yaml").write_text(yaml.safe_dump(config))
-    host = start_host(*(["--no-worker-template"] if worker == "spawned" else []))
-    host.initialize()
-    if worker == "forked":
-        template_ready(host)
-    held = Gate()
-    for name in ("busy one", "busy two"):
-        llm.enqueue_for(name, Reply.text(["idle"], gate=held))
-    llm.enqueue(
-        *(Reply.tool_call("delegate_task", {"goal": n}) for n in ("busy one", "busy two")),
-        Reply.text(["both dispatched"]),
-    )
-    run = host.request("run/start", {"message": "fill the pool"})
-    host.wait_run_completed(run["runId"])
-    return host, held
-
-
-def _subagent_runs(llm: ScriptedLLM, goal: str, command: str) -> None:
-    """Script the subagent given ``goal``: one terminal ``command``, then its reply."""
-    llm.enqueue_for(goal, Reply.tool_call("terminal", {"command": command}), Reply.text(["done"]))
-
-
 @pytest.mark.parametrize("worker", ["spawned", "forked"])
 def test_a_subagent_run_within_the_turn_asks_the_host_in_its_parents_run(
     start_host: StartHost, llm: ScriptedLLM, home: Path, tmp_path: Path, worker: str
 ) -> None:
-    host, held = _within_the_turn(start_host, llm, home, worker)
+    host, held = within_the_turn(start_host, llm, home, worker)
     victims = {tmp_path / "one": "once", tmp_path / "two": "deny"}
     for victim in victims:
         victim.mkdir()
-        _subagent_runs(llm, f"wipe {victim.name}", f"rm -rf {victim}")
+        subagent_runs(llm, f"wipe {victim.name}", f"rm -rf {victim}")
     tasks = [{"goal": f"wipe {v.name}"} for v in victims]  # a batch: its own threads
     llm.enqueue(Reply.tool_call("delegate_task", {"tasks": tasks}), Reply.text(["done"]))
     run = host.request("run/start", {"message": "wipe both", "sessionId": "wiping"})
@@ -500,7 +469,7 @@ def test_a_subagent_run_within_the_turn_asks_the_host_in_its_parents_run(
 def test_interrupting_a_run_whose_subagent_waits_for_the_host_cancels_its_request(
     start_host: StartHost, llm: ScriptedLLM, home: Path, tmp_path: Path
 ) -> None:
-    host, held = _within_the_turn(start_host, llm, home)
+    host, held = within_the_turn(start_host, llm, home)
     victim = tmp_path / "victim"
     victim.mkdir()
     command = f"rm -rf {victim}"
@@ -528,10 +497,10 @@ def test_interrupting_a_run_whose_subagent_waits_for_the_host_cancels_its_reques
 def test_a_session_answer_to_a_subagent_within_the_turn_covers_the_session(
     start_host: StartHost, llm: ScriptedLLM, home: Path, tmp_path: Path
 ) -> None:
-    host, held = _within_the_turn(start_host, llm, home)
+    host, held = within_the_turn(start_host, llm, home)
     first, second = tmp_path / "first", tmp_path / "second"
     first.mkdir()
-    _subagent_runs(llm, "wipe first", f"rm -rf {first}")
+    subagent_runs(llm, "wipe first", f"rm -rf {first}")
     llm.enqueue(Reply.tool_call("delegate_task", {"goal": "wipe first"}), Reply.text(["done"]))
     run = host.request("run/start", {"message": "wipe", "sessionId": "wiping"})
     respond(host, run, requested(host, run["runId"]), "session")
@@ -550,11 +519,11 @@ def test_a_subagent_within_the_turn_that_changes_directory_leaves_its_sessions_a
 ) -> None:
     # hermes keeps a subagent's working directory apart from its parent's: carrying
     # the session's approval key must not merge them.
-    host, held = _within_the_turn(start_host, llm, home)
+    host, held = within_the_turn(start_host, llm, home)
     workspace, elsewhere = tmp_path / "workspace", tmp_path / "elsewhere"
     workspace.mkdir()
     elsewhere.mkdir()
-    _subagent_runs(llm, "wander off", f"cd {elsewhere} && pwd")
+    subagent_runs(llm, "wander off", f"cd {elsewhere} && pwd")
     llm.enqueue(
         Reply.tool_call("delegate_task", {"goal": "wander off"}),
         Reply.tool_call("terminal", {"command": "pwd"}),

@@ -16,21 +16,31 @@ from hermes_stdio.testing.host import HostClient
 from hermes_stdio.testing.llm_server import Reply, ScriptedLLM
 from hermes_stdio.wire import ErrorType, Notification, RpcError
 
-from .conftest import StartHost, asked, resolutions, worker_pids
+from .conftest import (
+    StartHost,
+    asked,
+    resolutions,
+    subagent_runs,
+    within_the_turn,
+    worker_pids,
+)
 
 FAKE_SUDO = Path(__file__).parent / "fixtures" / "fakesudo"
 PASSWORD = "kiwi-pass"
 
 
-@pytest.fixture
-def host(start_host: StartHost, tmp_path: Path) -> HostClient:
+def sudo_env(tmp_path: Path) -> dict[str, str]:
     # hermes' terminal runs commands with a login shell's PATH: a home of the test's own
     # puts the stand-in first there.
     home = tmp_path / "user-home"
     home.mkdir()
     (home / ".bash_profile").write_text(f'export PATH="{FAKE_SUDO}:$PATH"\n')
-    path = f"{FAKE_SUDO}{os.pathsep}{os.environ['PATH']}"
-    h = start_host(env={"HOME": str(home), "PATH": path})
+    return {"HOME": str(home), "PATH": f"{FAKE_SUDO}{os.pathsep}{os.environ['PATH']}"}
+
+
+@pytest.fixture
+def host(start_host: StartHost, tmp_path: Path) -> HostClient:
+    h = start_host(env=sudo_env(tmp_path))
     h.initialize()
     return h
 
@@ -127,3 +137,88 @@ def test_a_request_whose_worker_dies_is_closed_before_the_runs_completion(
     [closed] = resolutions(host, run_id, "sudo")
     assert (closed["sudoId"], closed["outcome"]) == (note.params["sudoId"], "cancelled")
     assert closed["seq"] == done.params["seq"] - 1
+
+
+def delegate_sudo(host: HostClient, llm: ScriptedLLM, session_id: str, marker: Path) -> str:
+    """A run whose subagent (run within the turn) makes ``marker`` with sudo."""
+    goal = f"make {marker.name}"
+    subagent_runs(llm, goal, f"sudo touch {marker}")
+    llm.enqueue(Reply.tool_call("delegate_task", {"goal": goal}), Reply.text(["done"]))
+    return str(host.request("run/start", {"sessionId": session_id, "message": "delegate"})["runId"])
+
+
+@pytest.mark.parametrize("worker", ["spawned", "forked"])
+def test_a_subagent_within_the_turn_asks_in_its_parents_run_and_shares_its_sessions_password(
+    start_host: StartHost, llm: ScriptedLLM, home: Path, tmp_path: Path, worker: str
+) -> None:
+    host, held = within_the_turn(start_host, llm, home, worker, env=sudo_env(tmp_path))
+    made = tmp_path / "made"
+    run_id = delegate_sudo(host, llm, "sess-a", made)
+    note = asked(host, run_id, "sudo")
+    tried = [  # what the run showed of the subagent's call, before it asked
+        n.params["seq"]
+        for n in host.run_notifications(run_id)
+        if n.method == "run/event"
+        and n.params["event"]["type"] == "tool.progress"
+        and n.params["event"]["kind"] == "subagent.tool"
+        and n.params["event"]["preview"].startswith("sudo touch")
+    ]
+    assert tried and tried[-1] < note.params["seq"]
+    assert respond(host, run_id, note, PASSWORD) == {"outcome": "answered"}
+    assert host.wait_run_completed(run_id).params["status"] == "complete"
+    assert made.exists()
+    assert [r["outcome"] for r in resolutions(host, run_id, "sudo")] == ["answered"]
+
+    again = sudo_run(host, llm, "sess-a", "second-ok")  # the session's own sudo: cached
+    host.wait_run_completed(again)
+    assert "second-ok" in terminal_output(host, again)
+    later = delegate_sudo(host, llm, "sess-a", tmp_path / "later")  # ...as its subagents'
+    host.wait_run_completed(later)
+    assert (tmp_path / "later").exists()
+    for quiet in (again, later):
+        assert not [n for n in host.run_notifications(quiet) if n.method == "sudo/requested"]
+
+    other = delegate_sudo(host, llm, "sess-b", tmp_path / "other")  # ...for that session only
+    respond(host, other, asked(host, other, "sudo"), None)
+    assert host.wait_run_completed(other).params["status"] == "complete"
+    assert not (tmp_path / "other").exists()
+    assert [r["outcome"] for r in resolutions(host, other, "sudo")] == ["declined"]
+    assert not [f for f in host.raw_frames if PASSWORD.encode() in f]
+    held.release.set()
+
+
+def test_interrupting_a_run_whose_subagent_waits_for_a_password_cancels_the_request(
+    start_host: StartHost, llm: ScriptedLLM, home: Path, tmp_path: Path
+) -> None:
+    host, held = within_the_turn(start_host, llm, home, env=sudo_env(tmp_path))
+    made = tmp_path / "made"
+    run_id = delegate_sudo(host, llm, "sess-a", made)
+    note = asked(host, run_id, "sudo")
+    host.request("run/interrupt", {"runId": run_id})
+    assert host.wait_run_completed(run_id).params["status"] == "interrupted"
+    assert [r["outcome"] for r in resolutions(host, run_id, "sudo")] == ["cancelled"]
+    with pytest.raises(RpcError) as err:
+        respond(host, run_id, note, PASSWORD)
+    assert err.value.kind is ErrorType.UNKNOWN_SUDO
+    assert not made.exists()
+    held.release.set()
+
+
+def test_a_background_subagents_sudo_asks_nobody_and_gets_no_password(
+    host: HostClient, llm: ScriptedLLM, tmp_path: Path
+) -> None:
+    made = tmp_path / "made"
+    subagent_runs(llm, "make it", f"sudo touch {made}")
+    llm.enqueue(Reply.tool_call("delegate_task", {"goal": "make it"}), Reply.text(["dispatched"]))
+    run = host.request("run/start", {"sessionId": "sess-a", "message": "delegate"})
+    assert host.wait_run_completed(run["runId"]).params["status"] == "complete"
+    host.wait_for(lambda n: n.method == "subagent/ended", timeout=60)
+    tried = [
+        n.params["progress"]["preview"]
+        for _, n in host.received
+        if getattr(n, "method", "") == "subagent/progress"
+        and n.params["progress"]["kind"] == "subagent.tool"
+    ]
+    assert tried == [f"sudo touch {made}"]
+    assert not [n for _, n in host.received if getattr(n, "method", "") == "sudo/requested"]
+    assert not made.exists()

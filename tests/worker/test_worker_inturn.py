@@ -1,6 +1,7 @@
 """inturn: hermes' approval checks on the threads it runs a subagent on within a turn
-see the session's key, and the parent's interrupt reaches the subagent; nothing else
-changes (the subagent's own key elsewhere, background delegations, other pool work).
+see the session's key, its sudo prompt the turn's callback and password cache, and the
+parent's interrupt reaches the subagent; nothing else changes (the subagent's own key
+elsewhere, background delegations, other pool work).
 
 The fakes have the shapes of hermes-agent 0.19's ``tools.delegate_tool``,
 ``tools.async_delegation``, ``tools.daemon_pool``, ``tools.approval`` and
@@ -19,6 +20,13 @@ import pytest
 from hermes_stdio.worker import inturn
 
 KEY = "hermes-stdio:sess_1"
+TURN_SCOPE = f"session:{KEY}"  # where hermes caches the turn's sudo password
+
+
+def ask_sudo() -> str:  # the session's sudo callback
+    return "pw"
+
+
 CHECKS = ("check_execute_code_guard", "request_elicitation_consent", "request_tool_approval")
 
 
@@ -49,7 +57,8 @@ def fake_approval() -> SimpleNamespace:
 
 class Child:
     """A subagent: ``run`` answers the key its terminal's approval check files under,
-    and notes what every check and hermes' key outside them say."""
+    and notes what every check, hermes' key outside them, and its sudo prompt's
+    callback and cache scope say."""
 
     def __init__(self, hermes: Hermes, parent: Parent | None = None) -> None:
         self.hermes, self.parent = hermes, parent
@@ -57,12 +66,15 @@ class Child:
         self.listed = False
         self.checked: list[str] = []
         self.own = ""
+        self.sudo: tuple[Any, str] | None = None
 
     def run(self) -> str:
         if self.parent is not None:
             self.listed = any(c is self for c in self.parent._active_children)
         self.checked = [getattr(self.hermes.approval, n)() for n in CHECKS]
         self.own = self.hermes.approval.get_current_session_key()
+        sudo = self.hermes.terminal_tool
+        self.sudo = (sudo._get_sudo_password_callback(), sudo._get_sudo_password_cache_scope())
         return str(self.hermes.terminal_tool._check_all_guards("rm -rf x", "local"))
 
     def interrupt(self, message: str | None = None) -> None:
@@ -77,15 +89,35 @@ class Parent:
         self._interrupt_message: str | None = None
 
 
+def fake_terminal_tool(approval: SimpleNamespace) -> SimpleNamespace:
+    """Its approval guard, and its sudo prompt's per-thread callback and cache scope
+    (the session context's key, else the callback's id, else the thread)."""
+    tls = threading.local()
+    session_key: contextvars.ContextVar[str] = contextvars.ContextVar("session", default="")
+
+    def scope() -> str:
+        callback = terminal_tool._get_sudo_password_callback()  # looked up, as hermes does
+        if session_key.get():
+            return f"session:{session_key.get()}"
+        return f"callback:{id(callback)}" if callback else f"thread:{threading.get_ident()}"
+
+    terminal_tool = SimpleNamespace(
+        _check_all_guards=lambda command, env_type, **k: approval.get_current_session_key(),
+        _get_sudo_password_callback=lambda: getattr(tls, "sudo", None),
+        _get_sudo_password_cache_scope=scope,
+        set_sudo_password_callback=lambda cb: setattr(tls, "sudo", cb),
+        session_key=session_key,
+    )
+    return terminal_tool
+
+
 def fake_hermes() -> Hermes:
     """A pool class of their own; a delegate_tool that runs each child on a pool of its
     own, a batch on another, and a background delegation through async_delegation,
     which carries the whole context into the batch's thread; each looked up at call
     time, as hermes does."""
     approval = fake_approval()
-    terminal_tool = SimpleNamespace(
-        _check_all_guards=lambda command, env_type, **k: approval.get_current_session_key()
-    )
+    terminal_tool = fake_terminal_tool(approval)
     daemon_pool = SimpleNamespace(DaemonThreadPoolExecutor=type("Pool", (ThreadPoolExecutor,), {}))
 
     def dispatch_batch(runner: Any) -> Any:
@@ -132,11 +164,14 @@ def installed() -> Hermes:
 
 
 def in_a_turn(hermes: Hermes, work: Any) -> Any:
-    """``work()`` on a thread of its own whose approval key is the session's."""
+    """``work()`` on a thread of its own whose approval key, session context key and
+    sudo callback are the session's."""
     box: list[Any] = []
 
     def turn() -> None:
         hermes.approval.set_current_session_key(KEY)
+        hermes.terminal_tool.session_key.set(KEY)
+        hermes.terminal_tool.set_sudo_password_callback(ask_sudo)
         box.append(work())
 
     thread = threading.Thread(target=turn)
@@ -167,6 +202,41 @@ def test_outside_the_approval_checks_a_subagent_keeps_its_own_key() -> None:
     assert child.own == "default"
 
 
+@pytest.mark.parametrize("count", [1, 2])
+def test_a_subagents_sudo_within_the_turn_asks_through_the_turn_and_caches_as_the_session(
+    count: int,
+) -> None:
+    hermes = installed()
+    children = [Child(hermes) for _ in range(count)]
+    delegated(hermes, children, Parent())
+    assert [c.sudo for c in children] == [(ask_sudo, TURN_SCOPE)] * count
+
+
+def test_without_the_wrapper_a_subagents_sudo_has_no_callback_and_a_scope_of_its_own() -> None:
+    hermes = fake_hermes()
+    child = Child(hermes)
+    delegated(hermes, [child], Parent())
+    assert child.sudo is not None
+    callback, scope = child.sudo
+    assert callback is None and scope.startswith("thread:")
+
+
+def test_a_subagent_thread_with_a_sudo_callback_of_its_own_keeps_it() -> None:
+    hermes = installed()
+
+    def own() -> str:
+        return "own"
+
+    class Prompted(Child):  # hermes' tool threads may be given a callback
+        def run(self) -> str:
+            self.hermes.terminal_tool.set_sudo_password_callback(own)
+            return super().run()
+
+    child = Prompted(hermes)
+    delegated(hermes, [child], Parent())
+    assert child.sudo == (own, TURN_SCOPE)
+
+
 def test_without_the_wrapper_a_subagent_files_its_commands_under_default() -> None:
     hermes = fake_hermes()  # what hermes does alone
     assert delegated(hermes, [Child(hermes)], Parent()) == ["default"]
@@ -178,6 +248,8 @@ def test_a_background_delegations_subagents_carry_no_key(count: int) -> None:
     children = [Child(hermes) for _ in range(count)]
     assert delegated(hermes, children, Parent(), background=True) == ["default"] * count
     assert all(c.checked == ["default"] * len(CHECKS) for c in children)
+    assert all(c.sudo is not None and c.sudo[0] is None for c in children)
+    assert all(c.sudo is not None and c.sudo[1] != TURN_SCOPE for c in children)
 
 
 def test_a_delegation_run_within_the_turn_after_a_refused_dispatch_carries_the_key() -> None:
@@ -207,6 +279,10 @@ def test_other_work_on_the_pool_and_checks_elsewhere_carry_no_key() -> None:
     assert in_a_turn(hermes, turn) == [KEY, "default"]
     assert guards("ls", "local") == "default"  # no turn, no subagent: as hermes has it
     assert in_a_turn(hermes, lambda: guards("ls", "local")) == KEY  # the turn's own
+    terminal = hermes.terminal_tool
+    sudo = (terminal._get_sudo_password_callback, terminal._get_sudo_password_cache_scope)
+    assert [f() for f in sudo] == [None, f"thread:{threading.get_ident()}"]
+    assert in_a_turn(hermes, lambda: [f() for f in sudo]) == [ask_sudo, TURN_SCOPE]
 
 
 def test_the_parents_interrupt_reaches_a_subagent_hermes_left_off_its_list() -> None:
@@ -254,6 +330,8 @@ def wrapped_functions(hermes: Hermes) -> list[Any]:
         hermes.daemon_pool.DaemonThreadPoolExecutor.submit,
         hermes.async_delegation.dispatch_async_delegation_batch,
         hermes.terminal_tool._check_all_guards,
+        hermes.terminal_tool._get_sudo_password_callback,
+        hermes.terminal_tool._get_sudo_password_cache_scope,
         *(getattr(hermes.approval, n) for n in CHECKS),
     ]
 
@@ -270,7 +348,15 @@ def test_installing_twice_wraps_once_and_keeps_other_wrappers_marks() -> None:
 
 @pytest.mark.parametrize(
     "change",
-    ["no runner", "runner without parent_agent", "no key setter", "no batch dispatch", "no guard"],
+    [
+        "no runner",
+        "runner without parent_agent",
+        "no key setter",
+        "no batch dispatch",
+        "no guard",
+        "no sudo callback getter",
+        "no sudo cache scope",
+    ],
 )
 def test_other_hermes_internals_are_refused_and_left_as_they_were(change: str) -> None:
     hermes = fake_hermes()
@@ -282,8 +368,12 @@ def test_other_hermes_internals_are_refused_and_left_as_they_were(change: str) -
         del hermes.approval.set_current_session_key
     elif change == "no batch dispatch":
         del hermes.async_delegation.dispatch_async_delegation_batch
-    else:
+    elif change == "no guard":
         del hermes.terminal_tool._check_all_guards
+    elif change == "no sudo callback getter":
+        del hermes.terminal_tool._get_sudo_password_callback
+    else:
+        del hermes.terminal_tool._get_sudo_password_cache_scope
     before = [getattr(o, n, None) for o, n in _places(hermes)]
     assert not inturn.install(*hermes)
     assert [getattr(o, n, None) for o, n in _places(hermes)] == before
@@ -296,5 +386,7 @@ def _places(hermes: Hermes) -> list[tuple[Any, str]]:
         (hermes.async_delegation, "dispatch_async_delegation"),
         (hermes.async_delegation, "dispatch_async_delegation_batch"),
         (hermes.terminal_tool, "_check_all_guards"),
+        (hermes.terminal_tool, "_get_sudo_password_callback"),
+        (hermes.terminal_tool, "_get_sudo_password_cache_scope"),
         *((hermes.approval, n) for n in CHECKS),
     ]
