@@ -1,6 +1,7 @@
 """The module that imports hermes-agent, with its mixins ``stored`` (stored sessions),
-``profile`` (what hermes keeps per profile) and ``bridged`` (the host's answers):
-``HermesAdapter``, the ``contract.AgentAdapter`` that drives hermes' real ``AIAgent``.
+``profile`` (what hermes keeps per profile), ``bridged`` (the host's answers) and
+``models`` (a session's model): ``HermesAdapter``, the ``contract.AgentAdapter``
+that drives hermes' real ``AIAgent``.
 
 Contract:
 - One agent per session, its callbacks bound to the session's *current* run
@@ -84,12 +85,12 @@ from .contract import AgentUnavailable, Announce, TurnOutcome, UserContent
 from .fence import hermes_root
 from .mcp import McpServers
 from .messages import flush_turn
+from .models import HermesModels
 from .options import (
     HermesOptions,
     agent_options,
     clarify_timeout_s,
     configured_approval_mode,
-    configured_context_length,
     lists_mcp_servers,
 )
 from .profile import HermesProfile
@@ -103,7 +104,7 @@ from .sudo import SudoBridge
 from .titles import auto_title
 
 
-class HermesAdapter(HermesProfile, HermesSessions, HermesAnswers):
+class HermesAdapter(HermesProfile, HermesSessions, HermesAnswers, HermesModels):
     def __init__(self, home: Path) -> None:
         self.home = home
         # Dangerous commands wait for an approval; with no notify callback registered
@@ -248,45 +249,6 @@ class HermesAdapter(HermesProfile, HermesSessions, HermesAnswers):
 
         delegate_compression(agent, session, self._compression, estimate_request_tokens_rough)
         return agent
-
-    def model_of(self, agent: Any) -> str | None:
-        model = getattr(agent, "model", None)
-        return model if isinstance(model, str) and model else None
-
-    def _runtime(self, model: str, provider: str | None) -> dict[str, Any]:
-        self._modules()
-        from hermes_cli.runtime_provider import resolve_runtime_provider
-
-        runtime: dict[str, Any] = resolve_runtime_provider(requested=provider, target_model=model)
-        return runtime
-
-    def resolve_model(self, model: str, provider: str | None) -> str | None:
-        resolved = self._runtime(model, provider).get("provider")
-        return str(resolved) if resolved else provider
-
-    def switch_model(self, agent: Any, model: str, provider: str | None) -> None:
-        from hermes_cli.config import load_config
-
-        runtime = self._runtime(model, provider)
-        agent.switch_model(
-            model,
-            runtime.get("provider") or provider or "",
-            api_key=runtime.get("api_key") or "",
-            base_url=runtime.get("base_url") or "",
-            api_mode=runtime.get("api_mode") or "",
-        )
-        length = configured_context_length(load_config(), model, str(agent.provider or ""))
-        compressor = getattr(agent, "context_compressor", None)
-        if length is not None and compressor is not None:
-            agent._config_context_length = length  # what hermes' build applies
-            compressor.update_model(
-                model=agent.model,
-                context_length=length,
-                base_url=agent.base_url,
-                api_key=agent.api_key,
-                provider=agent.provider,
-                api_mode=agent.api_mode,
-            )
 
     def estimate_context(
         self, agent: Any, messages: list[dict[str, Any]], instructions: str | None
