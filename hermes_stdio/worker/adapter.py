@@ -26,7 +26,8 @@ Contract:
   disk since (``runtime``).
 - Goals (``goals``) are hermes' own, kept in the profile's session database.
 - A context file hermes would read and hang on (``context_files``) fails the
-  build, turn or compression first, as ``ContextUnreadable``.
+  build, turn or compression first, as ``ContextUnreadable``; such a skill
+  file is left out of hermes' skill scans (``skill_files``).
 - The profile's MCP servers (``mcp``) connect in the background once
   ``connect_mcp`` is called (or the first agent is built, which waits for them
   a bounded while); ``shutdown`` closes them.
@@ -69,7 +70,17 @@ from typing import Any
 from ..protocol import events as ev
 from ..protocol import toolbox as tx
 from ..transport import restore_std_streams
-from . import catalog, context_files, fence, images, inturn, process_guard, references, usage
+from . import (
+    catalog,
+    context_files,
+    fence,
+    images,
+    inturn,
+    process_guard,
+    references,
+    skill_files,
+    usage,
+)
 from .approvals import ApprovalBridge
 from .bridged import HermesAnswers
 from .callbacks import EventSink, agent_callbacks
@@ -149,7 +160,7 @@ class HermesAdapter(HermesProfile, HermesSessions, HermesAnswers, HermesModels):
             verdicts = cache_tool_scan()  # None after the first call
             try:
                 import run_agent
-                from agent import file_safety
+                from agent import file_safety, prompt_builder, skill_utils
                 from hermes_cli import config, runtime_provider  # noqa: F401
                 from hermes_state import SessionDB
                 from tools import (
@@ -186,6 +197,7 @@ class HermesAdapter(HermesProfile, HermesSessions, HermesAnswers, HermesModels):
                 given = os.environ.get("HERMES_STDIO_ROOT")
                 root = Path(given) if given else hermes_root(self.home, profile)
                 fence.install([file_safety, file_tools, file_operations], self.home, root)
+                skill_files.install(skill_utils, prompt_builder)
             self._watch_notices()
             self._secrets.install(skills_tool, config.save_env_value_secure)
             return run_agent

@@ -42,7 +42,7 @@ class ContextUnreadable(Exception):
 
 def check(home: Path, workspace: Path | None) -> None:
     for path in _candidates(home, workspace):
-        if _hangs(path):
+        if hangs(path):
             raise ContextUnreadable(path)
 
 
@@ -64,7 +64,8 @@ def _candidates(home: Path, workspace: Path | None) -> list[Path]:
     return found
 
 
-def _hangs(path: Path) -> bool:
+def hangs(path: Path) -> bool:
+    """True when ``path`` is there but is neither a regular file nor a directory."""
     try:
         mode = os.stat(path).st_mode
     except (OSError, ValueError):  # absent, a dangling link, a loop: hermes skips it

@@ -4,6 +4,7 @@ way hermes' CLI does."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -135,3 +136,28 @@ def test_a_skill_added_while_the_worker_runs_is_found(
     run = host.request("run/start", {"message": "/leaf-word"})
     host.wait_run_completed(run["runId"])
     assert "Always answer with KALE." in user_message_sent(llm)
+
+
+def test_a_skill_file_that_is_a_fifo_is_left_out_and_the_profiles_other_skills_work(
+    skilled: Path, host: HostClient, llm: ScriptedLLM
+) -> None:
+    # hermes reads every SKILL.md and DESCRIPTION.md its scans find, whole: a FIFO
+    # would hang the first turn, command/list and any skill lookup by name.
+    (skilled / "skills" / "jammed").mkdir()
+    os.mkfifo(skilled / "skills" / "jammed" / "SKILL.md")
+    os.mkfifo(skilled / "skills" / "DESCRIPTION.md")
+    names = [c["name"] for c in host.request("command/list", {})["commands"]]
+    assert "/fruit-word" in names and "/jammed" not in names
+
+    llm.enqueue(Reply.tool_call("skill_view", {"name": "Fruit"}), Reply.text(["ok"]))
+    run = host.request("run/start", {"message": "which fruit?"})
+    assert host.wait_run_completed(run["runId"], timeout=60).params["status"] == "complete"
+    prompt = str(llm.requests[0]["messages"][0]["content"])
+    assert "fruit-word" in prompt and "jammed" not in prompt
+    looked_up = [
+        n.params["event"]["result"]
+        for n in host.run_notifications(run["runId"])
+        if n.method == "run/event" and n.params["event"]["type"] == "tool.completed"
+    ]
+    assert len(looked_up) == 1 and "not found" in looked_up[0].lower()
+    assert [line for line in host.stderr_lines if "jammed/SKILL.md" in line and "left out" in line]
