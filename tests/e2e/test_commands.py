@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from hermes_stdio.protocol.types import RunErrorType
 from hermes_stdio.testing.host import HostClient
 from hermes_stdio.testing.llm_server import Reply, ScriptedLLM
 
@@ -161,3 +162,28 @@ def test_a_skill_file_that_is_a_fifo_is_left_out_and_the_profiles_other_skills_w
     ]
     assert len(looked_up) == 1 and "not found" in looked_up[0].lower()
     assert [line for line in host.stderr_lines if "jammed/SKILL.md" in line and "left out" in line]
+
+
+def test_a_turn_blocked_reading_a_fifo_skill_it_named_ends_when_its_worker_is_restarted(
+    skilled: Path, host: HostClient, llm: ScriptedLLM
+) -> None:
+    # A tool blocked in the kernel is past hermes' interrupt: worker/restart is the way out.
+    (skilled / "skills" / "jammed").mkdir()
+    os.mkfifo(skilled / "skills" / "jammed" / "SKILL.md")
+    llm.enqueue(Reply.tool_call("skill_view", {"name": "jammed"}), Reply.text(["ok"]))
+    run = host.request("run/start", {"message": "load jammed"})
+    host.wait_for(
+        lambda n: (
+            n.method == "run/event"
+            and n.params["event"]["type"] == "tool.started"
+            and n.params["event"]["name"] == "skill_view"
+        ),
+        timeout=60,
+    )
+    assert host.request("run/interrupt", {"runId": run["runId"]}) == {"interrupted": True}
+    host.request("worker/restart", {}, timeout=60)
+    done = host.wait_run_completed(run["runId"], timeout=60).params
+    assert (done["status"], done["error"]["type"]) == ("error", RunErrorType.WORKER_STOPPED)
+    llm.enqueue(Reply.text(["fine"]))
+    again = host.request("run/start", {"message": "hi", "sessionId": run["sessionId"]})
+    assert host.wait_run_completed(again["runId"], timeout=60).params["status"] == "complete"
