@@ -10,13 +10,25 @@ references replaced by an attached-context section) and the
 ``references.expanded`` event: the ``references`` as typed, hermes'
 ``warnings``, ``injectedTokens`` and ``blocked``: hermes refuses to attach
 more than half the model's context window, and then nothing is attached.
+- A folder's listing names each file with its line count, which hermes gets by
+  reading the file whole. One that is there but is neither a regular file nor
+  a directory (``context_files.hangs``: a FIFO, whose read would block for
+  ever, or a link to a device such as ``/dev/zero``, whose read would never
+  end) is listed as ``not a regular file``, unread. When hermes has no such
+  helper to wrap, the worker logs it once and hermes' own listing is used.
 """
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from ..protocol import events as ev
+from ..transport.log import log
+from .context_files import hangs
+
+_MARK = "_hermes_stdio_leaves_special_files_unread"
+_HELPER = "_file_metadata"  # hermes' per-file note in a folder listing
 
 
 def expand(
@@ -24,6 +36,7 @@ def expand(
 ) -> tuple[str, ev.ReferencesExpandedEvent] | None:
     if "@" not in message or not hermes_refs.parse_context_references(message):
         return None
+    _leave_special_files_unread(hermes_refs)
     found = hermes_refs.preprocess_context_references(
         message, cwd=cwd, allowed_root=cwd, context_length=context_length
     )
@@ -34,3 +47,20 @@ def expand(
         blocked=bool(found.blocked),
     )
     return str(found.message), event
+
+
+def _leave_special_files_unread(hermes_refs: Any) -> None:
+    metadata: Any = getattr(hermes_refs, _HELPER, None)
+    if getattr(metadata, _MARK, False) or getattr(hermes_refs, _MARK, False):
+        return
+    setattr(hermes_refs, _MARK, True)  # tried, once
+    if not callable(metadata):
+        log("worker: hermes' folder listing changed: a FIFO in an @folder: would hang a run")
+        return
+
+    @functools.wraps(metadata)
+    def file_metadata(path: Any) -> Any:
+        return "not a regular file" if hangs(path) else metadata(path)
+
+    setattr(file_metadata, _MARK, True)
+    setattr(hermes_refs, _HELPER, file_metadata)

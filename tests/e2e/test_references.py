@@ -4,6 +4,7 @@ read, and context too large for the model's window ends the run before the model
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -107,3 +108,23 @@ def test_no_profile_attaches_another_profiles_files_nor_names_a_relative_workspa
     )
     host.wait_run_completed(run["runId"])
     assert "WORK-AUTH-TOKEN" not in sent(llm)
+
+
+def test_a_folder_reference_lists_a_fifo_or_device_in_it_without_reading_it(
+    host: HostClient, llm: ScriptedLLM, tmp_path: Path
+) -> None:
+    # hermes reads each listed file to count its lines: a FIFO would block that read
+    # for ever, a link to /dev/zero would never end.
+    workspace = tmp_path / "repo"
+    (workspace / "src").mkdir(parents=True)
+    (workspace / "src" / "main.py").write_text("print(1)\nprint(2)\n")
+    os.mkfifo(workspace / "src" / "pipe")
+    (workspace / "src" / "zeros").symlink_to("/dev/zero")
+    llm.enqueue(Reply.text(["listed"]))
+    run = host.request("run/start", {"message": "see @folder:src", "workspace": str(workspace)})
+    assert host.wait_run_completed(run["runId"], timeout=60).params["status"] == "complete"
+    [event] = expanded(host, run["runId"])
+    assert event["references"] == ["@folder:src"] and event["blocked"] is False
+    listing = sent(llm)
+    assert "main.py (3 lines)" in listing
+    assert "pipe (not a regular file)" in listing and "zeros (not a regular file)" in listing
