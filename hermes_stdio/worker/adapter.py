@@ -107,7 +107,7 @@ from .options import (
 from .profile import HermesProfile
 from .runtime import Fingerprint, loaded_files
 from .scope import TurnModules, session_scope
-from .secrets import SecretBridge
+from .secrets import SERVING, SecretBridge
 from .shortcuts import cache_tool_scan, pay_tls_setup_once
 from .state import Session
 from .stored import HermesSessions
@@ -191,7 +191,12 @@ class HermesAdapter(HermesProfile, HermesSessions, HermesAnswers, HermesModels):
                 self._approvals = ApprovalBridge(approval, configured_approval_mode)
                 process_guard.install(process_registry, terminal_tool, approval, registry)
                 inturn.install(
-                    delegate_tool, async_delegation, daemon_pool, approval, terminal_tool
+                    delegate_tool,
+                    async_delegation,
+                    daemon_pool,
+                    approval,
+                    terminal_tool,
+                    carry=(SERVING,),
                 )
                 profile = os.environ.get("HERMES_STDIO_PROFILE")
                 given = os.environ.get("HERMES_STDIO_ROOT")

@@ -2,8 +2,10 @@
 the turn is.
 
 Contract: ``install(delegate_tool, async_delegation, daemon_pool, approval,
-terminal_tool)`` takes those hermes-agent modules (``tools.*``, passed in by
-the adapter).
+terminal_tool, carry)`` takes those hermes-agent modules (``tools.*``, passed
+in by the adapter), and ``carry``, contextvars of this worker's own that a
+subagent within the turn has as its turn had them (the session a skill's
+secret is asked for: ``secrets.SERVING``).
 
 - Within a turn, the threads ``delegate_tool`` runs a subagent on carry the
   session's approval key from the thread that started them: a batch's pool
@@ -20,7 +22,7 @@ the adapter).
   answer them there, unless the thread has a callback of its own). So a
   subagent's ``sudo`` asks the host in the turn's run, and the password is
   the session's: given once, it serves the session's own commands and its
-  subagents', and no other session's.
+  subagents', and no other session's. They carry ``carry``'s values too.
 - Only those checks see the key. Elsewhere the subagent keeps its own, as
   hermes intends: its terminal's working-directory record and its processes
   are its task's, so a ``cd`` in the subagent does not move the session's
@@ -59,7 +61,7 @@ import contextvars
 import functools
 import inspect
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -84,22 +86,33 @@ class _Turn:
     key: str  # hermes' approval session key
     sudo: Callable[[], str] | None  # hermes' sudo password callback
     sudo_scope: str  # where hermes caches the sudo password
+    ours: tuple[tuple[contextvars.ContextVar[Any], Any], ...] = ()  # carry's, with values
 
 
 _route: contextvars.ContextVar[_Turn | None] = contextvars.ContextVar("route", default=None)
 
 
 def install(
-    delegate_tool: Any, async_delegation: Any, daemon_pool: Any, approval: Any, terminal_tool: Any
+    delegate_tool: Any,
+    async_delegation: Any,
+    daemon_pool: Any,
+    approval: Any,
+    terminal_tool: Any,
+    carry: Sequence[contextvars.ContextVar[Any]] = (),
 ) -> bool:
-    if _install(delegate_tool, async_delegation, daemon_pool, approval, terminal_tool):
+    if _install(delegate_tool, async_delegation, daemon_pool, approval, terminal_tool, carry):
         return True
     log("worker: hermes' delegation internals changed: subagents run within a turn ask nobody")
     return False
 
 
 def _install(
-    delegate_tool: Any, async_delegation: Any, daemon_pool: Any, approval: Any, terminal_tool: Any
+    delegate_tool: Any,
+    async_delegation: Any,
+    daemon_pool: Any,
+    approval: Any,
+    terminal_tool: Any,
+    carry: Sequence[contextvars.ContextVar[Any]],
 ) -> bool:
     dispatches: dict[str, Any] = {n: getattr(async_delegation, n, None) for n in _DISPATCHES}
     places = [(approval, n) for n in _CHECKS] + [(terminal_tool, "_check_all_guards")]
@@ -143,11 +156,14 @@ def _install(
 
     def carried(fn: Callable[..., Any], turn: _Turn) -> Callable[..., Any]:
         def run(*args: Any, **kwargs: Any) -> Any:
+            tokens = [(var, var.set(value)) for var, value in turn.ours]
             token = _route.set(turn)
             try:
                 return fn(*args, **kwargs)
-            finally:
-                _route.reset(token)  # the pool's thread runs other work next
+            finally:  # the pool's thread runs other work next
+                _route.reset(token)
+                for var, was in reversed(tokens):
+                    var.reset(was)
 
         return run
 
@@ -178,7 +194,12 @@ def _install(
     def carrying_submit(self: Any, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Any:
         if (fn is run_single_child or getattr(_inside, "depth", 0) > 0) and _within_a_turn(get_key):
             # hermes' own answers on the turn's thread; a subagent's thread passes its on
-            turn = _route.get() or _Turn(str(get_key(default="")), get_sudo(), str(sudo_scope()))
+            turn = _route.get() or _Turn(
+                str(get_key(default="")),
+                get_sudo(),
+                str(sudo_scope()),
+                tuple((var, var.get(None)) for var in carry),
+            )
             fn = carried(fn, turn)
         return submit(self, fn, *args, **kwargs)
 

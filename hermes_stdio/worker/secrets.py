@@ -15,8 +15,9 @@ Contract:
 - ``serving(session)`` is a context manager for a session's turn (or command
   expansion): a request made inside it, or in a thread hermes starts from it
   (hermes copies the context into its tool threads), belongs to that
-  session. A request outside any, or while the session has no run, is skipped
-  without asking.
+  session; ``SERVING`` is the contextvar that says so, which ``inturn``
+  carries to a subagent hermes runs within the turn. A request outside any,
+  or while the session has no run, is skipped without asking.
 - A request sends ``secret/requested`` (a fresh ``secretId``, the variable,
   the skill's prompt, name, help and purpose, ``timeoutMs``) through the
   session's current run and blocks until the host answers (``answer()``),
@@ -49,7 +50,7 @@ from .waits import HostWaits
 # hermes' TUI waits this long for a secret (its default for a blocking prompt).
 TIMEOUT_S = 300.0
 
-_serving: contextvars.ContextVar[Session | None] = contextvars.ContextVar(
+SERVING: contextvars.ContextVar[Session | None] = contextvars.ContextVar(
     "hermes_stdio_secret_session", default=None
 )
 
@@ -72,17 +73,17 @@ class SecretBridge:
 
     @contextmanager
     def serving(self, session: Session) -> Iterator[None]:
-        token = _serving.set(session)
+        token = SERVING.set(session)
         try:
             yield
         finally:
-            _serving.reset(token)
+            SERVING.reset(token)
 
     def capture(
         self, env_var: str, prompt: str, metadata: dict[str, Any] | None = None
     ) -> dict[str, Any]:
         """hermes' secret capture callback."""
-        session = _serving.get()
+        session = SERVING.get()
         run = session.run if session is not None else None
         if session is None or run is None:
             return _result(env_var, False)

@@ -17,7 +17,7 @@ from hermes_stdio.testing.host import HostClient
 from hermes_stdio.testing.llm_server import Reply, ScriptedLLM
 from hermes_stdio.wire import ErrorType, Notification, RpcError
 
-from .conftest import StartHost, asked, resolutions, worker_pids
+from .conftest import StartHost, asked, resolutions, within_the_turn, worker_pids
 
 VAR = "KIWI_API_TOKEN"
 VALUE = "kiwi-tok-8c1f2a"
@@ -180,3 +180,42 @@ def test_a_request_whose_worker_dies_is_closed_before_the_runs_completion(
     [closed] = resolutions(host, run_id, "secret")
     assert (closed["secretId"], closed["outcome"]) == (note.params["secretId"], "cancelled")
     assert closed["seq"] == done.params["seq"] - 1
+
+
+def test_a_subagent_within_the_turn_asks_for_its_skills_secret_in_its_parents_run(
+    start_host: StartHost, llm: ScriptedLLM, home: Path
+) -> None:
+    add_skill(home)
+    host, held = within_the_turn(start_host, llm, home)
+    goal = "use the kiwi skill"
+    llm.enqueue_for(goal, Reply.tool_call("skill_view", {"name": "kiwi-api"}), Reply.text(["done"]))
+    llm.enqueue(Reply.tool_call("delegate_task", {"goal": goal}), Reply.text(["done"]))
+    run_id = str(host.request("run/start", {"sessionId": "sess-a", "message": "kiwi"})["runId"])
+    note = asked(host, run_id, "secret")
+    assert (note.params["envVar"], note.params["skillName"]) == (VAR, "kiwi-api")
+    assert respond(host, run_id, note, VALUE) == {"outcome": "answered"}
+    assert host.wait_run_completed(run_id).params["status"] == "complete"
+    assert [r["outcome"] for r in resolutions(host, run_id, "secret")] == ["stored"]
+    assert f"{VAR}={VALUE}" in (home / ".env").read_text()
+    assert not [f for f in host.raw_frames if VALUE.encode() in f]
+    held.release.set()
+
+
+def test_a_background_subagent_loading_the_skill_asks_nobody_and_saves_nothing(
+    host: HostClient, llm: ScriptedLLM, home: Path
+) -> None:
+    goal = "use the kiwi skill"
+    llm.enqueue_for(goal, Reply.tool_call("skill_view", {"name": "kiwi-api"}), Reply.text(["done"]))
+    llm.enqueue(Reply.tool_call("delegate_task", {"goal": goal}), Reply.text(["dispatched"]))
+    run = host.request("run/start", {"sessionId": "sess-a", "message": "kiwi"})
+    assert host.wait_run_completed(run["runId"]).params["status"] == "complete"
+    host.wait_for(lambda n: n.method == "subagent/ended", timeout=60)
+    tried = [
+        n.params["progress"]["name"]
+        for _, n in host.received
+        if getattr(n, "method", "") == "subagent/progress"
+        and n.params["progress"]["kind"] == "subagent.tool"
+    ]
+    assert tried == ["skill_view"]
+    assert not [n for _, n in host.received if getattr(n, "method", "") == "secret/requested"]
+    assert VAR not in (home / ".env").read_text()

@@ -21,6 +21,8 @@ from hermes_stdio.worker import inturn
 
 KEY = "hermes-stdio:sess_1"
 TURN_SCOPE = f"session:{KEY}"  # where hermes caches the turn's sudo password
+# One of the worker's own contextvars, given to install to carry (like secrets.SERVING).
+OURS: contextvars.ContextVar[str | None] = contextvars.ContextVar("ours", default=None)
 
 
 def ask_sudo() -> str:  # the session's sudo callback
@@ -67,12 +69,14 @@ class Child:
         self.checked: list[str] = []
         self.own = ""
         self.sudo: tuple[Any, str] | None = None
+        self.ours: str | None = "unset"
 
     def run(self) -> str:
         if self.parent is not None:
             self.listed = any(c is self for c in self.parent._active_children)
         self.checked = [getattr(self.hermes.approval, n)() for n in CHECKS]
         self.own = self.hermes.approval.get_current_session_key()
+        self.ours = OURS.get()
         sudo = self.hermes.terminal_tool
         self.sudo = (sudo._get_sudo_password_callback(), sudo._get_sudo_password_cache_scope())
         return str(self.hermes.terminal_tool._check_all_guards("rm -rf x", "local"))
@@ -159,7 +163,7 @@ def fake_hermes() -> Hermes:
 
 def installed() -> Hermes:
     hermes = fake_hermes()
-    assert inturn.install(*hermes)
+    assert inturn.install(*hermes, carry=(OURS,))
     return hermes
 
 
@@ -172,6 +176,7 @@ def in_a_turn(hermes: Hermes, work: Any) -> Any:
         hermes.approval.set_current_session_key(KEY)
         hermes.terminal_tool.session_key.set(KEY)
         hermes.terminal_tool.set_sudo_password_callback(ask_sudo)
+        OURS.set("the turn's")
         box.append(work())
 
     thread = threading.Thread(target=turn)
@@ -212,6 +217,16 @@ def test_a_subagents_sudo_within_the_turn_asks_through_the_turn_and_caches_as_th
     assert [c.sudo for c in children] == [(ask_sudo, TURN_SCOPE)] * count
 
 
+@pytest.mark.parametrize("count", [1, 2])
+def test_a_subagent_within_the_turn_has_the_workers_carried_contextvars_as_the_turn_had(
+    count: int,
+) -> None:
+    hermes = installed()
+    children = [Child(hermes) for _ in range(count)]
+    delegated(hermes, children, Parent())
+    assert [c.ours for c in children] == ["the turn's"] * count
+
+
 def test_without_the_wrapper_a_subagents_sudo_has_no_callback_and_a_scope_of_its_own() -> None:
     hermes = fake_hermes()
     child = Child(hermes)
@@ -250,6 +265,7 @@ def test_a_background_delegations_subagents_carry_no_key(count: int) -> None:
     assert all(c.checked == ["default"] * len(CHECKS) for c in children)
     assert all(c.sudo is not None and c.sudo[0] is None for c in children)
     assert all(c.sudo is not None and c.sudo[1] != TURN_SCOPE for c in children)
+    assert [c.ours for c in children] == [None] * count
 
 
 def test_a_delegation_run_within_the_turn_after_a_refused_dispatch_carries_the_key() -> None:
@@ -273,10 +289,11 @@ def test_other_work_on_the_pool_and_checks_elsewhere_carry_no_key() -> None:
             subagent = pool.submit(
                 hermes.delegate_tool._run_single_child, 0, "goal", Child(hermes), Parent()
             )
-            # the same pool thread next: it has forgotten the subagent's key
-            return [subagent.result(10), pool.submit(guards, "ls", "local").result(10)]
+            # the same pool thread next: it has forgotten what it carried for the subagent
+            later = [pool.submit(guards, "ls", "local"), pool.submit(OURS.get)]
+            return [subagent.result(10), *(f.result(10) for f in later)]
 
-    assert in_a_turn(hermes, turn) == [KEY, "default"]
+    assert in_a_turn(hermes, turn) == [KEY, "default", None]
     assert guards("ls", "local") == "default"  # no turn, no subagent: as hermes has it
     assert in_a_turn(hermes, lambda: guards("ls", "local")) == KEY  # the turn's own
     terminal = hermes.terminal_tool
