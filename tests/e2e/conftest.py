@@ -173,6 +173,17 @@ def resolutions(host: HostClient, run_id: str, kind: str) -> list[dict[str, Any]
     return [n.params for n in host.run_notifications(run_id) if n.method == f"{kind}/resolved"]
 
 
+def received(host: HostClient, method: str) -> list[Notification]:
+    """Every ``method`` notification the host got so far, whatever its run."""
+    return [n for _, n in host.received if getattr(n, "method", "") == method]
+
+
+def background_calls(host: HostClient) -> list[dict[str, Any]]:
+    """The tool calls background subagents showed so far (``subagent.tool`` progress)."""
+    progress = [n.params["progress"] for n in received(host, "subagent/progress")]
+    return [p for p in progress if p["kind"] == "subagent.tool"]
+
+
 def worker_pids(host: HostClient) -> dict[tuple[str, str | None], int]:
     status = host.request("supervisor/status")
     return {(w["profile"], w["workerKey"]): w["pid"] for w in status["workers"] if w["pid"]}

@@ -19,7 +19,14 @@ from hermes_stdio.testing.host import HostClient
 from hermes_stdio.testing.llm_server import Reply, ScriptedLLM
 from hermes_stdio.wire import ErrorType, Notification, RpcError
 
-from .conftest import StartHost, subagent_runs, tool_result, within_the_turn
+from .conftest import (
+    StartHost,
+    background_calls,
+    received,
+    subagent_runs,
+    tool_result,
+    within_the_turn,
+)
 
 
 def dangerous(llm: ScriptedLLM, victim: Path) -> str:
@@ -416,16 +423,10 @@ def test_a_background_subagents_dangerous_command_never_runs_and_asks_nobody_in_
     [child_victim] = [v for v in victims if f"rm -rf {v}" != ask.params["command"]]
     host.wait_for(lambda n: n.method == "subagent/ended", timeout=60)
 
-    tried = [
-        n.params["progress"]
-        for _, n in host.received
-        if getattr(n, "method", "") == "subagent/progress"
-        and n.params["progress"]["kind"] == "subagent.tool"
-    ]
-    assert [(p["name"], p["preview"]) for p in tried] == [("terminal", f"rm -rf {child_victim}")]
+    tried = [(p["name"], p["preview"]) for p in background_calls(host)]
+    assert tried == [("terminal", f"rm -rf {child_victim}")]
     assert child_victim.exists()  # hermes holds it as pending, and no one can approve it
-    asks = [n for _, n in host.received if getattr(n, "method", "") == "approval/requested"]
-    assert asks == [ask]
+    assert received(host, "approval/requested") == [ask]
     answer = {"runId": run["runId"], "approvalId": ask.params["approvalId"], "decision": "deny"}
     host.request("approval/respond", answer)
     assert host.wait_run_completed(run["runId"]).params["status"] == "complete"

@@ -17,7 +17,15 @@ from hermes_stdio.testing.host import HostClient
 from hermes_stdio.testing.llm_server import Reply, ScriptedLLM
 from hermes_stdio.wire import ErrorType, Notification, RpcError
 
-from .conftest import StartHost, asked, resolutions, within_the_turn, worker_pids
+from .conftest import (
+    StartHost,
+    asked,
+    background_calls,
+    received,
+    resolutions,
+    within_the_turn,
+    worker_pids,
+)
 
 VAR = "KIWI_API_TOKEN"
 VALUE = "kiwi-tok-8c1f2a"
@@ -210,12 +218,6 @@ def test_a_background_subagent_loading_the_skill_asks_nobody_and_saves_nothing(
     run = host.request("run/start", {"sessionId": "sess-a", "message": "kiwi"})
     assert host.wait_run_completed(run["runId"]).params["status"] == "complete"
     host.wait_for(lambda n: n.method == "subagent/ended", timeout=60)
-    tried = [
-        n.params["progress"]["name"]
-        for _, n in host.received
-        if getattr(n, "method", "") == "subagent/progress"
-        and n.params["progress"]["kind"] == "subagent.tool"
-    ]
-    assert tried == ["skill_view"]
-    assert not [n for _, n in host.received if getattr(n, "method", "") == "secret/requested"]
+    assert [p["name"] for p in background_calls(host)] == ["skill_view"]
+    assert received(host, "secret/requested") == []
     assert VAR not in (home / ".env").read_text()

@@ -19,6 +19,8 @@ from hermes_stdio.wire import ErrorType, Notification, RpcError
 from .conftest import (
     StartHost,
     asked,
+    background_calls,
+    received,
     resolutions,
     subagent_runs,
     within_the_turn,
@@ -213,12 +215,6 @@ def test_a_background_subagents_sudo_asks_nobody_and_gets_no_password(
     run = host.request("run/start", {"sessionId": "sess-a", "message": "delegate"})
     assert host.wait_run_completed(run["runId"]).params["status"] == "complete"
     host.wait_for(lambda n: n.method == "subagent/ended", timeout=60)
-    tried = [
-        n.params["progress"]["preview"]
-        for _, n in host.received
-        if getattr(n, "method", "") == "subagent/progress"
-        and n.params["progress"]["kind"] == "subagent.tool"
-    ]
-    assert tried == [f"sudo touch {made}"]
-    assert not [n for _, n in host.received if getattr(n, "method", "") == "sudo/requested"]
+    assert [p["preview"] for p in background_calls(host)] == [f"sudo touch {made}"]
+    assert received(host, "sudo/requested") == []
     assert not made.exists()
