@@ -283,6 +283,14 @@ def within_the_turn(
     return host, held
 
 
+def delegating(host: HostClient, llm: ScriptedLLM, goal: str, session_id: str) -> str:
+    """Start a run of ``session_id`` whose agent delegates ``goal`` to one subagent, then
+    says it is done; its ``runId``."""
+    llm.enqueue(Reply.tool_call("delegate_task", {"goal": goal}), Reply.text(["done"]))
+    params = {"sessionId": session_id, "message": "delegate it"}
+    return str(host.request("run/start", params)["runId"])
+
+
 def subagent_runs(llm: ScriptedLLM, goal: str, command: str) -> None:
     """Script the subagent given ``goal``: one terminal ``command``, then its reply."""
     llm.enqueue_for(goal, Reply.tool_call("terminal", {"command": command}), Reply.text(["done"]))

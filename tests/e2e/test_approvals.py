@@ -22,6 +22,7 @@ from hermes_stdio.wire import ErrorType, Notification, RpcError
 from .conftest import (
     StartHost,
     background_calls,
+    delegating,
     received,
     subagent_runs,
     tool_result,
@@ -475,8 +476,7 @@ def test_interrupting_a_run_whose_subagent_waits_for_the_host_cancels_its_reques
     victim.mkdir()
     command = f"rm -rf {victim}"
     llm.enqueue_for("wipe it", Reply.tool_call("terminal", {"command": command}))
-    llm.enqueue(Reply.tool_call("delegate_task", {"goal": "wipe it"}), Reply.text(["done"]))
-    run = host.request("run/start", {"message": "wipe", "sessionId": "wiping"})
+    run = {"runId": delegating(host, llm, "wipe it", "wiping")}
     ask = requested(host, run["runId"])
     assert ask.params["command"] == command
 
@@ -502,8 +502,7 @@ def test_a_session_answer_to_a_subagent_within_the_turn_covers_the_session(
     first, second = tmp_path / "first", tmp_path / "second"
     first.mkdir()
     subagent_runs(llm, "wipe first", f"rm -rf {first}")
-    llm.enqueue(Reply.tool_call("delegate_task", {"goal": "wipe first"}), Reply.text(["done"]))
-    run = host.request("run/start", {"message": "wipe", "sessionId": "wiping"})
+    run = {"runId": delegating(host, llm, "wipe first", "wiping")}
     respond(host, run, requested(host, run["runId"]), "session")
     assert host.wait_run_completed(run["runId"]).params["status"] == "complete"
 

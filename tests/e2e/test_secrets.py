@@ -21,6 +21,7 @@ from .conftest import (
     StartHost,
     asked,
     background_calls,
+    delegating,
     received,
     resolutions,
     within_the_turn,
@@ -197,8 +198,7 @@ def test_a_subagent_within_the_turn_asks_for_its_skills_secret_in_its_parents_ru
     host, held = within_the_turn(start_host, llm, home)
     goal = "use the kiwi skill"
     llm.enqueue_for(goal, Reply.tool_call("skill_view", {"name": "kiwi-api"}), Reply.text(["done"]))
-    llm.enqueue(Reply.tool_call("delegate_task", {"goal": goal}), Reply.text(["done"]))
-    run_id = str(host.request("run/start", {"sessionId": "sess-a", "message": "kiwi"})["runId"])
+    run_id = delegating(host, llm, goal, "sess-a")
     note = asked(host, run_id, "secret")
     assert (note.params["envVar"], note.params["skillName"]) == (VAR, "kiwi-api")
     assert respond(host, run_id, note, VALUE) == {"outcome": "answered"}
@@ -214,9 +214,8 @@ def test_a_background_subagent_loading_the_skill_asks_nobody_and_saves_nothing(
 ) -> None:
     goal = "use the kiwi skill"
     llm.enqueue_for(goal, Reply.tool_call("skill_view", {"name": "kiwi-api"}), Reply.text(["done"]))
-    llm.enqueue(Reply.tool_call("delegate_task", {"goal": goal}), Reply.text(["dispatched"]))
-    run = host.request("run/start", {"sessionId": "sess-a", "message": "kiwi"})
-    assert host.wait_run_completed(run["runId"]).params["status"] == "complete"
+    run_id = delegating(host, llm, goal, "sess-a")
+    assert host.wait_run_completed(run_id).params["status"] == "complete"
     host.wait_for(lambda n: n.method == "subagent/ended", timeout=60)
     assert [p["name"] for p in background_calls(host)] == ["skill_view"]
     assert received(host, "secret/requested") == []

@@ -20,6 +20,7 @@ from .conftest import (
     StartHost,
     asked,
     background_calls,
+    delegating,
     received,
     resolutions,
     subagent_runs,
@@ -145,8 +146,7 @@ def delegate_sudo(host: HostClient, llm: ScriptedLLM, session_id: str, marker: P
     """A run whose subagent (run within the turn) makes ``marker`` with sudo."""
     goal = f"make {marker.name}"
     subagent_runs(llm, goal, f"sudo touch {marker}")
-    llm.enqueue(Reply.tool_call("delegate_task", {"goal": goal}), Reply.text(["done"]))
-    return str(host.request("run/start", {"sessionId": session_id, "message": "delegate"})["runId"])
+    return delegating(host, llm, goal, session_id)
 
 
 @pytest.mark.parametrize("worker", ["spawned", "forked"])
@@ -211,9 +211,8 @@ def test_a_background_subagents_sudo_asks_nobody_and_gets_no_password(
 ) -> None:
     made = tmp_path / "made"
     subagent_runs(llm, "make it", f"sudo touch {made}")
-    llm.enqueue(Reply.tool_call("delegate_task", {"goal": "make it"}), Reply.text(["dispatched"]))
-    run = host.request("run/start", {"sessionId": "sess-a", "message": "delegate"})
-    assert host.wait_run_completed(run["runId"]).params["status"] == "complete"
+    run_id = delegating(host, llm, "make it", "sess-a")
+    assert host.wait_run_completed(run_id).params["status"] == "complete"
     host.wait_for(lambda n: n.method == "subagent/ended", timeout=60)
     assert [p["preview"] for p in background_calls(host)] == [f"sudo touch {made}"]
     assert received(host, "sudo/requested") == []
