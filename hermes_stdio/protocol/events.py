@@ -18,6 +18,7 @@ from .usage import TokenUsage
 
 JsonObject = dict[str, Any]
 PlanStatus = Literal["pending", "in_progress", "completed", "cancelled"]
+EditKind = Literal["added", "updated", "deleted"]
 TYPE_DOC = "The event's type."
 
 
@@ -37,6 +38,18 @@ class ToolStartedEvent(Record):
     args: JsonObject = doc_field("Its arguments, as hermes shows them (secrets redacted).")
 
 
+class FileEdit(Record):
+    """A file a tool call changed."""
+
+    path: str = doc_field("The file's absolute path.")
+    kind: EditKind = doc_field("Whether the call made it, changed it or removed it.")
+    diff: str | None = doc_field(
+        "The change as a unified diff (git's a/ and b/ headers, the path relative to the"
+        " session's workspace); null when it cannot be shown as text: a file that is not"
+        " UTF-8 text, larger than 1 MiB, or a diff longer than 256 KiB."
+    )
+
+
 class ToolCompletedEvent(Record):
     """A tool call ended."""
 
@@ -47,6 +60,10 @@ class ToolCompletedEvent(Record):
     truncated: bool = doc_field("Whether the result was cut at 64 KiB.")
     duration_ms: int | None = doc_field(
         "How long it ran, from its tool.started; null when hermes gave no call id."
+    )
+    edits: list[FileEdit] = doc_field(
+        "The files it changed, for hermes' file-edit tools (write_file, patch,"
+        " skill_manage); empty for other tools and for calls that changed nothing."
     )
 
 

@@ -11,7 +11,10 @@ given, which says whether it took it (a background subagent's: pushed as
 ``subagent/progress``); what it does not take is the run's ``tool.progress``, as
 before. ``returned``, when given, is called after each tool's completion is
 sent (``ProcessWatch.report_late``: hermes marks a background command for
-notice only as its tool returns). Nothing here imports hermes-agent.
+notice only as its tool returns). ``edits``, when given, reads the files a
+call will edit as it starts and says which it changed as it ends
+(``edits.EditWatch``): the ``edits`` of its ``tool.completed``. Nothing here
+imports hermes-agent.
 """
 
 from __future__ import annotations
@@ -65,10 +68,19 @@ def plan_items(result: str) -> list[ev.PlanItem] | None:
 SubagentHook = Callable[[str, Any, Any, dict[str, Any]], bool]
 
 
+class EditHook(Protocol):
+    """What a call changed in the files it edits (``edits.EditWatch``)."""
+
+    def before(self, call_id: str, name: str, args: dict[str, Any]) -> None: ...
+
+    def after(self, call_id: str) -> list[ev.FileEdit]: ...
+
+
 def agent_callbacks(
     sink: EventSink,
     subagent: SubagentHook | None = None,
     returned: Callable[[], None] | None = None,
+    edits: EditHook | None = None,
 ) -> dict[str, Callable[..., None]]:
     """AIAgent callback kwargs mapped onto ``run/delta`` and ``run/event``."""
 
@@ -88,6 +100,8 @@ def agent_callbacks(
             if len(started) > MAX_OPEN_CALLS:  # calls an interrupt left without an end
                 started.clear()
             started[text_of(call_id)] = time.monotonic()
+            if edits is not None and isinstance(args, dict):
+                edits.before(text_of(call_id), text_of(name or ""), args)
         sink.event(
             ev.ToolStartedEvent(
                 tool_call_id=text_of(call_id or ""),
@@ -99,6 +113,7 @@ def agent_callbacks(
     def tool_complete(call_id: Any, name: Any, args: Any = None, result: Any = None) -> None:
         text = None if result is None else text_of(result)
         began = started.pop(text_of(call_id), None) if call_id else None
+        changed = edits.after(text_of(call_id)) if edits is not None and call_id else []
         sink.event(
             ev.ToolCompletedEvent(
                 tool_call_id=text_of(call_id or ""),
@@ -106,6 +121,7 @@ def agent_callbacks(
                 result=None if text is None else text[:MAX_TOOL_RESULT_CHARS],
                 truncated=text is not None and len(text) > MAX_TOOL_RESULT_CHARS,
                 duration_ms=None if began is None else int((time.monotonic() - began) * 1000),
+                edits=changed,
             )
         )
         if name == "todo" and isinstance(args, dict) and "todos" in args and text:

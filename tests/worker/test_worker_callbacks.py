@@ -100,6 +100,7 @@ def test_callbacks_given_nothing_still_give_well_typed_events() -> None:
             "result": None,
             "truncated": False,
             "durationMs": None,  # no call id to time it by
+            "edits": [],
         },
         {"type": "tool.progress", "kind": "custom", "name": "", "preview": None},
         {"type": "status", "kind": "", "message": ""},

@@ -493,6 +493,24 @@ export interface CompressionRespondResult {
 export type EmptyParams = Record<string, never>;
 
 /**
+ * A file a tool call changed.
+ */
+export interface FileEdit {
+  /**
+   * The file's absolute path.
+   */
+  path: string;
+  /**
+   * Whether the call made it, changed it or removed it.
+   */
+  kind: 'added' | 'updated' | 'deleted';
+  /**
+   * The change as a unified diff (git's a/ and b/ headers, the path relative to the session's workspace); null when it cannot be shown as text: a file that is not UTF-8 text, larger than 1 MiB, or a diff longer than 256 KiB.
+   */
+  diff: string | null;
+}
+
+/**
  * The judge's verdict on a finished turn of a session with an active goal, and the goal's state after it (the fields of GoalInfo).
  */
 export interface GoalEvaluatedEvent {
@@ -2478,6 +2496,10 @@ export interface ToolCompletedEvent {
    * How long it ran, from its tool.started; null when hermes gave no call id.
    */
   durationMs: number | null;
+  /**
+   * The files it changed, for hermes' file-edit tools (write_file, patch, skill_manage); empty for other tools and for calls that changed nothing.
+   */
+  edits: FileEdit[];
 }
 
 /**

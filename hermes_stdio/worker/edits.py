@@ -1,0 +1,167 @@
+"""What a file-edit tool call changed: the ``edits`` of its ``tool.completed``.
+
+Contract: ``EditWatch(locate, root)`` watches one session's calls.
+``locate(name, args)`` names the files a call will write (absolute paths;
+none for a tool that edits no files) and ``root()`` is the directory diff
+headers name files relative to (a file outside it as git names one:
+its absolute path without the leading slash).
+- ``before(call_id, name, args)``, as the call starts, reads each such file.
+- ``after(call_id)``, as it ends, reads them again and gives one
+  ``FileEdit`` per file that changed (``added``, ``updated`` or ``deleted``),
+  in the order named, with its unified diff when both sides are UTF-8 text of
+  at most ``MAX_FILE_BYTES`` and the diff is at most ``MAX_DIFF_CHARS``
+  (else ``diff`` is None). A file that is not text is compared by its stat.
+- Nothing blocks on a file: it is opened non-blocking and only a regular
+  file's bytes are read (a FIFO's read would wait for a writer for ever).
+- At most ``MAX_FILES`` files per call and ``MAX_OPEN_CALLS`` calls whose end
+  never came (an interrupt) are kept. Nothing here raises: a locator that
+  fails is logged once and watches nothing.
+
+``for_session(session)`` is the watch hermes' own tools need:
+``write_file`` and ``patch`` (its ``path``, or the files a V4A patch names),
+resolved as hermes' file tools resolve them for the session, and
+``skill_manage`` (the skill files hermes' TUI shows diffs of).
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import stat
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..protocol.events import EditKind, FileEdit
+from ..transport.log import log
+from .state import Session
+
+MAX_FILE_BYTES = 1024 * 1024
+MAX_DIFF_CHARS = 256 * 1024
+MAX_FILES = 100
+MAX_OPEN_CALLS = 1024
+_NO_NEWLINE = "\n\\ No newline at end of file\n"  # as diff and git mark a last line
+
+Locate = Callable[[str, dict[str, Any]], Sequence[str]]
+
+
+@dataclass(frozen=True)
+class _Seen:
+    """A file as read: ``text`` when it is small UTF-8 text, else its ``stat``."""
+
+    exists: bool
+    text: str | None = None
+    stat: tuple[int, ...] | None = None
+
+
+_MISSING = _Seen(exists=False, text="")
+
+
+def read(path: str) -> _Seen:
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except (FileNotFoundError, NotADirectoryError):
+        return _MISSING
+    except OSError:
+        return _Seen(exists=os.path.lexists(path))
+    try:
+        st = os.fstat(fd)
+        sig = (st.st_mode, st.st_ino, st.st_size, st.st_mtime_ns)
+        if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_FILE_BYTES:
+            return _Seen(exists=True, stat=sig)
+        with os.fdopen(fd, "rb", closefd=False) as f:
+            data = f.read(MAX_FILE_BYTES + 1)
+        if len(data) > MAX_FILE_BYTES:
+            return _Seen(exists=True, stat=sig)
+        return _Seen(exists=True, text=data.decode("utf-8"))
+    except UnicodeDecodeError:
+        return _Seen(exists=True, stat=sig)
+    except OSError:
+        return _Seen(exists=True)
+    finally:
+        os.close(fd)
+
+
+class EditWatch:
+    def __init__(self, locate: Locate, root: Callable[[], str]) -> None:
+        self._locate = locate
+        self._root = root
+        self._lock = threading.Lock()
+        self._open: dict[str, list[tuple[str, _Seen]]] = {}
+        self._failed = False
+
+    def before(self, call_id: str, name: str, args: dict[str, Any]) -> None:
+        paths = self._paths(name, args)
+        if not paths:
+            return
+        seen = [(path, read(path)) for path in paths]
+        with self._lock:
+            if len(self._open) >= MAX_OPEN_CALLS:
+                self._open.clear()
+            self._open[call_id] = seen
+
+    def after(self, call_id: str) -> list[FileEdit]:
+        with self._lock:
+            seen = self._open.pop(call_id, None)
+        edits = []
+        for path, was in seen or ():
+            now = read(path)
+            if now != was:
+                edits.append(self._edit(path, was, now))
+        return edits
+
+    def _paths(self, name: str, args: dict[str, Any]) -> list[str]:
+        try:
+            found = self._locate(name, args)
+        except Exception as e:  # hermes' helpers changed: no diffs, and the run goes on
+            if not self._failed:
+                self._failed = True
+                log(f"worker: cannot tell which files {name} edits ({type(e).__name__}: {e})")
+            return []
+        return list(dict.fromkeys(os.fspath(p) for p in found))[:MAX_FILES]
+
+    def _edit(self, path: str, was: _Seen, now: _Seen) -> FileEdit:
+        kind: EditKind = "added" if not was.exists else "deleted" if not now.exists else "updated"
+        diff = None
+        if was.text is not None and now.text is not None:
+            shown = self._shown(path)
+            lines = difflib.unified_diff(
+                was.text.splitlines(keepends=True),
+                now.text.splitlines(keepends=True),
+                f"a/{shown}" if was.exists else "/dev/null",
+                f"b/{shown}" if now.exists else "/dev/null",
+            )
+            diff = "".join(line if line.endswith("\n") else line + _NO_NEWLINE for line in lines)
+            diff = diff if len(diff) <= MAX_DIFF_CHARS else None
+        return FileEdit(path=path, kind=kind, diff=diff)
+
+    def _shown(self, path: str) -> str:
+        rel = os.path.relpath(path, self._root()) if os.path.isabs(path) else path
+        return path.lstrip("/") if rel == ".." or rel.startswith("../") else rel
+
+
+def for_session(session: Session) -> EditWatch:
+    task_id = session.session_id
+
+    def locate(name: str, args: dict[str, Any]) -> Sequence[str]:
+        if name not in ("write_file", "patch", "skill_manage"):
+            return []
+        from tools import file_tools
+
+        def resolved(path: Any) -> list[str]:
+            ok = isinstance(path, str) and path
+            return [str(file_tools._resolve_path_for_task(path, task_id))] if ok else []
+
+        if name == "skill_manage":
+            from agent.display import _resolve_skill_manage_paths
+
+            return [str(p) for p in _resolve_skill_manage_paths(args)]
+        if name == "patch" and args.get("mode") == "patch":
+            from tools.patch_parser import parse_v4a_patch
+
+            ops, _error = parse_v4a_patch(str(args.get("patch") or ""))
+            return [p for op in ops for n in (op.file_path, op.new_path) for p in resolved(n)]
+        return resolved(args.get("path"))
+
+    return EditWatch(locate, lambda: session.workspace or os.getcwd())
