@@ -45,8 +45,9 @@ class FileEdit(Record):
     kind: EditKind = doc_field("Whether the call made it, changed it or removed it.")
     diff: str | None = doc_field(
         "The change as a unified diff (git's a/ and b/ headers, the path relative to the"
-        " session's workspace); null when it cannot be shown as text: a file that is not"
-        " UTF-8 text, larger than 1 MiB, or a diff longer than 256 KiB."
+        " session's workspace); null when it cannot be shown (see protocol.md, File"
+        " edits): a side that is not UTF-8 text or is larger than 1 MiB, or a diff"
+        " longer than 256 KiB."
     )
 
 

@@ -13,9 +13,11 @@ its absolute path without the leading slash).
   (else ``diff`` is None). A file that is not text is compared by its stat.
 - Nothing blocks on a file: it is opened non-blocking and only a regular
   file's bytes are read (a FIFO's read would wait for a writer for ever).
-- At most ``MAX_FILES`` files per call and ``MAX_OPEN_CALLS`` calls whose end
-  never came (an interrupt) are kept. Nothing here raises: a locator that
-  fails is logged once and watches nothing.
+- Memory is bounded: at most ``MAX_FILES`` files per call, ``MAX_HELD_CHARS``
+  of text kept for the calls in progress (a file past that is compared by its
+  stat), and ``MAX_OPEN_CALLS`` calls in progress (past that, those whose end
+  never came, after an interrupt, are forgotten).
+- Nothing here raises: a locator that fails is logged once and watches nothing.
 
 ``for_session(session)`` is the watch hermes' own tools need:
 ``write_file`` and ``patch`` (its ``path``, or the files a V4A patch names),
@@ -40,7 +42,8 @@ from .state import Session
 MAX_FILE_BYTES = 1024 * 1024
 MAX_DIFF_CHARS = 256 * 1024
 MAX_FILES = 100
-MAX_OPEN_CALLS = 1024
+MAX_HELD_CHARS = 16 * 1024 * 1024  # of text, the open calls' files together
+MAX_OPEN_CALLS = 64
 _NO_NEWLINE = "\n\\ No newline at end of file\n"  # as diff and git mark a last line
 
 Locate = Callable[[str, dict[str, Any]], Sequence[str]]
@@ -58,7 +61,8 @@ class _Seen:
 _MISSING = _Seen(exists=False, text="")
 
 
-def read(path: str) -> _Seen:
+def read(path: str, limit: int = MAX_FILE_BYTES) -> _Seen:
+    """The file at ``path``: its text when it is UTF-8 of at most ``limit`` bytes."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     except (FileNotFoundError, NotADirectoryError):
@@ -68,11 +72,11 @@ def read(path: str) -> _Seen:
     try:
         st = os.fstat(fd)
         sig = (st.st_mode, st.st_ino, st.st_size, st.st_mtime_ns)
-        if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_FILE_BYTES:
+        if not stat.S_ISREG(st.st_mode) or st.st_size > limit:
             return _Seen(exists=True, stat=sig)
         with os.fdopen(fd, "rb", closefd=False) as f:
-            data = f.read(MAX_FILE_BYTES + 1)
-        if len(data) > MAX_FILE_BYTES:
+            data = f.read(limit + 1)
+        if len(data) > limit:
             return _Seen(exists=True, stat=sig)
         return _Seen(exists=True, text=data.decode("utf-8"))
     except UnicodeDecodeError:
@@ -88,24 +92,35 @@ class EditWatch:
         self._locate = locate
         self._root = root
         self._lock = threading.Lock()
-        self._open: dict[str, list[tuple[str, _Seen]]] = {}
+        self._open: dict[str, tuple[list[tuple[str, _Seen]], int]] = {}
+        self._held = 0  # characters of text the open calls keep
         self._failed = False
 
     def before(self, call_id: str, name: str, args: dict[str, Any]) -> None:
         paths = self._paths(name, args)
         if not paths:
             return
-        seen = [(path, read(path)) for path in paths]
+        with self._lock:
+            room = MAX_HELD_CHARS - self._held
+        seen = []
+        for path in paths:
+            was = read(path, max(0, min(MAX_FILE_BYTES, room)))
+            room -= len(was.text or "")
+            seen.append((path, was))
+        size = sum(len(was.text or "") for _path, was in seen)
         with self._lock:
             if len(self._open) >= MAX_OPEN_CALLS:
                 self._open.clear()
-            self._open[call_id] = seen
+                self._held = 0
+            self._open[call_id] = (seen, size)
+            self._held += size
 
     def after(self, call_id: str) -> list[FileEdit]:
         with self._lock:
-            seen = self._open.pop(call_id, None)
+            seen, size = self._open.pop(call_id, ([], 0))
+            self._held -= size
         edits = []
-        for path, was in seen or ():
+        for path, was in seen:
             now = read(path)
             if now != was:
                 edits.append(self._edit(path, was, now))

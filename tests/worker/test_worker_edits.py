@@ -4,6 +4,7 @@ and again as it ends, and each one that differs is a FileEdit with its diff."""
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -123,7 +124,12 @@ def test_a_fifo_is_compared_by_its_stat_and_never_read(tmp_path: Path) -> None:
     fifo = tmp_path / "pipe"
     os.mkfifo(fifo)
     watch = watching(tmp_path, fifo)
-    watch.before("c1", "write_file", {})  # a blocking read would wait here for ever
+    reading = threading.Thread(target=watch.before, args=("c1", "write_file", {}), daemon=True)
+    reading.start()
+    reading.join(10)
+    if reading.is_alive():  # a blocking open waits for a writer: be one, and fail
+        os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+        pytest.fail("reading a FIFO blocked")
     assert watch.after("c1") == []
     watch.before("c2", "write_file", {})
     fifo.unlink()
@@ -189,3 +195,22 @@ def test_tool_completed_carries_the_edits_of_its_own_call(tmp_path: Path) -> Non
         ("t", []),
         ("w", ["added"]),
     ]
+
+
+def test_calls_in_progress_keep_text_up_to_the_limit_and_release_it_as_they_end(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(edits, "MAX_HELD_CHARS", 10)
+    a, b = tmp_path / "a", tmp_path / "b"
+    a.write_text("aaaaaaaa\n")  # 9 of the 10
+    b.write_text("bbbbbbbb\n")
+    shared = EditWatch(lambda name, args: [str(a if args["f"] == "a" else b)], lambda: "/")
+    shared.before("c1", "write_file", {"f": "a"})
+    shared.before("c2", "write_file", {"f": "b"})  # no room left: compared by its stat
+    a.write_text("A\n")
+    b.write_text("B\n")
+    assert [e.diff is not None for e in shared.after("c1")] == [True]
+    assert shared.after("c2") == [ev.FileEdit(str(b), "updated", None)]
+    shared.before("c3", "write_file", {"f": "b"})  # c1's room is free again
+    b.write_text("BB\n")
+    assert [e.diff is not None for e in shared.after("c3")] == [True]
