@@ -111,3 +111,27 @@ def test_skill_manage_reports_the_skill_files_it_wrote_in_the_profiles_home(
     [changed] = patched["edits"]
     assert changed["path"] == made["path"] and changed["kind"] == "updated"
     assert "-Tidy up.\n+Tidy.\n" in changed["diff"]
+
+
+def test_parallel_edit_calls_each_report_only_their_own_file(
+    host: HostClient, llm: ScriptedLLM, tmp_path: Path
+) -> None:
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    llm.enqueue(
+        Reply.tool_calls(
+            [
+                ("write_file", {"path": "one.txt", "content": "1\n"}),
+                ("write_file", {"path": "two.txt", "content": "2\n"}),
+            ]
+        ),
+        Reply.text(["done"]),
+    )
+    _run, notes = run_to_end(host, {"message": "write both", "workspace": str(ws)})
+    done = {c["toolCallId"]: c for c in completed_calls(notes)}
+    events = [n.params["event"] for n in notes if n.method == "run/event"]
+    started = [e for e in events if e["type"] == "tool.started"]
+    assert len(started) == 2 == len(done)
+    for call in started:
+        [edit] = done[call["toolCallId"]]["edits"]
+        assert edit["path"] == str(ws / call["args"]["path"]) and edit["kind"] == "added"
