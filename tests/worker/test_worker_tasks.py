@@ -7,9 +7,8 @@ from __future__ import annotations
 import json
 import os
 import threading
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from conftest import Harness
 from test_worker_outbox import BlockingBody
 from worker_service_helpers import WAIT
 
@@ -19,6 +18,9 @@ from hermes_stdio.wire import FrameDecoder
 from hermes_stdio.wire.jsonrpc import encode_notification
 from hermes_stdio.worker.background import TAIL_CHARS
 from hermes_stdio.worker.service import WorkerService
+
+if TYPE_CHECKING:  # at run time "conftest" may be another folder's (tests/transport has one)
+    from conftest import Harness
 
 
 class WriterPeer:
