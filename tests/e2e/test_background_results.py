@@ -5,6 +5,7 @@ session as a run the worker starts itself, announced by ``run/started.trigger``.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import os
 import signal
@@ -25,6 +26,8 @@ from hermes_stdio.wire import ErrorType, Notification, RpcError
 from .conftest import (
     StartHost,
     assert_runs_ended_once_in_order,
+    delegating,
+    run_to_end,
     tool_result,
     until_created,
     worker_pids,
@@ -428,3 +431,39 @@ def _triggered_runs(host: HostClient) -> list[Notification]:
         for _, n in host.received
         if isinstance(n, Notification) and n.method == "run/started" and n.params["trigger"]
     ]
+
+
+def test_subagents_of_two_sessions_at_work_at_once_each_run_in_their_own_sessions_workspace(
+    host: HostClient, llm: ScriptedLLM, tmp_path: Path
+) -> None:
+    gates = {}
+    for name in ("a", "b"):
+        (tmp_path / name).mkdir()
+        gates[name] = Gate()
+        held = Reply.tool_call("terminal", {"command": "pwd > where.txt"})
+        llm.enqueue_for(f"locate {name}", dataclasses.replace(held, gate=gates[name]))
+    runs = {}
+    for name in ("a", "b"):
+        llm.enqueue(Reply.text(["here"]))  # the session's first turn sets its workspace
+        run_to_end(
+            host, {"sessionId": f"ws-{name}", "message": "hi", "workspace": str(tmp_path / name)}
+        )
+        runs[name] = delegating(host, llm, f"locate {name}", f"ws-{name}")
+        host.wait_run_completed(runs[name])
+    for gate in gates.values():  # both subagents are at work, waiting on their model
+        assert gate.arrived.wait(60)
+    for gate in gates.values():
+        gate.release.set()
+    reports: dict[str, str] = {}  # the runs their reports started -> their session
+    reported: set[str] = set()
+
+    def both_reported(n: Notification) -> bool:
+        if n.method == "run/started" and n.params["trigger"] is not None:
+            reports[n.params["runId"]] = n.params["sessionId"]
+        elif n.method == "run/completed" and n.params["runId"] in reports:
+            reported.add(reports[n.params["runId"]])
+        return reported == {"ws-a", "ws-b"}
+
+    host.wait_for(both_reported, 120)
+    for name in ("a", "b"):
+        assert (tmp_path / name / "where.txt").read_text().strip() == str(tmp_path / name)
