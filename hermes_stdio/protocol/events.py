@@ -68,6 +68,20 @@ class ToolCompletedEvent(Record):
     )
 
 
+class ToolOutputRiskEvent(Record):
+    """hermes' scan found what reads like an attack in the output of a tool whose output
+    comes from outside (web, browser and MCP tools): a prompt injection, say."""
+
+    type: Literal["tool.outputRisk"] = doc_field(TYPE_DOC, default="tool.outputRisk", kw_only=True)
+    tool_call_id: str = doc_field("The model's id of the call.")
+    name: str = doc_field("The tool.")
+    risk: str = doc_field("hermes' rating of the output, e.g. high.")
+    findings: list[str] = doc_field(
+        "hermes' ids of what its scan matched (e.g. prompt_injection); never the text itself."
+    )
+    redacted: bool = doc_field("Whether hermes removed anything from the output the model got.")
+
+
 class ToolProgressEvent(Record):
     """Other tool activity hermes reports (e.g. subagents)."""
 
@@ -203,6 +217,7 @@ RunEvent = (
     ToolGeneratingEvent
     | ToolStartedEvent
     | ToolCompletedEvent
+    | ToolOutputRiskEvent
     | ToolProgressEvent
     | ThinkingEvent
     | ReasoningDeltaEvent

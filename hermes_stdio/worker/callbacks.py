@@ -4,8 +4,9 @@ Contract: ``agent_callbacks(sink)`` gives the AIAgent callback keyword
 arguments, each mapping hermes' call onto ``sink.delta`` or ``sink.event``
 (a ``protocol.events`` record with JSON-safe fields); tool results are cut at
 ``MAX_TOOL_RESULT_CHARS``. A ``todo`` call that wrote the agent's list is
-followed by a ``plan`` event with the whole list. ``EventSink`` is the
-session's current run. A subagent's activity hermes relays (a ``subagent.*``
+followed by a ``plan`` event with the whole list. hermes' scan of a tool's
+untrusted output, when it rates it risky, is a ``tool.outputRisk`` event.
+``EventSink`` is the session's current run. A subagent's activity hermes relays (a ``subagent.*``
 progress kind, with the child's identity as keywords) goes to ``subagent`` when
 given, which says whether it took it (a background subagent's: pushed as
 ``subagent/progress``); what it does not take is the run's ``tool.progress``, as
@@ -136,6 +137,19 @@ def agent_callbacks(
     ) -> None:
         if kind in (None, "tool.started", "tool.completed"):
             return  # the start/complete callbacks carry these, with the call id
+        risk = more.get("risk_metadata")
+        if kind == "tool.output_risk" and isinstance(risk, dict):
+            found = risk.get("findings")
+            sink.event(
+                ev.ToolOutputRiskEvent(
+                    tool_call_id=text_of(more.get("tool_call_id") or ""),
+                    name=text_of(name or ""),
+                    risk=text_of(risk.get("risk") or ""),
+                    findings=[text_of(f) for f in found] if isinstance(found, list) else [],
+                    redacted=bool(risk.get("redacted", False)),
+                )
+            )
+            return
         if (
             subagent is not None
             and isinstance(kind, str)

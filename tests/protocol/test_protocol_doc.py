@@ -48,7 +48,7 @@ def event_table() -> dict[str, str]:
     """The rows of protocol.md's ``event.type`` table, by type."""
     start = DOC.index("| `event.type` |")
     table = DOC[start : DOC.index("\n\n", start)]
-    return dict(re.findall(r"^\| `([a-z._]+)` \|(.*)$", table, re.M)[1:])  # after the header
+    return dict(re.findall(r"^\| `([a-zA-Z._]+)` \|(.*)$", table, re.M)[1:])  # after the header
 
 
 @pytest.mark.parametrize("event_type", list(EVENT_TYPES))

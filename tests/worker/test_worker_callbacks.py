@@ -197,3 +197,40 @@ def test_returned_is_called_after_each_tools_completion_is_sent() -> None:
     cbs["tool_complete_callback"]("call_1", "terminal", {}, '{"session_id": "proc_1"}')
     cbs["tool_complete_callback"]("call_2", "todo", {"todos": []}, '{"todos": []}')
     assert seen == [2, 4]  # after the completion (and the todo's plan) went out
+
+
+def test_hermes_rating_a_tools_output_risky_is_a_tool_output_risk_event() -> None:
+    sink = Sink()
+    cb = agent_callbacks(sink)
+    risk = {"risk": "high", "findings": ["prompt_injection"], "redacted": False}
+    cb["tool_progress_callback"](
+        "tool.output_risk", "web_extract", None, None, tool_call_id="c7", risk_metadata=risk
+    )
+    odd = {"risk": None, "findings": "not a list"}
+    cb["tool_progress_callback"]("tool.output_risk", None, None, None, risk_metadata=odd)
+    cb["tool_progress_callback"]("tool.output_risk", "web_extract", None, None)  # no rating
+    assert [on_the_wire(e) for e in sink.events] == [
+        {
+            "type": "tool.outputRisk",
+            "toolCallId": "c7",
+            "name": "web_extract",
+            "risk": "high",
+            "findings": ["prompt_injection"],
+            "redacted": False,
+        },
+        {
+            "type": "tool.outputRisk",
+            "toolCallId": "",
+            "name": "",
+            "risk": "",
+            "findings": [],
+            "redacted": False,
+        },
+        # Without hermes' rating there is nothing to type: the generic relay, as before.
+        {
+            "type": "tool.progress",
+            "kind": "tool.output_risk",
+            "name": "web_extract",
+            "preview": None,
+        },
+    ]

@@ -1080,6 +1080,7 @@ export interface RunEventNotification {
     | ToolGeneratingEvent
     | ToolStartedEvent
     | ToolCompletedEvent
+    | ToolOutputRiskEvent
     | ToolProgressEvent
     | ThinkingEvent
     | ReasoningDeltaEvent
@@ -2559,6 +2560,36 @@ export interface ToolListResult {
    * agent.disabled_toolsets: left out even so.
    */
   disabledToolsets: string[];
+}
+
+/**
+ * hermes' scan found what reads like an attack in the output of a tool whose output comes from outside (web, browser and MCP tools): a prompt injection, say.
+ */
+export interface ToolOutputRiskEvent {
+  /**
+   * The event's type.
+   */
+  type: 'tool.outputRisk';
+  /**
+   * The model's id of the call.
+   */
+  toolCallId: string;
+  /**
+   * The tool.
+   */
+  name: string;
+  /**
+   * hermes' rating of the output, e.g. high.
+   */
+  risk: string;
+  /**
+   * hermes' ids of what its scan matched (e.g. prompt_injection); never the text itself.
+   */
+  findings: string[];
+  /**
+   * Whether hermes removed anything from the output the model got.
+   */
+  redacted: boolean;
 }
 
 /**
