@@ -62,6 +62,10 @@ class ToolCompletedEvent(Record):
     duration_ms: int | None = doc_field(
         "How long it ran, from its tool.started; null when hermes gave no call id."
     )
+    is_error: bool | None = doc_field(
+        "Whether the call failed, as hermes reads its result (a terminal command's non-zero"
+        " exit, an error the tool returned); null when that could not be read."
+    )
     edits: list[FileEdit] = doc_field(
         "The files it changed, for hermes' file-edit tools (write_file, patch,"
         " skill_manage); empty for other tools and for calls that changed nothing."

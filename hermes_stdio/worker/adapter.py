@@ -83,7 +83,7 @@ from . import (
 )
 from .approvals import ApprovalBridge
 from .bridged import HermesAnswers
-from .callbacks import EventSink, agent_callbacks
+from .callbacks import EventSink
 from .clarify import ClarifyBridge
 from .compression import (
     CompressionBridge,
@@ -93,7 +93,6 @@ from .compression import (
     recall_compression,
 )
 from .contract import AgentUnavailable, Announce, TurnOutcome, UserContent
-from .edits import for_session as watch
 from .fence import hermes_root
 from .mcp import McpServers
 from .messages import flush_turn
@@ -261,9 +260,7 @@ class HermesAdapter(HermesProfile, HermesSessions, HermesAnswers, HermesModels):
             session_id=catalog.tip(self._db, session.session_id),
             session_db=self._db,
             clarify_callback=self._clarify.callback(session),
-            **agent_callbacks(
-                sink, self.subagent_hook(session.session_id), self.tool_returned, watch(session)
-            ),
+            **self.callbacks(sink, session),
         )
         from agent.model_metadata import estimate_request_tokens_rough
 

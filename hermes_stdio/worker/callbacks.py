@@ -14,12 +14,14 @@ before. ``returned``, when given, is called after each tool's completion is
 sent (``ProcessWatch.report_late``: hermes marks a background command for
 notice only as its tool returns). ``edits``, when given, reads the files a
 call will edit as it starts and says which it changed as it ends
-(``edits.EditWatch``): the ``edits`` of its ``tool.completed``. Nothing here
-imports hermes-agent.
+(``edits.EditWatch``): the ``edits`` of its ``tool.completed``; ``failed``,
+when given, is hermes' reading of whether a result is a failure (its
+``isError``). Nothing here imports hermes-agent.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import time
 import typing
@@ -82,6 +84,7 @@ def agent_callbacks(
     subagent: SubagentHook | None = None,
     returned: Callable[[], None] | None = None,
     edits: EditHook | None = None,
+    failed: Callable[[str, str], bool] | None = None,
 ) -> dict[str, Callable[..., None]]:
     """AIAgent callback kwargs mapped onto ``run/delta`` and ``run/event``."""
 
@@ -115,6 +118,10 @@ def agent_callbacks(
         text = None if result is None else text_of(result)
         began = started.pop(text_of(call_id), None) if call_id else None
         changed = edits.after(text_of(call_id)) if edits is not None and call_id else []
+        is_error = None
+        if failed is not None and text is not None:
+            with contextlib.suppress(Exception):  # hermes' reading changed: unknown, not a failure
+                is_error = bool(failed(text_of(name or ""), text))
         sink.event(
             ev.ToolCompletedEvent(
                 tool_call_id=text_of(call_id or ""),
@@ -122,6 +129,7 @@ def agent_callbacks(
                 result=None if text is None else text[:MAX_TOOL_RESULT_CHARS],
                 truncated=text is not None and len(text) > MAX_TOOL_RESULT_CHARS,
                 duration_ms=None if began is None else int((time.monotonic() - began) * 1000),
+                is_error=is_error,
                 edits=changed,
             )
         )

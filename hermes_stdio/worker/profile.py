@@ -7,8 +7,9 @@ Contract: ``HermesProfile`` is a mixin of ``HermesAdapter`` (which provides
 ``_modules``, importing hermes-agent, and ``_secrets``, which serves a skill's
 secret requests during a command's expansion too) and implements those
 ``contract.AgentAdapter`` methods through hermes' own functions, passed to
-``goals``, ``skills`` and friends. With the adapter and ``stored`` it is the
-only code that imports hermes-agent.
+``goals``, ``skills`` and friends; ``callbacks`` gives a session's agent its
+callbacks. With the adapter and ``stored`` it is the only code that imports
+hermes-agent.
 """
 
 from __future__ import annotations
@@ -23,8 +24,8 @@ from ..protocol import events as ev
 from ..protocol import types as t
 from ..protocol.processes import ProcessInfo, SubagentInfo
 from ..transport.log import log
-from . import background, goals, notices, skills, tools, watches
-from .callbacks import SubagentHook
+from . import background, edits, goals, notices, skills, tools, watches
+from .callbacks import EventSink, SubagentHook, agent_callbacks
 from .options import checkpoint_settings, disabled_toolsets, enabled_toolsets
 from .secrets import SecretBridge
 from .state import Session
@@ -84,6 +85,13 @@ class HermesProfile:
             return True
 
         return hook
+
+    def callbacks(self, sink: EventSink, session: Session) -> dict[str, Callable[..., None]]:
+        """The callbacks of a session's agent (``callbacks``), with what they need of
+        hermes: its subagents' and processes' watches, the files a call edits, and its
+        reading of a tool's result."""
+        hook = self.subagent_hook(session.session_id)
+        return agent_callbacks(sink, hook, self.tool_returned, edits.for_session(session), _failed)
 
     def tool_returned(self) -> None:
         """After each tool of an agent returns: queue what hermes' race lost (an instant
@@ -267,3 +275,9 @@ class HermesProfile:
             disabled = disabled_toolsets(cfg)
             found = get_tool_definitions(enabled, disabled, quiet_mode=True)
         return tools.described(found, enabled, disabled, get_toolset_for_tool)
+
+
+def _failed(name: str, result: str) -> bool:
+    from agent.display import _detect_tool_failure  # how hermes' CLI marks a failed call
+
+    return bool(_detect_tool_failure(name, result)[0])

@@ -33,6 +33,22 @@ def test_tools_run_in_the_sessions_workspace_and_report_tool_events_from_generat
     assert notes[-1].params["status"] == "complete"
 
 
+def test_each_completed_call_says_whether_it_failed_as_hermes_reads_its_result(
+    host: HostClient, llm: ScriptedLLM, tmp_path: Path
+) -> None:
+    llm.enqueue(
+        Reply.tool_call("terminal", {"command": "echo fine"}),
+        Reply.tool_call("terminal", {"command": "exit 3"}),
+        Reply.tool_call("read_file", {"path": str(tmp_path / "missing.txt")}),
+        Reply.text(["done"]),
+    )
+    _run, notes = run_to_end(host, {"message": "try things"})
+    events = [n.params["event"] for n in notes if n.method == "run/event"]
+    done = [(e["name"], e["isError"]) for e in events if e["type"] == "tool.completed"]
+    assert done == [("terminal", False), ("terminal", True), ("read_file", True)]
+    assert notes[-1].params["status"] == "complete"
+
+
 def test_each_model_call_is_followed_by_a_usage_event_and_the_last_equals_the_runs_usage(
     host: HostClient, llm: ScriptedLLM
 ) -> None:

@@ -100,6 +100,7 @@ def test_callbacks_given_nothing_still_give_well_typed_events() -> None:
             "result": None,
             "truncated": False,
             "durationMs": None,  # no call id to time it by
+            "isError": None,  # no result, and no reading of one
             "edits": [],
         },
         {"type": "tool.progress", "kind": "custom", "name": "", "preview": None},
@@ -234,3 +235,23 @@ def test_hermes_rating_a_tools_output_risky_is_a_tool_output_risk_event() -> Non
             "preview": None,
         },
     ]
+
+
+def test_a_completed_call_says_whether_it_failed_as_the_given_reading_has_it() -> None:
+    sink = Sink()
+    readings: list[tuple[str, str]] = []
+
+    def failed(name: str, result: str) -> bool:
+        readings.append((name, result))
+        if result == "odd":
+            raise ValueError("hermes changed")
+        return result.startswith("Error")
+
+    cb = agent_callbacks(sink, failed=failed)
+    cb["tool_complete_callback"]("a", "terminal", {}, "Error: exit 1")
+    cb["tool_complete_callback"]("b", "read_file", {}, "text")
+    cb["tool_complete_callback"]("c", "read_file", {}, "odd")  # no reading: unknown
+    cb["tool_complete_callback"]("d", "read_file", {}, None)  # no result to read
+    done = [e for e in sink.events if isinstance(e, ev.ToolCompletedEvent)]
+    assert [e.is_error for e in done] == [True, False, None, None]
+    assert readings == [("terminal", "Error: exit 1"), ("read_file", "text"), ("read_file", "odd")]

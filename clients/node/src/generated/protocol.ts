@@ -2498,6 +2498,10 @@ export interface ToolCompletedEvent {
    */
   durationMs: number | null;
   /**
+   * Whether the call failed, as hermes reads its result (a terminal command's non-zero exit, an error the tool returned); null when that could not be read.
+   */
+  isError: boolean | null;
+  /**
    * The files it changed, for hermes' file-edit tools (write_file, patch, skill_manage); empty for other tools and for calls that changed nothing.
    */
   edits: FileEdit[];
