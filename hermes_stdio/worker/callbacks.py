@@ -6,17 +6,21 @@ arguments, each mapping hermes' call onto ``sink.delta`` or ``sink.event``
 ``MAX_TOOL_RESULT_CHARS``. A ``todo`` call that wrote the agent's list is
 followed by a ``plan`` event with the whole list. hermes' scan of a tool's
 untrusted output, when it rates it risky, is a ``tool.outputRisk`` event.
-``EventSink`` is the session's current run. A subagent's activity hermes relays (a ``subagent.*``
-progress kind, with the child's identity as keywords) goes to ``subagent`` when
-given, which says whether it took it (a background subagent's: pushed as
-``subagent/progress``); what it does not take is the run's ``tool.progress``, as
-before. ``returned``, when given, is called after each tool's completion is
-sent (``ProcessWatch.report_late``: hermes marks a background command for
-notice only as its tool returns). ``edits``, when given, reads the files a
-call will edit as it starts and says which it changed as it ends
-(``edits.EditWatch``): the ``edits`` of its ``tool.completed``; ``failed``,
-when given, is hermes' reading of whether a result is a failure (its
-``isError``). Nothing here imports hermes-agent.
+``EventSink`` is the session's current run.
+- ``subagent``, when given, takes a subagent's activity hermes relays (a
+  ``subagent.*`` progress kind, with the child's identity as keywords) and
+  says whether it took it (a background subagent's: pushed as
+  ``subagent/progress``); what it does not take is the run's
+  ``tool.progress``, as before.
+- ``returned``, when given, is called after each tool's completion is sent
+  (``ProcessWatch.report_late``: hermes marks a background command for notice
+  only as its tool returns).
+- ``edits``, when given, reads the files a call will edit as it starts and
+  says which it changed as it ends (``edits.EditWatch``): the ``edits`` of its
+  ``tool.completed``.
+- ``failed``, when given, is hermes' reading of whether a result is a failure
+  (its ``isError``; null when the reading raises).
+Nothing here imports hermes-agent.
 """
 
 from __future__ import annotations
