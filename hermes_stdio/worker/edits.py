@@ -13,6 +13,8 @@ its absolute path without the leading slash).
   (else ``diff`` is None). A file that is not text is compared by its stat.
 - Nothing blocks on a file: it is opened non-blocking and only a regular
   file's bytes are read (a FIFO's read would wait for a writer for ever).
+- A file ``hidden(path)`` names (or that it cannot tell about) is compared by
+  its stat only: its text is never read, so no diff carries it.
 - Memory is bounded: at most ``MAX_FILES`` files per call, ``MAX_HELD_CHARS``
   of text kept for the calls in progress (a file past that is compared by its
   stat), and ``MAX_OPEN_CALLS`` calls in progress (past that, those whose end
@@ -22,7 +24,9 @@ its absolute path without the leading slash).
 ``for_session(session)`` is the watch hermes' own tools need:
 ``write_file`` and ``patch`` (its ``path``, or the files a V4A patch names),
 resolved as hermes' file tools resolve them for the session, and
-``skill_manage`` (the skill files hermes' TUI shows diffs of).
+``skill_manage`` (the skill files hermes' TUI shows diffs of); hidden are the
+files hermes' read deny-list keeps from its agent (``.env`` files, credential
+stores; another profile's files, with ``fence``).
 """
 
 from __future__ import annotations
@@ -47,6 +51,10 @@ MAX_OPEN_CALLS = 64
 _NO_NEWLINE = "\n\\ No newline at end of file\n"  # as diff and git mark a last line
 
 Locate = Callable[[str, dict[str, Any]], Sequence[str]]
+
+
+def _never(path: str) -> bool:
+    return False
 
 
 @dataclass(frozen=True)
@@ -88,11 +96,14 @@ def read(path: str, limit: int = MAX_FILE_BYTES) -> _Seen:
 
 
 class EditWatch:
-    def __init__(self, locate: Locate, root: Callable[[], str]) -> None:
+    def __init__(
+        self, locate: Locate, root: Callable[[], str], hidden: Callable[[str], bool] = _never
+    ) -> None:
         self._locate = locate
         self._root = root
+        self._hidden = hidden
         self._lock = threading.Lock()
-        self._open: dict[str, tuple[list[tuple[str, _Seen]], int]] = {}
+        self._open: dict[str, tuple[list[tuple[str, _Seen, bool]], int]] = {}
         self._held = 0  # characters of text the open calls keep
         self._failed = False
 
@@ -104,10 +115,11 @@ class EditWatch:
             room = MAX_HELD_CHARS - self._held
         seen = []
         for path in paths:
-            was = read(path, max(0, min(MAX_FILE_BYTES, room)))
+            secret = self._secret(path)
+            was = read(path, 0 if secret else max(0, min(MAX_FILE_BYTES, room)))
             room -= len(was.text or "")
-            seen.append((path, was))
-        size = sum(len(was.text or "") for _path, was in seen)
+            seen.append((path, was, secret))
+        size = sum(len(was.text or "") for _path, was, _secret in seen)
         with self._lock:
             if len(self._open) >= MAX_OPEN_CALLS:
                 self._open.clear()
@@ -120,11 +132,17 @@ class EditWatch:
             seen, size = self._open.pop(call_id, ([], 0))
             self._held -= size
         edits = []
-        for path, was in seen:
-            now = read(path)
+        for path, was, secret in seen:
+            now = read(path, 0 if secret else MAX_FILE_BYTES)
             if now != was:
                 edits.append(self._edit(path, was, now))
         return edits
+
+    def _secret(self, path: str) -> bool:
+        try:
+            return bool(self._hidden(path))
+        except Exception:  # cannot tell: its text stays unread
+            return True
 
     def _paths(self, name: str, args: dict[str, Any]) -> list[str]:
         try:
@@ -179,4 +197,9 @@ def for_session(session: Session) -> EditWatch:
             return [p for op in ops for n in (op.file_path, op.new_path) for p in resolved(n)]
         return resolved(args.get("path"))
 
-    return EditWatch(locate, lambda: session.workspace or os.getcwd())
+    def hidden(path: str) -> bool:  # what hermes' agent may not read (a .env), fence included
+        from agent import file_safety
+
+        return file_safety.get_read_block_error(path) is not None
+
+    return EditWatch(locate, lambda: session.workspace or os.getcwd(), hidden)

@@ -135,3 +135,21 @@ def test_parallel_edit_calls_each_report_only_their_own_file(
     for call in started:
         [edit] = done[call["toolCallId"]]["edits"]
         assert edit["path"] == str(ws / call["args"]["path"]) and edit["kind"] == "added"
+
+
+def test_an_env_file_the_agent_rewrites_is_reported_without_its_contents(
+    host: HostClient, llm: ScriptedLLM, tmp_path: Path
+) -> None:
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / ".env").write_text("API_TOKEN=old-token-value\n")
+    llm.enqueue(
+        Reply.tool_call("write_file", {"path": ".env", "content": "API_TOKEN=new-token-value\n"}),
+        Reply.text(["done"]),
+    )
+    _run, notes = run_to_end(host, {"message": "rotate it", "workspace": str(ws)})
+    [written] = completed_calls(notes)
+    assert (ws / ".env").read_text() == "API_TOKEN=new-token-value\n"
+    assert written["edits"] == [{"path": str(ws / ".env"), "kind": "updated", "diff": None}]
+    wire = "".join(repr(message) for _, message in host.received)
+    assert "old-token-value" not in wire  # hermes' agent could not read it: nor does the host

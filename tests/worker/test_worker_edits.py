@@ -214,3 +214,22 @@ def test_calls_in_progress_keep_text_up_to_the_limit_and_release_it_as_they_end(
     shared.before("c3", "write_file", {"f": "b"})  # c1's room is free again
     b.write_text("BB\n")
     assert [e.diff is not None for e in shared.after("c3")] == [True]
+
+
+def test_a_file_the_agent_may_not_read_is_reported_without_its_text(tmp_path: Path) -> None:
+    env, odd = tmp_path / ".env", tmp_path / "odd"
+    env.write_text("TOKEN=old-secret\n")
+
+    def hidden(path: str) -> bool:
+        if path == str(odd):
+            raise OSError("cannot tell")  # unknown counts as hidden
+        return path == str(env)
+
+    watch = EditWatch(lambda name, args: [str(env), str(odd)], lambda: str(tmp_path), hidden)
+    watch.before("c1", "write_file", {})
+    env.write_text("TOKEN=new-secret\n")
+    odd.write_text("x\n")
+    assert watch.after("c1") == [
+        ev.FileEdit(str(env), "updated", None),
+        ev.FileEdit(str(odd), "added", None),
+    ]

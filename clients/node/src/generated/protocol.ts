@@ -505,7 +505,7 @@ export interface FileEdit {
    */
   kind: 'added' | 'updated' | 'deleted';
   /**
-   * The change as a unified diff (git's a/ and b/ headers, the path relative to the session's workspace); null when it cannot be shown (see protocol.md, File edits): a side that is not UTF-8 text or is larger than 1 MiB, or a diff longer than 256 KiB.
+   * The change as a unified diff (git's a/ and b/ headers, the path relative to the session's workspace); null when it cannot be shown (see protocol.md, File edits): a side that is not UTF-8 text or is larger than 1 MiB, a file hermes' agent may not read (a .env), or a diff longer than 256 KiB.
    */
   diff: string | null;
 }
