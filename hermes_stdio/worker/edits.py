@@ -103,7 +103,7 @@ class EditWatch:
         self._root = root
         self._hidden = hidden
         self._lock = threading.Lock()
-        self._open: dict[str, tuple[list[tuple[str, _Seen, bool]], int]] = {}
+        self._open: dict[str, tuple[list[tuple[str, _Seen, int]], int]] = {}
         self._held = 0  # characters of text the open calls keep
         self._failed = False
 
@@ -115,11 +115,11 @@ class EditWatch:
             room = MAX_HELD_CHARS - self._held
         seen = []
         for path in paths:
-            secret = self._secret(path)
-            was = read(path, 0 if secret else max(0, min(MAX_FILE_BYTES, room)))
+            limit = 0 if self._secret(path) else max(0, min(MAX_FILE_BYTES, room))
+            was = read(path, limit)
             room -= len(was.text or "")
-            seen.append((path, was, secret))
-        size = sum(len(was.text or "") for _path, was, _secret in seen)
+            seen.append((path, was, limit))  # read again with the same limit, to compare
+        size = sum(len(was.text or "") for _path, was, _limit in seen)
         with self._lock:
             if len(self._open) >= MAX_OPEN_CALLS:
                 self._open.clear()
@@ -132,8 +132,8 @@ class EditWatch:
             seen, size = self._open.pop(call_id, ([], 0))
             self._held -= size
         edits = []
-        for path, was, secret in seen:
-            now = read(path, 0 if secret else MAX_FILE_BYTES)
+        for path, was, limit in seen:
+            now = read(path, limit)
             if now != was:
                 edits.append(self._edit(path, was, now))
         return edits

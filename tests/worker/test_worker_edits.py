@@ -206,7 +206,9 @@ def test_calls_in_progress_keep_text_up_to_the_limit_and_release_it_as_they_end(
     b.write_text("bbbbbbbb\n")
     shared = EditWatch(lambda name, args: [str(a if args["f"] == "a" else b)], lambda: "/")
     shared.before("c1", "write_file", {"f": "a"})
-    shared.before("c2", "write_file", {"f": "b"})  # no room left: compared by its stat
+    shared.before("c0", "write_file", {"f": "b"})  # no room left: compared by its stat...
+    assert shared.after("c0") == []  # ...on both sides, so untouched is unchanged
+    shared.before("c2", "write_file", {"f": "b"})
     a.write_text("A\n")
     b.write_text("B\n")
     assert [e.diff is not None for e in shared.after("c1")] == [True]
