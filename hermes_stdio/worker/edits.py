@@ -170,7 +170,8 @@ class EditWatch:
         return FileEdit(path=path, kind=kind, diff=diff)
 
     def _shown(self, path: str) -> str:
-        rel = os.path.relpath(path, self._root()) if os.path.isabs(path) else path
+        # hermes resolves links in the paths it writes: the workspace's are resolved too
+        rel = os.path.relpath(path, os.path.realpath(self._root())) if os.path.isabs(path) else path
         return path.lstrip("/") if rel == ".." or rel.startswith("../") else rel
 
 

@@ -235,3 +235,16 @@ def test_a_file_the_agent_may_not_read_is_reported_without_its_text(tmp_path: Pa
         ev.FileEdit(str(env), "updated", None),
         ev.FileEdit(str(odd), "added", None),
     ]
+
+
+def test_a_workspace_reached_through_a_link_still_names_its_files_relative_to_it(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "real").mkdir()
+    (tmp_path / "link").symlink_to(tmp_path / "real")
+    f = tmp_path / "real" / "a.txt"  # as hermes names it: links resolved
+    watch = EditWatch(lambda name, args: [str(f)], lambda: str(tmp_path / "link"))
+    watch.before("c1", "write_file", {})
+    f.write_text("a\n")
+    [edit] = watch.after("c1")
+    assert edit.diff is not None and edit.diff.startswith("--- /dev/null\n+++ b/a.txt\n")
