@@ -6,10 +6,19 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from hermes_stdio.testing.host import HostClient
 from hermes_stdio.testing.llm_server import Reply, ScriptedLLM
 
 from .conftest import run_to_end
+
+
+@pytest.fixture
+def ws(tmp_path: Path) -> Path:
+    """The session's workspace."""
+    (tmp_path / "ws").mkdir()
+    return tmp_path / "ws"
 
 
 def completed_calls(notes: list[Any]) -> list[dict[str, Any]]:
@@ -18,10 +27,8 @@ def completed_calls(notes: list[Any]) -> list[dict[str, Any]]:
 
 
 def test_write_file_and_patch_report_each_file_they_changed_with_its_diff(
-    host: HostClient, llm: ScriptedLLM, tmp_path: Path
+    host: HostClient, llm: ScriptedLLM, ws: Path
 ) -> None:
-    ws = tmp_path / "ws"
-    ws.mkdir()
     (ws / "old.txt").write_text("bye\n")
     v4a = (
         "*** Begin Patch\n*** Add File: made.txt\n+made\n*** Delete File: old.txt\n*** End Patch\n"
@@ -63,10 +70,8 @@ def test_write_file_and_patch_report_each_file_they_changed_with_its_diff(
 
 
 def test_a_file_outside_the_workspace_is_named_absolutely_and_a_failed_patch_has_no_edits(
-    host: HostClient, llm: ScriptedLLM, tmp_path: Path
+    host: HostClient, llm: ScriptedLLM, ws: Path, tmp_path: Path
 ) -> None:
-    ws = tmp_path / "ws"
-    ws.mkdir()
     outside = tmp_path / "outside.txt"
     (ws / "keep.txt").write_text("kept\n")
     llm.enqueue(
@@ -114,10 +119,8 @@ def test_skill_manage_reports_the_skill_files_it_wrote_in_the_profiles_home(
 
 
 def test_parallel_edit_calls_each_report_only_their_own_file(
-    host: HostClient, llm: ScriptedLLM, tmp_path: Path
+    host: HostClient, llm: ScriptedLLM, ws: Path
 ) -> None:
-    ws = tmp_path / "ws"
-    ws.mkdir()
     llm.enqueue(
         Reply.tool_calls(
             [
@@ -138,10 +141,8 @@ def test_parallel_edit_calls_each_report_only_their_own_file(
 
 
 def test_an_env_file_the_agent_rewrites_is_reported_without_its_contents(
-    host: HostClient, llm: ScriptedLLM, tmp_path: Path
+    host: HostClient, llm: ScriptedLLM, ws: Path
 ) -> None:
-    ws = tmp_path / "ws"
-    ws.mkdir()
     (ws / ".env").write_text("API_TOKEN=old-token-value\n")
     llm.enqueue(
         Reply.tool_call("write_file", {"path": ".env", "content": "API_TOKEN=new-token-value\n"}),
