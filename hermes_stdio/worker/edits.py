@@ -73,7 +73,7 @@ def read(path: str, limit: int = MAX_FILE_BYTES) -> _Seen:
     """The file at ``path``: its text when it is UTF-8 of at most ``limit`` bytes."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
-    except (FileNotFoundError, NotADirectoryError):
+    except (FileNotFoundError, NotADirectoryError, ValueError):  # ValueError: a NUL in it
         return _MISSING
     except OSError:
         return _Seen(exists=os.path.lexists(path))
@@ -146,13 +146,13 @@ class EditWatch:
 
     def _paths(self, name: str, args: dict[str, Any]) -> list[str]:
         try:
-            found = self._locate(name, args)
+            found = [os.fspath(p) for p in self._locate(name, args)]
         except Exception as e:  # hermes' helpers changed: no diffs, and the run goes on
             if not self._failed:
                 self._failed = True
                 log(f"worker: cannot tell which files {name} edits ({type(e).__name__}: {e})")
             return []
-        return list(dict.fromkeys(os.fspath(p) for p in found))[:MAX_FILES]
+        return list(dict.fromkeys(found))[:MAX_FILES]
 
     def _edit(self, path: str, was: _Seen, now: _Seen) -> FileEdit:
         kind: EditKind = "added" if not was.exists else "deleted" if not now.exists else "updated"

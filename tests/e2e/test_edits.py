@@ -154,3 +154,16 @@ def test_an_env_file_the_agent_rewrites_is_reported_without_its_contents(
     assert written["edits"] == [{"path": str(ws / ".env"), "kind": "updated", "diff": None}]
     wire = "".join(repr(message) for _, message in host.received)
     assert "old-token-value" not in wire  # hermes' agent could not read it: nor does the host
+
+
+def test_a_skill_name_no_file_can_have_still_gives_the_calls_start_and_end(
+    host: HostClient, llm: ScriptedLLM
+) -> None:
+    bad = {"action": "create", "name": "bad\x00name", "content": "x"}  # NUL: no such path
+    llm.enqueue(Reply.tool_call("skill_manage", bad), Reply.text(["done"]))
+    _run, notes = run_to_end(host, {"message": "make a skill"})
+    events = [n.params["event"] for n in notes if n.method == "run/event"]
+    [started] = [e for e in events if e["type"] == "tool.started"]
+    [completed] = [e for e in events if e["type"] == "tool.completed"]
+    assert started["name"] == completed["name"] == "skill_manage"
+    assert completed["edits"] == [] and notes[-1].params["status"] == "complete"

@@ -248,3 +248,9 @@ def test_a_workspace_reached_through_a_link_still_names_its_files_relative_to_it
     f.write_text("a\n")
     [edit] = watch.after("c1")
     assert edit.diff is not None and edit.diff.startswith("--- /dev/null\n+++ b/a.txt\n")
+
+
+def test_a_path_no_file_can_have_is_watched_as_missing_without_raising(tmp_path: Path) -> None:
+    watch = EditWatch(lambda name, args: [f"{tmp_path}/bad\x00name"], lambda: str(tmp_path))
+    watch.before("c1", "write_file", {})  # the model named it: nothing here may raise
+    assert watch.after("c1") == []
