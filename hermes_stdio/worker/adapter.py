@@ -345,14 +345,14 @@ class HermesAdapter(HermesProfile, HermesSessions, HermesAnswers, HermesModels):
         from agent import runtime_cwd
         from gateway import session_context
         from hermes_constants import parse_reasoning_effort
-        from tools import approval, terminal_tool
+        from tools import approval, file_tools, terminal_tool
 
         if session.instructions is not None:
             agent.ephemeral_system_prompt = session.instructions
         if session.reasoning_effort is not None:  # wins over the profile's, as hermes' /reasoning
             agent.reasoning_config = parse_reasoning_effort(session.reasoning_effort)
         recall_compression(self._db, session)
-        hermes = TurnModules(approval, session_context, runtime_cwd, terminal_tool)
+        hermes = TurnModules(approval, session_context, runtime_cwd, terminal_tool, file_tools)
         restore_std_streams()  # what the last turn's wrappers wrapped, not another layer
         try:
             with (

@@ -12,6 +12,17 @@ and workspace, a workspace is the session's working directory for its tools,
 and ``sudo`` (if given) is hermes' sudo password callback for the thread. On
 the way out all of it is undone, which also releases an approval still waiting
 (hermes then refuses the command).
+
+hermes also keeps a session's state process-wide under its id, beyond any turn:
+its "session" approvals and YOLO switch, its cached sudo password, its working
+directory (the workspace override and where its commands ``cd``-ed to) and which
+files it has read (so an unchanged file is not read again). On the way in, when
+``session.forget_hermes`` is set (a session object new to this worker, or one
+``session/delete`` emptied), all of that is dropped first, as hermes' gateway
+does at a session boundary: a new conversation under an old id, or one loaded
+afresh, starts with none of it. When only ``session.forget_reads`` is set (its
+history was replaced), only the record of its reads goes. Both flags are then
+cleared. hermes' private helpers are optional: without one, its part is kept.
 """
 
 from __future__ import annotations
@@ -32,6 +43,7 @@ class TurnModules:
     session_context: Any
     runtime_cwd: Any
     terminal_tool: Any
+    file_tools: Any
 
 
 @contextmanager
@@ -42,6 +54,15 @@ def session_scope(
     sudo: Callable[[], str] | None = None,
 ) -> Iterator[None]:
     sid, workspace = session.session_id, session.workspace
+    forget_all, forget_reads = session.forget_hermes, session.forget_reads
+    session.forget_hermes = session.forget_reads = False
+    if forget_all:
+        _call(hermes.approval, "clear_session", hermes_session_key(sid))
+        _call(hermes.terminal_tool, "clear_task_env_overrides", sid)
+        # where its commands last finished: filed under the session key, not the task id
+        _call(hermes.terminal_tool, "clear_session_cwd", hermes_session_key(sid))
+    if forget_all or forget_reads:
+        _call(hermes.file_tools, "reset_file_dedup", sid)
     key_token = hermes.approval.set_current_session_key(hermes_session_key(sid))
 
     def emit(method: str, payload: dict[str, Any]) -> object:
@@ -58,6 +79,8 @@ def session_scope(
         profile=session.profile,
         cwd=workspace or "",
     )
+    if forget_all:  # hermes files it under the session context's key, set just above
+        _call(hermes.terminal_tool, "_set_cached_sudo_password", "")
     if workspace:
         hermes.runtime_cwd.set_session_cwd(workspace)
         hermes.terminal_tool.register_task_env_overrides(sid, {"cwd": workspace})
@@ -74,3 +97,9 @@ def session_scope(
         hermes.approval.reset_current_session_key(key_token)
         if workspace:
             hermes.runtime_cwd.clear_session_cwd()
+
+
+def _call(module: Any, name: str, *args: Any) -> None:
+    helper = getattr(module, name, None)
+    if callable(helper):
+        helper(*args)

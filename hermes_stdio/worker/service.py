@@ -190,6 +190,7 @@ class WorkerService(AnswerMethods, QueryMethods, TaskMethods, TranscriptMethods,
         if p.conversation_history is not None:
             session.history = list(p.conversation_history)
             session.restore = False  # the host's history wins over a stored one
+            session.forget_reads = True
         titled = self._titled(session.session_id)
         return self._launch(
             req, run, lambda: execute_run(self.adapter, session, run, p.message, titled)

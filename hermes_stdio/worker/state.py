@@ -88,6 +88,11 @@ class Session:
     settings_saving: threading.Lock = field(default_factory=threading.Lock)  # never the reader's
     # Background work that finished for it, each waiting for a run of its own.
     notices: list[Notice] = field(default_factory=list)
+    # hermes keeps some of a session's state process-wide under its id (``scope``):
+    # what an earlier conversation under the id left there goes before the next turn
+    # (``forget_hermes``), and what it read when its history was replaced (``forget_reads``).
+    forget_hermes: bool = True
+    forget_reads: bool = False
 
     def choose(self, **values: Any) -> None:
         """Set settings a request chose (``model`` goes with ``provider``): they win over

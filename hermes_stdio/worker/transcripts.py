@@ -110,6 +110,7 @@ class TranscriptMethods:
                 session.agent = None
                 session.history = self.adapter.stored_history(p.session_id) or []
                 session.restore = False
+                session.forget_reads = True  # what those turns read is no longer in it
             return st.SessionUndoResult(p.session_id, done.turns, done.removed, done.message)
 
         return self._edit(req, "undo", p.session_id, undo)
@@ -144,6 +145,7 @@ class TranscriptMethods:
             session.agent = None
             session.history = []
             session.restore = False  # its stored history is gone
+            session.forget_hermes = True  # and so is what hermes kept for it
             with self._lock:
                 if self.sessions.get(p.session_id) is session and session.run is None:
                     del self.sessions[p.session_id]

@@ -542,3 +542,24 @@ def test_a_subagent_within_the_turn_that_changes_directory_leaves_its_sessions_a
     ]
     assert where == str(workspace)
     held.release.set()
+
+
+@pytest.mark.parametrize("drop", ["session/delete", "session/destroy"])
+def test_a_session_approval_ends_when_its_worker_lets_the_session_go(
+    host: HostClient, llm: ScriptedLLM, tmp_path: Path, drop: str
+) -> None:
+    # Deleted, the id starts a new conversation; destroyed, the same one is loaded afresh,
+    # as a new worker would load it: in neither does an earlier "session" answer hold.
+    dangerous(llm, tmp_path / "v1")
+    first = host.request("run/start", {"message": "go", "sessionId": "reused"})
+    respond(host, first, requested(host, first["runId"]), "session")
+    host.wait_run_completed(first["runId"])
+    assert not (tmp_path / "v1").exists()
+
+    host.request(drop, {"sessionId": "reused"})
+    victim = tmp_path / "v2"
+    dangerous(llm, victim)
+    again = host.request("run/start", {"message": "go", "sessionId": "reused"})
+    respond(host, again, requested(host, again["runId"]), "deny")
+    host.wait_run_completed(again["runId"])
+    assert victim.exists()

@@ -217,3 +217,18 @@ def test_a_background_subagents_sudo_asks_nobody_and_gets_no_password(
     assert [p["preview"] for p in background_calls(host)] == [f"sudo touch {made}"]
     assert received(host, "sudo/requested") == []
     assert not made.exists()
+
+
+def test_a_deleted_sessions_password_does_not_serve_a_new_conversation_under_its_id(
+    host: HostClient, llm: ScriptedLLM
+) -> None:
+    first = sudo_run(host, llm, "reused", "first-ok")
+    respond(host, first, asked(host, first, "sudo"), PASSWORD)
+    host.wait_run_completed(first)
+    assert "first-ok" in terminal_output(host, first)
+
+    host.request("session/delete", {"sessionId": "reused"})
+    again = sudo_run(host, llm, "reused", "second-ok")
+    respond(host, again, asked(host, again, "sudo"), None)
+    host.wait_run_completed(again)
+    assert "second-ok" not in terminal_output(host, again)

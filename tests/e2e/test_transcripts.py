@@ -19,7 +19,14 @@ from hermes_stdio.testing.host import HostClient
 from hermes_stdio.testing.llm_server import Gate, Reply, ScriptedLLM
 from hermes_stdio.wire import ErrorType, RpcError
 
-from .conftest import StartHost, compress_under_new_ids, run_in_a_long_tool, wait_gone, worker_pids
+from .conftest import (
+    StartHost,
+    compress_under_new_ids,
+    run_in_a_long_tool,
+    tool_result,
+    wait_gone,
+    worker_pids,
+)
 
 SID = "sess-undo"
 
@@ -309,3 +316,65 @@ def test_deleting_a_compressed_conversation_removes_every_row_of_it_and_keeps_it
     assert host.request("session/history", {"sessionId": branch})["messages"] == kept
     turn(host, llm, "and now?", "still here", sid=branch)
     assert said(llm.requests[-1]["messages"])[:-1] == said(kept)
+
+
+def test_a_new_conversation_under_a_deleted_sessions_id_does_not_start_in_its_old_workspace(
+    host: HostClient, llm: ScriptedLLM, tmp_path: Path
+) -> None:
+    old = tmp_path / "old-project"
+    old.mkdir()
+    llm.enqueue(Reply.tool_call("terminal", {"command": "pwd"}), Reply.text(["done"]))
+    params = {"sessionId": SID, "message": "where?", "workspace": str(old)}
+    first = host.request("run/start", params)
+    host.wait_run_completed(first["runId"])
+    assert str(old) in tool_result(host, first["runId"])
+
+    host.request("session/delete", {"sessionId": SID})
+    llm.enqueue(Reply.tool_call("terminal", {"command": "pwd"}), Reply.text(["done"]))
+    again = host.request("run/start", {"sessionId": SID, "message": "where?"})
+    host.wait_run_completed(again["runId"])
+    assert str(old) not in tool_result(host, again["runId"])
+    assert host.request("session/status", {"sessionId": SID})["workspace"] is None
+
+
+def test_a_new_conversation_under_a_deleted_sessions_id_reads_a_file_afresh(
+    host: HostClient, llm: ScriptedLLM, tmp_path: Path
+) -> None:
+    notes = tmp_path / "notes.txt"
+    notes.write_text("kiwi facts\n")
+    read = Reply.tool_call("read_file", {"path": str(notes)})
+    llm.enqueue(read, Reply.text(["done"]))
+    first = host.request("run/start", {"sessionId": SID, "message": "read it"})
+    host.wait_run_completed(first["runId"])
+    assert "kiwi facts" in tool_result(host, first["runId"])
+
+    # hermes skips a re-read of an unchanged file the conversation already holds: a new
+    # conversation holds nothing, so it must get the contents again.
+    host.request("session/delete", {"sessionId": SID})
+    llm.enqueue(read, Reply.text(["done"]))
+    again = host.request("run/start", {"sessionId": SID, "message": "read it"})
+    host.wait_run_completed(again["runId"])
+    assert "kiwi facts" in tool_result(host, again["runId"])
+
+
+@pytest.mark.parametrize("how", ["undo", "conversationHistory"])
+def test_a_file_read_in_turns_taken_out_of_the_history_is_read_afresh(
+    host: HostClient, llm: ScriptedLLM, tmp_path: Path, how: str
+) -> None:
+    notes = tmp_path / "notes.txt"
+    notes.write_text("kiwi facts\n")
+    read = Reply.tool_call("read_file", {"path": str(notes)})
+    llm.enqueue(read, Reply.text(["done"]))
+    first = host.request("run/start", {"sessionId": SID, "message": "read it"})
+    host.wait_run_completed(first["runId"])
+    assert "kiwi facts" in tool_result(host, first["runId"])
+
+    params: dict[str, Any] = {"sessionId": SID, "message": "read it again"}
+    if how == "undo":
+        assert host.request("session/undo", {"sessionId": SID})["turnsUndone"] == 1
+    else:
+        params["conversationHistory"] = [{"role": "user", "content": "hello"}]
+    llm.enqueue(read, Reply.text(["done"]))
+    again = host.request("run/start", params)
+    host.wait_run_completed(again["runId"])
+    assert "kiwi facts" in tool_result(host, again["runId"])

@@ -1,0 +1,105 @@
+"""What a turn's scope does to hermes' process-wide state kept under a session's id."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+from typing import Any
+
+from hermes_stdio.worker.keys import hermes_session_key
+from hermes_stdio.worker.scope import TurnModules, session_scope
+from hermes_stdio.worker.state import Session
+
+KEY = hermes_session_key("s1")
+
+
+class Calls:
+    """Fake hermes modules that record each call made to them, in order."""
+
+    def __init__(self) -> None:
+        self.log: list[tuple[str, tuple[Any, ...]]] = []
+
+    def module(self, *names: str, **returns: Any) -> SimpleNamespace:
+        def recorder(name: str) -> Any:
+            def call(*args: Any, **kw: Any) -> Any:
+                self.log.append((name, args))
+                return returns.get(name)
+
+            return call
+
+        return SimpleNamespace(**{name: recorder(name) for name in names})
+
+    def names(self) -> list[str]:
+        return [name for name, _ in self.log]
+
+
+def modules(calls: Calls, *, forgetting: bool = True) -> TurnModules:
+    helpers = ("clear_task_env_overrides", "clear_session_cwd", "_set_cached_sudo_password")
+    return TurnModules(
+        approval=calls.module(
+            "set_current_session_key",
+            "reset_current_session_key",
+            *(("clear_session",) if forgetting else ()),
+        ),
+        session_context=calls.module("set_session_vars", "clear_session_vars"),
+        runtime_cwd=calls.module("set_session_cwd", "clear_session_cwd"),
+        terminal_tool=calls.module("register_task_env_overrides", *(helpers if forgetting else ())),
+        file_tools=calls.module(*(("reset_file_dedup",) if forgetting else ())),
+    )
+
+
+FORGET = {
+    ("clear_session", (KEY,)),
+    ("clear_task_env_overrides", ("s1",)),
+    ("clear_session_cwd", (KEY,)),
+    ("reset_file_dedup", ("s1",)),
+    ("_set_cached_sudo_password", ("",)),
+}
+
+
+def turn(session: Session, hermes: TurnModules) -> None:
+    with session_scope(session, hermes, None):
+        pass
+
+
+def test_a_sessions_first_turn_drops_what_hermes_kept_under_its_id_and_later_turns_do_not() -> None:
+    calls = Calls()
+    session = Session("s1", "default")
+    turn(session, modules(calls))
+    assert set(calls.log) >= FORGET
+    # The sudo password is dropped once the session context (its cache key) is set.
+    names = calls.names()
+    assert names.index("set_session_vars") < names.index("_set_cached_sudo_password")
+    assert names.index("clear_session") < names.index("set_current_session_key")
+
+    calls.log.clear()
+    turn(session, modules(calls))
+    assert not FORGET & set(calls.log)
+
+
+def test_a_forgetting_turn_registers_the_workspace_after_dropping_the_old_one() -> None:
+    calls = Calls()
+    turn(Session("s1", "default", workspace="/w"), modules(calls))
+    names = calls.names()
+    assert names.index("clear_task_env_overrides") < names.index("register_task_env_overrides")
+    assert ("register_task_env_overrides", ("s1", {"cwd": "/w"})) in calls.log
+
+
+def test_a_session_whose_history_was_replaced_forgets_only_what_it_read() -> None:
+    calls = Calls()
+    session = Session("s1", "default", forget_hermes=False, forget_reads=True)
+    turn(session, modules(calls))
+    assert FORGET & set(calls.log) == {("reset_file_dedup", ("s1",))}
+    assert not session.forget_reads
+
+    calls.log.clear()
+    session.forget_hermes = True  # as session/delete leaves it
+    turn(session, modules(calls))
+    assert set(calls.log) >= FORGET
+
+
+def test_without_hermes_helpers_to_forget_with_the_turn_still_runs() -> None:
+    calls = Calls()
+    session = Session("s1", "default")
+    turn(session, modules(calls, forgetting=False))
+    assert "set_current_session_key" in calls.names()
+    assert not session.forget_hermes
