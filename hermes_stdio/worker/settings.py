@@ -22,8 +22,10 @@ Contract (``db`` is hermes' ``SessionDB``):
 - ``keep(db, session)``: stores the session's settings when they differ from
   what it last stored or recalled (one write per change, none per turn).
 - ``copy(db, source, target)``: a fork starts with its parent's settings.
-- ``forget(db, session_id)``: removes what hermes-stdio keeps for a session
-  (these settings and its compression choice), for ``session/delete``.
+- ``forget(db, session_id)``: removes what is kept for a session beside its
+  rows, for ``session/delete``: these settings, its compression choice, and
+  hermes' own standing goal (``goal:<id>``, which hermes' delete leaves, so a
+  new conversation under the id would inherit it).
 Stored in hermes' ``state_meta`` table under ``hermes-stdio.settings:<id>``
 as JSON with the wire's field names; hermes itself never reads it.
 """
@@ -179,7 +181,7 @@ def copy(db: Any, source: str, target: str) -> None:
 
 
 def forget(db: Any, session_id: str) -> None:
-    keys = (_key(session_id), f"hermes-stdio.compression:{session_id}")
+    keys = (_key(session_id), f"hermes-stdio.compression:{session_id}", f"goal:{session_id}")
     write = getattr(db, "_execute_write", None)
     if write is None:  # no way to delete a key: leave empty records
         for key in keys:

@@ -142,3 +142,17 @@ def test_an_interrupt_while_the_judge_decides_ends_the_run_at_once(
         if n.method == "run/event"
     ]
     assert "goal.evaluated" not in events
+
+
+def test_a_deleted_sessions_goal_does_not_carry_into_a_new_conversation_under_its_id(
+    host: HostClient, llm: ScriptedLLM
+) -> None:
+    llm.enqueue(Reply.text(["Started."]), judged("continue", "not yet"))
+    goal(host, "set", text="write the release notes")
+    turn(host, "go")
+    assert host.request("session/delete", {"sessionId": SID})["removedSessionIds"] == [SID]
+    assert goal(host, "status")["goal"] is None
+
+    llm.enqueue(Reply.text(["Hello."]))
+    evaluated, done = turn(host, "hi")
+    assert evaluated is None and done["status"] == "complete"

@@ -135,6 +135,8 @@ def test_an_unreadable_record_gives_nothing_back(db: Any, raw: str) -> None:
 def test_a_fork_starts_with_its_parents_settings_and_a_delete_forgets_them(db: Any) -> None:
     settings.keep(db, chosen())
     db.set_meta("hermes-stdio.compression:s1", "host")
+    db.set_meta("goal:s1", '{"goal": "ship it"}')  # hermes' standing goal
+    db.set_meta("goal:branch", '{"goal": "its own"}')
 
     settings.copy(db, "s1", "branch")
     settings.forget(db, "s1")
@@ -142,6 +144,8 @@ def test_a_fork_starts_with_its_parents_settings_and_a_delete_forgets_them(db: A
     assert settings.stored(db, "branch").disabled_toolsets == ("file", "terminal")
     assert db.get_meta("hermes-stdio.settings:s1") is None
     assert db.get_meta("hermes-stdio.compression:s1") is None
+    assert db.get_meta("goal:s1") is None
+    assert db.get_meta("goal:branch") == '{"goal": "its own"}'
 
 
 def compressed_into(db: Any, parent: str, child: str, **marks: Any) -> None:
