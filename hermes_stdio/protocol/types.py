@@ -135,6 +135,9 @@ class SessionInfo(Record):
     disabled_toolsets: list[str] | None = doc_field(
         "The toolsets run/start left out of its agent, beyond the profile's; null: none."
     )
+    auto_approve: bool = doc_field(
+        "Whether run/start's autoApprove is on: what would ask for approval runs unasked."
+    )
 
 
 class SessionTarget(Record):
@@ -285,6 +288,13 @@ class RunStartParams(Record):
     images: list[ImageInput] | None = doc_field(
         "Images attached to the message: shown to the model itself when it sees images,"
         " else described to it by hermes' vision tool.",
+        None,
+    )
+    auto_approve: bool | None = doc_field(
+        "From this turn on, approve without asking the host what hermes would ask it to"
+        " approve (hermes' per-session /yolo); false asks again. Kept for the session's later"
+        " turns while a worker holds it; never stored. Hard blocks and approvals.deny still"
+        " refuse.",
         None,
     )
 

@@ -228,7 +228,7 @@ class RoutedMethods:
         slot = self._running(key)
         if p.if_loaded and slot is None:
             info = t.SessionInfo(
-                p.session_id, False, False, None, key[0], None, None, None, None, None, None
+                p.session_id, False, False, None, key[0], None, None, None, None, None, None, False
             )
             self._reply(req, encode(info))
             return

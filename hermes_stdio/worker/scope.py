@@ -23,6 +23,8 @@ does at a session boundary: a new conversation under an old id, or one loaded
 afresh, starts with none of it. When only ``session.forget_reads`` is set (its
 history was replaced), only the record of its reads goes. Both flags are then
 cleared. hermes' private helpers are optional: without one, its part is kept.
+With ``session.auto_approve`` (run/start's ``autoApprove``), hermes' per-session
+YOLO switch is on for the turn, and off again on the way out.
 """
 
 from __future__ import annotations
@@ -63,6 +65,9 @@ def session_scope(
         _call(hermes.terminal_tool, "clear_session_cwd", hermes_session_key(sid))
     if forget_all or forget_reads:
         _call(hermes.file_tools, "reset_file_dedup", sid)
+    auto_approve = session.auto_approve
+    if auto_approve:
+        _call(hermes.approval, "enable_session_yolo", hermes_session_key(sid))
     key_token = hermes.approval.set_current_session_key(hermes_session_key(sid))
 
     def emit(method: str, payload: dict[str, Any]) -> object:
@@ -95,6 +100,8 @@ def session_scope(
             approvals.close(sid)  # releases any waiter: blocked
         hermes.session_context.clear_session_vars(context_tokens)
         hermes.approval.reset_current_session_key(key_token)
+        if auto_approve:  # only for its turns: nothing else of it runs with it on
+            _call(hermes.approval, "disable_session_yolo", hermes_session_key(sid))
         if workspace:
             hermes.runtime_cwd.clear_session_cwd()
 

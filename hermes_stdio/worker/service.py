@@ -184,6 +184,8 @@ class WorkerService(AnswerMethods, QueryMethods, TaskMethods, TranscriptMethods,
             session.workspace = p.workspace
         if p.source is not None:
             session.source = p.source
+        if p.auto_approve is not None:
+            session.auto_approve = p.auto_approve
         if p.compression is not None:
             session.compression, session.compression_new = p.compression, True
         session.compress_next = p.force_compress
@@ -276,7 +278,18 @@ class WorkerService(AnswerMethods, QueryMethods, TaskMethods, TranscriptMethods,
         session = self.sessions.get(p.session_id)
         if session is None:
             return t.SessionInfo(
-                p.session_id, False, False, None, self.profile, None, None, None, None, None, None
+                p.session_id,
+                False,
+                False,
+                None,
+                self.profile,
+                None,
+                None,
+                None,
+                None,
+                None,
+                None,
+                False,
             )
         return session.info()
 

@@ -53,6 +53,8 @@ class Session:
     disabled_toolsets: tuple[str, ...] | None = None
     built_without: tuple[str, ...] | None = None
     source: str | None = None
+    # run/start's autoApprove: hermes' per-session YOLO, set on the way into each turn.
+    auto_approve: bool = False
     agent: Any = None
     history: list[dict[str, Any]] = field(default_factory=list)
     run: Run | None = None
@@ -123,6 +125,7 @@ class Session:
             reasoning_effort=self.reasoning_effort,
             workspace=self.workspace,
             disabled_toolsets=list(self.disabled_toolsets) if self.disabled_toolsets else None,
+            auto_approve=self.auto_approve,
         )
 
 

@@ -198,7 +198,9 @@ def test_a_custom_root_path_prefixes_field_names():
 
 
 def test_encode_writes_every_field_in_camel_case_with_none_as_null():
-    info = t.SessionInfo("s1", True, False, None, "default", None, 2, 123, "high", "/w", ["web"])
+    info = t.SessionInfo(
+        "s1", True, False, None, "default", None, 2, 123, "high", "/w", ["web"], True
+    )
     assert encode(info) == {
         "sessionId": "s1",
         "loaded": True,
@@ -211,6 +213,7 @@ def test_encode_writes_every_field_in_camel_case_with_none_as_null():
         "reasoningEffort": "high",
         "workspace": "/w",
         "disabledToolsets": ["web"],
+        "autoApprove": True,
     }
 
 

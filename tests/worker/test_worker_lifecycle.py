@@ -49,6 +49,7 @@ def test_status_of_an_unknown_session_says_not_loaded(harness):
         "reasoningEffort": None,
         "workspace": None,
         "disabledToolsets": None,
+        "autoApprove": False,
     }
 
 

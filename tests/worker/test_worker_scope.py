@@ -38,6 +38,8 @@ def modules(calls: Calls, *, forgetting: bool = True) -> TurnModules:
         approval=calls.module(
             "set_current_session_key",
             "reset_current_session_key",
+            "enable_session_yolo",
+            "disable_session_yolo",
             *(("clear_session",) if forgetting else ()),
         ),
         session_context=calls.module("set_session_vars", "clear_session_vars"),
@@ -103,3 +105,17 @@ def test_without_hermes_helpers_to_forget_with_the_turn_still_runs() -> None:
     turn(session, modules(calls, forgetting=False))
     assert "set_current_session_key" in calls.names()
     assert not session.forget_hermes
+
+
+def test_an_auto_approving_session_has_hermes_yolo_on_for_its_turn_only() -> None:
+    calls = Calls()
+    session = Session("s1", "default", auto_approve=True)
+    with session_scope(session, modules(calls), None):
+        assert ("enable_session_yolo", (KEY,)) in calls.log
+        assert "disable_session_yolo" not in calls.names()
+    assert calls.log[-1] == ("disable_session_yolo", (KEY,))
+
+    calls.log.clear()
+    session.auto_approve = False
+    turn(session, modules(calls))
+    assert not {"enable_session_yolo", "disable_session_yolo"} & set(calls.names())

@@ -1219,6 +1219,10 @@ export interface RunStartParams {
    * Images attached to the message: shown to the model itself when it sees images, else described to it by hermes' vision tool.
    */
   images?: ImageInput[] | null;
+  /**
+   * From this turn on, approve without asking the host what hermes would ask it to approve (hermes' per-session /yolo); false asks again. Kept for the session's later turns while a worker holds it; never stored. Hard blocks and approvals.deny still refuse.
+   */
+  autoApprove?: boolean | null;
 }
 
 export interface RunStartResult {
@@ -1740,6 +1744,10 @@ export interface SessionInfo {
    * The toolsets run/start left out of its agent, beyond the profile's; null: none.
    */
   disabledToolsets: string[] | null;
+  /**
+   * Whether run/start's autoApprove is on: what would ask for approval runs unasked.
+   */
+  autoApprove: boolean;
 }
 
 export interface SessionListParams {
