@@ -407,18 +407,25 @@ def test_the_host_may_let_a_session_type_into_its_programs_for_the_rest_of_the_s
     assert "approval/requested" not in methods(host, again["runId"])
 
 
-def test_a_background_subagents_dangerous_command_never_runs_and_asks_nobody_in_its_name(
-    host: HostClient, llm: ScriptedLLM, tmp_path: Path
-) -> None:
-    # After the dispatch the parent's next call and the subagent's first race for the
-    # script: each gets a command deleting a folder of its own, told apart afterwards.
+def racing_deletes(llm: ScriptedLLM, tmp_path: Path, *then: Reply) -> list[Path]:
+    """Script a turn that delegates to a background subagent, then ``then``. After the
+    dispatch the parent's next call and the subagent's first race for the script: each
+    gets a command deleting a folder of its own (returned), told apart afterwards."""
     victims = [tmp_path / "first", tmp_path / "second"]
     for victim in victims:
         victim.mkdir()
     llm.enqueue(
         Reply.tool_call("delegate_task", {"goal": "clean up"}),
         *(Reply.tool_call("terminal", {"command": f"rm -rf {v}"}) for v in victims),
+        *then,
     )
+    return victims
+
+
+def test_a_background_subagents_dangerous_command_never_runs_and_asks_nobody_in_its_name(
+    host: HostClient, llm: ScriptedLLM, tmp_path: Path
+) -> None:
+    victims = racing_deletes(llm, tmp_path)
     run = host.request("run/start", {"message": "delegate it"})
     ask = requested(host, run["runId"])  # the parent's own command asks, as any does
     [child_victim] = [v for v in victims if f"rm -rf {v}" != ask.params["command"]]

@@ -11,7 +11,15 @@ from hermes_stdio.testing.host import HostClient
 from hermes_stdio.testing.llm_server import Reply, ScriptedLLM
 
 from .conftest import StartHost, background_calls, subagent_runs, within_the_turn
-from .test_approvals import dangerous, methods, requested, respond, set_approvals, start_shell
+from .test_approvals import (
+    dangerous,
+    methods,
+    racing_deletes,
+    requested,
+    respond,
+    set_approvals,
+    start_shell,
+)
 
 
 def run(host: HostClient, session_id: str, **params: object) -> dict[str, str]:
@@ -120,16 +128,7 @@ def test_a_subagent_within_an_auto_approving_turn_runs_its_command_unasked(
 def test_a_background_subagent_of_an_auto_approving_session_still_runs_nothing_flagged(
     host: HostClient, llm: ScriptedLLM, tmp_path: Path
 ) -> None:
-    # As without autoApprove: the parent's next call and the subagent's first race for the
-    # script, each a command deleting a folder of its own, told apart afterwards.
-    victims = [tmp_path / "first", tmp_path / "second"]
-    for victim in victims:
-        victim.mkdir()
-    llm.enqueue(
-        Reply.tool_call("delegate_task", {"goal": "clean up"}),
-        *(Reply.tool_call("terminal", {"command": f"rm -rf {v}"}) for v in victims),
-        Reply.text(["done"]),
-    )
+    victims = racing_deletes(llm, tmp_path, Reply.text(["done"]))
     parent = run(host, "auto", autoApprove=True)
     host.wait_for(lambda n: n.method == "subagent/ended", timeout=60)
     assert host.wait_run_completed(parent["runId"]).params["status"] == "complete"
