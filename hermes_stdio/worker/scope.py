@@ -65,9 +65,6 @@ def session_scope(
         _call(hermes.terminal_tool, "clear_session_cwd", hermes_session_key(sid))
     if forget_all or forget_reads:
         _call(hermes.file_tools, "reset_file_dedup", sid)
-    auto_approve = session.auto_approve
-    if auto_approve:
-        _call(hermes.approval, "enable_session_yolo", hermes_session_key(sid))
     key_token = hermes.approval.set_current_session_key(hermes_session_key(sid))
 
     def emit(method: str, payload: dict[str, Any]) -> object:
@@ -91,6 +88,9 @@ def session_scope(
         hermes.terminal_tool.register_task_env_overrides(sid, {"cwd": workspace})
     if sudo is not None:
         hermes.terminal_tool.set_sudo_password_callback(sudo)
+    auto_approve = session.auto_approve
+    if auto_approve:  # last: nothing that fails before the try below leaves it on
+        _call(hermes.approval, "enable_session_yolo", hermes_session_key(sid))
     try:
         yield
     finally:
