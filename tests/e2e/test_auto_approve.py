@@ -138,3 +138,18 @@ def test_a_background_subagent_of_an_auto_approving_session_still_runs_nothing_f
     assert child_victim.exists()  # held as pending: hermes' background subagents ask nobody
     assert [v for v in victims if v.exists()] == [child_victim]  # the parent's ran unasked
     assert "approval/requested" not in methods(host, parent["runId"])
+
+
+def test_an_auto_approving_session_still_asks_its_clarifying_questions(
+    host: HostClient, llm: ScriptedLLM
+) -> None:
+    # autoApprove answers approvals only: a question still waits for the host.
+    llm.enqueue(Reply.tool_call("clarify", {"question": "Which colour?"}), Reply.text(["ok"]))
+    asking = run(host, "auto", autoApprove=True)
+    question = host.wait_for(
+        lambda n: n.method == "clarify/requested" and n.params["runId"] == asking["runId"],
+        timeout=60,
+    )
+    answer = {"runId": asking["runId"], "clarifyId": question.params["clarifyId"], "answer": "teal"}
+    assert host.request("clarify/respond", answer) == {"outcome": "answered"}
+    assert host.wait_run_completed(asking["runId"]).params["status"] == "complete"
