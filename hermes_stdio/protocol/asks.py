@@ -3,7 +3,8 @@ sudo passwords, the secrets a skill needs.
 
 Each kind is a ``.../requested`` notification naming the request by an id, a
 ``.../respond`` request that answers it, and one ``.../resolved`` notification
-that closes it (answered, timed out, cancelled), all scoped to the run. Names
+that closes it (answered, timed out, cancelled), all scoped to the run; approvals
+can also be answered ahead for a whole session (``session/autoApprove``). Names
 follow ``types``: snake_case here, camelCase on the wire.
 """
 
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 from typing import Literal
 
+from .names import SessionId, WorkerKey
 from .record import Record, doc_field
 from .types import JsonObject
 
@@ -60,6 +62,22 @@ class ApprovalResolvedNotification(Record):
         " or ended)."
     )
     decision: ApprovalDecision | None = doc_field("The host's answer; null if it gave none.")
+
+
+# Answered ahead, for a whole session.
+class SessionAutoApproveParams(Record):
+    session_id: SessionId = doc_field("The session; created (or resumed) when no worker holds it.")
+    enabled: bool = doc_field(
+        "Whether what would ask the host for approval runs unasked, from now on (the run in"
+        " progress included), as run/start's autoApprove."
+    )
+    profile: str | None = doc_field("Profile to ask when the session is not routed yet.", None)
+    worker_key: WorkerKey | None = doc_field("Worker isolation key.", None)
+
+
+class SessionAutoApproveResult(Record):
+    session_id: str = doc_field("The session.")
+    auto_approve: bool = doc_field("The session's autoApprove now.")
 
 
 # --- clarifying questions ---------------------------------------------------

@@ -131,6 +131,13 @@ HOST_METHODS: dict[str, Method] = _methods(
         "Switch a session's model (and provider) from its next run on.",
     ),
     Method(
+        "session/autoApprove",
+        a.SessionAutoApproveParams,
+        a.SessionAutoApproveResult,
+        "session",
+        "Approve, or stop approving, a session's flagged commands without asking, from now on.",
+    ),
+    Method(
         "session/history",
         t.SessionHistoryParams,
         t.SessionHistoryResult,

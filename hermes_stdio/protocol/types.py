@@ -139,6 +139,11 @@ class SessionInfo(Record):
         "Whether run/start's autoApprove is on: what would ask for approval runs unasked."
     )
 
+    @classmethod
+    def unloaded(cls, session_id: str, profile: str | None) -> SessionInfo:
+        """A session no worker holds."""
+        return cls(session_id, False, False, None, profile, *(None,) * 6, False)
+
 
 class SessionTarget(Record):
     session_id: SessionId = doc_field("The session.")

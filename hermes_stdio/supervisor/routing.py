@@ -227,9 +227,7 @@ class RoutedMethods:
         known = self.routes.session(p.session_id) == key
         slot = self._running(key)
         if p.if_loaded and slot is None:
-            info = t.SessionInfo(
-                p.session_id, False, False, None, key[0], None, None, None, None, None, None, False
-            )
+            info = t.SessionInfo.unloaded(p.session_id, key[0])
             self._reply(req, encode(info))
             return
 
@@ -240,6 +238,9 @@ class RoutedMethods:
         self._forward(req, slot or self.pool.slot(*key), None if known else record)
 
     def _h_session_switchModel(self, req: Request, p: t.SessionSwitchModelParams) -> None:
+        self._to_session_creating(req, p.session_id, p.profile, p.worker_key)
+
+    def _h_session_autoApprove(self, req: Request, p: a.SessionAutoApproveParams) -> None:
         self._to_session_creating(req, p.session_id, p.profile, p.worker_key)
 
     def _h_session_estimateContext(self, req: Request, p: u.SessionContextParams) -> None:

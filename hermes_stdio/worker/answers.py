@@ -1,14 +1,17 @@
 """Answers to what a run waits for, and text for a running agent.
 
 Contract (a mixin of ``WorkerService``, which provides ``adapter``,
-``sessions`` and ``_run``): ``approval/respond``, ``clarify/respond``,
-``sudo/respond``, ``secret/respond`` and ``compression/respond`` reach the adapter only while
-the named run is live and its session loaded; a request the adapter does not know as pending
-in that session is ``unknown_approval`` / ``unknown_clarify`` / ``unknown_compression`` /
-``unknown_sudo`` / ``unknown_secret``. A compression answer is checked before anything
-else (exactly one of messages and error; ``messages.checked``). ``run/steer``
-queues text on a run whose turn has not started, else gives it to the agent;
-a finished run or blank text is not accepted. None of these block.
+``sessions``, ``_run`` and ``_session``): ``approval/respond``,
+``clarify/respond``, ``sudo/respond``, ``secret/respond`` and
+``compression/respond`` reach the adapter only while the named run is live and
+its session loaded; a request the adapter does not know as pending in that
+session is ``unknown_approval`` / ``unknown_clarify`` / ``unknown_compression``
+/ ``unknown_sudo`` / ``unknown_secret``. A compression answer is checked before
+anything else (exactly one of messages and error; ``messages.checked``).
+``session/autoApprove`` answers approvals ahead, for the session (created when
+absent) and its run in progress. ``run/steer`` queues text on a run whose turn
+has not started, else gives it to the agent; a finished run or blank text is
+not accepted. None of these block.
 """
 
 from __future__ import annotations
@@ -32,6 +35,16 @@ class AnswerMethods:
 
     def _run(self, run_id: str) -> Run:
         raise NotImplementedError
+
+    def _session(self, session_id: str) -> Session:
+        raise NotImplementedError
+
+    def _h_session_autoApprove(
+        self, req: Request, p: a.SessionAutoApproveParams
+    ) -> a.SessionAutoApproveResult:
+        # The session is created, or resumed, as by session/switchModel: its next run has it.
+        self.adapter.set_auto_approve(self._session(p.session_id), p.enabled)
+        return a.SessionAutoApproveResult(p.session_id, p.enabled)
 
     def _answer(
         self, run_id: str, gone: ErrorType, ident: str, give: Callable[[Session], _T | None]

@@ -1,7 +1,8 @@
 """The host's answers to what a run of hermes' agent asked for: ``HermesAnswers``, a
 mixin of ``adapter.HermesAdapter``.
 
-Contract: each ``answer_*`` hands the answer to the bridge that asked (approvals,
+Contract: ``set_auto_approve`` is ``scope.set_auto_approve`` with hermes'
+approval module. Each ``answer_*`` hands the answer to the bridge that asked (approvals,
 clarifying questions, sudo passwords, secrets, compression) for that session,
 and returns the outcome, or None (False for a question) when that request is
 not pending in that session. With no approval bridge installed (hermes
@@ -10,8 +11,10 @@ internals changed) no approval is ever pending.
 
 from __future__ import annotations
 
+import sys
 from typing import Any, Literal
 
+from . import scope
 from .approvals import ApprovalBridge
 from .clarify import ClarifyBridge
 from .compression import CompressionBridge
@@ -33,6 +36,11 @@ class HermesAnswers:
         if self._approvals is None:
             return None
         return self._approvals.answer(session.session_id, approval_id, decision, reason)
+
+    def set_auto_approve(self, session: Session, enabled: bool) -> None:
+        # A turn inside the scope has imported hermes' approval module; importing it here
+        # when none has would only stall the caller.
+        scope.set_auto_approve(session, enabled, sys.modules.get("tools.approval"))
 
     def answer_clarify(self, session: Session, clarify_id: str, text: str) -> bool:
         return self._clarify.answer(session.session_id, clarify_id, text)

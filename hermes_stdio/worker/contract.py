@@ -138,6 +138,10 @@ class AgentAdapter(Protocol):
         """Resolve a pending approval of ``session``: its outcome, or None if not pending."""
         ...
 
+    def set_auto_approve(self, session: Session, enabled: bool) -> None:
+        """Set ``session.auto_approve``, for the turn in progress too (session/autoApprove)."""
+        ...
+
     def answer_clarify(self, session: Session, clarify_id: str, text: str) -> bool:
         """Answer a pending clarifying question of ``session``; False if not pending."""
         ...

@@ -33,6 +33,9 @@ class PlainAdapterMethods:
     ) -> Literal["approved", "denied"] | None:
         return None  # never asks for approvals
 
+    def set_auto_approve(self, session: Session, enabled: bool) -> None:
+        session.auto_approve = enabled  # and nothing asks anyway
+
     def answer_clarify(self, session: Session, clarify_id: str, text: str) -> bool:
         return False  # nor asks questions
 

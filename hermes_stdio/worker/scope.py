@@ -23,12 +23,17 @@ does at a session boundary: a new conversation under an old id, or one loaded
 afresh, starts with none of it. When only ``session.forget_reads`` is set (its
 history was replaced), only the record of its reads goes. Both flags are then
 cleared. hermes' private helpers are optional: without one, its part is kept.
-With ``session.auto_approve`` (run/start's ``autoApprove``), hermes' per-session
-YOLO switch is on for the turn, and off again on the way out.
+hermes' per-session YOLO switch follows ``session.auto_approve`` (run/start's or
+session/autoApprove's) while one of the session's turns is inside the scope, and
+is off otherwise. ``set_auto_approve(session, enabled, approval)`` changes the
+setting, and the switch at once when a turn is inside (``approval``: hermes'
+module, None when no turn ever imported it); it and the scope's way in and out
+take one lock, so the switch always ends as the last of them left it.
 """
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -88,9 +93,7 @@ def session_scope(
         hermes.terminal_tool.register_task_env_overrides(sid, {"cwd": workspace})
     if sudo is not None:
         hermes.terminal_tool.set_sudo_password_callback(sudo)
-    auto_approve = session.auto_approve
-    if auto_approve:  # last: nothing that fails before the try below leaves it on
-        _call(hermes.approval, "enable_session_yolo", hermes_session_key(sid))
+    _enter_turn(session, hermes.approval)  # last: nothing that fails before the try leaves it on
     try:
         yield
     finally:
@@ -100,10 +103,37 @@ def session_scope(
             approvals.close(sid)  # releases any waiter: blocked
         hermes.session_context.clear_session_vars(context_tokens)
         hermes.approval.reset_current_session_key(key_token)
-        if auto_approve:  # only for its turns: nothing else of it runs with it on
-            _call(hermes.approval, "disable_session_yolo", hermes_session_key(sid))
+        _leave_turn(session, hermes.approval)
         if workspace:
             hermes.runtime_cwd.clear_session_cwd()
+
+
+_yolo_lock = threading.Lock()
+
+
+def _yolo(approval: Any, session: Session, on: bool) -> None:
+    name = "enable_session_yolo" if on else "disable_session_yolo"
+    _call(approval, name, hermes_session_key(session.session_id))
+
+
+def _enter_turn(session: Session, approval: Any) -> None:
+    with _yolo_lock:
+        session.turns_inside += 1
+        _yolo(approval, session, session.auto_approve)
+
+
+def _leave_turn(session: Session, approval: Any) -> None:
+    with _yolo_lock:
+        session.turns_inside -= 1
+        if not session.turns_inside:  # only for its turns: nothing else of it runs with it on
+            _yolo(approval, session, False)
+
+
+def set_auto_approve(session: Session, enabled: bool, approval: Any) -> None:
+    with _yolo_lock:
+        session.auto_approve = enabled
+        if session.turns_inside and approval is not None:
+            _yolo(approval, session, enabled)
 
 
 def _call(module: Any, name: str, *args: Any) -> None:

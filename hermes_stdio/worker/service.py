@@ -185,7 +185,7 @@ class WorkerService(AnswerMethods, QueryMethods, TaskMethods, TranscriptMethods,
         if p.source is not None:
             session.source = p.source
         if p.auto_approve is not None:
-            session.auto_approve = p.auto_approve
+            self.adapter.set_auto_approve(session, p.auto_approve)
         if p.compression is not None:
             session.compression, session.compression_new = p.compression, True
         session.compress_next = p.force_compress
@@ -277,20 +277,7 @@ class WorkerService(AnswerMethods, QueryMethods, TaskMethods, TranscriptMethods,
     def _h_session_status(self, req: Request, p: t.SessionStatusParams) -> t.SessionInfo:
         session = self.sessions.get(p.session_id)
         if session is None:
-            return t.SessionInfo(
-                p.session_id,
-                False,
-                False,
-                None,
-                self.profile,
-                None,
-                None,
-                None,
-                None,
-                None,
-                None,
-                False,
-            )
+            return t.SessionInfo.unloaded(p.session_id, self.profile)
         return session.info()
 
     def _h_session_list(self, req: Request, p: t.SessionListParams) -> t.SessionListResult:

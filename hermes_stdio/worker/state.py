@@ -53,8 +53,10 @@ class Session:
     disabled_toolsets: tuple[str, ...] | None = None
     built_without: tuple[str, ...] | None = None
     source: str | None = None
-    # run/start's autoApprove: hermes' per-session YOLO, set on the way into each turn.
+    # autoApprove (run/start, session/autoApprove): hermes' per-session YOLO while
+    # ``turns_inside`` (its turns inside ``scope.session_scope``) is not 0.
     auto_approve: bool = False
+    turns_inside: int = 0
     agent: Any = None
     history: list[dict[str, Any]] = field(default_factory=list)
     run: Run | None = None

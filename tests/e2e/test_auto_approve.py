@@ -153,3 +153,64 @@ def test_an_auto_approving_session_still_asks_its_clarifying_questions(
     answer = {"runId": asking["runId"], "clarifyId": question.params["clarifyId"], "answer": "teal"}
     assert host.request("clarify/respond", answer) == {"outcome": "answered"}
     assert host.wait_run_completed(asking["runId"]).params["status"] == "complete"
+
+
+def switch(host: HostClient, session_id: str, enabled: bool) -> dict[str, object]:
+    params = {"sessionId": session_id, "enabled": enabled}
+    return dict(host.request("session/autoApprove", params))
+
+
+def test_turned_on_during_a_run_it_covers_the_runs_later_commands_not_the_pending_one(
+    host: HostClient, llm: ScriptedLLM, tmp_path: Path
+) -> None:
+    first, later = tmp_path / "first", tmp_path / "later"
+    for victim in (first, later):
+        victim.mkdir()
+    llm.enqueue(
+        Reply.tool_call("terminal", {"command": f"rm -rf {first}"}),
+        Reply.tool_call("terminal", {"command": f"rm -rf {later}"}),
+        Reply.text(["done"]),
+    )
+    going = run(host, "auto")
+    ask = requested(host, going["runId"])
+    assert switch(host, "auto", True) == {"sessionId": "auto", "autoApprove": True}
+    assert auto(host)
+    assert respond(host, going, ask, "deny") == {"outcome": "denied"}  # still pending
+    assert host.wait_run_completed(going["runId"]).params["status"] == "complete"
+    assert first.exists() and not later.exists()
+    assert methods(host, going["runId"]).count("approval/requested") == 1
+
+
+def test_turned_off_during_a_run_its_next_command_asks_again(
+    host: HostClient, llm: ScriptedLLM, tmp_path: Path
+) -> None:
+    victim = tmp_path / "victim"
+    victim.mkdir()
+    llm.enqueue(  # a question holds the run while the host switches
+        Reply.tool_call("clarify", {"question": "Go on?"}),
+        Reply.tool_call("terminal", {"command": f"rm -rf {victim}"}),
+        Reply.text(["done"]),
+    )
+    going = run(host, "auto", autoApprove=True)
+    question = host.wait_for(
+        lambda n: n.method == "clarify/requested" and n.params["runId"] == going["runId"],
+        timeout=60,
+    )
+    assert switch(host, "auto", False) == {"sessionId": "auto", "autoApprove": False}
+    answer = {"runId": going["runId"], "clarifyId": question.params["clarifyId"], "answer": "yes"}
+    host.request("clarify/respond", answer)
+    respond(host, going, requested(host, going["runId"]), "deny")
+    host.wait_run_completed(going["runId"])
+    assert victim.exists()
+
+
+def test_a_session_no_worker_holds_gets_it_for_its_first_run(
+    host: HostClient, llm: ScriptedLLM, tmp_path: Path
+) -> None:
+    assert switch(host, "fresh", True) == {"sessionId": "fresh", "autoApprove": True}
+    assert host.request("session/status", {"sessionId": "fresh"})["autoApprove"] is True
+    dangerous(llm, tmp_path / "victim")
+    first = run(host, "fresh")
+    assert host.wait_run_completed(first["runId"]).params["status"] == "complete"
+    assert not (tmp_path / "victim").exists()
+    assert "approval/requested" not in methods(host, first["runId"])

@@ -6,7 +6,7 @@ from types import SimpleNamespace
 from typing import Any
 
 from hermes_stdio.worker.keys import hermes_session_key
-from hermes_stdio.worker.scope import TurnModules, session_scope
+from hermes_stdio.worker.scope import TurnModules, session_scope, set_auto_approve
 from hermes_stdio.worker.state import Session
 
 KEY = hermes_session_key("s1")
@@ -107,15 +107,40 @@ def test_without_hermes_helpers_to_forget_with_the_turn_still_runs() -> None:
     assert not session.forget_hermes
 
 
+def yolo(calls: Calls) -> list[bool]:
+    """hermes' YOLO switch for the session, as it was set, in order."""
+    return [name == "enable_session_yolo" for name, args in calls.log if "yolo" in name]
+
+
 def test_an_auto_approving_session_has_hermes_yolo_on_for_its_turn_only() -> None:
     calls = Calls()
     session = Session("s1", "default", auto_approve=True)
     with session_scope(session, modules(calls), None):
-        assert ("enable_session_yolo", (KEY,)) in calls.log
-        assert "disable_session_yolo" not in calls.names()
+        assert yolo(calls) == [True]
+    assert yolo(calls) == [True, False]
     assert calls.log[-1] == ("disable_session_yolo", (KEY,))
 
     calls.log.clear()
     session.auto_approve = False
     turn(session, modules(calls))
-    assert not {"enable_session_yolo", "disable_session_yolo"} & set(calls.names())
+    assert yolo(calls) == [False, False]
+
+
+def test_switching_auto_approve_during_a_turn_switches_hermes_at_once_and_after_it_not() -> None:
+    calls = Calls()
+    hermes = modules(calls)
+    session = Session("s1", "default")
+    with session_scope(session, hermes, None):
+        set_auto_approve(session, True, hermes.approval)
+        assert yolo(calls) == [False, True]
+        set_auto_approve(session, False, hermes.approval)
+        assert yolo(calls) == [False, True, False]
+        set_auto_approve(session, True, hermes.approval)
+    assert yolo(calls) == [False, True, False, True, False]  # off again on the way out
+
+    set_auto_approve(session, False, hermes.approval)  # no turn inside: the setting only
+    set_auto_approve(session, True, None)
+    assert yolo(calls) == [False, True, False, True, False]
+    assert session.auto_approve and session.turns_inside == 0
+    turn(session, hermes)
+    assert yolo(calls)[-2:] == [True, False]

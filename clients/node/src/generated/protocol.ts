@@ -1451,6 +1451,36 @@ export interface SessionArchiveResult {
   archived: boolean;
 }
 
+export interface SessionAutoApproveParams {
+  /**
+   * The session; created (or resumed) when no worker holds it.
+   */
+  sessionId: string;
+  /**
+   * Whether what would ask the host for approval runs unasked, from now on (the run in progress included), as run/start's autoApprove.
+   */
+  enabled: boolean;
+  /**
+   * Profile to ask when the session is not routed yet.
+   */
+  profile?: string | null;
+  /**
+   * Worker isolation key.
+   */
+  workerKey?: string | null;
+}
+
+export interface SessionAutoApproveResult {
+  /**
+   * The session.
+   */
+  sessionId: string;
+  /**
+   * The session's autoApprove now.
+   */
+  autoApprove: boolean;
+}
+
 export interface SessionCompressParams {
   /**
    * A session a worker holds or the database knows.
@@ -2852,6 +2882,8 @@ export interface HostRequests {
   'secret/respond': { params: SecretRespondParams; result: SecretRespondResult };
   /** Hide a stored session from session/listStored, or show it again. */
   'session/archive': { params: SessionArchiveParams; result: SessionArchiveResult };
+  /** Approve, or stop approving, a session's flagged commands without asking, from now on. */
+  'session/autoApprove': { params: SessionAutoApproveParams; result: SessionAutoApproveResult };
   /** Compress a session's history now, as a run of its own (no user message). */
   'session/compress': { params: SessionCompressParams; result: RunStartResult };
   /** Delete a stored session for good: its messages, and the rows compression continued it in. */
@@ -2977,6 +3009,7 @@ export const HOST_REQUEST_METHODS: readonly HostRequestMethod[] = [
   'run/steer',
   'secret/respond',
   'session/archive',
+  'session/autoApprove',
   'session/compress',
   'session/delete',
   'session/destroy',
