@@ -7,7 +7,9 @@ agent in-process, hermes' ``tui_gateway`` and hermes-stdio with the real
 agent (cold start, memory over short runs), then those three peers' latency
 and throughput head to head in alternating rounds, the round trips of every
 peer (the raw pipe too) in alternating rounds, and finally idle CPU and
-wake-ups of hermes-stdio's processes and tui_gateway over the same window.
+wake-ups of hermes-stdio's processes and tui_gateway over the same window,
+after a turn in which hermes-stdio's real worker ran the terminal and file
+tools.
 It prints a table, writes the JSON to ``--out`` and returns 0, or 1 when a
 measurement failed (its error is in the JSON under ``errors``; the others
 still run). Targets missed are reported, not failures. Before each timed
@@ -41,7 +43,7 @@ import traceback
 from pathlib import Path
 from typing import Any
 
-from .agent import Live, in_process, real_supervisor, tui_gateway
+from .agent import Live, in_process, real_supervisor, tools_turn, tui_gateway
 from .backpressure import backpressure
 from .common import Config, Ctx
 from .relay import raw_pipe, synthetic
@@ -82,11 +84,13 @@ def _args(argv: list[str]) -> argparse.Namespace:
     return p.parse_args(argv)
 
 
-def idle(lives: dict[str, Live], seconds: float) -> dict[str, Any]:
-    """CPU seconds and context switches over a window with no requests in flight.
+def idle(ctx: Ctx, lives: dict[str, Live], seconds: float) -> dict[str, Any]:
+    """CPU seconds and context switches over a window with no requests in flight,
+    after a turn that used tools (``tools_turn``) in hermes-stdio's real worker.
 
     The window is a plain wait: nothing is synchronised by it, it is what is measured.
     """
+    before_window = tools_turn(ctx, lives["real"]) if "real" in lives else None
     time.sleep(SETTLE_S)  # let post-run work finish (title generation, DB writes)
     before = {
         (name, pid): (cpu_seconds(pid), ctx_switches(pid))
@@ -117,6 +121,7 @@ def idle(lives: dict[str, Live], seconds: float) -> dict[str, Any]:
     return {
         "seconds": round(span, 2),
         "settle_s": SETTLE_S,
+        "before_window": before_window,
         "cpu_s": ours.get("cpu_s"),
         "cpu_s_per_30s": round(ours["cpu_s"] * 30 / span, 4) if ours else None,
         "voluntary": ours.get("voluntary"),
@@ -184,7 +189,7 @@ def main(argv: list[str]) -> int:
         section("real", real_supervisor)
         section("rounds", head_to_head)
         section("rtt", rtt_rounds)
-        section("idle", lambda _ctx: idle(lives, config.idle_seconds))
+        section("idle", lambda ctx: idle(ctx, lives, config.idle_seconds))
     finally:
         for live in lives.values():
             live.client.close()

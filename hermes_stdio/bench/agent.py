@@ -170,6 +170,16 @@ def real_supervisor(ctx: Ctx) -> Live:
     return live
 
 
+def tools_turn(ctx: Ctx, live: Live) -> str:
+    """One turn of the real worker's warm session that runs a command and reads a
+    file, as most sessions' turns do: hermes starts timers of its own for such
+    work, which the idle window that follows would then see."""
+    assert isinstance(live.client, FramedClient)
+    ctx.call_tools(("terminal", {"command": "echo idle"}), ("read_file", {"path": __file__}))
+    Runner(ctx, live.client).run("real-warm-worker", "count")
+    return "terminal and read_file in the real worker's warm session"
+
+
 def new_profile_ready(runner: Runner, tag: str, profiles: list[str]) -> dict[str, Any]:
     """A not yet started profile's worker: ``worker/restart`` (start it, answered once it
     is ready) round trip in ms, for each of ``profiles``, and how each started."""

@@ -222,6 +222,10 @@ class Ctx:
         """Every following LLM call streams ``count`` token chunks ``delay_ms`` apart."""
         self._llm_cmd(cmd="arm", count=count, delay_ms=delay_ms)
 
+    def call_tools(self, *calls: tuple[str, dict[str, Any]]) -> None:
+        """The next completions call these tools, one each, then reply as before."""
+        self._llm_cmd(cmd="tools", calls=[list(c) for c in calls])
+
     def reply_ok(self) -> None:
         self._llm_cmd(cmd="ok")
 

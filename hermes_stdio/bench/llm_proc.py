@@ -13,7 +13,9 @@ prints one JSON line ``{"base_url": ...}``. Then answers one JSON line per
 command line on stdin: ``{"cmd": "arm", "count": N, "delay_ms": D}`` makes
 every following completion stream N token chunks (``client.token(i)``) D ms
 apart and forgets earlier send times; ``{"cmd": "ok"}`` restores the ``ok``
-reply; ``{"cmd": "sent"}`` answers ``{"sent": {i: t_ns}}``, the first flush
+reply; ``{"cmd": "tools", "calls": [[name, args], ...]}`` makes the next
+completions call those tools, one each, before the default reply;
+``{"cmd": "sent"}`` answers ``{"sent": {i: t_ns}}``, the first flush
 time of each token chunk since the last ``arm``. Exits on EOF.
 """
 
@@ -78,6 +80,8 @@ def main() -> int:
                 llm.default_reply = Reply.text(chunks, delay=float(cmd["delay_ms"]) / 1e3)
             elif cmd["cmd"] == "ok":
                 llm.default_reply = Reply.text(["ok"])
+            elif cmd["cmd"] == "tools":
+                llm.enqueue(*(Reply.tool_call(name, args) for name, args in cmd["calls"]))
             elif cmd["cmd"] == "sent":
                 with lock:
                     reply = {"sent": dict(sent)}

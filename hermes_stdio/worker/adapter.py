@@ -54,7 +54,8 @@ Contract:
   refuses another profile's files (``fence``), for its file tools and ``@``
   references alike.
 - What it changes in hermes for speed alone (its tool scan, CA-bundle check
-  and SSL contexts) is ``shortcuts``'.
+  and SSL contexts) is ``shortcuts``'; its terminal environments are reaped
+  by a timer instead of a thread that wakes every second (``reaper``).
 """
 
 from __future__ import annotations
@@ -77,6 +78,7 @@ from . import (
     images,
     inturn,
     process_guard,
+    reaper,
     references,
     skill_files,
     usage,
@@ -190,6 +192,7 @@ class HermesAdapter(HermesProfile, HermesSessions, HermesAnswers, HermesModels):
             if self._approvals is None:  # once: the guards wrap hermes' module functions
                 self._approvals = ApprovalBridge(approval, configured_approval_mode)
                 process_guard.install(process_registry, terminal_tool, approval, registry)
+                reaper.install(terminal_tool)
                 inturn.install(
                     delegate_tool,
                     async_delegation,

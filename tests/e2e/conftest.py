@@ -8,6 +8,7 @@ declared type, and the wire must have stayed well-framed.
 
 from __future__ import annotations
 
+import ctypes
 import os
 import queue
 import select
@@ -144,6 +145,24 @@ def wait_gone(pid: int, timeout: float) -> bool:
     except ProcessLookupError:
         return True
     try:
+        ready, _, _ = select.select([fd], [], [], timeout)
+        return bool(ready)
+    finally:
+        os.close(fd)
+
+
+_IN_DELETE_SELF = 0x400
+_libc = ctypes.CDLL(None, use_errno=True)
+
+
+def wait_deleted(path: Path, timeout: float) -> bool:
+    """True once ``path`` has been deleted (bounded; uses inotify, no polling)."""
+    fd = _libc.inotify_init1(os.O_CLOEXEC)
+    if fd < 0:
+        raise OSError(ctypes.get_errno(), "inotify_init1")
+    try:
+        if _libc.inotify_add_watch(fd, os.fsencode(path), _IN_DELETE_SELF) < 0:
+            return not path.exists()  # gone before the watch was set
         ready, _, _ = select.select([fd], [], [], timeout)
         return bool(ready)
     finally:

@@ -4,13 +4,15 @@ progress, and the next request starts a new one whose sessions resume from the D
 
 from __future__ import annotations
 
+import uuid
 from pathlib import Path
 
 import pytest
 
+from hermes_stdio.testing.host import HostClient
 from hermes_stdio.testing.llm_server import Reply, ScriptedLLM
 
-from .conftest import StartHost, until_created
+from .conftest import StartHost, until_created, wait_deleted
 from .test_approvals import respond, waiting
 
 IDLE_S = "1"
@@ -119,3 +121,26 @@ def test_a_worker_and_a_session_whose_background_process_runs_are_kept_until_it_
     go.touch()  # the process ends by itself; then the worker goes idle
     exited = host.wait_for(lambda n: n.method == "worker/exited", timeout=30)
     assert exited.params["reason"] == "idle"
+
+
+def shell_state_of(marker: str) -> list[Path]:
+    """hermes' saved shell state (its local environment's snapshot) holding ``marker``."""
+    return [p for p in Path("/tmp").glob("hermes-snap-*.sh") if marker in p.read_text("utf-8")]
+
+
+def test_a_terminal_environment_idle_past_its_lifetime_is_reaped_each_time_it_idles(
+    host: HostClient, llm: ScriptedLLM, home: Path
+) -> None:
+    # hermes reaps on a thread that wakes every second and looks once a minute; the
+    # worker's timer is set for the expiry itself, so a 1 s lifetime ends in seconds.
+    with (home / ".env").open("a", encoding="utf-8") as env:
+        env.write("TERMINAL_LIFETIME_SECONDS=1\n")
+    for round_ in ("first", "second"):  # the timer is set again once a tool runs again
+        marker = f"reaped-{round_}-{uuid.uuid4().hex}"
+        command = {"command": f"export MARK={marker}; echo set"}
+        llm.enqueue(Reply.tool_call("terminal", command), Reply.text(["done"]))
+        run = host.request("run/start", {"sessionId": "s1", "message": "set it"})
+        assert host.wait_run_completed(run["runId"]).params["status"] == "complete"
+        saved = shell_state_of(marker)
+        assert len(saved) == 1
+        assert wait_deleted(saved[0], 20)
