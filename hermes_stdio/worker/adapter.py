@@ -53,9 +53,9 @@ Contract:
   read, wait on or kill it (``process_guard``). hermes' read deny-list also
   refuses another profile's files (``fence``), for its file tools and ``@``
   references alike.
-- What it changes in hermes for speed alone (its tool scan, CA-bundle check
-  and SSL contexts) is ``shortcuts``'; its terminal environments are reaped
-  by a timer instead of a thread that wakes every second (``reaper``).
+- What it changes in hermes for speed alone is ``shortcuts``'; its idle shells
+  are reaped by a timer (``reaper``), its commands run as their own session
+  (``shell_identity``).
 """
 
 from __future__ import annotations
@@ -80,6 +80,7 @@ from . import (
     process_guard,
     reaper,
     references,
+    shell_identity,
     skill_files,
     usage,
 )
@@ -193,6 +194,7 @@ class HermesAdapter(HermesProfile, HermesSessions, HermesAnswers, HermesModels):
                 self._approvals = ApprovalBridge(approval, configured_approval_mode)
                 process_guard.install(process_registry, terminal_tool, approval, registry)
                 reaper.install(terminal_tool)
+                shell_identity.install_hermes()
                 inturn.install(
                     delegate_tool,
                     async_delegation,

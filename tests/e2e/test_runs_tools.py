@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -9,7 +10,7 @@ import pytest
 from hermes_stdio.testing.host import HostClient
 from hermes_stdio.testing.llm_server import Reply, ScriptedLLM
 
-from .conftest import run_to_end
+from .conftest import run_to_end, tool_result
 
 
 def test_tools_run_in_the_sessions_workspace_and_report_tool_events_from_generation_on(
@@ -131,3 +132,18 @@ def test_tool_args_json_cannot_carry_arrive_as_strings_and_the_run_still_complet
     assert started and started[0]["args"] == {"command": "echo ok", "timeout": "nan"}
     assert [n.params["seq"] for n in notes] == list(range(1, len(notes) + 1))
     assert notes[-1].method == "run/completed" and notes[-1].params["status"] == "complete"
+
+
+def test_sessions_share_the_shell_yet_each_command_runs_under_its_own_session(
+    host: HostClient, llm: ScriptedLLM
+) -> None:
+    # hermes' saved shell state is the worker's, and held the first session's identity.
+    show = 'echo "$SHARED|$HERMES_SESSION_ID|$HERMES_SESSION_KEY"'
+    said = {}
+    for sid, command in (("one", "export SHARED=yes; " + show), ("two", show), ("one", show)):
+        llm.enqueue(Reply.tool_call("terminal", {"command": command}), Reply.text(["done"]))
+        run = host.request("run/start", {"sessionId": sid, "message": "who am i"})
+        assert host.wait_run_completed(run["runId"]).params["status"] == "complete"
+        said[sid] = json.loads(tool_result(host, run["runId"]))["output"]
+    assert said["two"] == "yes|two|hermes-stdio:two"  # the variable is shared, not the identity
+    assert said["one"] == "yes|one|hermes-stdio:one"
