@@ -13,12 +13,14 @@ Contract: ``install(terminal_tool)`` replaces that starter in hermes' module
 changes nothing when the module lacks what it was written against. The
 replacement arms one daemon timer, unless one is armed, for when the
 environment used longest ago turns ``lifetime_seconds`` idle (with none yet, a
-lifetime from now: hermes' terminal tool calls it just before it creates one). When it fires it
-runs hermes' own ``_cleanup_inactive_envs(lifetime_seconds)``, so hermes'
-rules hold (an environment whose background processes still run is kept, and
-counts as used now), then arms again for the next expiry if any environment is
-left. With none left no timer runs: the worker sleeps until a tool runs again.
-A failing pass is logged to stderr and tried again ``RETRY_S`` later.
+lifetime from now: hermes' terminal tool calls it just before it creates
+one). When it fires it runs hermes' own
+``_cleanup_inactive_envs(lifetime_seconds)``, so hermes' rules hold (an
+environment whose background processes still run is kept, and counts as used
+now), then arms again for the next expiry if any environment is left. With
+none left no timer runs: the worker sleeps until a tool runs again. A failing
+pass is logged to stderr and tried again ``RETRY_S`` later; the replacement
+itself never raises into the tool that called it.
 
 ``Reaper(terminal_tool, timer, clock)`` is the same with the timer factory and
 clock given, for tests.
@@ -62,10 +64,14 @@ class Reaper:
     def start(self) -> None:
         """hermes' ``_start_cleanup_thread``: make sure a reaping is due."""
         with self._lock:
-            if not self._armed:
+            if self._armed:
+                return
+            try:
                 # terminal_tool calls it before it creates the session's first
                 # environment: one is about to be, used now
                 self._arm(self._next_delay() or self._lifetime() + SLACK_S)
+            except Exception:
+                log_current_exception()
 
     def _lifetime(self) -> float:
         return float(self._tt._get_env_config()["lifetime_seconds"])

@@ -146,3 +146,17 @@ def test_install_leaves_a_module_without_hermes_internals_alone() -> None:
     module = types.SimpleNamespace(_start_cleanup_thread=own)
     assert not reaper.install(module)
     assert module._start_cleanup_thread is own
+
+
+def test_a_start_that_cannot_read_hermes_config_is_logged_and_does_not_fail_the_tool(
+    capfd: pytest.CaptureFixture[str],
+) -> None:
+    tt = FakeTerminalTool()
+
+    def broken() -> dict[str, Any]:
+        raise ValueError("TERMINAL_LIFETIME_SECONDS is not a number")
+
+    tt._get_env_config = broken  # type: ignore[method-assign]
+    r, armed = reaper_for(tt)
+    r.start()
+    assert armed == [] and "not a number" in capfd.readouterr().err
