@@ -56,6 +56,17 @@ def reaper_for(tt: FakeTerminalTool) -> tuple[Reaper, list[FakeTimer]]:
     return Reaper(tt, lambda d, f: FakeTimer(armed, d, f), lambda: tt.now), armed
 
 
+def due(**used_after: float) -> tuple[FakeTerminalTool, Reaper, list[FakeTimer]]:
+    """A reaper armed for environments used so many seconds from now, with the
+    clock moved to when its timer fires."""
+    tt = FakeTerminalTool()
+    tt._last_activity.update({task: tt.now + after for task, after in used_after.items()})
+    r, armed = reaper_for(tt)
+    r.start()
+    tt.now += LIFETIME + SLACK_S
+    return tt, r, armed
+
+
 def test_a_start_arms_one_daemon_timer_for_when_the_oldest_environment_expires() -> None:
     tt = FakeTerminalTool()
     tt._last_activity.update({"a": tt.now - 100, "b": tt.now - 10})
@@ -74,11 +85,7 @@ def test_a_start_before_the_first_environment_exists_arms_for_a_lifetime_from_no
 
 
 def test_firing_reaps_with_hermes_rules_then_arms_for_the_next_expiry() -> None:
-    tt = FakeTerminalTool()
-    tt._last_activity.update({"a": tt.now, "b": tt.now + 50})
-    r, armed = reaper_for(tt)
-    r.start()
-    tt.now += LIFETIME + SLACK_S
+    tt, r, armed = due(a=0, b=50)
     armed[0].fire()
     assert tt.reaped == [LIFETIME] and list(tt._last_activity) == ["b"]
     assert len(armed) == 2 and armed[1].delay == pytest.approx(50.0)
@@ -87,11 +94,7 @@ def test_firing_reaps_with_hermes_rules_then_arms_for_the_next_expiry() -> None:
 
 
 def test_once_no_environment_is_left_nothing_is_armed_until_a_tool_runs_again() -> None:
-    tt = FakeTerminalTool()
-    tt._last_activity["a"] = tt.now
-    r, armed = reaper_for(tt)
-    r.start()
-    tt.now += LIFETIME + SLACK_S
+    tt, r, armed = due(a=0)
     armed[0].fire()
     assert tt._last_activity == {} and len(armed) == 1
     tt._last_activity["b"] = tt.now
@@ -100,11 +103,7 @@ def test_once_no_environment_is_left_nothing_is_armed_until_a_tool_runs_again() 
 
 
 def test_an_environment_used_since_the_timer_was_armed_is_kept_and_waited_for() -> None:
-    tt = FakeTerminalTool()
-    tt._last_activity["a"] = tt.now
-    r, armed = reaper_for(tt)
-    r.start()
-    tt.now += LIFETIME + SLACK_S
+    tt, _r, armed = due(a=0)
     tt._last_activity["a"] = tt.now - 20  # used again 20 s ago
     armed[0].fire()
     assert "a" in tt._last_activity
@@ -114,10 +113,7 @@ def test_an_environment_used_since_the_timer_was_armed_is_kept_and_waited_for() 
 def test_a_failing_reap_is_logged_and_tried_again_later(
     capfd: pytest.CaptureFixture[str],
 ) -> None:
-    tt = FakeTerminalTool()
-    tt._last_activity["a"] = tt.now
-    r, armed = reaper_for(tt)
-    r.start()
+    tt, _r, armed = due(a=0)
     tt.fail = True
     armed[0].fire()
     assert "sandbox teardown failed" in capfd.readouterr().err
