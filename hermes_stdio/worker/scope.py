@@ -16,7 +16,8 @@ the way out all of it is undone, which also releases an approval still waiting
 hermes also keeps a session's state process-wide under its id, beyond any turn:
 its "session" approvals and YOLO switch, its cached sudo password, its working
 directory (the workspace override and where its commands ``cd``-ed to) and which
-files it has read (so an unchanged file is not read again). On the way in, when
+files it has read (so an unchanged file is not read again, and a fourth read in a
+row of one is refused). On the way in, when
 ``session.forget_hermes`` is set (a session object new to this worker, or one
 ``session/delete`` emptied), all of that is dropped first, as hermes' gateway
 does at a session boundary: a new conversation under an old id, or one loaded
@@ -70,6 +71,9 @@ def session_scope(
         _call(hermes.terminal_tool, "clear_session_cwd", hermes_session_key(sid))
     if forget_all or forget_reads:
         _call(hermes.file_tools, "reset_file_dedup", sid)
+        # and its count of repeated reads, which blocks the 4th as "already in
+        # your context": what those reads returned is not in it any more
+        _call(hermes.file_tools, "notify_other_tool_call", sid)
     key_token = hermes.approval.set_current_session_key(hermes_session_key(sid))
 
     def emit(method: str, payload: dict[str, Any]) -> object:

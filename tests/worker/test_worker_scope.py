@@ -45,7 +45,9 @@ def modules(calls: Calls, *, forgetting: bool = True) -> TurnModules:
         session_context=calls.module("set_session_vars", "clear_session_vars"),
         runtime_cwd=calls.module("set_session_cwd", "clear_session_cwd"),
         terminal_tool=calls.module("register_task_env_overrides", *(helpers if forgetting else ())),
-        file_tools=calls.module(*(("reset_file_dedup",) if forgetting else ())),
+        file_tools=calls.module(
+            *(("reset_file_dedup", "notify_other_tool_call") if forgetting else ())
+        ),
     )
 
 
@@ -54,8 +56,10 @@ FORGET = {
     ("clear_task_env_overrides", ("s1",)),
     ("clear_session_cwd", (KEY,)),
     ("reset_file_dedup", ("s1",)),
+    ("notify_other_tool_call", ("s1",)),
     ("_set_cached_sudo_password", ("",)),
 }
+READS = {("reset_file_dedup", ("s1",)), ("notify_other_tool_call", ("s1",))}
 
 
 def turn(session: Session, hermes: TurnModules) -> None:
@@ -90,7 +94,7 @@ def test_a_session_whose_history_was_replaced_forgets_only_what_it_read() -> Non
     calls = Calls()
     session = Session("s1", "default", forget_hermes=False, forget_reads=True)
     turn(session, modules(calls))
-    assert FORGET & set(calls.log) == {("reset_file_dedup", ("s1",))}
+    assert FORGET & set(calls.log) == READS
     assert not session.forget_reads
 
     calls.log.clear()
