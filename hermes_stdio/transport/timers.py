@@ -2,12 +2,19 @@
 
 Contract: ``call_later(delay, fn)`` runs ``fn`` (which must not block) on the
 timer thread after ``delay`` seconds unless the returned handle is cancelled
-first. With nothing scheduled the thread wakes once more, at the latest
-deadline ever set (cancelled since), then sleeps without waking, so an idle
-process costs no CPU. A new deadline wakes it only when it is sooner than the
-one it sleeps towards, which a request's timeout, set after the others, never
-is; cancelled deadlines are dropped in bulk. So a request timeout per call
-costs neither a wake-up nor memory that grows with the request rate.
+first. The thread wakes for a deadline that is due, and otherwise only while
+timers are being set: at most once per ``linger_s`` (default ``LINGER_S``)
+after the last ``call_later``, to look again. Once no timer was set for that
+long it sleeps towards the earliest live deadline, or without waking when
+none is left. So an idle process costs no CPU, and its thread does not wake
+later for a request timeout cancelled long ago. A new deadline wakes it only
+when it is sooner than the one it sleeps towards, which a request's timeout,
+set while it lingers, never is (the first one after it slept for good is: the
+process is at work then); a cancellation that leaves nothing live wakes
+it only when it slept past the linger towards a deadline now gone (a request
+answered after a while), and at once, not then. Cancelled deadlines are
+dropped in bulk. So a request timeout per call costs neither a wake-up nor
+memory that grows with the request rate.
 
 ``Soonest(fn)`` keeps one timer for the earliest of many deadlines:
 ``at(delay)`` sets it unless one already fires sooner (or no more than
@@ -46,7 +53,7 @@ class TimerHandle:
 
 
 class Timers:
-    def __init__(self) -> None:
+    def __init__(self, linger_s: float = 0.0) -> None:
         self._cond = threading.Condition()
         self._heap: list[tuple[float, int, TimerHandle]] = []
         self._counter = itertools.count()
@@ -55,13 +62,15 @@ class Timers:
         # When the thread wakes by itself: inf while it waits for work, 0 while it runs
         # (it looks at the heap before it sleeps again).
         self._wakes_at = 0.0
-        self._horizon = 0.0  # the latest deadline ever set
+        self._linger = linger_s or LINGER_S
+        self._set_at = float("-inf")  # when call_later was last called
 
     def call_later(self, delay: float, fn: Callable[[], None]) -> TimerHandle:
-        handle = TimerHandle(time.monotonic() + delay, fn, self)
+        now = time.monotonic()
+        handle = TimerHandle(now + delay, fn, self)
         with self._cond:
             heapq.heappush(self._heap, (handle.deadline, next(self._counter), handle))
-            self._horizon = max(self._horizon, handle.deadline)
+            self._set_at = now
             if self._thread is None:
                 self._thread = threading.Thread(target=self._loop, name="timers", daemon=True)
                 self._thread.start()
@@ -85,6 +94,12 @@ class Timers:
             if self._dead == len(self._heap):
                 self._heap.clear()
                 self._dead = 0
+                # It sleeps towards a deadline that is gone: have it look again now,
+                # while the process is at work, rather than wake for nothing later.
+                if self._wakes_at != float("inf") and self._wakes_at > (
+                    time.monotonic() + self._linger
+                ):
+                    self._cond.notify()
             elif self._dead > PURGE_MIN and self._dead * 2 > len(self._heap):
                 self._heap = [entry for entry in self._heap if entry[2].timers is not None]
                 heapq.heapify(self._heap)
@@ -102,19 +117,17 @@ class Timers:
                 while self._heap and self._heap[0][2].timers is None:
                     heapq.heappop(self._heap)
                     self._dead -= 1
-                if not self._heap:
-                    # Sleep towards the latest deadline set, though cancelled: the next
-                    # request's timeout falls after it and then needs no wake-up.
-                    rest = self._horizon - time.monotonic()
-                    self._wakes_at = self._horizon if rest > 0 else float("inf")
-                    self._cond.wait(rest if rest > 0 else None)
-                    self._wakes_at = 0.0
-                    continue
-                deadline = self._heap[0][0]
-                wait = deadline - time.monotonic()
-                if wait > 0:
-                    self._wakes_at = deadline
-                    self._cond.wait(wait)
+                now = time.monotonic()
+                target = self._heap[0][0] if self._heap else float("inf")
+                if target > now:
+                    # While timers are being set, look again soon: the requests whose
+                    # timeouts they are are mostly answered by then, and the next
+                    # request's timeout falls after this and needs no wake-up.
+                    lingering = self._set_at + self._linger
+                    if lingering > now:
+                        target = min(target, lingering)
+                    self._wakes_at = target
+                    self._cond.wait(None if target == float("inf") else target - now)
                     self._wakes_at = 0.0
                     continue
                 _, _, handle = heapq.heappop(self._heap)
@@ -127,6 +140,7 @@ class Timers:
 
 
 PURGE_MIN = 100
+LINGER_S = 1.0
 TIMERS = Timers()
 SLACK_S = 0.05
 

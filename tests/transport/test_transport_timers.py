@@ -118,13 +118,21 @@ class _CountingCondition(threading.Condition):
         super().__init__()
         self.notified = 0
         self.asleep = threading.Event()  # the timer thread waited at least once
+        self.for_good = threading.Event()  # it waited with no timeout
+        self.long_wait = threading.Event()  # it waited towards a far deadline
+        self.waits: list[float | None] = []
 
     def notify(self, n: int = 1) -> None:
         self.notified += 1
         super().notify(n)
 
     def wait(self, timeout: float | None = None) -> bool:
+        self.waits.append(timeout)
         self.asleep.set()
+        if timeout is None:
+            self.for_good.set()
+        elif timeout > 30:
+            self.long_wait.set()
         return super().wait(timeout)
 
 
@@ -200,3 +208,34 @@ def test_when_every_timer_is_cancelled_the_heap_is_emptied_at_once():
     assert timers.size == 10  # one live timer keeps the rest until a bulk purge
     handles[-1].cancel()
     assert timers.size == 0
+
+
+LINGER = 0.05
+
+
+def test_once_timers_stop_being_set_the_thread_sleeps_for_good_within_the_linger():
+    timers = Timers(linger_s=LINGER)
+    cond = timers._cond = _CountingCondition()
+    for _ in range(100):  # a burst of requests, each answered at once
+        timers.call_later(60, lambda: None).cancel()
+    # It never sleeps towards those 60 s deadlines: it looks again and sleeps for good.
+    assert cond.for_good.wait(WAIT)
+    assert not cond.long_wait.is_set() and cond.notified == 0
+    assert all(t is None or t <= LINGER for t in cond.waits)
+
+
+def test_a_timeout_cancelled_after_the_linger_wakes_the_thread_then_not_later():
+    timers = Timers(linger_s=LINGER)
+    cond = timers._cond = _CountingCondition()
+    slow = timers.call_later(60, lambda: None)  # a request answered after a while
+    assert cond.long_wait.wait(WAIT)  # past the linger it sleeps towards the deadline
+    slow.cancel()  # answered: the thread looks again now, not in 60 s
+    assert cond.notified == 1
+    assert cond.for_good.wait(WAIT)
+
+
+def test_a_live_deadline_past_the_linger_still_fires():
+    timers = Timers(linger_s=LINGER)
+    fired = threading.Event()
+    timers.call_later(4 * LINGER, fired.set)
+    assert fired.wait(WAIT)
