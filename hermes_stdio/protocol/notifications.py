@@ -15,6 +15,7 @@ from typing import Literal, NamedTuple
 
 from . import asks as a
 from . import processes as pr
+from . import toolbox as tx
 from . import types as t
 from . import workers as pw
 
@@ -147,6 +148,12 @@ SERVER_NOTIFICATIONS: dict[str, NotificationSpec] = {
             "subagent/ended",
             pr.SubagentEndedNotification,
             "A subagent a session's agent started in the background has ended.",
+        ),
+        NotificationSpec(
+            "command/listChanged",
+            tx.CommandListChangedNotification,
+            "An agent created, edited or deleted one of the profile's skills: its slash"
+            " commands may have changed (command/list gives them).",
         ),
         NotificationSpec(
             "worker/exited",

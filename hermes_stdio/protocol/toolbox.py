@@ -23,6 +23,10 @@ class CommandListResult(Record):
     commands: list[CommandInfo] = doc_field("The profile's slash commands, sorted by name.")
 
 
+class CommandListChangedNotification(Record):
+    profile: str = doc_field("The profile whose slash commands may have changed.")
+
+
 class McpServerInfo(Record):
     name: str = doc_field("The server's name under mcp_servers in the profile's config.yaml.")
     transport: str = doc_field("How hermes reaches it: stdio, or http / sse for a url.")

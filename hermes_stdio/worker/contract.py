@@ -223,6 +223,11 @@ class AgentAdapter(Protocol):
         (``watches.SubagentWatch``), from the agents built after it on."""
         ...
 
+    def watch_commands(self, deliver: Callable[[], None]) -> None:
+        """Call ``deliver`` after an agent created, edited or deleted one of the
+        profile's skills (``skill_changes``), from hermes' import on."""
+        ...
+
     def subagents(self, session_id: str) -> list[SubagentInfo]:
         """The session's subagents, running and recently finished (``background``)."""
         ...

@@ -24,7 +24,7 @@ from ..protocol import events as ev
 from ..protocol import types as t
 from ..protocol.processes import ProcessInfo, SubagentInfo
 from ..transport.log import log
-from . import background, edits, goals, notices, skills, tools, watches
+from . import background, edits, goals, notices, skill_changes, skills, tools, watches
 from .callbacks import EventSink, SubagentHook, agent_callbacks
 from .options import checkpoint_settings, disabled_toolsets, enabled_toolsets
 from .secrets import SecretBridge
@@ -41,6 +41,7 @@ class HermesProfile:
     _subagent_progress: ProgressDeliver | None = None
     _subagent_watch: watches.SubagentWatch | None = None
     _process_watch: watches.ProcessWatch | None = None
+    _commands_changed: Callable[[], None] | None = None
     _watching: bool = False
     _warm_lock = threading.Lock()  # one adapter per worker process
     _build_started = False
@@ -59,6 +60,9 @@ class HermesProfile:
     ) -> None:
         self._subagent_changed = deliver  # likewise
         self._subagent_progress = progress
+
+    def watch_commands(self, deliver: Callable[[], None]) -> None:
+        self._commands_changed = deliver  # likewise
 
     def subagent_hook(self, session_id: str) -> SubagentHook | None:
         """For a session's agent: its background subagents' activity, pushed as
@@ -122,6 +126,11 @@ class HermesProfile:
             self._subagent_watch = watches.watch_subagents(async_delegation, on_subagent)
             if self._subagent_watch is None:
                 log("worker: hermes' async_delegation changed: subagent/started, /ended not sent")
+        if self._commands_changed is not None:
+            from tools import skill_manager_tool
+
+            if not skill_changes.install(skill_manager_tool, self._commands_changed):
+                log("worker: hermes' skill_manager_tool changed: command/listChanged not sent")
 
         hermes = notices.Hermes(
             format_process_notification,

@@ -93,6 +93,7 @@ class WorkerService(AnswerMethods, QueryMethods, TaskMethods, TranscriptMethods,
         self.adapter.watch_background(self._hand_back)
         self.adapter.watch_processes(self._process_changed)
         self.adapter.watch_subagents(self._subagent_changed, self._subagent_progress)
+        self.adapter.watch_commands(self._commands_changed)
 
     def _outbox(self) -> Outbox | Callable[[bytes], bool]:
         assert self.peer is not None

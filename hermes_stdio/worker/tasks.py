@@ -32,6 +32,7 @@ from typing import Any
 
 from ..protocol import encode
 from ..protocol import processes as pr
+from ..protocol import toolbox as tx
 from ..protocol import types as t
 from ..protocol import workers as pw
 from ..protocol.record import Record
@@ -55,6 +56,7 @@ class TaskMethods:
     sessions: dict[str, Session]
     _lock: threading.Lock  # guards ``sessions``
     peer: Peer | None
+    profile: str
     answer_off_reader: Callable[[Request, str, Callable[[], Record]], object]  # ``queries``
     _outbox: Callable[[], Outbox | Callable[[bytes], bool]]
     _text_streams: dict[tuple[str, str, str | None], TextStream]
@@ -131,6 +133,9 @@ class TaskMethods:
 
         cap = background.TAIL_CHARS
         out.send_lazy(TextItem(stream, key, progress.preview, render, cap=cap))
+
+    def _commands_changed(self) -> None:
+        self._tell("command", "listChanged", tx.CommandListChangedNotification(self.profile))
 
     def _tell(self, work: str, change: str, note: Record) -> None:
         if self.peer is not None:

@@ -14,6 +14,8 @@ from hermes_stdio.protocol.types import RunErrorType
 from hermes_stdio.testing.host import HostClient
 from hermes_stdio.testing.llm_server import Reply, ScriptedLLM
 
+from .conftest import received
+
 SKILL = """---
 name: {name}
 description: {description}
@@ -137,6 +139,35 @@ def test_a_skill_added_while_the_worker_runs_is_found(
     run = host.request("run/start", {"message": "/leaf-word"})
     host.wait_run_completed(run["runId"])
     assert "Always answer with KALE." in user_message_sent(llm)
+
+
+def test_a_skill_the_agent_creates_edits_or_deletes_is_pushed_as_a_change_of_the_commands(
+    host: HostClient, llm: ScriptedLLM
+) -> None:
+    skill = "---\nname: tidy\ndescription: Tidy things.\n---\n\nTidy up.\n"
+    calls: list[tuple[dict[str, Any], int]] = [  # a skill_manage call, and the pushes after it
+        ({"action": "create", "name": "tidy", "content": skill}, 1),
+        ({"action": "write_file", "name": "tidy", "file_path": "notes.md", "file_content": "x"}, 1),
+        ({"action": "delete", "name": "no-such-skill"}, 1),  # fails: nothing changed
+        ({"action": "patch", "name": "tidy", "old_string": "things", "new_string": "rooms"}, 2),
+    ]
+    for args, pushes in calls:
+        llm.enqueue(Reply.tool_call("skill_manage", args), Reply.text(["done"]))
+        run = host.request("run/start", {"message": "manage skills", "profile": "work"})
+        host.wait_run_completed(run["runId"])  # the push was written before the call returned
+        changed = received(host, "command/listChanged")
+        assert [n.params for n in changed] == [{"profile": "work"}] * pushes, args
+    commands = host.request("command/list", {"profile": "work"})["commands"]
+    assert {"name": "/tidy", "description": "Tidy rooms.", "kind": "skill"} in commands
+
+    llm.enqueue(
+        Reply.tool_call("skill_manage", {"action": "delete", "name": "tidy"}), Reply.text(["ok"])
+    )
+    run = host.request("run/start", {"message": "drop it", "profile": "work"})
+    host.wait_run_completed(run["runId"])
+    assert len(received(host, "command/listChanged")) == 3
+    commands = host.request("command/list", {"profile": "work"})["commands"]
+    assert "/tidy" not in [c["name"] for c in commands]
 
 
 def test_a_skill_file_that_is_a_fifo_is_left_out_and_the_profiles_other_skills_work(

@@ -370,6 +370,13 @@ export interface CommandInfo {
   kind: 'skill' | 'bundle';
 }
 
+export interface CommandListChangedNotification {
+  /**
+   * The profile whose slash commands may have changed.
+   */
+  profile: string;
+}
+
 export interface CommandListResult {
   /**
    * The profile's slash commands, sorted by name.
@@ -2948,6 +2955,8 @@ export interface ServerNotifications {
   'clarify/requested': ClarifyRequestedNotification;
   /** A clarifying question is no longer pending (answered, timed out, cancelled). */
   'clarify/resolved': ClarifyResolvedNotification;
+  /** An agent created, edited or deleted one of the profile's skills: its slash commands may have changed (command/list gives them). */
+  'command/listChanged': CommandListChangedNotification;
   /** A run waits for the host to compress its session's conversation. */
   'compression/requested': CompressionRequestedNotification;
   /** A compression request is no longer pending (compressed, failed, timed out, cancelled). */
@@ -3042,6 +3051,7 @@ export const SERVER_NOTIFICATION_METHODS: readonly ServerNotificationMethod[] = 
   'approval/resolved',
   'clarify/requested',
   'clarify/resolved',
+  'command/listChanged',
   'compression/requested',
   'compression/resolved',
   'process/exited',
