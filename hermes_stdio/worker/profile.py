@@ -127,8 +127,10 @@ class HermesProfile:
             if self._subagent_watch is None:
                 log("worker: hermes' async_delegation changed: subagent/started, /ended not sent")
         if self._commands_changed is not None:
-            from tools import skill_manager_tool
-
+            try:
+                from tools import skill_manager_tool
+            except ImportError:
+                skill_manager_tool = None
             if not skill_changes.install(skill_manager_tool, self._commands_changed):
                 log("worker: hermes' skill_manager_tool changed: command/listChanged not sent")
 
