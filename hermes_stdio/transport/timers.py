@@ -53,7 +53,7 @@ class TimerHandle:
 
 
 class Timers:
-    def __init__(self, linger_s: float = 0.0) -> None:
+    def __init__(self, linger_s: float | None = None) -> None:
         self._cond = threading.Condition()
         self._heap: list[tuple[float, int, TimerHandle]] = []
         self._counter = itertools.count()
@@ -62,7 +62,7 @@ class Timers:
         # When the thread wakes by itself: inf while it waits for work, 0 while it runs
         # (it looks at the heap before it sleeps again).
         self._wakes_at = 0.0
-        self._linger = linger_s or LINGER_S
+        self._linger = LINGER_S if linger_s is None else linger_s
         self._set_at = float("-inf")  # when call_later was last called
 
     def call_later(self, delay: float, fn: Callable[[], None]) -> TimerHandle:

@@ -109,8 +109,9 @@ class HermesProfile:
             log(f"worker: reporting a background command that ended at once failed: {exc!r}")
 
     def _watch_notices(self) -> None:
-        """Start the watch of hermes' completion queue, and of its processes' and
-        subagents' starts and ends, once (from ``_modules``)."""
+        """Start the watch of hermes' completion queue, of its processes' and
+        subagents' starts and ends, and of its agents' skill changes, once (from
+        ``_modules``)."""
         if self._deliver is None or self._watching:
             return
         from tools import async_delegation

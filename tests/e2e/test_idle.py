@@ -123,24 +123,27 @@ def test_a_worker_and_a_session_whose_background_process_runs_are_kept_until_it_
     assert exited.params["reason"] == "idle"
 
 
-def shell_state_of(marker: str) -> list[Path]:
-    """hermes' saved shell state (its local environment's snapshot) holding ``marker``."""
-    return [p for p in Path("/tmp").glob("hermes-snap-*.sh") if marker in p.read_text("utf-8")]
+def shell_state_of(temp: Path, marker: str) -> list[Path]:
+    """hermes' saved shell state (its local environment's snapshot, which it keeps in
+    ``$TMPDIR``) holding ``marker``."""
+    return [p for p in temp.glob("hermes-snap-*.sh") if marker in p.read_text("utf-8")]
 
 
 def test_a_terminal_environment_idle_past_its_lifetime_is_reaped_each_time_it_idles(
-    host: HostClient, llm: ScriptedLLM, home: Path
+    host: HostClient, llm: ScriptedLLM, home: Path, tmp_path: Path
 ) -> None:
     # hermes reaps on a thread that wakes every second and looks once a minute; the
     # worker's timer is set for the expiry itself, so a 1 s lifetime ends in seconds.
+    temp = tmp_path / "shell-temp"
+    temp.mkdir()
     with (home / ".env").open("a", encoding="utf-8") as env:
-        env.write("TERMINAL_LIFETIME_SECONDS=1\n")
+        env.write(f"TERMINAL_LIFETIME_SECONDS=1\nTMPDIR={temp}\n")
     for round_ in ("first", "second"):  # the timer is set again once a tool runs again
         marker = f"reaped-{round_}-{uuid.uuid4().hex}"
         command = {"command": f"export MARK={marker}; echo set"}
         llm.enqueue(Reply.tool_call("terminal", command), Reply.text(["done"]))
         run = host.request("run/start", {"sessionId": "s1", "message": "set it"})
         assert host.wait_run_completed(run["runId"]).params["status"] == "complete"
-        saved = shell_state_of(marker)
+        saved = shell_state_of(temp, marker)
         assert len(saved) == 1
         assert wait_deleted(saved[0], 20)
