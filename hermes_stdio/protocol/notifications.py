@@ -152,8 +152,9 @@ SERVER_NOTIFICATIONS: dict[str, NotificationSpec] = {
         NotificationSpec(
             "command/listChanged",
             tx.CommandListChangedNotification,
-            "An agent created, edited or deleted one of the profile's skills: its slash"
-            " commands may have changed (command/list gives them).",
+            "The files behind the profile's slash commands changed (a skill, a bundle,"
+            " config.yaml), whoever changed them: command/list gives the commands.",
+            origin="supervisor",
         ),
         NotificationSpec(
             "worker/exited",
@@ -169,6 +170,12 @@ WORKER_NOTIFICATIONS: dict[str, NotificationSpec] = {
         "worker/ready",
         pw.WorkerReadyNotification,
         "First message a worker sends: it is ready to serve.",
+    ),
+    "worker/commandsChanged": NotificationSpec(
+        "worker/commandsChanged",
+        pw.WorkerCommandsChangedNotification,
+        "The state of the files behind the profile's slash commands: once hermes is"
+        " imported, then after each change (the supervisor tells the host of changes).",
     ),
 }
 

@@ -104,3 +104,11 @@ class WorkerBackgroundResult(Record):
         "The sessions whose background work goes on: a background process still running,"
         " a subagent still at work, or a finished one's result waiting for its run."
     )
+
+
+class WorkerCommandsChangedNotification(Record):
+    fingerprint: str = doc_field(
+        "A digest of the files behind the profile's slash commands (each SKILL.md, bundle"
+        " file and config.yaml: path, size, times, inode): equal for equal files, whichever"
+        " of the profile's workers computed it."
+    )

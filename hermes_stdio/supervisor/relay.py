@@ -14,21 +14,30 @@ Contract (a mixin of ``Supervisor``, which provides ``routes`` and ``host``):
   ``secret/resolved`` (``cancelled``) per request it still waited on, then one synthesized
   ``run/completed`` (``worker_crashed``, or ``worker_stopped`` when we
   stopped it); then the host gets ``worker/exited``.
+- ``worker/commandsChanged`` is not relayed: the host gets one
+  ``command/listChanged`` when a worker reports a state of the profile's
+  command files other than the last one reported for that profile by any of
+  its workers (``CommandStates``). The first report of a profile is its
+  starting state, so each change is pushed once, however many of the
+  profile's workers saw it, and a change made while none ran is pushed when
+  one starts.
 """
 
 from __future__ import annotations
 
 import re
+import threading
 from collections.abc import Callable
 from typing import Any
 
-from ..protocol import RELAYED_NOTIFICATIONS, SERVER_NOTIFICATIONS, encode
+from ..protocol import RELAYED_NOTIFICATIONS, SERVER_NOTIFICATIONS, decode, encode
+from ..protocol import toolbox as tx
 from ..protocol import types as t
 from ..protocol import workers as pw
 from ..protocol.model import fields_of
 from ..transport import Peer
 from ..transport.log import log
-from ..wire import Notification
+from ..wire import Notification, RpcError
 from ..wire.jsonrpc import encode_notification
 from .routes import Routes
 from .slot import WorkerSlot, now_ms
@@ -48,9 +57,25 @@ def _unanswered(kind: str) -> dict[str, None]:
     return dict.fromkeys(names[names.index("outcome") + 1 :])
 
 
+class CommandStates:
+    """The last state of each profile's command files its workers reported."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._last: dict[str, str] = {}
+
+    def changed(self, profile: str, fingerprint: str) -> bool:
+        """Record the state; True if it differs from the profile's last one."""
+        with self._lock:
+            last = self._last.get(profile)
+            self._last[profile] = fingerprint
+        return last is not None and last != fingerprint
+
+
 class RelayMethods:
     routes: Routes
     host: Peer | None
+    command_states: CommandStates
 
     def _fast_relay(
         self, slot: WorkerSlot
@@ -74,6 +99,9 @@ class RelayMethods:
         return accept, sink
 
     def _relay(self, slot: WorkerSlot, note: Notification, body: bytes) -> None:
+        if note.method == "worker/commandsChanged":
+            self._commands_changed(slot, note.params)
+            return
         if note.method not in RELAYED_NOTIFICATIONS:
             log(f"hermes-stdio: dropping unknown worker notification {note.method!r}")
             return
@@ -87,6 +115,18 @@ class RelayMethods:
                 self.routes.note_waiting(run_id, (kind, ident), event == "requested")
         assert self.host is not None
         self.host.send_raw(body)
+
+    def _commands_changed(self, slot: WorkerSlot, params: Any) -> None:
+        try:
+            fingerprint = decode(pw.WorkerCommandsChangedNotification, params).fingerprint
+        except RpcError as exc:
+            log(f"hermes-stdio: bad worker/commandsChanged from {slot.label!r}: {exc.message}")
+            return
+        if self.command_states.changed(slot.profile, fingerprint):
+            assert self.host is not None
+            self.host.notify(
+                "command/listChanged", encode(tx.CommandListChangedNotification(slot.profile))
+            )
 
     def _track(self, slot: WorkerSlot, method: str, run_id: str, session_id: str, seq: int) -> None:
         """What a relayed run notification tells the routes (fast and slow path alike)."""

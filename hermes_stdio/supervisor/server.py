@@ -46,7 +46,7 @@ from .batch import Batch
 from .forwards import Forwards
 from .idle import IdleWorkers
 from .profiles import describe, listed_profiles, template_env
-from .relay import RelayMethods
+from .relay import CommandStates, RelayMethods
 from .routes import Routes
 from .routing import RoutedMethods, spawn_thread
 from .slot import WorkerSlot
@@ -82,6 +82,7 @@ class Supervisor(RoutedMethods, RelayMethods):
         self.max_body_bytes = max_body_bytes
         self.started = time.monotonic()
         self.routes = Routes()
+        self.command_states = CommandStates()
         env = dict(os.environ if base_env is None else base_env)
         template = (
             WorkerTemplate(agent_python, functools.partial(template_env, home, env))

@@ -223,9 +223,10 @@ class AgentAdapter(Protocol):
         (``watches.SubagentWatch``), from the agents built after it on."""
         ...
 
-    def watch_commands(self, deliver: Callable[[], None]) -> None:
-        """Call ``deliver`` after an agent created, edited or deleted one of the
-        profile's skills (``skill_changes``), from hermes' import on."""
+    def watch_commands(self, deliver: Callable[[str], None]) -> None:
+        """Call ``deliver(fingerprint)`` with the state of the files behind the
+        profile's slash commands once hermes is imported, then each time it
+        changes, whoever changed it (``command_watch``)."""
         ...
 
     def subagents(self, session_id: str) -> list[SubagentInfo]:

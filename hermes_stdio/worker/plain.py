@@ -114,8 +114,8 @@ class PlainAdapterMethods:
     ) -> None:
         pass  # starts no subagents
 
-    def watch_commands(self, deliver: Callable[[], None]) -> None:
-        pass  # changes no skills
+    def watch_commands(self, deliver: Callable[[str], None]) -> None:
+        pass  # has no skills
 
     def subagents(self, session_id: str) -> list[SubagentInfo]:
         return []  # starts no subagents

@@ -18,13 +18,24 @@ import contextlib
 import sys
 import threading
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from ..protocol import events as ev
 from ..protocol import types as t
 from ..protocol.processes import ProcessInfo, SubagentInfo
 from ..transport.log import log
-from . import background, edits, goals, notices, skill_changes, skills, tools, watches
+from . import (
+    background,
+    command_watch,
+    edits,
+    goals,
+    notices,
+    skill_changes,
+    skills,
+    tools,
+    watches,
+)
 from .callbacks import EventSink, SubagentHook, agent_callbacks
 from .options import checkpoint_settings, disabled_toolsets, enabled_toolsets
 from .secrets import SecretBridge
@@ -41,7 +52,7 @@ class HermesProfile:
     _subagent_progress: ProgressDeliver | None = None
     _subagent_watch: watches.SubagentWatch | None = None
     _process_watch: watches.ProcessWatch | None = None
-    _commands_changed: Callable[[], None] | None = None
+    _commands_changed: Callable[[str], None] | None = None
     _watching: bool = False
     _warm_lock = threading.Lock()  # one adapter per worker process
     _build_started = False
@@ -61,7 +72,7 @@ class HermesProfile:
         self._subagent_changed = deliver  # likewise
         self._subagent_progress = progress
 
-    def watch_commands(self, deliver: Callable[[], None]) -> None:
+    def watch_commands(self, deliver: Callable[[str], None]) -> None:
         self._commands_changed = deliver  # likewise
 
     def subagent_hook(self, session_id: str) -> SubagentHook | None:
@@ -128,12 +139,7 @@ class HermesProfile:
             if self._subagent_watch is None:
                 log("worker: hermes' async_delegation changed: subagent/started, /ended not sent")
         if self._commands_changed is not None:
-            try:
-                from tools import skill_manager_tool
-            except ImportError:
-                skill_manager_tool = None
-            if not skill_changes.install(skill_manager_tool, self._commands_changed):
-                log("worker: hermes' skill_manager_tool changed: command/listChanged not sent")
+            self._watch_commands(self._commands_changed)
 
         hermes = notices.Hermes(
             format_process_notification,
@@ -144,6 +150,31 @@ class HermesProfile:
         )
         notices.watch(process_registry.completion_queue, hermes, self._deliver)
         self._watching = True
+
+    def _watch_commands(self, deliver: Callable[[str], None]) -> None:
+        """Report the state of the files behind the profile's slash commands now, on
+        each change (``command_watch``) and after each ``skill_manage`` call."""
+        try:
+            from agent import skill_bundles, skill_utils
+            from hermes_constants import get_config_path
+            from tools import skill_manager_tool, skills_tool
+        except ImportError as exc:
+            log(f"worker: hermes' skill modules changed ({exc}): command/listChanged not sent")
+            return
+
+        def sources() -> command_watch.Sources:
+            return command_watch.Sources(
+                [Path(skills_tool.SKILLS_DIR), *skill_utils.get_external_skills_dirs()],
+                Path(skill_bundles._bundles_dir()),
+                Path(get_config_path()),
+                frozenset(skill_utils.EXCLUDED_SKILL_DIRS),
+                frozenset(skill_utils.SKILL_SUPPORT_DIRS),
+            )
+
+        watch = command_watch.CommandWatch(sources, deliver)
+        watch.start()
+        if not skill_changes.install(skill_manager_tool, watch.check):
+            log("worker: hermes' skill_manage changed: its changes are pushed once seen on disk")
 
     def checkpoints(self) -> Any:
         self._modules()

@@ -32,7 +32,6 @@ from typing import Any
 
 from ..protocol import encode
 from ..protocol import processes as pr
-from ..protocol import toolbox as tx
 from ..protocol import types as t
 from ..protocol import workers as pw
 from ..protocol.record import Record
@@ -134,8 +133,8 @@ class TaskMethods:
         cap = background.TAIL_CHARS
         out.send_lazy(TextItem(stream, key, progress.preview, render, cap=cap))
 
-    def _commands_changed(self) -> None:
-        self._tell("command", "listChanged", tx.CommandListChangedNotification(self.profile))
+    def _commands_changed(self, fingerprint: str) -> None:
+        self._tell("worker", "commandsChanged", pw.WorkerCommandsChangedNotification(fingerprint))
 
     def _tell(self, work: str, change: str, note: Record) -> None:
         if self.peer is not None:

@@ -8,7 +8,6 @@ declared type, and the wire must have stayed well-framed.
 
 from __future__ import annotations
 
-import ctypes
 import os
 import queue
 import select
@@ -29,6 +28,7 @@ from hermes_stdio.testing.home import make_home, offline_env
 from hermes_stdio.testing.host import HostClient
 from hermes_stdio.testing.llm_server import Gate, Reply, ScriptedLLM
 from hermes_stdio.wire import Invalid, Notification
+from hermes_stdio.worker import inotify
 
 BINARY = str(Path(sys.executable).with_name("hermes-stdio"))
 WORK_SECRET = "work-secret-value"
@@ -151,22 +151,16 @@ def wait_gone(pid: int, timeout: float) -> bool:
         os.close(fd)
 
 
-_IN_DELETE_SELF = 0x400
-_libc = ctypes.CDLL(None, use_errno=True)
-
-
 def wait_deleted(path: Path, timeout: float) -> bool:
     """True once ``path`` has been deleted (bounded; uses inotify, no polling)."""
-    fd = _libc.inotify_init1(os.O_CLOEXEC)
-    if fd < 0:
-        raise OSError(ctypes.get_errno(), "inotify_init1")
+    ino = inotify.Inotify()
     try:
-        if _libc.inotify_add_watch(fd, os.fsencode(path), _IN_DELETE_SELF) < 0:
+        if ino.add_watch(str(path), inotify.DELETE_SELF) is None:
             return not path.exists()  # gone before the watch was set
-        ready, _, _ = select.select([fd], [], [], timeout)
+        ready, _, _ = select.select([ino.fileno()], [], [], timeout)
         return bool(ready)
     finally:
-        os.close(fd)
+        ino.close()
 
 
 def overlaid(tmp_path: Path, module: ModuleType) -> Path:

@@ -5,6 +5,8 @@ way hermes' CLI does."""
 from __future__ import annotations
 
 import os
+import shutil
+import signal
 from pathlib import Path
 from typing import Any
 
@@ -168,6 +170,82 @@ def test_a_skill_the_agent_creates_edits_or_deletes_is_pushed_as_a_change_of_the
     assert len(received(host, "command/listChanged")) == 3
     commands = host.request("command/list", {"profile": "work"})["commands"]
     assert "/tidy" not in [c["name"] for c in commands]
+
+
+def pushed(host: HostClient, profile: str, count: int) -> None:
+    """Wait (bounded) for the next ``command/listChanged``, which must name ``profile`` and
+    be the ``count``-th: one more of an earlier change would have come before it."""
+    note = host.wait_for(lambda n: n.method == "command/listChanged", timeout=20)
+    assert note.params == {"profile": profile}
+    assert len(received(host, "command/listChanged")) == count
+
+
+def described(host: HostClient, params: dict[str, Any]) -> dict[str, str]:
+    commands = host.request("command/list", params)["commands"]
+    return {c["name"]: c["description"] for c in commands}
+
+
+def test_skills_the_user_adds_edits_or_removes_on_disk_are_pushed_while_the_worker_runs(
+    skilled: Path, host: HostClient
+) -> None:
+    assert "/leaf-word" not in described(host, {})  # the worker runs, and has looked
+    assert received(host, "command/listChanged") == []  # its start is no change
+    skills = skilled / "skills"
+    draft = skills / ".leaf-word.tmp"  # an editor's temp directory, renamed into place
+    draft.mkdir()
+    (draft / "SKILL.md").write_text(SKILL.format(name="leaf-word", description="Leaf.", body="."))
+    draft.rename(skills / "leaf-word")
+    pushed(host, "default", 1)
+    assert described(host, {})["/leaf-word"] == "Leaf."
+
+    (skills / "leaf-word" / "references").mkdir()  # what makes no command: nothing
+    (skills / "leaf-word" / "references" / "notes.md").write_text("notes")
+    (skills / "leaf-word" / "SKILL.md").write_text(
+        SKILL.format(name="leaf-word", description="Kale.", body=".")
+    )
+    pushed(host, "default", 2)
+    assert described(host, {})["/leaf-word"] == "Kale."
+
+    shutil.rmtree(skills / "leaf-word")
+    pushed(host, "default", 3)
+    assert "/leaf-word" not in described(host, {})
+    (skilled / "skill-bundles" / "greens.yaml").unlink()
+    pushed(host, "default", 4)
+    assert "/greens" not in described(host, {})
+
+
+def test_a_change_on_disk_is_pushed_once_however_many_of_the_profiles_workers_saw_it(
+    skilled: Path, host: HostClient, llm: ScriptedLLM
+) -> None:
+    keys = (None, "repo")  # two workers of the default profile
+    for key in keys:
+        described(host, {"workerKey": key})
+    assert len(host.request("supervisor/status", {})["workers"]) == 2
+    assert received(host, "command/listChanged") == []
+    for count, name in enumerate(("leaf-word", "root-word"), 1):
+        add_skill(skilled, name, "A word.", ".")
+        pushed(host, "default", count)
+        for key in keys:
+            # A skill_manage that changes nothing makes its worker look now, so once the
+            # turn is over each worker has reported what it saw of the change.
+            failed = {"action": "delete", "name": "no-such-skill"}
+            llm.enqueue(Reply.tool_call("skill_manage", failed), Reply.text(["ok"]))
+            run = host.request("run/start", {"message": "x", "workerKey": key})
+            host.wait_run_completed(run["runId"])
+        assert len(received(host, "command/listChanged")) == count
+
+
+def test_a_change_made_while_no_worker_of_the_profile_ran_is_pushed_when_one_starts(
+    skilled: Path, host: HostClient
+) -> None:
+    described(host, {})
+    (worker,) = host.request("supervisor/status", {})["workers"]
+    os.kill(worker["pid"], signal.SIGKILL)
+    host.wait_for(lambda n: n.method == "worker/exited", timeout=20)
+    add_skill(skilled, "leaf-word", "Leaf.", ".")
+    assert received(host, "command/listChanged") == []
+    assert "/leaf-word" in described(host, {})  # starts its next worker
+    pushed(host, "default", 1)
 
 
 def test_a_skill_file_that_is_a_fifo_is_left_out_and_the_profiles_other_skills_work(

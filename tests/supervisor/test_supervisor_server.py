@@ -12,7 +12,7 @@ import pytest
 from hermes_stdio.protocol import HOST_METHODS, WORKER_METHODS
 from hermes_stdio.supervisor import routing, server
 from hermes_stdio.supervisor.server import Supervisor
-from hermes_stdio.wire import ErrorType, Request
+from hermes_stdio.wire import ErrorType, Notification, Request
 from hermes_stdio.worker.service import WorkerService
 
 
@@ -85,3 +85,40 @@ def test_every_request_a_host_may_send_has_a_handler_here_and_in_the_worker_it_g
     assert [m.name for m in requests if not hasattr(Supervisor, handler(m.name))] == []
     forwarded = [m.name for m in requests if m.route != "supervisor"] + list(WORKER_METHODS)
     assert [name for name in forwarded if not hasattr(WorkerService, handler(name))] == []
+
+
+class NotifiedHost(Host):
+    def __init__(self) -> None:
+        super().__init__()
+        self.notes: list[tuple[str, Any]] = []
+
+    def notify(self, method: str, params: Any) -> bool:
+        self.notes.append((method, params))
+        return True
+
+
+def test_a_profiles_command_files_changing_is_pushed_once_whichever_of_its_workers_saw_it(
+    tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "profiles" / "work").mkdir(parents=True)
+    sup, _ = supervisor(tmp_path)
+    host = NotifiedHost()
+    sup.host = host  # type: ignore[assignment]
+    play, keyed = sup.pool.slot("play", None), sup.pool.slot("play", "repo")
+    work = sup.pool.slot("work", None)
+
+    def report(slot: Any, params: Any) -> None:
+        sup._relay(slot, Notification("worker/commandsChanged", params), b"")
+
+    report(play, {"fingerprint": "a"})  # a profile's first report: its starting state
+    report(work, {"fingerprint": "z"})
+    report(keyed, {"fingerprint": "a"})  # another worker of it, the same files
+    assert host.notes == []
+    report(play, {"fingerprint": "b"})
+    report(keyed, {"fingerprint": "b"})  # the same change, seen again
+    assert host.notes == [("command/listChanged", {"profile": "play"})]
+    report(keyed, {"fingerprint": "a"})  # changed back
+    report(work, {"fingerprint": "z"})
+    assert host.notes[1:] == [("command/listChanged", {"profile": "play"})]
+    report(play, {"fingerprint": 7})
+    assert len(host.notes) == 2 and "bad worker/commandsChanged" in capfd.readouterr().err

@@ -1,5 +1,5 @@
-"""worker/skill_changes.py: a successful skill_manage that changes a skill announces
-that the profile's commands may have changed; nothing else does."""
+"""worker/skill_changes.py: every skill_manage call is followed by a look at the
+profile's commands, on the calling thread; hermes' answer is left as it was."""
 
 from __future__ import annotations
 
@@ -11,44 +11,38 @@ import pytest
 
 from hermes_stdio.worker import skill_changes
 
+OK = json.dumps({"success": True, "message": "done"})
 
-def fake_tool(results: dict[str, Any]) -> types.SimpleNamespace:
+
+def fake_tool(result: Any) -> types.SimpleNamespace:
     def skill_manage(action: str, name: str, **kwargs: Any) -> Any:
-        return results[action]
+        if isinstance(result, Exception):
+            raise result
+        return result
 
     return types.SimpleNamespace(skill_manage=skill_manage)
 
 
-OK = json.dumps({"success": True, "message": "done"})
-FAILED = json.dumps({"success": False, "error": "no such skill"})
-
-
-@pytest.mark.parametrize(
-    ("action", "result", "announced"),
-    [
-        ("create", OK, 1),
-        ("edit", OK, 1),
-        ("patch", OK, 1),
-        ("delete", OK, 1),
-        ("delete", FAILED, 0),
-        ("write_file", OK, 0),  # a skill's other files: no command changes
-        ("remove_file", OK, 0),
-        ("create", "not json", 0),
-        ("create", None, 0),
-    ],
-)
-def test_only_a_successful_change_of_a_skill_is_announced(
-    action: str, result: Any, announced: int
-) -> None:
-    tool = fake_tool({action: result})
+@pytest.mark.parametrize("action", ["create", "patch", "delete", "write_file"])
+def test_each_call_is_followed_by_one_look_and_returns_hermes_result(action: str) -> None:
+    tool = fake_tool(OK)
     calls: list[None] = []
     assert skill_changes.install(tool, lambda: calls.append(None))
-    assert tool.skill_manage(action, "tidy", content="x") == result  # hermes' result as it was
-    assert len(calls) == announced
+    assert tool.skill_manage(action, "tidy", content="x") == OK
+    assert len(calls) == 1
+
+
+def test_a_call_that_raises_is_looked_after_too_and_still_raises() -> None:
+    tool = fake_tool(ValueError("bad frontmatter"))
+    calls: list[None] = []
+    assert skill_changes.install(tool, lambda: calls.append(None))
+    with pytest.raises(ValueError, match="bad frontmatter"):
+        tool.skill_manage("create", "tidy")
+    assert len(calls) == 1
 
 
 def test_installing_twice_wraps_once() -> None:
-    tool = fake_tool({"create": OK})
+    tool = fake_tool(OK)
     calls: list[None] = []
     assert skill_changes.install(tool, lambda: calls.append(None))
     wrapped = tool.skill_manage
@@ -58,17 +52,17 @@ def test_installing_twice_wraps_once() -> None:
     assert len(calls) == 1
 
 
-def test_a_failing_announce_is_logged_and_the_tool_still_answers(
+def test_a_failing_look_is_logged_and_the_tool_still_answers(
     capfd: pytest.CaptureFixture[str],
 ) -> None:
-    tool = fake_tool({"create": OK})
+    tool = fake_tool(OK)
 
     def broken() -> None:
-        raise OSError("supervisor gone")
+        raise OSError("disk gone")
 
     assert skill_changes.install(tool, broken)
     assert tool.skill_manage("create", "tidy") == OK
-    assert "supervisor gone" in capfd.readouterr().err
+    assert "disk gone" in capfd.readouterr().err
 
 
 def test_a_module_without_skill_manage_is_left_alone() -> None:

@@ -2718,6 +2718,13 @@ export interface WorkerBackgroundResult {
   sessions: string[];
 }
 
+export interface WorkerCommandsChangedNotification {
+  /**
+   * A digest of the files behind the profile's slash commands (each SKILL.md, bundle file and config.yaml: path, size, times, inode): equal for equal files, whichever of the profile's workers computed it.
+   */
+  fingerprint: string;
+}
+
 export interface WorkerExitedNotification {
   /**
    * The profile the worker served.
@@ -2955,7 +2962,7 @@ export interface ServerNotifications {
   'clarify/requested': ClarifyRequestedNotification;
   /** A clarifying question is no longer pending (answered, timed out, cancelled). */
   'clarify/resolved': ClarifyResolvedNotification;
-  /** An agent created, edited or deleted one of the profile's skills: its slash commands may have changed (command/list gives them). */
+  /** The files behind the profile's slash commands changed (a skill, a bundle, config.yaml), whoever changed them: command/list gives the commands. */
   'command/listChanged': CommandListChangedNotification;
   /** A run waits for the host to compress its session's conversation. */
   'compression/requested': CompressionRequestedNotification;

@@ -1,0 +1,273 @@
+"""The state of the files behind a profile's slash commands, and a watch that
+reports it whenever it changes, whoever changed it.
+
+A profile's commands (``command/list``) are its skills (each ``SKILL.md`` under
+its skills directory and ``skills.external_dirs``), its skill bundles (the
+``*.yaml`` / ``*.yml`` files of its bundles directory) and what ``config.yaml``
+says of them (disabled skills, external directories). An agent changes them
+with ``skill_manage``, the user with an editor or ``hermes skills install``.
+
+Contract:
+- ``Sources`` is where to look, as hermes-agent says (``sources()`` is called
+  afresh for each scan: external directories follow ``config.yaml``).
+- ``scan(sources, max_dirs)`` walks the skill roots as hermes' own scan does
+  (following symlinks, leaving out ``excluded`` directories, and ``support``
+  ones inside a skill) and returns the state's ``fingerprint`` (a digest of each
+  file's path, size, times and inode: equal for equal files, whichever worker
+  computes it) and the directories to watch, with what matters in each. At most
+  ``max_dirs`` directories are walked, so a symlink loop or a vast external
+  directory costs a bounded walk; what lies past that is neither in the state
+  nor watched (``truncated``; the watch logs it once).
+- ``CommandWatch(sources, report)``: ``check()`` scans and calls ``report(fp)``
+  when the fingerprint differs from the last one reported (the first scan
+  reports too: the supervisor takes it as the profile's starting state).
+  Checks are serialized; a failing scan or report is logged, never raised.
+- ``start()`` checks once, on the calling thread, then, where inotify works,
+  keeps watching on a daemon thread: a ``SKILL.md``, a directory, a bundle file or
+  ``config.yaml`` created, written, moved or deleted starts a check once the
+  burst of changes has been quiet for ``quiet_s`` (at most ``longest_s`` after
+  the first). Idle, the thread is blocked in ``select``: no wake-ups. Where
+  inotify does not work (not Linux; the user's limit reached) only
+  ``check()`` calls (after each ``skill_manage``) report changes; that is
+  logged. ``stop()`` ends the thread (tests).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import select
+import threading
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import NamedTuple
+
+from ..transport.log import log
+from . import inotify
+
+QUIET_S = 0.05
+LONGEST_S = 0.5
+MAX_DIRS = 4096
+SKILL_FILE = "SKILL.md"
+_BUNDLE_SUFFIXES = (".yaml", ".yml")
+_MASK = (
+    inotify.CREATE
+    | inotify.DELETE
+    | inotify.MOVED_FROM
+    | inotify.MOVED_TO
+    | inotify.CLOSE_WRITE
+    | inotify.DELETE_SELF
+    | inotify.MOVE_SELF
+    | inotify.ONLYDIR
+)
+
+
+class Sources(NamedTuple):
+    roots: list[Path]  # the skills directory first, then the external ones
+    bundles: Path | None
+    config: Path | None
+    excluded: frozenset[str]
+    support: frozenset[str]
+
+
+@dataclass
+class Interest:
+    """What matters in one watched directory."""
+
+    tree: bool = False  # part of a skill root: SKILL.md files and subdirectories
+    bundles: bool = False  # the bundles directory: its *.yaml / *.yml files
+    names: set[str] = field(default_factory=set)  # these entries (a root, config.yaml)
+
+    def covers(self, name: str, is_dir: bool) -> bool:
+        if not name:
+            return self.tree or self.bundles  # the directory itself moved or went
+        if name in self.names:
+            return True
+        if self.tree and (name == SKILL_FILE or is_dir):
+            return True
+        return self.bundles and name.endswith(_BUNDLE_SUFFIXES)
+
+
+class Scan(NamedTuple):
+    fingerprint: str
+    dirs: dict[str, Interest]
+    truncated: bool = False  # max_dirs were walked before the end
+
+
+def _stamp(digest: hashlib._Hash, path: str) -> None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return
+    digest.update(
+        f"{path}\0{st.st_size}\0{st.st_mtime_ns}\0{st.st_ctime_ns}\0{st.st_ino}\n".encode()
+    )
+
+
+def scan(src: Sources, max_dirs: int = MAX_DIRS) -> Scan:
+    digest = hashlib.sha256()
+    dirs: dict[str, Interest] = {}
+
+    def interest(path: Path | str) -> Interest:
+        return dirs.setdefault(str(path), Interest())
+
+    for entry in (*src.roots, src.bundles, src.config):
+        if entry is not None:  # its creation, removal or replacement, seen from above
+            interest(entry.parent).names.add(entry.name)
+    walked, truncated = 0, False
+    for root in src.roots:
+        for top, subdirs, files in os.walk(root, followlinks=True):
+            walked += 1
+            if walked > max_dirs:
+                truncated = True
+                break
+            has_skill = SKILL_FILE in files
+            subdirs[:] = sorted(
+                d for d in subdirs if d not in src.excluded and not (has_skill and d in src.support)
+            )
+            interest(top).tree = True
+            if has_skill:
+                _stamp(digest, os.path.join(top, SKILL_FILE))
+    if src.bundles is not None and src.bundles.is_dir():
+        interest(src.bundles).bundles = True
+        try:
+            names = sorted(os.listdir(src.bundles))
+        except OSError:
+            names = []
+        for name in names:
+            if name.endswith(_BUNDLE_SUFFIXES):
+                _stamp(digest, str(src.bundles / name))
+    if src.config is not None:
+        _stamp(digest, str(src.config))
+    return Scan(digest.hexdigest()[:32], dirs, truncated)
+
+
+class CommandWatch:
+    def __init__(
+        self,
+        sources: Callable[[], Sources],
+        report: Callable[[str], None],
+        *,
+        quiet_s: float = QUIET_S,
+        longest_s: float = LONGEST_S,
+        max_dirs: int = MAX_DIRS,
+    ) -> None:
+        self._sources, self._report = sources, report
+        self._quiet_s, self._longest_s, self._max_dirs = quiet_s, longest_s, max_dirs
+        self._lock = threading.Lock()
+        self._last: str | None = None
+        self._ino: inotify.Inotify | None = None
+        self._wds: dict[str, int] = {}
+        self._interests: dict[int, Interest] = {}
+        self._full = False  # the user's watch limit was hit: logged once
+        self._truncated = False  # likewise, a scan stopped at max_dirs
+        self._stop_r, self._stop_w = -1, -1
+
+    def start(self) -> None:
+        try:
+            self._ino = inotify.Inotify()
+            self._stop_r, self._stop_w = os.pipe2(os.O_CLOEXEC)
+        except OSError as exc:
+            log(f"worker: skill files are not watched ({exc}); only agents' changes are pushed")
+            self._ino = None
+        self.check()  # before any tool can change them: the state the changes start from
+        if self._ino is not None:
+            threading.Thread(target=self._run, name="hermes-stdio-commands", daemon=True).start()
+
+    def stop(self) -> None:
+        if self._stop_w >= 0:
+            os.write(self._stop_w, b"x")
+
+    def check(self) -> None:
+        with self._lock:
+            try:
+                found = self._scan_and_watch()
+            except Exception as exc:  # a scan must never fail the caller
+                log(f"worker: scanning the profile's skills failed: {exc!r}")
+                return
+            if found.fingerprint == self._last:
+                return
+            self._last = found.fingerprint
+        try:
+            self._report(found.fingerprint)
+        except Exception as exc:
+            log(f"worker: a change of the profile's slash commands was not reported: {exc!r}")
+
+    def _scan_and_watch(self) -> Scan:
+        # Watch, then look again: what a new directory got before its watch is seen.
+        for _ in range(4):
+            found = scan(self._sources(), self._max_dirs)
+            if found.truncated and not self._truncated:
+                log(f"worker: over {self._max_dirs} skill directories; those past them not seen")
+            self._truncated = found.truncated
+            if not self._watch(found.dirs):
+                break
+        return found
+
+    def _watch(self, dirs: dict[str, Interest]) -> bool:
+        """Watch exactly ``dirs``; True if a directory was newly watched."""
+        ino = self._ino
+        if ino is None:
+            return False
+        added = False
+        for path in [p for p in self._wds if p not in dirs]:
+            gone = self._wds.pop(path)
+            if gone not in self._wds.values():  # a symlink may share it
+                ino.rm_watch(gone)
+                self._interests.pop(gone, None)
+        for path, want in dirs.items():
+            wd: int | None = self._wds.get(path)
+            if wd is None:
+                try:
+                    wd = ino.add_watch(path, _MASK)
+                except OSError as exc:
+                    if not self._full:
+                        log(f"worker: {path} and some other skill directories not watched: {exc}")
+                    self._full = True
+                if wd is None:
+                    continue
+                self._wds[path] = wd
+                added = True
+            self._interests[wd] = want
+        return added
+
+    def _matters(self, events: Iterable[inotify.Event]) -> bool:
+        with self._lock:
+            for e in events:
+                if e.mask & inotify.Q_OVERFLOW:
+                    return True
+                if e.mask & inotify.IGNORED:
+                    continue  # its directory's end was an event of its parent's
+                want = self._interests.get(e.wd)
+                if want is not None and want.covers(e.name, bool(e.mask & inotify.ISDIR)):
+                    return True
+        return False
+
+    def _run(self) -> None:
+        ino = self._ino
+        assert ino is not None
+        try:
+            while self._wait(None):
+                if self._matters(ino.read()):
+                    self._settle(ino)
+                    self.check()
+        except OSError as exc:
+            log(f"worker: the watch of the profile's skill files ended: {exc}")
+        finally:
+            ino.close()
+            os.close(self._stop_r)
+
+    def _wait(self, timeout: float | None) -> bool:
+        """Until events are queued (True), ``stop()`` or the timeout (False)."""
+        assert self._ino is not None
+        ready, _, _ = select.select([self._ino.fileno(), self._stop_r], [], [], timeout)
+        return self._stop_r not in ready and bool(ready)
+
+    def _settle(self, ino: inotify.Inotify) -> None:
+        """Let a burst of changes (an editor's temp file and rename, a tree copied
+        in) end before scanning, so one change is reported once."""
+        end = time.monotonic() + self._longest_s
+        while (left := min(self._quiet_s, end - time.monotonic())) > 0 and self._wait(left):
+            ino.read()
