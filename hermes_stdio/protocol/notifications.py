@@ -157,6 +157,13 @@ SERVER_NOTIFICATIONS: dict[str, NotificationSpec] = {
             origin="supervisor",
         ),
         NotificationSpec(
+            "mcp/statusChanged",
+            tx.McpStatusChangedNotification,
+            "A worker's MCP servers changed status (connecting, connected, failed): all of"
+            " them, as mcp/status gives them.",
+            origin="supervisor",
+        ),
+        NotificationSpec(
             "worker/exited",
             pw.WorkerExitedNotification,
             "A worker process exited.",
@@ -170,6 +177,12 @@ WORKER_NOTIFICATIONS: dict[str, NotificationSpec] = {
         "worker/ready",
         pw.WorkerReadyNotification,
         "First message a worker sends: it is ready to serve.",
+    ),
+    "worker/mcpChanged": NotificationSpec(
+        "worker/mcpChanged",
+        pw.WorkerMcpChangedNotification,
+        "The worker's MCP servers, each time their status changed (the supervisor tells"
+        " the host, naming the worker's profile and workerKey).",
     ),
     "worker/commandsChanged": NotificationSpec(
         "worker/commandsChanged",

@@ -44,6 +44,14 @@ class McpStatusResult(Record):
     )
 
 
+class McpStatusChangedNotification(Record):
+    profile: str = doc_field("The profile whose worker's MCP servers these are.")
+    worker_key: str | None = doc_field("That worker's workerKey; null for the profile's own.")
+    servers: list[McpServerInfo] = doc_field(
+        "Each MCP server the profile's config.yaml lists, as mcp/status gives them now."
+    )
+
+
 class ToolListParams(Record):
     session_id: SessionId | None = doc_field(
         "The tools this session's agent offers; a new agent's when absent or not built yet.",

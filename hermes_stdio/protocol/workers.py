@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Literal
 
 from .record import Record, doc_field
+from .toolbox import McpServerInfo
 
 WorkerState = Literal["starting", "ready", "stopping", "exited", "backoff"]
 StartMode = Literal["forked", "spawned"]
@@ -111,4 +112,10 @@ class WorkerCommandsChangedNotification(Record):
         "A digest of the files behind the profile's slash commands (each SKILL.md, bundle"
         " file and config.yaml: path, size, times, inode): equal for equal files, whichever"
         " of the profile's workers computed it."
+    )
+
+
+class WorkerMcpChangedNotification(Record):
+    servers: list[McpServerInfo] = doc_field(
+        "The worker's MCP servers, as mcp/status gives them now that they changed."
     )

@@ -21,6 +21,8 @@ Contract (a mixin of ``Supervisor``, which provides ``routes`` and ``host``):
   starting state, so each change is pushed once, however many of the
   profile's workers saw it, and a change made while none ran is pushed when
   one starts.
+- ``worker/mcpChanged`` becomes the host's ``mcp/statusChanged``, naming the
+  worker's profile and ``workerKey``.
 """
 
 from __future__ import annotations
@@ -30,7 +32,13 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from ..protocol import RELAYED_NOTIFICATIONS, SERVER_NOTIFICATIONS, decode, encode
+from ..protocol import (
+    RELAYED_NOTIFICATIONS,
+    SERVER_NOTIFICATIONS,
+    WORKER_NOTIFICATIONS,
+    decode,
+    encode,
+)
 from ..protocol import toolbox as tx
 from ..protocol import types as t
 from ..protocol import workers as pw
@@ -99,8 +107,8 @@ class RelayMethods:
         return accept, sink
 
     def _relay(self, slot: WorkerSlot, note: Notification, body: bytes) -> None:
-        if note.method == "worker/commandsChanged":
-            self._commands_changed(slot, note.params)
+        if note.method in WORKER_NOTIFICATIONS:
+            self._worker_told(slot, note)
             return
         if note.method not in RELAYED_NOTIFICATIONS:
             log(f"hermes-stdio: dropping unknown worker notification {note.method!r}")
@@ -116,17 +124,21 @@ class RelayMethods:
         assert self.host is not None
         self.host.send_raw(body)
 
-    def _commands_changed(self, slot: WorkerSlot, params: Any) -> None:
+    def _worker_told(self, slot: WorkerSlot, note: Notification) -> None:
+        """A worker's own notification (not ``worker/ready``) becomes the host's."""
         try:
-            fingerprint = decode(pw.WorkerCommandsChangedNotification, params).fingerprint
+            told: object = decode(WORKER_NOTIFICATIONS[note.method].params, note.params)
         except RpcError as exc:
-            log(f"hermes-stdio: bad worker/commandsChanged from {slot.label!r}: {exc.message}")
+            log(f"hermes-stdio: bad {note.method} from {slot.label!r}: {exc.message}")
             return
-        if self.command_states.changed(slot.profile, fingerprint):
-            assert self.host is not None
-            self.host.notify(
-                "command/listChanged", encode(tx.CommandListChangedNotification(slot.profile))
-            )
+        assert self.host is not None
+        if isinstance(told, pw.WorkerCommandsChangedNotification):
+            if self.command_states.changed(slot.profile, told.fingerprint):
+                listed = tx.CommandListChangedNotification(slot.profile)
+                self.host.notify("command/listChanged", encode(listed))
+        elif isinstance(told, pw.WorkerMcpChangedNotification):
+            status = tx.McpStatusChangedNotification(slot.profile, slot.worker_key, told.servers)
+            self.host.notify("mcp/statusChanged", encode(status))
 
     def _track(self, slot: WorkerSlot, method: str, run_id: str, session_id: str, seq: int) -> None:
         """What a relayed run notification tells the routes (fast and slow path alike)."""

@@ -222,7 +222,7 @@ class HermesAdapter(HermesProfile, HermesSessions, HermesAnswers, HermesModels):
                 from hermes_cli import mcp_startup
 
                 tools = lambda: importlib.import_module("tools.mcp_tool")  # noqa: E731
-                self._mcp = McpServers(mcp_startup, tools, lists_mcp_servers)
+                self._mcp = McpServers(mcp_startup, tools, lists_mcp_servers, self._mcp_changed)
                 self._mcp.start()
             return self._mcp
 
@@ -372,6 +372,9 @@ class HermesAdapter(HermesProfile, HermesSessions, HermesAnswers, HermesModels):
             self.save_transcript(agent)
             session.restore = True  # the database is now the best record of the turn
             raise
+        finally:
+            if self._mcp is not None:
+                self._mcp.report()  # a server may have dropped, or come back, meanwhile
 
     def interrupt(self, agent: Any, message: str | None) -> None:
         agent.interrupt(message)

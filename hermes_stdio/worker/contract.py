@@ -223,6 +223,11 @@ class AgentAdapter(Protocol):
         (``watches.SubagentWatch``), from the agents built after it on."""
         ...
 
+    def watch_mcp(self, deliver: Callable[[list[tx.McpServerInfo]], None]) -> None:
+        """Call ``deliver(servers)`` each time the profile's MCP servers' status
+        changed (``mcp.McpServers.report``)."""
+        ...
+
     def watch_commands(self, deliver: Callable[[str], None]) -> None:
         """Call ``deliver(fingerprint)`` with the state of the files behind the
         profile's slash commands once hermes is imported, then each time it

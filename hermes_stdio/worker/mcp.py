@@ -12,7 +12,9 @@ profile's final environment):
   (hermes refreshes an agent's MCP tools between turns).
 - ``status()`` lists each server the profile lists now as hermes sees it:
   connected, connecting, failed, disabled, or configured (listed since the
-  worker started), with its tool count and error.
+  worker started), with its tool count and error. While an attempt is under
+  way, a server hermes has not marked yet is connecting: the attempt is about
+  to start it.
 - ``connect(wait_s)`` (``mcp/connect``) connects the servers the profile lists
   now that are not connected: failed ones are tried again, ones listed since
   the worker started are started (the MCP SDK imported then if it was not);
@@ -20,6 +22,12 @@ profile's final environment):
   discovery, never reading the worker's stdin for an OAuth login (hermes'
   non-interactive discovery, as at startup); it waits for the attempt at most
   ``wait_s``, and a slower one goes on in the background.
+- ``report()`` sends ``changed`` (if given) the servers' status when it
+  differs from the last one sent, in order, never raising: on its own when
+  discovery starts and when it ends (a thread blocked on it: no polling), when
+  an ``mcp/connect`` attempt ends, and when the adapter calls it (after each
+  turn, when a server may have dropped). Nothing is sent for a profile that
+  lists no servers.
 - ``close(timeout)`` closes every connection as hermes' CLI does on exit (a
   stdio server's stdin is closed, then it is signalled after hermes' grace),
   waiting at most ``timeout`` in all; a server that outlives that is killed by
@@ -35,18 +43,29 @@ from collections.abc import Callable
 from typing import Any, get_args
 
 from ..protocol import toolbox as tx
+from ..transport.log import log as note
 
 log = logging.getLogger("hermes_stdio.mcp")
 _STATES = set(get_args(tx.McpServerState))
 
 
 class McpServers:
-    def __init__(self, startup: Any, tools: Callable[[], Any], listed: Callable[[], bool]) -> None:
+    def __init__(
+        self,
+        startup: Any,
+        tools: Callable[[], Any],
+        listed: Callable[[], bool],
+        changed: Callable[[list[tx.McpServerInfo]], None] | None = None,
+    ) -> None:
         self._startup, self._tools, self._listed = startup, tools, listed
+        self._changed = changed
+        self._reported: list[tx.McpServerInfo] | None = None
+        self._report_lock = threading.Lock()
         self._lock = threading.Lock()
         self._started = False
         self._configured = False
         self._connecting: threading.Thread | None = None
+        self._trying = False  # an mcp/connect attempt is under way
 
     def start(self) -> None:
         with self._lock:
@@ -56,6 +75,15 @@ class McpServers:
             self._configured = configured = self._listed()
         if configured:
             self._startup.start_background_mcp_discovery(logger=log, thread_name="mcp-discovery")
+            if self._changed is not None:
+                follow = threading.Thread(target=self._follow_discovery, name="mcp-report")
+                follow.daemon = True
+                follow.start()
+
+    def _follow_discovery(self) -> None:
+        self.report()  # connecting
+        self._startup.join_mcp_discovery(None)
+        self.report()
 
     def wait(self) -> None:
         if self._configured:
@@ -78,19 +106,50 @@ class McpServers:
     def _connect(self) -> None:
         # Startup's discovery first: two attempts at once would start a server twice.
         self._startup.join_mcp_discovery(None)
+        self._trying = True
+        self.report()  # what it starts is connecting
         try:
             self._startup._discover_mcp_tools_without_interactive_oauth()
         except Exception:
             log.debug("connecting MCP servers failed", exc_info=True)
+        finally:
+            self._trying = False
+        self.report()
+
+    def report(self) -> None:
+        changed = self._changed
+        if changed is None or not self._configured:
+            return
+        with self._report_lock:  # computed and sent in one go: never out of order
+            try:
+                now = self.status()
+                if now == self._reported:
+                    return
+                self._reported = now
+                changed(now)
+            except Exception as exc:
+                note(f"worker: the MCP servers' status was not sent: {exc!r}")
+
+    def _attempting(self) -> bool:
+        """Whether an attempt (startup's, or mcp/connect's) is under way: it tries
+        each server not connected yet, before hermes marks them connecting."""
+        in_flight = getattr(self._startup, "mcp_discovery_in_flight", None)
+        return self._trying or bool(callable(in_flight) and in_flight())
+
+    def _state(self, given: Any, attempting: bool) -> tx.McpServerState:
+        if given not in _STATES:
+            return "failed"
+        return "connecting" if given == "configured" and attempting else given
 
     def status(self) -> list[tx.McpServerInfo]:
         if not (self._configured or self._listed()):
             return []
+        attempting = self._attempting()
         return [
             tx.McpServerInfo(
                 name=str(s.get("name", "")),
                 transport=str(s.get("transport", "")),
-                status=s["status"] if s.get("status") in _STATES else "failed",
+                status=self._state(s.get("status"), attempting),
                 tools=int(s.get("tools") or 0),
                 error=None if s.get("error") is None else str(s["error"]),
             )

@@ -117,6 +117,9 @@ class PlainAdapterMethods:
     def watch_commands(self, deliver: Callable[[str], None]) -> None:
         pass  # has no skills
 
+    def watch_mcp(self, deliver: Callable[[list[tx.McpServerInfo]], None]) -> None:
+        pass  # has no MCP servers
+
     def subagents(self, session_id: str) -> list[SubagentInfo]:
         return []  # starts no subagents
 

@@ -24,6 +24,7 @@ from typing import Any
 from ..protocol import events as ev
 from ..protocol import types as t
 from ..protocol.processes import ProcessInfo, SubagentInfo
+from ..protocol.toolbox import McpServerInfo
 from ..transport.log import log
 from . import (
     background,
@@ -53,6 +54,7 @@ class HermesProfile:
     _subagent_watch: watches.SubagentWatch | None = None
     _process_watch: watches.ProcessWatch | None = None
     _commands_changed: Callable[[str], None] | None = None
+    _mcp_changed: Callable[[list[McpServerInfo]], None] | None = None
     _watching: bool = False
     _warm_lock = threading.Lock()  # one adapter per worker process
     _build_started = False
@@ -74,6 +76,9 @@ class HermesProfile:
 
     def watch_commands(self, deliver: Callable[[str], None]) -> None:
         self._commands_changed = deliver  # likewise
+
+    def watch_mcp(self, deliver: Callable[[list[McpServerInfo]], None]) -> None:
+        self._mcp_changed = deliver  # used once the MCP servers are started
 
     def subagent_hook(self, session_id: str) -> SubagentHook | None:
         """For a session's agent: its background subagents' activity, pushed as

@@ -94,6 +94,7 @@ class WorkerService(AnswerMethods, QueryMethods, TaskMethods, TranscriptMethods,
         self.adapter.watch_processes(self._process_changed)
         self.adapter.watch_subagents(self._subagent_changed, self._subagent_progress)
         self.adapter.watch_commands(self._commands_changed)
+        self.adapter.watch_mcp(self._mcp_changed)
 
     def _outbox(self) -> Outbox | Callable[[bytes], bool]:
         assert self.peer is not None

@@ -35,6 +35,7 @@ from ..protocol import processes as pr
 from ..protocol import types as t
 from ..protocol import workers as pw
 from ..protocol.record import Record
+from ..protocol.toolbox import McpServerInfo
 from ..transport import Peer
 from ..transport.log import log
 from ..wire import Request
@@ -132,6 +133,9 @@ class TaskMethods:
 
         cap = background.TAIL_CHARS
         out.send_lazy(TextItem(stream, key, progress.preview, render, cap=cap))
+
+    def _mcp_changed(self, servers: list[McpServerInfo]) -> None:
+        self._tell("worker", "mcpChanged", pw.WorkerMcpChangedNotification(servers))
 
     def _commands_changed(self, fingerprint: str) -> None:
         self._tell("worker", "commandsChanged", pw.WorkerCommandsChangedNotification(fingerprint))

@@ -5,6 +5,7 @@ it before it exits."""
 
 from __future__ import annotations
 
+import itertools
 import sys
 from pathlib import Path
 from typing import Any
@@ -15,7 +16,7 @@ import yaml
 from hermes_stdio.testing.host import HostClient
 from hermes_stdio.testing.llm_server import Reply, ScriptedLLM
 
-from .conftest import started_worker, wait_gone, worker_pids
+from .conftest import received, started_worker, wait_gone, worker_pids
 
 SERVER = Path(__file__).with_name("fixtures") / "mcp_echo_server.py"
 LINGER_S = 1.0  # how long the server takes to exit once its stdin closes
@@ -136,6 +137,56 @@ def test_a_server_that_cannot_start_is_reported_failed_and_the_run_goes_on(
     assert broken["error"]
 
 
+def pushed_states(host: HostClient) -> list[list[tuple[str, str]]]:
+    """Each mcp/statusChanged so far: its servers' names and states."""
+    return [
+        [(s["name"], s["status"]) for s in n.params["servers"]]
+        for n in received(host, "mcp/statusChanged")
+    ]
+
+
+def test_a_workers_servers_are_pushed_as_they_connect_or_fail_with_no_status_request(
+    host: HostClient, home: Path, tmp_path: Path, pid_file: Path
+) -> None:
+    work = home / "profiles" / "work"
+    echo = yaml.safe_load((work / "config.yaml").read_text())["mcp_servers"]["echo"]
+    broken = {"command": str(tmp_path / "no-such-server"), "args": []}
+    add_mcp_servers(work, {"echo": echo, "broken": broken})
+    host.request("tool/list", {"profile": "work"})  # starts the worker, and its servers
+
+    def settled(n: Any) -> bool:
+        return n.method == "mcp/statusChanged" and all(
+            s["status"] in ("connected", "failed") for s in n.params["servers"]
+        )
+
+    last = host.wait_for(settled, timeout=60).params
+    assert (last["profile"], last["workerKey"]) == ("work", None)
+    assert [(s["name"], s["status"]) for s in last["servers"]] == [
+        ("broken", "failed"),
+        ("echo", "connected"),
+    ]
+    assert last["servers"][0]["error"] and last["servers"][1]["tools"] >= 1
+    pushes = pushed_states(host)
+    assert dict(pushes[0])["echo"] == "connecting"  # its Python takes a while to start
+    sent = [n.params["servers"] for n in received(host, "mcp/statusChanged")]
+    assert all(a != b for a, b in itertools.pairwise(sent))  # each one a change
+    assert host.request("mcp/status", {"profile": "work"})["servers"] == last["servers"]
+
+
+def test_a_server_listed_since_the_worker_started_is_pushed_after_the_next_turn(
+    host: HostClient, llm: ScriptedLLM, home: Path, tmp_path: Path, pid_file: Path
+) -> None:
+    work = home / "profiles" / "work"
+    started_worker(host, llm, "work")
+    assert pushed_states(host)[-1] == [("echo", "connected")]
+    echo = yaml.safe_load((work / "config.yaml").read_text())["mcp_servers"]["echo"]
+    late = {**echo, "env": {"MCP_ECHO_PID_FILE": str(tmp_path / "late.pid")}}
+    add_mcp_servers(work, {"echo": echo, "late": late})
+    before = len(received(host, "mcp/statusChanged"))
+    started_worker(host, llm, "work")  # one more turn: pushed before its run/completed
+    assert pushed_states(host)[before:] == [[("echo", "connected"), ("late", "configured")]]
+
+
 def test_mcp_connect_starts_a_server_listed_since_and_retries_one_that_failed(
     host: HostClient, llm: ScriptedLLM, home: Path, tmp_path: Path
 ) -> None:
@@ -158,6 +209,11 @@ def test_mcp_connect_starts_a_server_listed_since_and_retries_one_that_failed(
     ]
     assert all(s["tools"] >= 1 for s in servers)
     assert host.request("mcp/status", {"profile": "play"})["servers"] == servers
+    assert received(host, "mcp/statusChanged")[-1].params == {
+        "profile": "play",
+        "workerKey": None,
+        "servers": servers,
+    }
     # The worker's loaded session gets the tools as its next turn begins.
     llm.enqueue(Reply.tool_call("mcp__retried__echo", {"text": "again"}), Reply.text(["done"]))
     run = host.request("run/start", {"message": "use it", "profile": "play"})

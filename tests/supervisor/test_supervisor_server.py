@@ -122,3 +122,21 @@ def test_a_profiles_command_files_changing_is_pushed_once_whichever_of_its_worke
     assert host.notes[1:] == [("command/listChanged", {"profile": "play"})]
     report(play, {"fingerprint": 7})
     assert len(host.notes) == 2 and "bad worker/commandsChanged" in capfd.readouterr().err
+
+
+def test_a_workers_mcp_servers_are_pushed_naming_its_profile_and_worker_key(
+    tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    sup, _ = supervisor(tmp_path)
+    host = NotifiedHost()
+    sup.host = host  # type: ignore[assignment]
+    server = {"name": "docs", "transport": "stdio", "status": "connected", "tools": 4}
+    server["error"] = None
+    sent = Notification("worker/mcpChanged", {"servers": [server]})
+    sup._relay(sup.pool.slot("play", "repo"), sent, b"")
+    assert host.notes == [
+        ("mcp/statusChanged", {"profile": "play", "workerKey": "repo", "servers": [server]})
+    ]
+    bad = Notification("worker/mcpChanged", {"servers": [{**server, "status": "exploded"}]})
+    sup._relay(sup.pool.slot("play", None), bad, b"")
+    assert len(host.notes) == 1 and "bad worker/mcpChanged" in capfd.readouterr().err

@@ -4,9 +4,12 @@ connect after startup's discovery, one at a time, waited for a bounded time."""
 
 from __future__ import annotations
 
+import queue
 import threading
 import time
 from typing import Any
+
+import pytest
 
 from hermes_stdio.protocol.toolbox import McpServerInfo
 from hermes_stdio.worker.mcp import McpServers
@@ -131,3 +134,73 @@ def test_a_connect_tries_again_after_startups_discovery_and_one_at_a_time() -> N
     tools.release.set()
     servers.close(1.0)  # servers listed since the start are closed on the way out too
     assert tools.closes == 1
+
+
+class DiscoveringStartup(FakeStartup):
+    """Startup whose discovery runs until ``done`` is set, as hermes' thread does."""
+
+    def __init__(self, tools: FakeTools) -> None:
+        super().__init__()
+        self.tools, self.done = tools, threading.Event()
+
+    def mcp_discovery_in_flight(self) -> bool:
+        return not self.done.is_set()
+
+    def join_mcp_discovery(self, timeout: float | None = None) -> bool:
+        return self.done.wait(timeout)
+
+
+def status(name: str, state: str, tools: int = 0, error: str | None = None) -> dict[str, Any]:
+    return {"name": name, "transport": "stdio", "tools": tools, "status": state, "error": error}
+
+
+def test_startups_discovery_is_reported_as_connecting_then_as_it_ended() -> None:
+    tools = FakeTools([status("a", "configured"), status("b", "connecting")])
+    startup = DiscoveringStartup(tools)
+    sent: queue.Queue[list[McpServerInfo]] = queue.Queue()
+    servers = McpServers(startup, lambda: tools, lambda: True, sent.put)
+    servers.start()
+    # hermes has not marked "a" yet, but its discovery is about to start it
+    assert [s.status for s in sent.get(timeout=5)] == ["connecting", "connecting"]
+    tools.statuses = [status("a", "connected", 2), status("b", "failed", error="no such file")]
+    startup.done.set()
+    assert sent.get(timeout=5) == [
+        McpServerInfo("a", "stdio", "connected", 2, None),
+        McpServerInfo("b", "stdio", "failed", 0, "no such file"),
+    ]
+    servers.report()  # nothing changed since: nothing sent
+    tools.statuses = [status("a", "configured"), status("b", "failed", error="no such file")]
+    servers.report()  # "a" dropped after a turn
+    assert [s.status for s in sent.get(timeout=5)] == ["configured", "failed"]
+    assert sent.empty()
+
+
+def test_a_connect_attempt_is_reported_when_it_ends_and_a_failing_send_is_logged(
+    capfd: pytest.CaptureFixture[str],
+) -> None:
+    tools = FakeTools([status("late", "configured")])
+    startup = FakeStartup()
+    sent: list[list[McpServerInfo]] = []
+
+    def send(servers: list[McpServerInfo]) -> None:
+        sent.append(servers)
+        if len(sent) == 1:
+            raise OSError("pipe closed")
+
+    servers = McpServers(startup, lambda: tools, lambda: True, send)
+    servers.start()
+    for follower in [t for t in threading.enumerate() if t.name == "mcp-report"]:
+        follower.join(5.0)
+    assert "pipe closed" in capfd.readouterr().err
+    tools.statuses = [status("late", "connected", 1)]
+    servers.connect(5.0)
+    assert sent[-1] == [McpServerInfo("late", "stdio", "connected", 1, None)]
+
+
+def test_a_profile_without_servers_reports_nothing() -> None:
+    sent: list[list[McpServerInfo]] = []
+    servers = McpServers(FakeStartup(), lambda: FakeTools([]), lambda: False, sent.append)
+    servers.start()
+    servers.report()
+    servers.connect(1.0)
+    assert sent == []

@@ -713,6 +713,21 @@ export interface McpServerInfo {
   error: string | null;
 }
 
+export interface McpStatusChangedNotification {
+  /**
+   * The profile whose worker's MCP servers these are.
+   */
+  profile: string;
+  /**
+   * That worker's workerKey; null for the profile's own.
+   */
+  workerKey: string | null;
+  /**
+   * Each MCP server the profile's config.yaml lists, as mcp/status gives them now.
+   */
+  servers: McpServerInfo[];
+}
+
 export interface McpStatusResult {
   /**
    * Each MCP server the profile's config.yaml lists, in its order; empty when none.
@@ -2803,6 +2818,13 @@ export interface WorkerInfo {
   forkFallback: string | null;
 }
 
+export interface WorkerMcpChangedNotification {
+  /**
+   * The worker's MCP servers, as mcp/status gives them now that they changed.
+   */
+  servers: McpServerInfo[];
+}
+
 export interface WorkerReadyNotification {
   /**
    * Worker protocol version; must equal the supervisor's.
@@ -2968,6 +2990,8 @@ export interface ServerNotifications {
   'compression/requested': CompressionRequestedNotification;
   /** A compression request is no longer pending (compressed, failed, timed out, cancelled). */
   'compression/resolved': CompressionResolvedNotification;
+  /** A worker's MCP servers changed status (connecting, connected, failed): all of them, as mcp/status gives them. */
+  'mcp/statusChanged': McpStatusChangedNotification;
   /** A background process a session's agent started has ended (exited or killed). */
   'process/exited': ProcessExitedNotification;
   /** A session's agent started a background process. */
@@ -3061,6 +3085,7 @@ export const SERVER_NOTIFICATION_METHODS: readonly ServerNotificationMethod[] = 
   'command/listChanged',
   'compression/requested',
   'compression/resolved',
+  'mcp/statusChanged',
   'process/exited',
   'process/started',
   'run/completed',
