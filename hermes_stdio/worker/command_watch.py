@@ -168,10 +168,10 @@ class CommandWatch:
     def start(self) -> None:
         try:
             self._ino = inotify.Inotify()
-            self._stop_r, self._stop_w = os.pipe2(os.O_CLOEXEC)
         except OSError as exc:
             log(f"worker: skill files are not watched ({exc}); only agents' changes are pushed")
-            self._ino = None
+        else:
+            self._stop_r, self._stop_w = os.pipe()  # for stop(); not inherited
         self.check()  # before any tool can change them: the state the changes start from
         if self._ino is not None:
             threading.Thread(target=self._run, name="hermes-stdio-commands", daemon=True).start()
@@ -179,6 +179,8 @@ class CommandWatch:
     def stop(self) -> None:
         if self._stop_w >= 0:
             os.write(self._stop_w, b"x")
+            os.close(self._stop_w)
+            self._stop_w = -1
 
     def check(self) -> None:
         with self._lock:
@@ -233,24 +235,29 @@ class CommandWatch:
             self._interests[wd] = want
         return added
 
-    def _matters(self, events: Iterable[inotify.Event]) -> bool:
+    def _note(self, events: Iterable[inotify.Event]) -> bool:
+        """Forget the watches the kernel dropped; True if an event matters."""
+        matters = False
         with self._lock:
             for e in events:
-                if e.mask & inotify.Q_OVERFLOW:
-                    return True
-                if e.mask & inotify.IGNORED:
-                    continue  # its directory's end was an event of its parent's
+                if e.mask & inotify.IGNORED:  # its directory went: one made again there
+                    self._interests.pop(e.wd, None)  # needs a watch of its own
+                    for path in [p for p, wd in self._wds.items() if wd == e.wd]:
+                        del self._wds[path]
+                    continue
                 want = self._interests.get(e.wd)
-                if want is not None and want.covers(e.name, bool(e.mask & inotify.ISDIR)):
-                    return True
-        return False
+                if e.mask & inotify.Q_OVERFLOW or (
+                    want is not None and want.covers(e.name, bool(e.mask & inotify.ISDIR))
+                ):
+                    matters = True
+        return matters
 
     def _run(self) -> None:
         ino = self._ino
         assert ino is not None
         try:
             while self._wait(None):
-                if self._matters(ino.read()):
+                if self._note(ino.read()):
                     self._settle(ino)
                     self.check()
         except OSError as exc:
@@ -270,4 +277,4 @@ class CommandWatch:
         in) end before scanning, so one change is reported once."""
         end = time.monotonic() + self._longest_s
         while (left := min(self._quiet_s, end - time.monotonic())) > 0 and self._wait(left):
-            ino.read()
+            self._note(ino.read())

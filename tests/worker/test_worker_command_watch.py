@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import os
 import queue
+import shutil
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -293,3 +295,37 @@ def test_inotify_reports_a_deletion_in_a_watched_directory(tmp_path: Path) -> No
         assert (event.wd, event.name, bool(event.mask & inotify.DELETE)) == (wd, "f", True)
     finally:
         ino.close()
+
+
+def test_a_skill_directory_deleted_and_made_again_is_watched_again(
+    home: Home, watched: tuple[cw.CommandWatch, Reports]
+) -> None:
+    _, reports = watched
+    for round_ in range(3):  # a reinstall: the directory goes, and comes back at once
+        shutil.rmtree(home.skills / "tidy")
+        skill(home.skills, "tidy", f"version {round_}")
+        state = reports.next()
+        while state != fp(home):
+            state = reports.next()
+    (home.skills / "tidy" / "SKILL.md").write_text("---\nname: tidy\n---\nEdited.\n")
+    assert reports.next() == fp(home)  # seen: the new directory has a watch of its own
+
+
+def test_without_inotify_the_start_reports_and_checks_still_report_changes(
+    home: Home, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
+) -> None:
+    def missing() -> inotify.Inotify:
+        raise OSError(38, "inotify is not available here")
+
+    monkeypatch.setattr(inotify, "Inotify", missing)
+    reports = Reports()
+    watch = cw.CommandWatch(home.sources, reports)
+    before = set(threading.enumerate())
+    watch.start()  # on this thread: nothing is left to wait for
+    assert reports.all == [fp(home)]
+    assert "not watched" in capfd.readouterr().err
+    assert set(threading.enumerate()) <= before  # no watching thread
+    skill(home.skills, "sweep")  # as skill_manage would, then its look
+    watch.check()
+    assert reports.all == [reports.all[0], fp(home)]
+    watch.stop()  # nothing to stop
