@@ -167,10 +167,12 @@ class HermesProfile:
             log(f"worker: hermes' skill modules changed ({exc}): command/listChanged not sent")
             return
 
+        bundles_dir = getattr(skill_bundles, "_bundles_dir", None)  # private: optional
+
         def sources() -> command_watch.Sources:
             return command_watch.Sources(
                 [Path(skills_tool.SKILLS_DIR), *skill_utils.get_external_skills_dirs()],
-                Path(skill_bundles._bundles_dir()),
+                Path(bundles_dir()) if callable(bundles_dir) else None,
                 Path(get_config_path()),
                 frozenset(skill_utils.EXCLUDED_SKILL_DIRS),
                 frozenset(skill_utils.SKILL_SUPPORT_DIRS),
