@@ -44,8 +44,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
 
+from ..transport import inotify
 from ..transport.log import log
-from . import inotify
 
 QUIET_S = 0.05
 LONGEST_S = 0.5

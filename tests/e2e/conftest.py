@@ -27,8 +27,8 @@ from hermes_stdio.protocol import SERVER_NOTIFICATIONS, decode
 from hermes_stdio.testing.home import make_home, offline_env
 from hermes_stdio.testing.host import HostClient
 from hermes_stdio.testing.llm_server import Gate, Reply, ScriptedLLM
+from hermes_stdio.transport import inotify
 from hermes_stdio.wire import Invalid, Notification
-from hermes_stdio.worker import inotify
 
 BINARY = str(Path(sys.executable).with_name("hermes-stdio"))
 WORK_SECRET = "work-secret-value"

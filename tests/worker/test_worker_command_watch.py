@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from hermes_stdio.transport import inotify
 from hermes_stdio.worker import command_watch as cw
-from hermes_stdio.worker import inotify
 
 EXCLUDED = frozenset({".git", "node_modules", ".archive"})
 SUPPORT = frozenset({"references", "scripts"})
@@ -281,20 +281,6 @@ def test_a_failing_scan_is_logged_and_reports_nothing(
     calls: list[str] = []
     cw.CommandWatch(broken, calls.append).check()
     assert calls == [] and "KeyError" in capfd.readouterr().err
-
-
-def test_inotify_reports_a_deletion_in_a_watched_directory(tmp_path: Path) -> None:
-    ino = inotify.Inotify()
-    try:
-        wd = ino.add_watch(str(tmp_path), inotify.DELETE | inotify.ONLYDIR)
-        assert wd is not None
-        assert ino.add_watch(str(tmp_path / "missing"), inotify.DELETE) is None
-        (tmp_path / "f").write_text("x")
-        (tmp_path / "f").unlink()
-        (event,) = ino.read()
-        assert (event.wd, event.name, bool(event.mask & inotify.DELETE)) == (wd, "f", True)
-    finally:
-        ino.close()
 
 
 def test_a_skill_directory_deleted_and_made_again_is_watched_again(
