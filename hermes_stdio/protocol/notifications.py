@@ -15,6 +15,7 @@ from typing import Literal, NamedTuple
 
 from . import asks as a
 from . import processes as pr
+from . import profiles as pf
 from . import toolbox as tx
 from . import types as t
 from . import workers as pw
@@ -154,6 +155,13 @@ SERVER_NOTIFICATIONS: dict[str, NotificationSpec] = {
             tx.CommandListChangedNotification,
             "The files behind the profile's slash commands changed (a skill, a bundle,"
             " config.yaml), whoever changed them: command/list gives the commands.",
+            origin="supervisor",
+        ),
+        NotificationSpec(
+            "profile/listChanged",
+            pf.ProfileListChangedNotification,
+            "The profiles changed: one was made, removed or renamed, or the model, provider"
+            " or description profile/list shows for one (profile/list gives them).",
             origin="supervisor",
         ),
         NotificationSpec(

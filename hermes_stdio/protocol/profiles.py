@@ -18,5 +18,9 @@ class ProfileInfo(Record):
     workers: int = doc_field("Its worker processes running or starting now.")
 
 
+class ProfileListChangedNotification(Record):
+    """No fields: the profiles changed; profile/list gives them."""
+
+
 class ProfileListResult(Record):
     profiles: list[ProfileInfo] = doc_field("default first, then the others by name.")

@@ -242,10 +242,23 @@ class Supervisor(RoutedMethods, RelayMethods):
             # After the answer, and off the host's reader: reading the profiles' .env
             # files and spawning it would delay the next request.
             spawn_thread(self.pool.template.start)
+        spawn_thread(self._watch_profiles)  # reads every profile's YAML: off the reader
         for slot in [self.pool.slot(*key) for key in prewarm]:
             self._start_worker(
                 slot, lambda _peer: None, functools.partial(self._prewarm_failed, slot)
             )
+
+    def _watch_profiles(self) -> None:
+        from .profile_watch import ProfileWatch  # ctypes: not on the way to initialize
+
+        def announce() -> None:
+            assert self.host is not None
+            self.host.notify("profile/listChanged", encode(pf.ProfileListChangedNotification()))
+
+        if ProfileWatch(self.home, announce).start():
+            log("hermes-stdio: watching the profiles for profile/listChanged")
+        else:
+            log("hermes-stdio: profiles are not watched (no inotify): profile/listChanged not sent")
 
     @staticmethod
     def _prewarm_list(p: t.InitializeParams) -> list[str]:

@@ -23,10 +23,10 @@ Contract:
   reports too: the supervisor takes it as the profile's starting state).
   Checks are serialized; a failing scan or report is logged, never raised.
 - ``start()`` checks once, on the calling thread, then, where inotify works,
-  keeps watching on a daemon thread: a ``SKILL.md``, a directory, a bundle file or
+  keeps watching (``transport.dirwatch``): a ``SKILL.md``, a directory, a bundle file or
   ``config.yaml`` created, written, moved or deleted starts a check once the
   burst of changes has been quiet for ``quiet_s`` (at most ``longest_s`` after
-  the first). Idle, the thread is blocked in ``select``: no wake-ups. Where
+  the first). Idle, its thread is blocked in ``select``: no wake-ups. Where
   inotify does not work (not Linux; the user's limit reached) only
   ``check()`` calls (after each ``skill_manage``) report changes; that is
   logged. ``stop()`` ends the thread (tests).
@@ -36,32 +36,18 @@ from __future__ import annotations
 
 import hashlib
 import os
-import select
 import threading
-import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
 
-from ..transport import inotify
+from ..transport import dirwatch
 from ..transport.log import log
 
-QUIET_S = 0.05
-LONGEST_S = 0.5
 MAX_DIRS = 4096
 SKILL_FILE = "SKILL.md"
 _BUNDLE_SUFFIXES = (".yaml", ".yml")
-_MASK = (
-    inotify.CREATE
-    | inotify.DELETE
-    | inotify.MOVED_FROM
-    | inotify.MOVED_TO
-    | inotify.CLOSE_WRITE
-    | inotify.DELETE_SELF
-    | inotify.MOVE_SELF
-    | inotify.ONLYDIR
-)
 
 
 class Sources(NamedTuple):
@@ -150,37 +136,30 @@ class CommandWatch:
         sources: Callable[[], Sources],
         report: Callable[[str], None],
         *,
-        quiet_s: float = QUIET_S,
-        longest_s: float = LONGEST_S,
+        quiet_s: float = dirwatch.QUIET_S,
+        longest_s: float = dirwatch.LONGEST_S,
         max_dirs: int = MAX_DIRS,
     ) -> None:
-        self._sources, self._report = sources, report
-        self._quiet_s, self._longest_s, self._max_dirs = quiet_s, longest_s, max_dirs
+        self._sources, self._report, self._max_dirs = sources, report, max_dirs
         self._lock = threading.Lock()
         self._last: str | None = None
-        self._ino: inotify.Inotify | None = None
-        self._wds: dict[str, int] = {}
-        self._interests: dict[int, Interest] = {}
-        self._full = False  # the user's watch limit was hit: logged once
-        self._truncated = False  # likewise, a scan stopped at max_dirs
-        self._stop_r, self._stop_w = -1, -1
+        self._interests: dict[str, Interest] = {}
+        self._truncated = False  # a scan stopped at max_dirs: logged once
+        self._dirs = dirwatch.DirWatch(
+            self._matters,
+            self.check,
+            name="hermes-stdio-commands",
+            quiet_s=quiet_s,
+            longest_s=longest_s,
+        )
 
     def start(self) -> None:
-        try:
-            self._ino = inotify.Inotify()
-        except OSError as exc:
-            log(f"worker: skill files are not watched ({exc}); only agents' changes are pushed")
-        else:
-            self._stop_r, self._stop_w = os.pipe()  # for stop(); not inherited
+        if not self._dirs.start():
+            log("worker: skill files are not watched (no inotify); only agents' changes are pushed")
         self.check()  # before any tool can change them: the state the changes start from
-        if self._ino is not None:
-            threading.Thread(target=self._run, name="hermes-stdio-commands", daemon=True).start()
 
     def stop(self) -> None:
-        if self._stop_w >= 0:
-            os.write(self._stop_w, b"x")
-            os.close(self._stop_w)
-            self._stop_w = -1
+        self._dirs.stop()
 
     def check(self) -> None:
         with self._lock:
@@ -204,77 +183,11 @@ class CommandWatch:
             if found.truncated and not self._truncated:
                 log(f"worker: over {self._max_dirs} skill directories; those past them not seen")
             self._truncated = found.truncated
-            if not self._watch(found.dirs):
+            self._interests = found.dirs
+            if not self._dirs.watch(found.dirs):
                 break
         return found
 
-    def _watch(self, dirs: dict[str, Interest]) -> bool:
-        """Watch exactly ``dirs``; True if a directory was newly watched."""
-        ino = self._ino
-        if ino is None:
-            return False
-        added = False
-        for path in [p for p in self._wds if p not in dirs]:
-            gone = self._wds.pop(path)
-            if gone not in self._wds.values():  # a symlink may share it
-                ino.rm_watch(gone)
-                self._interests.pop(gone, None)
-        for path, want in dirs.items():
-            wd: int | None = self._wds.get(path)
-            if wd is None:
-                try:
-                    wd = ino.add_watch(path, _MASK)
-                except OSError as exc:
-                    if not self._full:
-                        log(f"worker: {path} and some other skill directories not watched: {exc}")
-                    self._full = True
-                if wd is None:
-                    continue
-                self._wds[path] = wd
-                added = True
-            self._interests[wd] = want
-        return added
-
-    def _note(self, events: Iterable[inotify.Event]) -> bool:
-        """Forget the watches the kernel dropped; True if an event matters."""
-        matters = False
-        with self._lock:
-            for e in events:
-                if e.mask & inotify.IGNORED:  # its directory went: one made again there
-                    self._interests.pop(e.wd, None)  # needs a watch of its own
-                    for path in [p for p, wd in self._wds.items() if wd == e.wd]:
-                        del self._wds[path]
-                    continue
-                want = self._interests.get(e.wd)
-                if e.mask & inotify.Q_OVERFLOW or (
-                    want is not None and want.covers(e.name, bool(e.mask & inotify.ISDIR))
-                ):
-                    matters = True
-        return matters
-
-    def _run(self) -> None:
-        ino = self._ino
-        assert ino is not None
-        try:
-            while self._wait(None):
-                if self._note(ino.read()):
-                    self._settle(ino)
-                    self.check()
-        except OSError as exc:
-            log(f"worker: the watch of the profile's skill files ended: {exc}")
-        finally:
-            ino.close()
-            os.close(self._stop_r)
-
-    def _wait(self, timeout: float | None) -> bool:
-        """Until events are queued (True), ``stop()`` or the timeout (False)."""
-        assert self._ino is not None
-        ready, _, _ = select.select([self._ino.fileno(), self._stop_r], [], [], timeout)
-        return self._stop_r not in ready and bool(ready)
-
-    def _settle(self, ino: inotify.Inotify) -> None:
-        """Let a burst of changes (an editor's temp file and rename, a tree copied
-        in) end before scanning, so one change is reported once."""
-        end = time.monotonic() + self._longest_s
-        while (left := min(self._quiet_s, end - time.monotonic())) > 0 and self._wait(left):
-            self._note(ino.read())
+    def _matters(self, directory: str, entry: str, is_dir: bool) -> bool:
+        want = self._interests.get(directory)
+        return want is not None and want.covers(entry, is_dir)

@@ -42,6 +42,28 @@ def test_profile_list_names_every_profile_a_request_may_name_without_starting_a_
     assert host.request("supervisor/status")["workers"] == []
 
 
+def test_a_profile_made_or_changed_on_disk_is_pushed_and_profile_list_shows_it(
+    host: HostClient, home: Path
+) -> None:
+    host.wait_stderr(lambda line: "watching the profiles" in line, timeout=20)
+    made = home / "profiles" / ".fun-new"  # not a profile's name: not listed
+    made.mkdir()
+    (made / "config.yaml").write_text("model: {default: m9}\n")
+    made.rename(home / "profiles" / "fun")  # one change: the whole profile at once
+    host.wait_for(lambda n: n.method == "profile/listChanged", timeout=20)
+    listed = {p["name"]: p for p in host.request("profile/list")["profiles"]}
+    assert listed["fun"]["model"] == "m9"
+    (home / "profiles" / "fun" / "profile.yaml").write_text("description: Games\n")
+    note = host.wait_for(lambda n: n.method == "profile/listChanged", timeout=20)
+    assert note.params == {}
+    assert {p["name"]: p for p in host.request("profile/list")["profiles"]}["fun"][
+        "description"
+    ] == "Games"
+    assert (
+        len([n for _, n in host.received if getattr(n, "method", "") == "profile/listChanged"]) == 2
+    )
+
+
 def test_profile_list_counts_a_profiles_running_workers(host: HostClient, llm: ScriptedLLM) -> None:
     started_worker(host, llm, "play")
     counts = {p["name"]: p["workers"] for p in host.request("profile/list")["profiles"]}

@@ -918,6 +918,11 @@ export interface ProfileInfo {
   workers: number;
 }
 
+/**
+ * No fields: the profiles changed; profile/list gives them.
+ */
+export type ProfileListChangedNotification = Record<string, never>;
+
 export interface ProfileListResult {
   /**
    * default first, then the others by name.
@@ -2996,6 +3001,8 @@ export interface ServerNotifications {
   'process/exited': ProcessExitedNotification;
   /** A session's agent started a background process. */
   'process/started': ProcessStartedNotification;
+  /** The profiles changed: one was made, removed or renamed, or the model, provider or description profile/list shows for one (profile/list gives them). */
+  'profile/listChanged': ProfileListChangedNotification;
   /** The run ended; exactly one per started run, always its last. */
   'run/completed': RunCompletedNotification;
   /** Assistant text, streamed as the model produces it. */
@@ -3088,6 +3095,7 @@ export const SERVER_NOTIFICATION_METHODS: readonly ServerNotificationMethod[] = 
   'mcp/statusChanged',
   'process/exited',
   'process/started',
+  'profile/listChanged',
   'run/completed',
   'run/delta',
   'run/event',

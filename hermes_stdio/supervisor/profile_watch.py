@@ -1,0 +1,70 @@
+"""A push when the profiles a host may name change: ``profile/listChanged``.
+
+A profile switcher would otherwise go stale when the user makes, removes or
+renames a profile (``hermes profile create``), or changes the model, provider
+or description ``profile/list`` shows for one.
+
+Contract: ``ProfileWatch(home, announce)``; ``start()`` reads the listing
+(each profile ``profile/list`` gives, with its home, model, provider and
+description; not its worker count) and, where inotify works, watches
+``<home>`` for ``profiles``, ``config.yaml`` and ``profile.yaml``,
+``<home>/profiles`` for its entries, and each listed profile's home for its
+``config.yaml`` and ``profile.yaml`` (so the sessions, logs and databases in
+those homes wake nothing). Once a burst of changes has settled
+(``transport.dirwatch``) it reads the listing again and calls ``announce()``
+when it differs from the last one, then watches the homes now listed. It
+returns False, watching nothing, where inotify does not work.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from pathlib import Path
+
+from ..transport import dirwatch
+from .profiles import describe, listed_profiles
+
+_FILES = frozenset({"config.yaml", "profile.yaml"})
+Listing = list[tuple[str, str, str | None, str | None, str]]
+
+
+def listing(home: Path) -> Listing:
+    return [(name, str(path), *describe(path)) for name, path in listed_profiles(home)]
+
+
+class ProfileWatch:
+    def __init__(self, home: Path, announce: Callable[[], None]) -> None:
+        self.home, self._announce = home, announce
+        self._lock = threading.Lock()
+        self._last: Listing = []
+        self._homes: set[str] = set()
+        self._dirs = dirwatch.DirWatch(self._matters, self.check, name="hermes-stdio-profiles")
+
+    def start(self) -> bool:
+        if not self._dirs.start():
+            return False
+        self.check(announce=False)
+        return True
+
+    def stop(self) -> None:
+        self._dirs.stop()
+
+    def check(self, announce: bool = True) -> None:
+        with self._lock:
+            for _ in range(4):  # watch, then look again: a profile made meanwhile is seen
+                now = listing(self.home)
+                self._homes = {home for _, home, *_ in now} - {str(self.home)}
+                watched = [str(self.home), str(self.home / "profiles"), *self._homes]
+                if not self._dirs.watch(watched):
+                    break
+            changed, self._last = now != self._last, now
+        if changed and announce:
+            self._announce()
+
+    def _matters(self, directory: str, entry: str, is_dir: bool) -> bool:
+        if directory == str(self.home):
+            return entry in _FILES or entry == "profiles"
+        if directory == str(self.home / "profiles"):
+            return True  # a profile made, removed or renamed
+        return entry in _FILES

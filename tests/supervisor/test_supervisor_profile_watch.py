@@ -1,0 +1,116 @@
+"""supervisor/profile_watch.py, on a real Hermes home with real inotify: a profile
+made, removed or renamed, or a change of what profile/list shows for one, is
+announced once; what else happens in the profiles' homes is not."""
+
+from __future__ import annotations
+
+import os
+import queue
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from hermes_stdio.supervisor.profile_watch import ProfileWatch, listing
+
+WAIT_S = 10.0
+
+
+class Announced:
+    def __init__(self) -> None:
+        self.q: queue.Queue[None] = queue.Queue()
+        self.count = 0
+
+    def __call__(self) -> None:
+        self.count += 1
+        self.q.put(None)
+
+    def next(self) -> None:
+        self.q.get(timeout=WAIT_S)
+
+
+def profile(home: Path, name: str, model: str = "m1", description: str = "") -> Path:
+    where = home / "profiles" / name
+    where.mkdir(parents=True)
+    (where / "config.yaml").write_text(f"model: {{default: {model}, provider: custom}}\n")
+    if description:
+        (where / "profile.yaml").write_text(f"description: {description}\n")
+    return where
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Path:
+    home = tmp_path / "hermes"
+    home.mkdir()
+    (home / "config.yaml").write_text("model: {default: m0}\n")
+    profile(home, "work")
+    return home
+
+
+@pytest.fixture
+def watched(home: Path) -> Iterator[Announced]:
+    announced = Announced()
+    watch = ProfileWatch(home, announced)
+    assert watch.start()
+    assert announced.count == 0  # the start is no change
+    yield announced
+    watch.stop()
+
+
+def test_a_profile_made_renamed_or_removed_is_announced_once_each(
+    home: Path, watched: Announced
+) -> None:
+    profile(home, "play", description="Games")
+    watched.next()
+    assert [name for name, *_ in listing(home)] == ["default", "play", "work"]
+    os.rename(home / "profiles" / "play", home / "profiles" / "fun")
+    watched.next()
+    shutil.rmtree(home / "profiles" / "fun")
+    watched.next()
+    assert watched.count == 3
+
+
+def test_what_profile_list_shows_changing_is_announced(home: Path, watched: Announced) -> None:
+    work = home / "profiles" / "work"
+    new = work / "config.yaml.tmp"  # replaced by rename, as editors and hermes do
+    new.write_text("model: {default: m2, provider: custom}\n")
+    os.replace(new, work / "config.yaml")
+    watched.next()
+    (work / "profile.yaml").write_text("description: Day job\n")
+    watched.next()
+    (home / "config.yaml").write_text("model: {default: m3}\n")  # the default profile's
+    watched.next()
+    assert listing(home)[0][2] == "m3" and watched.count == 3
+
+
+def test_the_rest_of_the_profiles_homes_and_unchanged_rewrites_announce_nothing(
+    home: Path, watched: Announced
+) -> None:
+    work = home / "profiles" / "work"
+    for where in (home, work):
+        (where / "state.db-journal").write_text("x")  # hermes' own files
+        (where / "state.db-journal").unlink()
+        (where / "sessions").mkdir()
+        (where / "sessions" / "s1.json").write_text("{}")
+    (work / "config.yaml").write_text((work / "config.yaml").read_text())  # same content
+    profile(home, "play")  # the change that follows: the only one announced
+    watched.next()
+    assert watched.count == 1
+
+
+def test_a_profiles_directory_made_after_the_start_is_watched(tmp_path: Path) -> None:
+    home = tmp_path / "hermes"
+    home.mkdir()
+    announced = Announced()
+    watch = ProfileWatch(home, announced)
+    assert watch.start()
+    try:
+        profile(home, "work")  # makes profiles/ too
+        announced.next()
+        while [name for name, *_ in listing(home)] != ["default", "work"]:
+            announced.next()  # seen in two steps: profiles/, then work/ in it
+        (home / "profiles" / "work" / "profile.yaml").write_text("description: Now seen\n")
+        announced.next()
+    finally:
+        watch.stop()
