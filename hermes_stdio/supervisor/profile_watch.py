@@ -23,14 +23,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ..transport import dirwatch
-from .profiles import describe, listed_profiles
+from .profiles import Listing, listing
 
 _FILES = frozenset({"config.yaml", "profile.yaml"})
-Listing = list[tuple[str, str, str | None, str | None, str]]
-
-
-def listing(home: Path) -> Listing:
-    return [(name, str(path), *describe(path)) for name, path in listed_profiles(home)]
 
 
 class ProfileWatch:
@@ -38,7 +33,6 @@ class ProfileWatch:
         self.home, self._announce = home, announce
         self._lock = threading.Lock()
         self._last: Listing = []
-        self._homes: set[str] = set()
         self._dirs = dirwatch.DirWatch(self._matters, self.check, name="hermes-stdio-profiles")
 
     def start(self) -> bool:
@@ -54,8 +48,8 @@ class ProfileWatch:
         with self._lock:
             for _ in range(4):  # watch, then look again: a profile made meanwhile is seen
                 now = listing(self.home)
-                self._homes = {home for _, home, *_ in now} - {str(self.home)}
-                watched = [str(self.home), str(self.home / "profiles"), *self._homes]
+                homes = [home for _, home, *_ in now]  # the default's is the home itself
+                watched = [str(self.home), str(self.home / "profiles"), *homes]
                 if not self._dirs.watch(watched):
                     break
             changed, self._last = now != self._last, now

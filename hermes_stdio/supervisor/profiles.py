@@ -9,8 +9,9 @@ Contract:
   refused too, so a name never escapes the home and one home has one name. A valid name with
   no directory raises ``unknown_profile``. ``listed_profiles`` lists exactly
   the profiles that pass these checks; ``describe`` reads one's model,
-  provider and description. A YAML file is parsed again only once its
-  identity, size or times change (or while it is under 2 s old).
+  provider and description, ``listing`` all of that for every listed one. A
+  YAML file is parsed again only once its identity, size or times change (or
+  while it is under 2 s old).
 - ``worker_env`` starts from the supervisor's environment, removes every key
   hermes could load from any *other* profile's ``.env`` (parsed as hermes
   does, with python-dotenv; so no profile sees another's secrets) and
@@ -132,6 +133,14 @@ def describe(path: Path) -> tuple[str | None, str | None, str]:
         model = _scalar(model_cfg)
     description = _scalar(load_config(path, "profile.yaml").get("description"))
     return model, provider, description or ""
+
+
+Listing = list[tuple[str, str, str | None, str | None, str]]
+
+
+def listing(home: Path) -> Listing:
+    """Each listed profile's name, home, model, provider and description."""
+    return [(name, str(path), *describe(path)) for name, path in listed_profiles(home)]
 
 
 def all_profile_homes(home: Path) -> dict[str, Path]:

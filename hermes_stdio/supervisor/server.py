@@ -45,7 +45,7 @@ from ..wire import ErrorType, Notification, Request, RequestId, RpcError, load_f
 from .batch import Batch
 from .forwards import Forwards
 from .idle import IdleWorkers
-from .profiles import describe, listed_profiles, template_env
+from .profiles import listing, template_env
 from .relay import CommandStates, RelayMethods
 from .routes import Routes
 from .routing import RoutedMethods, spawn_thread
@@ -312,8 +312,8 @@ class Supervisor(RoutedMethods, RelayMethods):
         live = [s.profile for s in self.pool.slots() if s.state in ("starting", "ready")]
         return pf.ProfileListResult(
             [
-                pf.ProfileInfo(name, str(path), *describe(path), workers=live.count(name))
-                for name, path in listed_profiles(self.home)
+                pf.ProfileInfo(*listed, workers=live.count(listed[0]))
+                for listed in listing(self.home)
             ]
         )
 

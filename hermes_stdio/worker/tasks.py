@@ -56,7 +56,6 @@ class TaskMethods:
     sessions: dict[str, Session]
     _lock: threading.Lock  # guards ``sessions``
     peer: Peer | None
-    profile: str
     answer_off_reader: Callable[[Request, str, Callable[[], Record]], object]  # ``queries``
     _outbox: Callable[[], Outbox | Callable[[bytes], bool]]
     _text_streams: dict[tuple[str, str, str | None], TextStream]

@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from hermes_stdio.supervisor.profile_watch import ProfileWatch, listing
+from hermes_stdio.supervisor.profile_watch import ProfileWatch
+from hermes_stdio.supervisor.profiles import listing
 
 WAIT_S = 10.0
 
