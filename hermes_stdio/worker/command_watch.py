@@ -14,7 +14,9 @@ Contract:
   (following symlinks, leaving out ``excluded`` directories, and ``support``
   ones inside a skill) and returns the state's ``fingerprint`` (a digest of each
   file's path, size, times and inode: equal for equal files, whichever worker
-  computes it) and the directories to watch, with what matters in each. At most
+  computes it) and the directories to watch, with what matters in each (the
+  parents of the profile's own skills directory, bundles directory and
+  ``config.yaml`` for those names only; not an external root's). At most
   ``max_dirs`` directories are walked, so a symlink loop or a vast external
   directory costs a bounded walk; what lies past that is neither in the state
   nor watched (``truncated``; the watch logs it once).
@@ -99,8 +101,10 @@ def scan(src: Sources, max_dirs: int = MAX_DIRS) -> Scan:
     def interest(path: Path | str) -> Interest:
         return dirs.setdefault(str(path), Interest())
 
-    for entry in (*src.roots, src.bundles, src.config):
-        if entry is not None:  # its creation, removal or replacement, seen from above
+    # Their creation, removal or replacement, seen from above: the profile's own
+    # entries only. An external root's parent may be the user's busy home directory.
+    for entry in (*src.roots[:1], src.bundles, src.config):
+        if entry is not None:
             interest(entry.parent).names.add(entry.name)
     walked, truncated = 0, False
     for root in src.roots:

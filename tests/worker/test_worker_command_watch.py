@@ -122,6 +122,14 @@ def test_two_homes_with_equal_files_differ_but_a_rescan_of_one_agrees(tmp_path: 
     assert fp(a) == fp(a) and fp(a) != fp(b)  # paths and inodes are part of the state
 
 
+def test_an_external_roots_parent_is_not_watched_for_it(home: Home, tmp_path: Path) -> None:
+    shared = tmp_path / "busy-user-home" / "shared"
+    skill(shared, "review")
+    home.external.append(shared)
+    found = cw.scan(home.sources())
+    assert found.dirs[str(shared)].tree and str(shared.parent) not in found.dirs
+
+
 def test_a_symlink_loop_is_walked_a_bounded_number_of_directories(home: Home) -> None:
     (home.skills / "loop").symlink_to(home.skills)
     found = cw.scan(home.sources(), max_dirs=50)
