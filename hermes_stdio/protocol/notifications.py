@@ -172,6 +172,12 @@ SERVER_NOTIFICATIONS: dict[str, NotificationSpec] = {
             origin="supervisor",
         ),
         NotificationSpec(
+            "worker/started",
+            pw.WorkerStartedNotification,
+            "A worker process is ready: sent before anything else from it.",
+            origin="supervisor",
+        ),
+        NotificationSpec(
             "worker/exited",
             pw.WorkerExitedNotification,
             "A worker process exited.",

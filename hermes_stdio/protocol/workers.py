@@ -2,8 +2,8 @@
 worker tells the supervisor when it is ready (internal to the server).
 
 Contract: ``supervisor/status`` (``SupervisorStatusResult``), ``worker/restart``'s
-result, the ``worker/exited`` notification, the internal ``worker/ready`` and
-``worker/background``'s result;
+result, the ``worker/started`` and ``worker/exited`` notifications, the internal
+``worker/ready`` and ``worker/background``'s result;
 their states and reasons are the Literal types here. Requests that target a
 worker take ``types.WorkerTarget``.
 """
@@ -68,6 +68,12 @@ class SupervisorStatusResult(Record):
 
 class WorkerRestartResult(Record):
     worker: WorkerInfo = doc_field("The worker after the restart.")
+
+
+class WorkerStartedNotification(Record):
+    worker: WorkerInfo = doc_field(
+        "The worker, now ready (state ready): its pid, and whether it was forked or spawned cold."
+    )
 
 
 class WorkerExitedNotification(Record):

@@ -102,7 +102,7 @@ class Supervisor(RoutedMethods, RelayMethods):
             template=template,
         )
         self.idle = IdleWorkers(self.pool, self.routes, worker_idle_s, max_workers=max_workers)
-        self.pool.on_ready = lambda _slot: self.idle.arm()
+        self.pool.on_ready = self._worker_started
         self.pool.before_start = self.idle.make_room
         self.host: Peer | None = None
         self.state = "uninitialized"  # -> initialized -> shut_down
@@ -304,6 +304,13 @@ class Supervisor(RoutedMethods, RelayMethods):
             start_mode=slot.start_mode if proc is not None else None,
             fork_fallback=slot.fork_fallback if proc is not None else None,
         )
+
+    def _worker_started(self, slot: WorkerSlot) -> None:
+        assert self.host is not None
+        self.host.notify(
+            "worker/started", encode(pw.WorkerStartedNotification(self._worker_info(slot)))
+        )
+        self.idle.arm()
 
     def _h_profile_list(self, req: Request, p: t.EmptyParams) -> None:
         self._profile_lists.add(req)  # reads every profile's YAML: off the host's reader

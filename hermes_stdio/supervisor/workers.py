@@ -7,6 +7,9 @@ Contract:
   when the start fails or the slot is backing off after a crash loop
   (``max_crashes`` unexpected exits within ``crash_window_s``) until
   ``reset_backoff``.
+- ``on_ready(slot)`` is called on the worker's reader thread once it is ready,
+  before the callers waiting for the start go on, so before anything else the
+  worker sends is handled.
 - When a worker's stdout closes, its pending requests fail with
   ``worker_crashed`` (or ``worker_unavailable`` when we stopped it), the
   process is reaped (bounded), and ``on_exit(slot, note)`` is called exactly
@@ -303,9 +306,13 @@ class WorkerPool:
             slot.state = "ready"
             if ready.start_mode == "spawned" and slot.start_mode == "forked":
                 slot.start_mode, slot.fork_fallback = "spawned", ready.fork_fallback
-        slot.ready.set()
-        if slot.state == "ready" and self.on_ready is not None:
-            self.on_ready(slot)
+        try:
+            # Before the start's waiters go on: the host hears of the worker before any
+            # answer from it (this is the worker's reader thread, which relays those).
+            if slot.state == "ready" and self.on_ready is not None:
+                self.on_ready(slot)
+        finally:
+            slot.ready.set()
 
     def reap(self, slot: WorkerSlot, proc: ChildProcess, reason: str, token: str = "") -> None:
         code = stop_child(proc, grace_s=2.0, after_stdin_s=1.0, after_term_s=2.0)

@@ -13,7 +13,7 @@ import pytest
 from hermes_stdio.testing.llm_server import Reply, ScriptedLLM
 from hermes_stdio.wire import ErrorType, RpcError
 
-from .conftest import StartHost, until_created
+from .conftest import StartHost, received, until_created
 from .test_approvals import respond, waiting
 
 
@@ -128,3 +128,4 @@ def test_a_worker_that_never_gets_ready_exits_as_start_failed(
     assert caught.value.kind is ErrorType.WORKER_UNAVAILABLE
     exited = host.wait_for(lambda n: n.method == "worker/exited", timeout=30)
     assert exited.params["expected"] is True and exited.params["reason"] == "start_failed"
+    assert not received(host, "worker/started")  # it never got ready

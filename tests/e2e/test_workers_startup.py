@@ -1,21 +1,25 @@
-"""Worker processes through the real binary: another python, prewarming, tool scan, bursts."""
+"""Worker processes through the real binary: another python, prewarming, tool scan, bursts,
+and the ``worker/started`` each process is announced by."""
 
 from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
+from unittest.mock import ANY
 
 import pytest
 import yaml
 
 from hermes_stdio.protocol.types import RunErrorType
+from hermes_stdio.testing.host import HostClient
 from hermes_stdio.testing.llm_server import Reply, ScriptedLLM
 from hermes_stdio.wire import ErrorType, RpcError
 
-from .conftest import StartHost, started_worker, template_ready, worker_pids
+from .conftest import StartHost, received, started_worker, template_ready, worker_pids
 
 
 def _python_without_hermes() -> str:
@@ -140,3 +144,68 @@ def test_a_burst_of_requests_to_a_starting_worker_waits_on_one_thread_and_all_ar
     assert threads < 40, f"{threads} threads for 300 waiting requests"
     answers = [host.response(i, timeout=60) for i in ids]
     assert all(a.error is None and a.result["loaded"] is False for a in answers)
+
+
+def _index(host: HostClient, message: object) -> int:
+    return next(i for i, (_, m) in enumerate(host.received) if m is message)
+
+
+def _response_index(host: HostClient, msg_id: object) -> int:
+    return next(i for i, (_, m) in enumerate(host.received) if getattr(m, "id", None) == msg_id)
+
+
+def test_each_worker_process_announces_itself_with_worker_started_before_anything_from_it(
+    any_host: HostClient, llm: ScriptedLLM
+) -> None:
+    host = any_host
+    mode = "spawned" if not host.request("supervisor/status")["template"] else "forked"
+    llm.enqueue(Reply.text(["hello"]))
+    start_id = host.send_request("run/start", {"message": "hi"})
+    run = host.response(start_id).result
+    host.wait_run_completed(run["runId"])
+    [started] = received(host, "worker/started")
+    [info] = host.request("supervisor/status")["workers"]
+    # The whole WorkerInfo, as supervisor/status gives it once the run has ended.
+    assert started.params == {"worker": {**info, "lastUsedAt": ANY, "sessions": 0}}
+    assert info["state"] == "ready" and info["startMode"] == mode and info["pid"]
+    [run_started] = [n for n in host.run_notifications(run["runId"]) if n.method == "run/started"]
+    assert _index(host, started) < _response_index(host, start_id) < _index(host, run_started)
+
+    # A crash, then the next request: a new process, announced after the old one's exit.
+    os.kill(info["pid"], signal.SIGKILL)
+    exited = host.wait_for(lambda n: n.method == "worker/exited")
+    started_worker(host, llm)
+    [_, again] = received(host, "worker/started")
+    assert _index(host, exited) < _index(host, again)
+    assert again.params["worker"]["pid"] == worker_pids(host)[("default", None)] != info["pid"]
+    assert again.params["worker"]["restarts"] == 1
+
+    # worker/restart: its result comes after the new process's worker/started.
+    restart_id = host.send_request("worker/restart", {"profile": "default"})
+    restarted = host.response(restart_id).result["worker"]
+    [*_, third] = received(host, "worker/started")
+    assert third.params["worker"]["pid"] == restarted["pid"] != again.params["worker"]["pid"]
+    assert _index(host, third) < _response_index(host, restart_id)
+
+    # A workerKey is a worker of its own, announced with its key.
+    host.request("session/status", {"sessionId": "s-keyed", "workerKey": "side"})
+    [*_, keyed] = received(host, "worker/started")
+    assert (keyed.params["worker"]["profile"], keyed.params["worker"]["workerKey"]) == (
+        "default",
+        "side",
+    )
+    assert len(received(host, "worker/started")) == 4
+
+
+def test_prewarmed_workers_announce_themselves_without_a_request(
+    start_host: StartHost,
+) -> None:
+    host = start_host()
+    host.request(
+        "initialize", {"protocolVersion": 1, "options": {"prewarmProfiles": ["work", "play"]}}
+    )
+    first = host.wait_for(lambda n: n.method == "worker/started", timeout=60)
+    second = host.wait_for(lambda n: n.method == "worker/started", timeout=60)
+    announced = {n.params["worker"]["profile"]: n.params["worker"]["pid"] for n in (first, second)}
+    assert announced == {p: pid for (p, _k), pid in worker_pids(host).items()}
+    assert set(announced) == {"work", "play"}

@@ -287,3 +287,26 @@ def test_a_worker_that_never_gets_ready_is_stopped_and_reported_as_start_failed(
         assert note.expected is True and note.reason == "start_failed"
     finally:
         pool.close()
+
+
+def test_on_ready_is_called_once_a_worker_is_ready_before_its_start_returns(
+    pool: WorkerPool,
+) -> None:
+    seen: list[tuple[str, bool]] = []
+    pool.on_ready = lambda slot: seen.append((slot.state, slot.ready.is_set()))
+    slot = pool.slot("default", None)
+    pool.ensure_ready(slot)
+    # Ready, and the start's waiters not yet released: what on_ready sends comes first.
+    assert seen == [("ready", False)]
+    pool.ensure_ready(slot)
+    assert len(seen) == 1  # an already-ready worker is not announced again
+
+
+def test_a_failing_on_ready_still_ends_the_start(pool: WorkerPool) -> None:
+    def fail(_slot: WorkerSlot) -> None:
+        raise RuntimeError("boom")
+
+    pool.on_ready = fail
+    slot = pool.slot("default", None)
+    pool.ensure_ready(slot)  # within ready_timeout, not after it
+    assert slot.state == "ready" and slot.start_error is None

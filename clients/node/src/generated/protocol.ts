@@ -2864,6 +2864,13 @@ export interface WorkerRestartResult {
   worker: WorkerInfo;
 }
 
+export interface WorkerStartedNotification {
+  /**
+   * The worker, now ready (state ready): its pid, and whether it was forked or spawned cold.
+   */
+  worker: WorkerInfo;
+}
+
 export interface WorkerTarget {
   /**
    * Profile name; null or absent means default.
@@ -3029,6 +3036,8 @@ export interface ServerNotifications {
   'sudo/resolved': SudoResolvedNotification;
   /** A worker process exited. */
   'worker/exited': WorkerExitedNotification;
+  /** A worker process is ready: sent before anything else from it. */
+  'worker/started': WorkerStartedNotification;
 }
 
 export type HostRequestMethod = keyof HostRequests;
@@ -3109,6 +3118,7 @@ export const SERVER_NOTIFICATION_METHODS: readonly ServerNotificationMethod[] = 
   'sudo/requested',
   'sudo/resolved',
   'worker/exited',
+  'worker/started',
 ];
 /** Server notifications that belong to one run (schema runScoped): runId, sessionId, seq. */
 export type RunNotificationMethod = 'approval/requested' | 'approval/resolved' | 'clarify/requested' | 'clarify/resolved' | 'compression/requested' | 'compression/resolved' | 'run/completed' | 'run/delta' | 'run/event' | 'run/started' | 'secret/requested' | 'secret/resolved' | 'sudo/requested' | 'sudo/resolved';
