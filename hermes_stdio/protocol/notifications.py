@@ -167,8 +167,8 @@ SERVER_NOTIFICATIONS: dict[str, NotificationSpec] = {
         NotificationSpec(
             "mcp/statusChanged",
             tx.McpStatusChangedNotification,
-            "A worker's MCP servers changed status (connecting, connected, failed): all of"
-            " them, as mcp/status gives them.",
+            "A worker's MCP servers changed status (connecting, connected, failed), or"
+            " config.yaml lists others: all of them, as mcp/status gives them.",
             origin="supervisor",
         ),
         NotificationSpec(

@@ -22,12 +22,13 @@ profile's final environment):
   discovery, never reading the worker's stdin for an OAuth login (hermes'
   non-interactive discovery, as at startup); it waits for the attempt at most
   ``wait_s``, and a slower one goes on in the background.
-- ``report()`` sends ``changed`` (if given) the servers' status when it
+- ``report(reread)`` sends ``changed`` (if given) the servers' status when it
   differs from the last one sent, in order, never raising: on its own when
   discovery starts and when it ends (a thread blocked on it: no polling), when
   an ``mcp/connect`` attempt ends, and when the adapter calls it (after each
-  turn, when a server may have dropped). Nothing is sent for a profile that
-  lists no servers.
+  turn, when a server may have dropped; with ``reread`` when the profile's
+  config.yaml changed). Nothing is sent for a profile that has listed no
+  servers since the start: ``reread`` reads the config again to know.
 - ``close(timeout)`` closes every connection as hermes' CLI does on exit (a
   stdio server's stdin is closed, then it is signalled after hermes' grace),
   waiting at most ``timeout`` in all; a server that outlives that is killed by
@@ -66,6 +67,7 @@ class McpServers:
         self._configured = False
         self._connecting: threading.Thread | None = None
         self._trying = False  # an mcp/connect attempt is under way
+        self._announced = False  # listed servers after the start: reported from then on
 
     def start(self) -> None:
         with self._lock:
@@ -116,9 +118,16 @@ class McpServers:
             self._trying = False
         self.report()
 
-    def report(self) -> None:
+    def report(self, reread: bool = False) -> None:
         changed = self._changed
-        if changed is None or not self._configured:
+        if changed is None:
+            return
+        if reread and not self._announced:  # config.yaml changed: it may list one now
+            try:
+                self._announced = self._listed()
+            except Exception as exc:
+                note(f"worker: reading the profile's MCP servers failed: {exc!r}")
+        if not (self._configured or self._announced):
             return
         with self._report_lock:  # computed and sent in one go: never out of order
             try:

@@ -38,6 +38,7 @@ from . import (
     watches,
 )
 from .callbacks import EventSink, SubagentHook, agent_callbacks
+from .mcp import McpServers
 from .options import checkpoint_settings, disabled_toolsets, enabled_toolsets
 from .secrets import SecretBridge
 from .state import Session
@@ -55,6 +56,7 @@ class HermesProfile:
     _process_watch: watches.ProcessWatch | None = None
     _commands_changed: Callable[[str], None] | None = None
     _mcp_changed: Callable[[list[McpServerInfo]], None] | None = None
+    _mcp: McpServers | None = None
     _watching: bool = False
     _warm_lock = threading.Lock()  # one adapter per worker process
     _build_started = False
@@ -75,7 +77,12 @@ class HermesProfile:
         self._subagent_progress = progress
 
     def watch_commands(self, deliver: Callable[[str], None]) -> None:
-        self._commands_changed = deliver  # likewise
+        def changed(fingerprint: str) -> None:
+            deliver(fingerprint)
+            if self._mcp is not None:  # config.yaml may list other MCP servers now
+                self._mcp.report(reread=True)
+
+        self._commands_changed = changed  # likewise
 
     def watch_mcp(self, deliver: Callable[[list[McpServerInfo]], None]) -> None:
         self._mcp_changed = deliver  # used once the MCP servers are started

@@ -173,7 +173,7 @@ def test_a_workers_servers_are_pushed_as_they_connect_or_fail_with_no_status_req
     assert host.request("mcp/status", {"profile": "work"})["servers"] == last["servers"]
 
 
-def test_a_server_listed_since_the_worker_started_is_pushed_after_the_next_turn(
+def test_a_server_listed_since_the_worker_started_is_pushed_once_config_yaml_changes(
     host: HostClient, llm: ScriptedLLM, home: Path, tmp_path: Path, pid_file: Path
 ) -> None:
     work = home / "profiles" / "work"
@@ -182,9 +182,46 @@ def test_a_server_listed_since_the_worker_started_is_pushed_after_the_next_turn(
     echo = yaml.safe_load((work / "config.yaml").read_text())["mcp_servers"]["echo"]
     late = {**echo, "env": {"MCP_ECHO_PID_FILE": str(tmp_path / "late.pid")}}
     add_mcp_servers(work, {"echo": echo, "late": late})
+    listed = [("echo", "connected"), ("late", "configured")]
+    # No turn and no request: the worker saw its config.yaml change.
+    host.wait_for(lambda n: n.method == "mcp/statusChanged" and pushed_states(host)[-1] == listed)
+    started_worker(host, llm, "work")  # a turn after it finds nothing more to tell
+    assert [p for p in pushed_states(host) if ("late", "configured") in p] == [listed]
+
+
+def test_a_profile_that_listed_no_server_pushes_the_ones_its_config_yaml_lists_later(
+    host: HostClient, llm: ScriptedLLM, home: Path, pid_file: Path
+) -> None:
+    play = home / "profiles" / "play"
+    started_worker(host, llm, "play")
+    assert not received(host, "mcp/statusChanged")  # it lists none: nothing to tell
+    echo = yaml.safe_load((home / "profiles" / "work" / "config.yaml").read_text())
+    add_mcp_servers(play, echo["mcp_servers"])
+    listed = host.wait_for(lambda n: n.method == "mcp/statusChanged", timeout=30).params
+    assert listed == {
+        "profile": "play",
+        "workerKey": None,
+        "servers": [
+            {
+                "name": "echo",
+                "transport": "stdio",
+                "status": "configured",
+                "tools": 0,
+                "error": None,
+            }
+        ],
+    }
+    host.request("mcp/connect", {"profile": "play"}, timeout=60)
+    assert pushed_states(host)[-1] == [("echo", "connected")]
     before = len(received(host, "mcp/statusChanged"))
-    started_worker(host, llm, "work")  # one more turn: pushed before its run/completed
-    assert pushed_states(host)[before:] == [[("echo", "connected"), ("late", "configured")]]
+    config = yaml.safe_load((play / "config.yaml").read_text())
+    del config["mcp_servers"]
+    (play / "config.yaml").write_text(yaml.safe_dump(config))
+    host.wait_for(lambda n: len(received(host, "mcp/statusChanged")) > before, timeout=30)
+    gone = received(host, "mcp/statusChanged")[-1].params
+    # hermes lists a server its config.yaml no longer names as gone (its connection
+    # stays until a worker/restart), and so do the push and mcp/status.
+    assert gone["servers"] == [] == host.request("mcp/status", {"profile": "play"})["servers"]
 
 
 def test_mcp_connect_starts_a_server_listed_since_and_retries_one_that_failed(

@@ -204,3 +204,34 @@ def test_a_profile_without_servers_reports_nothing() -> None:
     servers.report()
     servers.connect(1.0)
     assert sent == []
+
+
+def test_servers_a_profile_lists_after_its_start_are_reported_once_its_config_is_reread(
+    capfd: pytest.CaptureFixture[str],
+) -> None:
+    tools = FakeTools([])
+    listed: list[bool | None] = [False]
+
+    def lists() -> bool:
+        if listed[0] is None:
+            raise OSError("config.yaml unreadable")
+        return bool(listed[0])
+
+    sent: list[list[McpServerInfo]] = []
+    servers = McpServers(FakeStartup(), lambda: tools, lists, sent.append)
+    servers.start()
+    listed[0] = None
+    servers.report(reread=True)  # logged, not raised
+    assert "config.yaml unreadable" in capfd.readouterr().err
+    listed[0] = True
+    tools.statuses = [status("late", "configured")]
+    servers.report()  # after a turn: the config is not read again for it
+    assert sent == []
+    servers.report(reread=True)
+    assert sent == [[McpServerInfo("late", "stdio", "configured", 0, None)]]
+    listed[0] = False
+    tools.statuses = []
+    servers.report(reread=True)  # it lists none again: that is a change too
+    assert sent[-1] == [] and len(sent) == 2
+    servers.report(reread=True)
+    assert len(sent) == 2

@@ -3002,7 +3002,7 @@ export interface ServerNotifications {
   'compression/requested': CompressionRequestedNotification;
   /** A compression request is no longer pending (compressed, failed, timed out, cancelled). */
   'compression/resolved': CompressionResolvedNotification;
-  /** A worker's MCP servers changed status (connecting, connected, failed): all of them, as mcp/status gives them. */
+  /** A worker's MCP servers changed status (connecting, connected, failed), or config.yaml lists others: all of them, as mcp/status gives them. */
   'mcp/statusChanged': McpStatusChangedNotification;
   /** A background process a session's agent started has ended (exited or killed). */
   'process/exited': ProcessExitedNotification;
