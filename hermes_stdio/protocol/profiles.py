@@ -16,6 +16,12 @@ class ProfileInfo(Record):
         "Its profile.yaml description, as hermes profile list shows it; empty when none."
     )
     workers: int = doc_field("Its worker processes running or starting now.")
+    problem: str | None = doc_field(
+        "Why a request that needs its worker fails with profile_unreadable now: its"
+        " config.yaml is not YAML hermes could use (hermes would run on its defaults), nests"
+        " too deeply, or a file hermes reads first is not a regular file. Null when none.",
+        None,
+    )
 
 
 class ProfileListChangedNotification(Record):

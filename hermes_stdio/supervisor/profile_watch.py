@@ -5,12 +5,12 @@ renames a profile (``hermes profile create``), or changes the model, provider
 or description ``profile/list`` shows for one.
 
 Contract: ``ProfileWatch(home, announce)``; ``start()`` reads the listing
-(each profile ``profile/list`` gives, with its home, model, provider and
-description; not its worker count) and, where inotify works, watches
-``<home>`` for ``profiles``, ``config.yaml`` and ``profile.yaml``,
-``<home>/profiles`` for its entries, and each listed profile's home for its
-``config.yaml`` and ``profile.yaml`` (so the sessions, logs and databases in
-those homes wake nothing). Once a burst of changes has settled
+(each profile ``profile/list`` gives, with its home, model, provider,
+description and problem; not its worker count) and, where inotify works,
+watches ``<home>`` for ``profiles`` and the files below, ``<home>/profiles``
+for its entries, and each listed profile's home for its ``config.yaml``,
+``profile.yaml``, ``.env`` and ``SOUL.md`` (so the sessions, logs and
+databases in those homes wake nothing). Once a burst of changes has settled
 (``transport.dirwatch``) it reads the listing again and calls ``announce()``
 when it differs from the last one, then watches the homes now listed. It
 returns False, watching nothing, where inotify does not work.
@@ -25,7 +25,8 @@ from pathlib import Path
 from ..transport import dirwatch
 from .profiles import Listing, listing
 
-_FILES = frozenset({"config.yaml", "profile.yaml"})
+# What profile/list shows of a profile is read from these (.env and SOUL.md: its problem).
+_FILES = frozenset({"config.yaml", "profile.yaml", ".env", "SOUL.md"})
 
 
 class ProfileWatch:

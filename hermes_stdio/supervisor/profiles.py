@@ -9,7 +9,8 @@ Contract:
   refused too, so a name never escapes the home and one home has one name. A valid name with
   no directory raises ``unknown_profile``. ``listed_profiles`` lists exactly
   the profiles that pass these checks; ``describe`` reads one's model,
-  provider and description, ``listing`` all of that for every listed one. A
+  provider and description, ``listing`` all of that (and ``unreadable``'s
+  problem) for every listed one. A
   YAML file is parsed again only once its identity, size or times change (or
   while it is under 2 s old).
 - ``worker_env`` starts from the supervisor's environment, removes every key
@@ -21,11 +22,14 @@ Contract:
   hermes-agent itself. Lazy package installs are
   switched off unless the profile's ``config.yaml`` says
   ``security.allow_lazy_installs: true``. It raises ``profile_unreadable``
-  (``data.file``) when the profile's ``config.yaml`` or ``.env`` is there but
-  is not a regular file (a FIFO would hang hermes' read of it, a device
-  would never end), or ``config.yaml`` nests too deeply for PyYAML's pure
-  Python parser (libyaml, which hermes uses, overflows its C stack on such a
-  file and the worker dies of SIGSEGV).
+  (``data.file``) for what ``unreadable`` finds: the profile's ``config.yaml``,
+  ``.env`` or ``SOUL.md`` is there but is not a regular file (a FIFO would hang
+  hermes' read of it, a device would never end), ``config.yaml`` nests too
+  deeply for PyYAML's pure Python parser (libyaml, which hermes uses,
+  overflows its C stack on such a file and the worker dies of SIGSEGV), or is
+  not YAML hermes could use (a syntax error, not UTF-8, not a mapping), on
+  which hermes would silently run on its defaults. ``listing`` gives each
+  profile's such problem too.
 - ``template_env`` is the worker template's environment: the supervisor's,
   without any profile's ``.env`` keys, Hermes' per-process state or
   ``HERMES_HOME``, so the template (whose memory every forked worker starts
@@ -43,7 +47,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..wire import ErrorType, RpcError
 
@@ -135,12 +139,26 @@ def describe(path: Path) -> tuple[str | None, str | None, str]:
     return model, provider, description or ""
 
 
-Listing = list[tuple[str, str, str | None, str | None, str]]
+class Listed(NamedTuple):
+    name: str
+    home: str
+    model: str | None
+    provider: str | None
+    description: str
+    problem: str | None  # why its worker would be refused (``unreadable``)
+
+
+Listing = list[Listed]
 
 
 def listing(home: Path) -> Listing:
-    """Each listed profile's name, home, model, provider and description."""
-    return [(name, str(path), *describe(path)) for name, path in listed_profiles(home)]
+    """Each listed profile's name, home, model, provider, description and problem."""
+    found: Listing = []
+    for name, path in listed_profiles(home):
+        refused = unreadable(path)
+        problem = None if refused is None else " ".join(refused)
+        found.append(Listed(name, str(path), *describe(path), problem))
+    return found
 
 
 def all_profile_homes(home: Path) -> dict[str, Path]:
@@ -213,7 +231,7 @@ def dotenv_keys(path: Path, among: Iterable[str] = ()) -> set[str]:
 # lock held, and profile/list reads every profile's. libyaml would take 4 ms, but
 # it overflows its C stack on deep nesting (a hostile profile.yaml crashed the
 # supervisor): not for files a profile can write.
-_PARSED: dict[Path, tuple[tuple[int, ...], dict[str, Any], bool]] = {}  # bool: too deep
+_PARSED: dict[Path, tuple[tuple[int, ...], dict[str, Any], str | None]] = {}  # str: problem
 _PARSED_LOCK = threading.Lock()
 _PARSED_MAX = 256
 # A file changed this recently may change again within the clock's granularity
@@ -233,8 +251,50 @@ def load_config(home: Path, name: str = "config.yaml") -> dict[str, Any]:
     return _load_yaml(home / name)[0]
 
 
-def _load_yaml(path: Path) -> tuple[dict[str, Any], bool]:
-    """``load_config``'s mapping, and whether the file nests too deeply to parse."""
+# Nesting libyaml's composer (recursive, on the C stack) is let near: far below
+# what overflows it, and about what PyYAML's pure Python parser follows.
+_C_DEPTH = 200
+
+
+def _where(exc: Exception) -> str:
+    import yaml
+
+    mark = getattr(exc, "problem_mark", None)
+    if isinstance(exc, yaml.MarkedYAMLError) and mark is not None:
+        return f"line {mark.line + 1}, column {mark.column + 1}: {exc.problem}"
+    return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+
+
+def _as_hermes_reads(text: str, failed: Exception) -> tuple[Any, str | None]:
+    """What hermes, which reads with libyaml, makes of a file PyYAML failed on
+    (libyaml takes a tab after a colon, say): the data, or why it fails. libyaml
+    builds the data only once its parser (iterative) has found the nesting
+    shallow enough for its composer."""
+    import yaml
+
+    c_loader = getattr(yaml, "CSafeLoader", None)
+    if c_loader is None:  # hermes falls back to PyYAML too
+        return {}, f"is not valid YAML ({_where(failed)})"
+    depth = deepest = 0
+    try:
+        for event in yaml.parse(text, Loader=c_loader):
+            if isinstance(event, yaml.CollectionStartEvent):
+                depth += 1
+                deepest = max(deepest, depth)
+            elif isinstance(event, yaml.CollectionEndEvent):
+                depth -= 1
+        if deepest > _C_DEPTH:
+            return {}, "nests too deeply to be read safely"
+        return yaml.load(text, Loader=c_loader), None
+    except yaml.YAMLError as exc:
+        return {}, f"is not valid YAML ({_where(exc)})"
+
+
+def _load_yaml(path: Path) -> tuple[dict[str, Any], str | None]:
+    """``load_config``'s mapping, and why hermes could not use the file (it nests
+    too deeply to parse safely, is not YAML in UTF-8, or holds something other
+    than a mapping, which hermes ignores, running on its defaults); None when it
+    can, or the file is missing."""
     import yaml  # only when needed: keeps the supervisor's start-up light
 
     with _PARSED_LOCK:
@@ -249,14 +309,22 @@ def _load_yaml(path: Path) -> tuple[dict[str, Any], bool]:
     if kept is not None and seen and kept[0] == _signature(seen[0]):
         return kept[1], kept[2]
     if raw is None:
-        return {}, False
-    too_deep = False
+        return {}, None
+    problem: str | None = None
+    data: Any = {}
     try:
-        data = yaml.safe_load(raw.decode("utf-8"))
+        text = raw.decode("utf-8")
+        data = yaml.safe_load(text)
     except RecursionError:
-        data, too_deep = {}, True
-    except (ValueError, yaml.YAMLError):  # ValueError: bad UTF-8
-        data = {}
+        problem = "nests too deeply to be read safely"
+    except UnicodeDecodeError as exc:
+        problem = f"is not UTF-8 text (byte {exc.start})"
+    except yaml.YAMLError as exc:
+        data, problem = _as_hermes_reads(text, exc)
+    except Exception as exc:  # a value its constructors refuse (a date in month 13)
+        problem = f"is not YAML hermes can read ({type(exc).__name__}: {exc})"
+    if data and not isinstance(data, dict):  # hermes reads an empty document as {}
+        problem = "holds no mapping of settings"
     if not isinstance(data, dict):
         data = {}
     st = seen[0]
@@ -264,8 +332,8 @@ def _load_yaml(path: Path) -> tuple[dict[str, Any], bool]:
         with _PARSED_LOCK:
             if len(_PARSED) >= _PARSED_MAX:
                 _PARSED.clear()
-            _PARSED[path] = (_signature(st), data, too_deep)
-    return data, too_deep
+            _PARSED[path] = (_signature(st), data, problem)
+    return data, problem
 
 
 def _not_regular(path: Path) -> bool:
@@ -276,27 +344,32 @@ def _not_regular(path: Path) -> bool:
         return False
 
 
-def _refuse_unreadable(own_home: Path, name: str) -> dict[str, Any]:
-    """The profile's config.yaml, unless hermes' own reads of it, its .env or its
-    SOUL.md (which hermes' first config load reads whole) would hang or crash the
-    worker (``profile_unreadable``)."""
+def unreadable(own_home: Path) -> tuple[str, str] | None:
+    """The file that would keep a profile's worker from starting, and why: hermes'
+    reads of its config.yaml, .env or SOUL.md (which hermes' first config load reads
+    whole) would hang or crash the worker, or hermes would drop every setting in
+    its config.yaml and run on its defaults (losing, say, its ``approvals.deny``
+    rules). None when there is none."""
     for file in ("config.yaml", ".env", "SOUL.md"):
         if _not_regular(own_home / file):
-            raise RpcError(
-                ErrorType.PROFILE_UNREADABLE,
-                f"profile {name!r}: {file} is not a regular file",
-                profile=name,
-                file=file,
-            )
-    config, too_deep = _load_yaml(own_home / "config.yaml")
-    if too_deep:
+            return file, "is not a regular file"
+    problem = _load_yaml(own_home / "config.yaml")[1]
+    return None if problem is None else ("config.yaml", problem)
+
+
+def _refuse_unreadable(own_home: Path, name: str) -> dict[str, Any]:
+    """The profile's config.yaml, unless ``unreadable`` says why its worker would
+    not work (``profile_unreadable``)."""
+    refused = unreadable(own_home)
+    if refused is not None:
+        file, why = refused
         raise RpcError(
             ErrorType.PROFILE_UNREADABLE,
-            f"profile {name!r}: config.yaml nests too deeply to be read safely",
+            f"profile {name!r}: {file} {why}",
             profile=name,
-            file="config.yaml",
+            file=file,
         )
-    return config
+    return load_config(own_home)
 
 
 def template_env(home: Path, base: dict[str, str]) -> dict[str, str]:

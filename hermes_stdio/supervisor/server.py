@@ -319,7 +319,7 @@ class Supervisor(RoutedMethods, RelayMethods):
         live = [s.profile for s in self.pool.slots() if s.state in ("starting", "ready")]
         return pf.ProfileListResult(
             [
-                pf.ProfileInfo(*listed, workers=live.count(listed[0]))
+                pf.ProfileInfo(*listed[:5], workers=live.count(listed.name), problem=listed.problem)
                 for listed in listing(self.home)
             ]
         )

@@ -102,7 +102,8 @@ class ErrorType(Enum):
     PROFILE_UNREADABLE = (
         -32028,
         "profile_unreadable",
-        "The profile's config.yaml, .env or SOUL.md would hang or crash its worker's read.",
+        "The profile's config.yaml, .env or SOUL.md would hang or crash its worker's read,"
+        " or hermes could not use its config.yaml (it would run on its defaults).",
     )
 
     def __init__(self, code: int, type_: str, summary: str) -> None:

@@ -32,6 +32,7 @@ def test_profile_list_names_every_profile_a_request_may_name_without_starting_a_
             "provider": "custom",
             "description": "Day job" if name == "work" else "",
             "workers": 0,
+            "problem": None,
         }
         for name, path in [
             ("default", home),
@@ -126,31 +127,61 @@ def test_a_symlink_loop_under_profiles_is_left_out_and_naming_it_is_invalid_prof
     assert err.value.kind is ErrorType.INVALID_PROFILE
 
 
+HOSTILE = {
+    "deep": b"\nhostile: " + b"[" * 100_000 + b"]" * 100_000 + b"\n",
+    "broken": b"\nhostile: [unclosed\n",  # hermes would run on its defaults
+}
+
+
 @pytest.mark.parametrize(
-    "hostile", ["fifo config.yaml", "fifo .env", "fifo SOUL.md", "deep config.yaml"]
+    "hostile",
+    [
+        "fifo config.yaml",
+        "fifo .env",
+        "fifo SOUL.md",
+        "deep config.yaml",
+        "broken config.yaml",
+        "list config.yaml",
+    ],
 )
-def test_a_config_that_would_hang_or_crash_the_worker_fails_run_start_as_profile_unreadable(
+def test_a_profile_whose_worker_would_hang_crash_or_ignore_its_config_is_profile_unreadable(
     any_host: HostClient, llm: ScriptedLLM, home: Path, hostile: str
 ) -> None:
-    # Unchecked, a FIFO left every run of the profile waiting for ever, and a deep
-    # config.yaml killed its worker (libyaml overflowed its stack: SIGSEGV).
+    # Unchecked, a FIFO left every run of the profile waiting for ever, a deep
+    # config.yaml killed its worker (libyaml overflowed its stack: SIGSEGV), and
+    # hermes ran on its defaults when config.yaml was not YAML it could use.
+    any_host.wait_stderr(lambda line: "watching the profiles" in line, timeout=20)
     kind, file = hostile.split(" ")
     path = home / "profiles" / "work" / file
     saved = path.read_bytes() if path.exists() else b""
     path.unlink(missing_ok=True)
     if kind == "fifo":
         os.mkfifo(path)
+    elif kind == "list":
+        path.write_bytes(b"- model: m1\n")
     else:
-        path.write_bytes(saved + b"\nhostile: " + b"[" * 100_000 + b"]" * 100_000 + b"\n")
+        path.write_bytes(saved + HOSTILE[kind])
     with pytest.raises(RpcError) as err:
         any_host.request("run/start", {"message": "hi", "profile": "work"}, timeout=10)
     assert err.value.kind is ErrorType.PROFILE_UNREADABLE
     assert err.value.data == {"profile": "work", "file": file}
-    assert not [m for _, m in any_host.received if isinstance(m, Notification)]  # no run
+    # No run; the profile list tells of the problem (pushed: it changed).
+    assert [m.method for _, m in any_host.received if isinstance(m, Notification)] in (
+        [],
+        ["profile/listChanged"],
+    )
+    any_host.wait_for(lambda n: n.method == "profile/listChanged", timeout=20)
+    listed = {p["name"]: p["problem"] for p in any_host.request("profile/list")["profiles"]}
+    assert listed["work"].startswith(f"{file} ") and listed["work"] in err.value.message
+    assert listed["play"] is None
     assert started_worker(any_host, llm, "play")  # other profiles are untouched
 
     path.unlink()
-    path.write_bytes(saved)  # fixed: the next request starts the worker
+    path.write_bytes(saved)  # fixed: pushed, and the next request starts the worker
+    any_host.wait_for(lambda n: n.method == "profile/listChanged", timeout=20)
+    assert {p["name"]: p["problem"] for p in any_host.request("profile/list")["profiles"]} == (
+        dict.fromkeys(["default", "play", "work"])
+    )
     assert started_worker(any_host, llm, "work")
 
 

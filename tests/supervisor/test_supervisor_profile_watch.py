@@ -85,6 +85,22 @@ def test_what_profile_list_shows_changing_is_announced(home: Path, watched: Anno
     assert listing(home)[0][2] == "m3" and watched.count == 3
 
 
+def test_a_profile_whose_worker_would_be_refused_and_then_fixed_is_announced(
+    home: Path, watched: Announced
+) -> None:
+    work = home / "profiles" / "work"
+    good = (work / "config.yaml").read_text()
+    (work / "config.yaml").write_text(good + "broken: [\n")  # model and provider unchanged
+    watched.next()
+    assert {p.name: p.problem for p in listing(home)}["work"] is not None
+    (work / "config.yaml").write_text(good)
+    watched.next()
+    os.mkfifo(work / ".env")  # hermes' read of it would hang
+    watched.next()
+    assert {p.name: p.problem for p in listing(home)}["work"] == ".env is not a regular file"
+    assert watched.count == 3
+
+
 def test_the_rest_of_the_profiles_homes_and_unchanged_rewrites_announce_nothing(
     home: Path, watched: Announced
 ) -> None:

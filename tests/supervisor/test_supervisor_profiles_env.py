@@ -186,9 +186,44 @@ def test_worker_env_disables_lazy_installs_unless_config_allows_them(
     assert env["HERMES_DISABLE_LAZY_INSTALLS"] == "1"
 
 
-def test_worker_env_disables_lazy_installs_when_config_is_not_valid_yaml(home: Path) -> None:
-    write(home / "profiles" / "work" / "config.yaml", "security: [unclosed\n")
+@pytest.mark.parametrize(
+    "text",
+    [
+        "security: [unclosed\n",  # a syntax error
+        "- security: {allow_lazy_installs: true}\n",  # no mapping
+        "a: &x 1\nb: *y\n",  # an alias to nothing
+        "since: 2020-13-45\n",  # a date no constructor takes
+        "key: !!binary 'xx'\n",
+        "x: \t" + "[" * 300 + "]" * 300 + "\n",  # libyaml reads the tab, but not so deep
+    ],
+)
+def test_worker_env_refuses_a_config_hermes_would_ignore_and_run_on_its_defaults(
+    home: Path, text: str
+) -> None:
+    write(home / "profiles" / "work" / "config.yaml", text)
+    with pytest.raises(RpcError) as err:
+        worker_env(home, "work", {})
+    assert err.value.kind is ErrorType.PROFILE_UNREADABLE
+    assert err.value.data == {"profile": "work", "file": "config.yaml"}
+
+
+def test_worker_env_refuses_a_config_that_is_not_utf8(home: Path) -> None:
+    (home / "profiles" / "work" / "config.yaml").write_bytes(b"model: caf\xe9\n")
+    with pytest.raises(RpcError) as err:
+        worker_env(home, "work", {})
+    assert err.value.kind is ErrorType.PROFILE_UNREADABLE
+
+
+@pytest.mark.parametrize("text", ["", "null\n", "# only a comment\n", "---\n"])
+def test_worker_env_accepts_a_config_hermes_reads_as_empty(home: Path, text: str) -> None:
+    write(home / "profiles" / "work" / "config.yaml", text)
     assert worker_env(home, "work", {})["HERMES_DISABLE_LAZY_INSTALLS"] == "1"
+
+
+def test_worker_env_reads_a_config_with_a_tab_as_hermes_libyaml_does(home: Path) -> None:
+    # PyYAML's own parser refuses a tab after a colon; libyaml, which hermes uses, takes it.
+    write(home / "profiles" / "work" / "config.yaml", "security:\n  allow_lazy_installs:\ttrue\n")
+    assert "HERMES_DISABLE_LAZY_INSTALLS" not in worker_env(home, "work", {})
 
 
 def test_worker_env_leaves_lazy_installs_alone_when_config_allows_them(home: Path) -> None:

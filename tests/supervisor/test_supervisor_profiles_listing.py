@@ -11,6 +11,7 @@ from hermes_stdio.supervisor.profiles import (
     describe,
     dotenv_keys,
     listed_profiles,
+    listing,
     profile_home,
     worker_env,
 )
@@ -54,6 +55,23 @@ def test_describe_reads_model_provider_and_description_as_hermes_does(home: Path
     write(play / "profile.yaml", "- a list\n")
     assert describe(play) == (None, None, "")
     assert describe(home) == (None, None, "")  # no files at all
+
+
+def test_listing_gives_each_profiles_problem_the_one_a_worker_start_would_be_refused_for(
+    home: Path,
+) -> None:
+    work, play = home / "profiles" / "work", home / "profiles" / "play"
+    write(work / "config.yaml", "model:\n  default: m1\n  bad: [unclosed\n")
+    write(play / "config.yaml", "model:\tm2\n")  # a tab: libyaml (hermes) reads it
+    problems = {p.name: p.problem for p in listing(home)}
+    assert problems["play"] is None and problems["default"] is None
+    assert problems["work"] is not None and problems["work"].startswith("config.yaml ")
+    with pytest.raises(RpcError) as err:
+        worker_env(home, "work", {})
+    assert problems["work"] in err.value.message  # the same reason
+    assert describe(play) == ("m2", None, "")
+    (play / "SOUL.md").mkdir()
+    assert {p.name: p.problem for p in listing(home)}["play"] == "SOUL.md is not a regular file"
 
 
 def test_describe_takes_only_plain_values_so_an_aliased_yaml_cannot_blow_up(home: Path) -> None:

@@ -916,6 +916,10 @@ export interface ProfileInfo {
    * Its worker processes running or starting now.
    */
   workers: number;
+  /**
+   * Why a request that needs its worker fails with profile_unreadable now: its config.yaml is not YAML hermes could use (hermes would run on its defaults), nests too deeply, or a file hermes reads first is not a regular file. Null when none.
+   */
+  problem: string | null;
 }
 
 /**
