@@ -262,7 +262,7 @@ def _where(exc: Exception) -> str:
     mark = getattr(exc, "problem_mark", None)
     if isinstance(exc, yaml.MarkedYAMLError) and mark is not None:
         return f"line {mark.line + 1}, column {mark.column + 1}: {exc.problem}"
-    return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    return str(exc).splitlines()[0][:200] if str(exc) else type(exc).__name__
 
 
 def _as_hermes_reads(text: str, failed: Exception) -> tuple[Any, str | None]:
@@ -322,7 +322,7 @@ def _load_yaml(path: Path) -> tuple[dict[str, Any], str | None]:
     except yaml.YAMLError as exc:
         data, problem = _as_hermes_reads(text, exc)
     except Exception as exc:  # a value its constructors refuse (a date in month 13)
-        problem = f"is not YAML hermes can read ({type(exc).__name__}: {exc})"
+        problem = f"is not YAML hermes can read ({type(exc).__name__}: {str(exc)[:200]})"
     if data and not isinstance(data, dict):  # hermes reads an empty document as {}
         problem = "holds no mapping of settings"
     if not isinstance(data, dict):
