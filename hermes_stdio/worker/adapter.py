@@ -74,6 +74,7 @@ from ..transport import restore_std_streams
 from . import (
     catalog,
     context_files,
+    cron_guard,
     fence,
     images,
     inturn,
@@ -193,6 +194,7 @@ class HermesAdapter(HermesProfile, HermesSessions, HermesAnswers, HermesModels):
             if self._approvals is None:  # once: the guards wrap hermes' module functions
                 self._approvals = ApprovalBridge(approval, configured_approval_mode)
                 process_guard.install(process_registry, terminal_tool, approval, registry)
+                cron_guard.install(approval)
                 reaper.install(terminal_tool)
                 shell_identity.install_hermes()
                 inturn.install(
