@@ -17,6 +17,7 @@ from typing import Any, Literal, NamedTuple
 
 from . import asks as a
 from . import checkpoints as ck
+from . import cron as cr
 from . import processes as pr
 from . import profiles as pf
 from . import providers as pv
@@ -290,6 +291,48 @@ HOST_METHODS: dict[str, Method] = _methods(
         x.McpStatusResult,
         "profile",
         "Connect the profile's MCP servers that are not connected (failed, or listed since).",
+    ),
+    Method(
+        "cron/list",
+        t.WorkerTarget,
+        cr.CronListResult,
+        "profile",
+        "The profile's cron jobs, paused ones included.",
+    ),
+    Method(
+        "cron/create",
+        cr.CronCreateParams,
+        cr.CronJobResult,
+        "profile",
+        "Schedule a prompt, as an agent's cronjob tool does.",
+    ),
+    Method(
+        "cron/update",
+        cr.CronUpdateParams,
+        cr.CronJobResult,
+        "profile",
+        "Change a cron job's schedule, prompt, name, repeat, skills or delivery.",
+    ),
+    Method(
+        "cron/pause",
+        cr.CronPauseParams,
+        cr.CronJobResult,
+        "profile",
+        "Pause a cron job: it does not run until resumed.",
+    ),
+    Method(
+        "cron/resume",
+        cr.CronJobParams,
+        cr.CronJobResult,
+        "profile",
+        "Resume a paused cron job.",
+    ),
+    Method(
+        "cron/remove",
+        cr.CronJobParams,
+        cr.CronJobResult,
+        "profile",
+        "Remove a cron job.",
     ),
     Method(
         "run/start",

@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Literal, NamedTuple
 
 from . import asks as a
+from . import cron as cr
 from . import processes as pr
 from . import profiles as pf
 from . import toolbox as tx
@@ -162,6 +163,13 @@ SERVER_NOTIFICATIONS: dict[str, NotificationSpec] = {
             pf.ProfileListChangedNotification,
             "The profiles changed: one was made, removed or renamed, or the model, provider"
             " or description profile/list shows for one (profile/list gives them).",
+            origin="supervisor",
+        ),
+        NotificationSpec(
+            "cron/listChanged",
+            cr.CronListChangedNotification,
+            "A profile's cron jobs changed on disk, whoever changed them (an agent's cronjob"
+            " tool, a cron/* request, hermes' gateway running one): cron/list gives them.",
             origin="supervisor",
         ),
         NotificationSpec(

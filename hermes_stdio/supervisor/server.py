@@ -35,6 +35,7 @@ from ..protocol import (
     decode,
     encode,
 )
+from ..protocol import cron as cr
 from ..protocol import profiles as pf
 from ..protocol import types as t
 from ..protocol import workers as pw
@@ -255,7 +256,11 @@ class Supervisor(RoutedMethods, RelayMethods):
             assert self.host is not None
             self.host.notify("profile/listChanged", encode(pf.ProfileListChangedNotification()))
 
-        if ProfileWatch(self.home, announce).start():
+        def jobs_changed(profile: str) -> None:
+            assert self.host is not None
+            self.host.notify("cron/listChanged", encode(cr.CronListChangedNotification(profile)))
+
+        if ProfileWatch(self.home, announce, jobs_changed).start():
             log("hermes-stdio: watching the profiles for profile/listChanged")
         else:
             log("hermes-stdio: profiles are not watched (no inotify): profile/listChanged not sent")
@@ -319,8 +324,16 @@ class Supervisor(RoutedMethods, RelayMethods):
         live = [s.profile for s in self.pool.slots() if s.state in ("starting", "ready")]
         return pf.ProfileListResult(
             [
-                pf.ProfileInfo(*listed[:5], workers=live.count(listed.name), problem=listed.problem)
-                for listed in listing(self.home)
+                pf.ProfileInfo(
+                    p.name,
+                    p.home,
+                    p.model,
+                    p.provider,
+                    p.description,
+                    live.count(p.name),
+                    p.problem,
+                )
+                for p in listing(self.home)
             ]
         )
 

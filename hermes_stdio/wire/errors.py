@@ -105,6 +105,7 @@ class ErrorType(Enum):
         "The profile's config.yaml, .env or SOUL.md would hang or crash its worker's read,"
         " or hermes could not use its config.yaml (it would run on its defaults).",
     )
+    UNKNOWN_CRON_JOB = (-32029, "unknown_cron_job", "No cron job of the profile has that id.")
 
     def __init__(self, code: int, type_: str, summary: str) -> None:
         self.code = code

@@ -26,6 +26,7 @@ from ..protocol.processes import ProcessInfo, SubagentInfo
 from ..protocol.usage import TokenUsage
 from .callbacks import EventSink
 from .catalog import Deleted, Forked, Found, Rewound, Spent
+from .cronjobs import CronJobs
 from .images import Attachment
 from .notices import Notice
 from .runtime import Fingerprint
@@ -199,6 +200,11 @@ class AgentAdapter(Protocol):
 
     def process_registry(self) -> Any:
         """hermes' background process registry (``background``); None without one."""
+        ...
+
+    def cron_jobs(self) -> CronJobs | None:
+        """The profile's cron jobs through hermes' ``cronjob`` tool (``cronjobs``); None
+        when the agent has none."""
         ...
 
     def end_background(self, session_id: str) -> list[str]:

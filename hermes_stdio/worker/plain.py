@@ -20,6 +20,7 @@ from ..protocol import types as t
 from ..protocol.processes import ProcessInfo, SubagentInfo
 from .catalog import Deleted, Forked, Found, Rewound, Spent, UnknownSession
 from .contract import Announce, TurnOutcome, UserContent
+from .cronjobs import CronJobs
 from .images import Attachment
 from .notices import Notice
 from .runtime import Fingerprint
@@ -97,6 +98,9 @@ class PlainAdapterMethods:
 
     def process_registry(self) -> Any:
         return None  # starts no background processes
+
+    def cron_jobs(self) -> CronJobs | None:
+        return None  # schedules nothing
 
     def working_sessions(self, session_ids: list[str]) -> set[str]:
         return set()

@@ -29,6 +29,7 @@ from ..transport.log import log
 from . import (
     background,
     command_watch,
+    cronjobs,
     edits,
     goals,
     notices,
@@ -202,6 +203,13 @@ class HermesProfile:
         from tools.process_registry import process_registry
 
         return process_registry
+
+    def cron_jobs(self) -> cronjobs.CronJobs:
+        self._modules()
+        from cron.jobs import get_job
+        from tools.cronjob_tools import cronjob
+
+        return cronjobs.CronJobs(cronjob, get_job)
 
     def end_background(self, session_id: str) -> list[str]:
         registry = sys.modules.get("tools.process_registry")

@@ -44,6 +44,7 @@ from . import images
 from .answers import AnswerMethods
 from .checks import check_toolsets, check_workspace, usable_model
 from .contract import AgentAdapter, AgentUnavailable
+from .cron_methods import CronMethods
 from .jobs import JobQueue
 from .launch import RunLauncher
 from .outbox import Outbox
@@ -61,7 +62,9 @@ _ROUTED = {
 } | set(WORKER_METHODS)
 
 
-class WorkerService(AnswerMethods, QueryMethods, TaskMethods, TranscriptMethods, RunLauncher):
+class WorkerService(
+    AnswerMethods, QueryMethods, CronMethods, TaskMethods, TranscriptMethods, RunLauncher
+):
     def __init__(
         self,
         profile: str,

@@ -131,3 +131,47 @@ def test_a_profiles_directory_made_after_the_start_is_watched(tmp_path: Path) ->
         announced.next()
     finally:
         watch.stop()
+
+
+class JobsChanged:
+    def __init__(self) -> None:
+        self.q: queue.Queue[str] = queue.Queue()
+        self.seen: list[str] = []
+
+    def __call__(self, profile: str) -> None:
+        self.seen.append(profile)
+        self.q.put(profile)
+
+    def next(self) -> str:
+        return self.q.get(timeout=WAIT_S)
+
+
+def write_jobs(profile_home: Path, jobs: str) -> None:
+    """As hermes saves them: a temporary file renamed over jobs.json."""
+    cron = profile_home / "cron"
+    cron.mkdir(exist_ok=True)
+    (cron / ".jobs.json.tmp").write_text(jobs)
+    os.replace(cron / ".jobs.json.tmp", cron / "jobs.json")
+
+
+def test_a_profiles_cron_jobs_changing_is_told_for_that_profile_only(home: Path) -> None:
+    write_jobs(home, '{"jobs": []}')  # the default profile's, before the start
+    jobs = JobsChanged()
+    watch = ProfileWatch(home, Announced(), jobs)
+    assert watch.start()
+    try:
+        assert jobs.seen == []  # the start is no change
+        work = home / "profiles" / "work"
+        write_jobs(work, '{"jobs": [{"id": "a"}]}')  # its cron/ made now: watched from then
+        assert jobs.next() == "work"
+        write_jobs(home, '{"jobs": [{"id": "b"}]}')
+        assert jobs.next() == "default"
+        for noise in (".tick.lock", "executions.db"):  # hermes' other files in cron/
+            (work / "cron" / noise).write_text("x")
+        (work / "cron" / "output").mkdir()
+        write_jobs(work, '{"jobs": [{"id": "a"}]}')  # the same content again
+        write_jobs(work, '{"jobs": []}')  # the change that follows: the only one told
+        assert jobs.next() == "work"
+        assert jobs.seen == ["work", "default", "work"]
+    finally:
+        watch.stop()

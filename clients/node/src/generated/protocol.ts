@@ -494,6 +494,198 @@ export interface CompressionRespondResult {
   outcome: 'compressed' | 'failed';
 }
 
+export interface CronCreateParams {
+  /**
+   * When to run, as hermes takes it: 30m (once, in 30 minutes), every 2h, a cron expression (0 9 * * *), or an ISO time (once).
+   */
+  schedule: string;
+  /**
+   * What the job's agent is asked; self-contained.
+   */
+  prompt: string;
+  /**
+   * A name to show; the start of the prompt when absent.
+   */
+  name?: string | null;
+  /**
+   * Run this many times in all; forever when absent.
+   */
+  repeat?: number | null;
+  /**
+   * Skills to load before the prompt.
+   */
+  skills?: string[] | null;
+  /**
+   * Where hermes' gateway delivers its output (local, telegram...); local when absent.
+   */
+  deliver?: string | null;
+  /**
+   * Hermes profile; default when absent.
+   */
+  profile?: string | null;
+  /**
+   * Worker isolation key.
+   */
+  workerKey?: string | null;
+}
+
+export interface CronJobInfo {
+  /**
+   * Names the job in cron/update, cron/pause, cron/resume, cron/remove.
+   */
+  jobId: string;
+  /**
+   * Its name; the start of its prompt when it was given none.
+   */
+  name: string;
+  /**
+   * When it runs, as hermes shows it, e.g. every 60m, 0 9 * * *.
+   */
+  schedule: string;
+  /**
+   * What its agent is asked (its first 100 characters, then ...).
+   */
+  prompt: string;
+  /**
+   * Skills loaded before its prompt.
+   */
+  skills: string[];
+  /**
+   * How often it runs in all, as hermes shows it: forever, once, 3 times, or 1/3 once it has run.
+   */
+  repeat: string;
+  /**
+   * Where hermes' gateway delivers its output, e.g. local, telegram.
+   */
+  deliver: string;
+  /**
+   * False once paused (or finished).
+   */
+  enabled: boolean;
+  /**
+   * hermes' state for it: scheduled, paused, completed...
+   */
+  state: string;
+  /**
+   * When it runs next (ISO 8601); null when it will not.
+   */
+  nextRunAt: string | null;
+  /**
+   * When it last ran (ISO 8601); null before its first run.
+   */
+  lastRunAt: string | null;
+  /**
+   * How its last run went: ok, or error; null before one.
+   */
+  lastStatus: string | null;
+  /**
+   * Why its last run or delivery failed; null otherwise.
+   */
+  lastError: string | null;
+  /**
+   * Why it was paused; null when it is not or none given.
+   */
+  pausedReason: string | null;
+  /**
+   * The model its runs use; null: the profile's default.
+   */
+  model: string | null;
+}
+
+export interface CronJobParams {
+  /**
+   * The job.
+   */
+  jobId: string;
+  /**
+   * Hermes profile; default when absent.
+   */
+  profile?: string | null;
+  /**
+   * Worker isolation key.
+   */
+  workerKey?: string | null;
+}
+
+export interface CronJobResult {
+  /**
+   * The job as it is now (as it was, for cron/remove).
+   */
+  job: CronJobInfo;
+}
+
+export interface CronListChangedNotification {
+  /**
+   * The profile whose cron jobs changed: cron/list gives them.
+   */
+  profile: string;
+}
+
+export interface CronListResult {
+  /**
+   * Every job of the profile, paused ones included.
+   */
+  jobs: CronJobInfo[];
+}
+
+export interface CronPauseParams {
+  /**
+   * The job.
+   */
+  jobId: string;
+  /**
+   * Why it is paused; shown in its pausedReason.
+   */
+  reason?: string | null;
+  /**
+   * Hermes profile; default when absent.
+   */
+  profile?: string | null;
+  /**
+   * Worker isolation key.
+   */
+  workerKey?: string | null;
+}
+
+export interface CronUpdateParams {
+  /**
+   * The job to change.
+   */
+  jobId: string;
+  /**
+   * A new schedule; unchanged when absent.
+   */
+  schedule?: string | null;
+  /**
+   * A new prompt; unchanged when absent.
+   */
+  prompt?: string | null;
+  /**
+   * A new name; unchanged when absent.
+   */
+  name?: string | null;
+  /**
+   * A new total number of runs (0 or less: forever); unchanged when absent.
+   */
+  repeat?: number | null;
+  /**
+   * New skills; unchanged when absent.
+   */
+  skills?: string[] | null;
+  /**
+   * A new delivery target; unchanged when absent.
+   */
+  deliver?: string | null;
+  /**
+   * Hermes profile; default when absent.
+   */
+  profile?: string | null;
+  /**
+   * Worker isolation key.
+   */
+  workerKey?: string | null;
+}
+
 /**
  * No params: send {} or omit params.
  */
@@ -2908,6 +3100,18 @@ export interface HostRequests {
   'command/list': { params: WorkerTarget; result: CommandListResult };
   /** Answer a compression/requested with the compressed conversation, or an error. */
   'compression/respond': { params: CompressionRespondParams; result: CompressionRespondResult };
+  /** Schedule a prompt, as an agent's cronjob tool does. */
+  'cron/create': { params: CronCreateParams; result: CronJobResult };
+  /** The profile's cron jobs, paused ones included. */
+  'cron/list': { params: WorkerTarget; result: CronListResult };
+  /** Pause a cron job: it does not run until resumed. */
+  'cron/pause': { params: CronPauseParams; result: CronJobResult };
+  /** Remove a cron job. */
+  'cron/remove': { params: CronJobParams; result: CronJobResult };
+  /** Resume a paused cron job. */
+  'cron/resume': { params: CronJobParams; result: CronJobResult };
+  /** Change a cron job's schedule, prompt, name, repeat, skills or delivery. */
+  'cron/update': { params: CronUpdateParams; result: CronJobResult };
   /** Opens the session; must be the first request. */
   'initialize': { params: InitializeParams; result: InitializeResult };
   /** Connect the profile's MCP servers that are not connected (failed, or listed since). */
@@ -3006,6 +3210,8 @@ export interface ServerNotifications {
   'compression/requested': CompressionRequestedNotification;
   /** A compression request is no longer pending (compressed, failed, timed out, cancelled). */
   'compression/resolved': CompressionResolvedNotification;
+  /** A profile's cron jobs changed on disk, whoever changed them (an agent's cronjob tool, a cron/* request, hermes' gateway running one): cron/list gives them. */
+  'cron/listChanged': CronListChangedNotification;
   /** A worker's MCP servers changed status (connecting, connected, failed), or config.yaml lists others: all of them, as mcp/status gives them. */
   'mcp/statusChanged': McpStatusChangedNotification;
   /** A background process a session's agent started has ended (exited or killed). */
@@ -3056,6 +3262,12 @@ export const HOST_REQUEST_METHODS: readonly HostRequestMethod[] = [
   'clarify/respond',
   'command/list',
   'compression/respond',
+  'cron/create',
+  'cron/list',
+  'cron/pause',
+  'cron/remove',
+  'cron/resume',
+  'cron/update',
   'initialize',
   'mcp/connect',
   'mcp/status',
@@ -3105,6 +3317,7 @@ export const SERVER_NOTIFICATION_METHODS: readonly ServerNotificationMethod[] = 
   'command/listChanged',
   'compression/requested',
   'compression/resolved',
+  'cron/listChanged',
   'mcp/statusChanged',
   'process/exited',
   'process/started',
@@ -3174,5 +3387,6 @@ export const ERROR_CODES = {
   'worker_limit': -32026,
   'worker_overloaded': -32027,
   'profile_unreadable': -32028,
+  'unknown_cron_job': -32029,
 } as const;
 export type ErrorDataType = keyof typeof ERROR_CODES;

@@ -1,0 +1,125 @@
+"""The profile's cron jobs, listed and managed through hermes' own ``cronjob`` tool.
+
+The tool's function is what an agent's ``cronjob`` call runs: it checks a
+schedule, scans a prompt for injected instructions, and stores the job where
+hermes' gateway fires it (``<profile>/cron/jobs.json``). Going through it, a
+host's change is exactly an agent's.
+
+Contract: ``CronJobs(cronjob, get_job)`` over hermes'
+``tools.cronjob_tools.cronjob`` and ``cron.jobs.get_job``:
+- ``list()`` gives every job of the profile, paused ones included.
+- ``create``, ``update``, ``pause``, ``resume`` give the job as it is after;
+  ``remove`` the job as it was.
+- A job id that names no job raises ``UnknownCronJob`` (looked up by id only,
+  where hermes' tool would also take a name); a change hermes refuses (a
+  schedule it cannot parse, a prompt its scan blocks) raises ``CronRefused``
+  with hermes' reason.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+from ..protocol import cron as cr
+
+
+class UnknownCronJob(Exception):
+    pass
+
+
+class CronRefused(Exception):
+    pass
+
+
+def _text(value: object) -> str | None:
+    return None if value is None else str(value)
+
+
+def _info(shown: dict[str, Any], stored: dict[str, Any] | None) -> cr.CronJobInfo:
+    """A job as hermes' tool shows it, with what only its stored record keeps."""
+    stored = stored or {}
+    return cr.CronJobInfo(
+        job_id=str(shown.get("job_id", "")),
+        name=str(shown.get("name", "")),
+        schedule=str(shown.get("schedule", "")),
+        prompt=str(shown.get("prompt_preview", "")),
+        skills=[str(s) for s in shown.get("skills") or []],
+        repeat=str(shown.get("repeat", "")),
+        deliver=str(shown.get("deliver", "local")),
+        enabled=bool(shown.get("enabled", True)),
+        state=str(shown.get("state", "")),
+        next_run_at=_text(shown.get("next_run_at")),
+        last_run_at=_text(shown.get("last_run_at")),
+        last_status=_text(shown.get("last_status")),
+        last_error=_text(stored.get("last_error") or shown.get("last_delivery_error")),
+        paused_reason=_text(shown.get("paused_reason")),
+        model=_text(shown.get("model")),
+    )
+
+
+class CronJobs:
+    def __init__(
+        self, cronjob: Callable[..., str], get_job: Callable[[str], dict[str, Any] | None]
+    ) -> None:
+        self._cronjob, self._get_job = cronjob, get_job
+
+    def _call(self, action: str, **args: Any) -> dict[str, Any]:
+        answer = json.loads(self._cronjob(action=action, **args))
+        if not isinstance(answer, dict) or not answer.get("success"):
+            error = answer.get("error") if isinstance(answer, dict) else None
+            raise CronRefused(str(error or f"hermes refused cron {action}"))
+        return answer
+
+    def _known(self, job_id: str) -> dict[str, Any]:
+        stored = self._get_job(job_id)
+        if not stored or stored.get("id") != job_id:
+            raise UnknownCronJob(job_id)
+        return stored
+
+    def _shown(self, answer: dict[str, Any]) -> cr.CronJobInfo:
+        shown = answer.get("job")
+        if not isinstance(shown, dict):
+            raise CronRefused("hermes' cronjob tool gave no job")
+        return _info(shown, self._get_job(str(shown.get("job_id", ""))))
+
+    def list(self) -> list[cr.CronJobInfo]:
+        listed = self._call("list", include_disabled=True).get("jobs") or []
+        return [_info(job, self._get_job(str(job.get("job_id", "")))) for job in listed]
+
+    def create(self, p: cr.CronCreateParams) -> cr.CronJobInfo:
+        return self._shown(self._call("create", **_changes(p)))
+
+    def update(self, p: cr.CronUpdateParams) -> cr.CronJobInfo:
+        self._known(p.job_id)
+        return self._shown(self._call("update", job_id=p.job_id, **_changes(p)))
+
+    def pause(self, job_id: str, reason: str | None) -> cr.CronJobInfo:
+        self._known(job_id)
+        return self._shown(self._call("pause", job_id=job_id, reason=reason))
+
+    def resume(self, job_id: str) -> cr.CronJobInfo:
+        self._known(job_id)
+        return self._shown(self._call("resume", job_id=job_id))
+
+    def remove(self, job_id: str) -> cr.CronJobInfo:
+        self._known(job_id)
+        was = next((job for job in self.list() if job.job_id == job_id), None)
+        if was is None:  # removed between the look and the listing
+            raise UnknownCronJob(job_id)
+        self._call("remove", job_id=job_id)
+        return was
+
+
+def _changes(p: cr.CronCreateParams | cr.CronUpdateParams) -> dict[str, Any]:
+    """The tool's arguments a create or an update gives (absent ones left out)."""
+    given = {
+        "schedule": p.schedule,
+        "prompt": p.prompt,
+        "name": p.name,
+        "repeat": p.repeat,
+        "skills": p.skills,
+        "deliver": p.deliver,
+    }
+    return {k: v for k, v in given.items() if v is not None}

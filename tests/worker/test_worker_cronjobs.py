@@ -1,0 +1,105 @@
+"""CronJobs with a fake hermes cronjob tool: what hermes shows becomes CronJobInfo,
+a refusal is CronRefused with hermes' reason, an id the profile lacks (or a name,
+which hermes' tool would take) is UnknownCronJob before hermes is asked."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from hermes_stdio.protocol import cron as cr
+from hermes_stdio.worker.cronjobs import CronJobs, CronRefused, UnknownCronJob
+
+SHOWN = {
+    "job_id": "abc123",
+    "name": "standup",
+    "skills": ["git"],
+    "prompt_preview": "Summarise",
+    "schedule": "0 9 * * *",
+    "repeat": "forever",
+    "deliver": "local",
+    "next_run_at": "2026-12-06T09:00:00+00:00",
+    "last_run_at": None,
+    "last_status": None,
+    "last_delivery_error": None,
+    "enabled": True,
+    "state": "scheduled",
+    "paused_reason": None,
+    "model": None,
+}
+
+
+class FakeTool:
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, dict[str, Any]]] = []
+        self.answer: dict[str, Any] = {"success": True, "job": SHOWN, "jobs": [SHOWN]}
+
+    def __call__(self, action: str, **args: Any) -> str:
+        self.calls.append((action, args))
+        return json.dumps(self.answer)
+
+
+def jobs_with(stored: dict[str, dict[str, Any]]) -> tuple[CronJobs, FakeTool]:
+    tool = FakeTool()
+    return CronJobs(tool, stored.get), tool
+
+
+def test_a_listed_job_takes_its_last_error_from_the_stored_record() -> None:
+    jobs, tool = jobs_with({"abc123": {"id": "abc123", "last_error": "model timed out"}})
+    [job] = jobs.list()
+    assert job == cr.CronJobInfo(
+        job_id="abc123",
+        name="standup",
+        schedule="0 9 * * *",
+        prompt="Summarise",
+        skills=["git"],
+        repeat="forever",
+        deliver="local",
+        enabled=True,
+        state="scheduled",
+        next_run_at="2026-12-06T09:00:00+00:00",
+        last_run_at=None,
+        last_status=None,
+        last_error="model timed out",
+        paused_reason=None,
+        model=None,
+    )
+    assert tool.calls == [("list", {"include_disabled": True})]
+
+
+def test_a_create_passes_only_what_was_given() -> None:
+    jobs, tool = jobs_with({})
+    jobs.create(cr.CronCreateParams(schedule="every 1h", prompt="hi", repeat=2))
+    assert tool.calls == [("create", {"schedule": "every 1h", "prompt": "hi", "repeat": 2})]
+
+
+@pytest.mark.parametrize("job_id", ["nope", "standup"])
+def test_an_id_the_profile_lacks_is_unknown_before_hermes_is_asked(job_id: str) -> None:
+    jobs, tool = jobs_with({"standup": {"id": "abc123"}})  # hermes resolves names too
+    for act in (
+        lambda: jobs.update(cr.CronUpdateParams(job_id=job_id, name="x")),
+        lambda: jobs.pause(job_id, None),
+        lambda: jobs.resume(job_id),
+        lambda: jobs.remove(job_id),
+    ):
+        with pytest.raises(UnknownCronJob):
+            act()
+    assert tool.calls == []
+
+
+def test_a_refusal_carries_hermes_reason_and_a_malformed_answer_is_a_refusal() -> None:
+    jobs, tool = jobs_with({})
+    tool.answer = {"success": False, "error": "Invalid schedule 'whenever'"}
+    with pytest.raises(CronRefused, match="Invalid schedule"):
+        jobs.create(cr.CronCreateParams(schedule="whenever", prompt="hi"))
+    tool.answer = {"success": True}  # no job in it
+    with pytest.raises(CronRefused):
+        jobs.create(cr.CronCreateParams(schedule="1h", prompt="hi"))
+
+
+def test_remove_gives_the_job_as_it_was() -> None:
+    jobs, tool = jobs_with({"abc123": {"id": "abc123"}})
+    assert jobs.remove("abc123").name == "standup"
+    assert [action for action, _ in tool.calls] == ["list", "remove"]
