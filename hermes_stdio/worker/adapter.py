@@ -61,7 +61,6 @@ Contract:
 from __future__ import annotations
 
 import contextlib
-import importlib
 import os
 import threading
 from collections.abc import Callable, Iterator
@@ -69,7 +68,6 @@ from pathlib import Path
 from typing import Any
 
 from ..protocol import events as ev
-from ..protocol import toolbox as tx
 from ..transport import restore_std_streams
 from . import (
     catalog,
@@ -98,7 +96,6 @@ from .compression import (
 )
 from .contract import AgentUnavailable, Announce, TurnOutcome, UserContent
 from .fence import hermes_root
-from .mcp import McpServers
 from .messages import flush_turn
 from .models import HermesModels
 from .options import (
@@ -106,7 +103,6 @@ from .options import (
     agent_options,
     clarify_timeout_s,
     configured_approval_mode,
-    lists_mcp_servers,
 )
 from .profile import HermesProfile
 from .runtime import Fingerprint, loaded_files
@@ -137,7 +133,6 @@ class HermesAdapter(HermesProfile, HermesSessions, HermesAnswers, HermesModels):
         self._compression = CompressionBridge()
         self._loaded: Fingerprint | None = None
         self._preloaded = Fingerprint(())
-        self._mcp: McpServers | None = None
 
     def preload(self) -> None:
         """Import hermes-agent, and what its first agent build and turn would import, and
@@ -213,32 +208,6 @@ class HermesAdapter(HermesProfile, HermesSessions, HermesAnswers, HermesModels):
             self._watch_notices()
             self._secrets.install(skills_tool, config.save_env_value_secure)
             return run_agent
-
-    def connect_mcp(self) -> None:
-        self._mcp_servers()
-
-    def _mcp_servers(self) -> McpServers:
-        self._modules()
-        with self._import_lock:
-            if self._mcp is None:
-                from hermes_cli import mcp_startup
-
-                tools = lambda: importlib.import_module("tools.mcp_tool")  # noqa: E731
-                self._mcp = McpServers(mcp_startup, tools, lists_mcp_servers, self._mcp_changed)
-                self._mcp.start()
-            return self._mcp
-
-    def mcp_status(self) -> list[tx.McpServerInfo]:
-        return self._mcp_servers().status()
-
-    def connect_mcp_servers(self, wait_s: float) -> list[tx.McpServerInfo]:
-        servers = self._mcp_servers()
-        servers.connect(wait_s)
-        return servers.status()
-
-    def shutdown(self, timeout: float) -> None:
-        if self._mcp is not None:
-            self._mcp.close(timeout)
 
     def build(self, session: Session, sink: EventSink) -> Any:
         self.build_started()

@@ -1,11 +1,12 @@
 """The profile-wide half of ``adapter.HermesAdapter``: what hermes keeps for a profile
 rather than for one agent (goals, skills and slash commands, background processes, file
 checkpoints, the models it can use, the tools its agents offer and the toolsets
-it knows).
+it knows, its MCP servers and its cron jobs).
 
 Contract: ``HermesProfile`` is a mixin of ``HermesAdapter`` (which provides
-``_modules``, importing hermes-agent, and ``_secrets``, which serves a skill's
-secret requests during a command's expansion too) and implements those
+``_modules``, importing hermes-agent under ``_import_lock``, and ``_secrets``,
+which serves a skill's secret requests during a command's expansion too) and
+implements those
 ``contract.AgentAdapter`` methods through hermes' own functions, passed to
 ``goals``, ``skills`` and friends; ``callbacks`` gives a session's agent its
 callbacks. With the adapter and ``stored`` it is the only code that imports
@@ -15,6 +16,7 @@ hermes-agent.
 from __future__ import annotations
 
 import contextlib
+import importlib
 import sys
 import threading
 from collections.abc import Callable
@@ -40,7 +42,7 @@ from . import (
 )
 from .callbacks import EventSink, SubagentHook, agent_callbacks
 from .mcp import McpServers
-from .options import checkpoint_settings, disabled_toolsets, enabled_toolsets
+from .options import checkpoint_settings, disabled_toolsets, enabled_toolsets, lists_mcp_servers
 from .secrets import SecretBridge
 from .state import Session
 from .watches import ProgressDeliver
@@ -58,6 +60,7 @@ class HermesProfile:
     _commands_changed: Callable[[str], None] | None = None
     _mcp_changed: Callable[[list[McpServerInfo]], None] | None = None
     _mcp: McpServers | None = None
+    _import_lock: threading.Lock
     _watching: bool = False
     _warm_lock = threading.Lock()  # one adapter per worker process
     _build_started = False
@@ -190,6 +193,32 @@ class HermesProfile:
         watch.start()
         if not skill_changes.install(skill_manager_tool, watch.check):
             log("worker: hermes' skill_manage changed: its changes are pushed once seen on disk")
+
+    def connect_mcp(self) -> None:
+        self._mcp_servers()
+
+    def _mcp_servers(self) -> McpServers:
+        self._modules()
+        with self._import_lock:
+            if self._mcp is None:
+                from hermes_cli import mcp_startup
+
+                tools = lambda: importlib.import_module("tools.mcp_tool")  # noqa: E731
+                self._mcp = McpServers(mcp_startup, tools, lists_mcp_servers, self._mcp_changed)
+                self._mcp.start()
+            return self._mcp
+
+    def mcp_status(self) -> list[McpServerInfo]:
+        return self._mcp_servers().status()
+
+    def connect_mcp_servers(self, wait_s: float) -> list[McpServerInfo]:
+        servers = self._mcp_servers()
+        servers.connect(wait_s)
+        return servers.status()
+
+    def shutdown(self, timeout: float) -> None:
+        if self._mcp is not None:
+            self._mcp.close(timeout)
 
     def checkpoints(self) -> Any:
         self._modules()

@@ -1,7 +1,9 @@
-"""Cron jobs through the real binary and real hermes-agent: a job an agent's
-``cronjob`` tool runs now runs within the host's turn, its commands asked about
-in that run, and it never leaves the worker's other sessions unasked (hermes
-marks its whole process as a cron scheduler once it runs a job)."""
+"""Cron jobs through the real binary and real hermes-agent: a host lists and manages
+a profile's jobs through hermes' own cronjob tool, every change is pushed as
+cron/listChanged whoever makes it, and a job an agent's ``cronjob`` tool runs now
+runs within the host's turn, its commands asked about in that run, never leaving
+the worker's other sessions unasked (hermes marks its whole process as a cron
+scheduler once it runs a job)."""
 
 from __future__ import annotations
 
