@@ -87,5 +87,29 @@ class CronJobResult(Record):
     job: CronJobInfo = doc_field("The job as it is now (as it was, for cron/remove).")
 
 
+class CronOutputParams(Record):
+    job_id: CronJobId = doc_field("The job whose runs' output to read.")
+    limit: int = doc_field("At most this many, newest first (1 to 50).", default=5)
+    profile: str | None = doc_field("Hermes profile; default when absent.", default=None)
+    worker_key: WorkerKey | None = doc_field("Worker isolation key.", default=None)
+
+
+class CronOutput(Record):
+    saved_at: str = doc_field(
+        "When the run's output was saved, in hermes' time zone: YYYY-MM-DDTHH:MM:SS."
+    )
+    text: str = doc_field(
+        "The output as hermes saved it (markdown: the job, its prompt, its agent's"
+        " response), at most 256 KiB of it."
+    )
+    truncated: bool = doc_field("Whether the file holds more than text.")
+
+
+class CronOutputResult(Record):
+    outputs: list[CronOutput] = doc_field(
+        "Newest first; hermes keeps the last runs' (its cron.output_retention)."
+    )
+
+
 class CronListChangedNotification(Record):
     profile: str = doc_field("The profile whose cron jobs changed: cron/list gives them.")

@@ -335,6 +335,13 @@ HOST_METHODS: dict[str, Method] = _methods(
         "Remove a cron job.",
     ),
     Method(
+        "cron/output",
+        cr.CronOutputParams,
+        cr.CronOutputResult,
+        "profile",
+        "What a cron job's last runs gave, as hermes saved it, newest first.",
+    ),
+    Method(
         "run/start",
         t.RunStartParams,
         t.RunStartResult,

@@ -19,6 +19,8 @@ from ..wire import ErrorType, Request, RpcError
 from .contract import AgentAdapter, AgentUnavailable
 from .cronjobs import CronJobs, CronRefused, UnknownCronJob
 
+MAX_OUTPUTS = 50
+
 
 class CronMethods:
     adapter: AgentAdapter
@@ -41,7 +43,7 @@ class CronMethods:
         return self.answer_off_reader(req, "cron", answer)
 
     def _h_cron_list(self, req: Request, p: Any) -> object:
-        return self._cron(req, lambda jobs: cr.CronListResult(jobs.list()))
+        return self._cron(req, lambda jobs: cr.CronListResult(jobs.listed()))
 
     def _h_cron_create(self, req: Request, p: cr.CronCreateParams) -> object:
         return self._cron(req, lambda jobs: cr.CronJobResult(jobs.create(p)))
@@ -57,3 +59,12 @@ class CronMethods:
 
     def _h_cron_remove(self, req: Request, p: cr.CronJobParams) -> object:
         return self._cron(req, lambda jobs: cr.CronJobResult(jobs.remove(p.job_id)))
+
+    def _h_cron_output(self, req: Request, p: cr.CronOutputParams) -> object:
+        if not 1 <= p.limit <= MAX_OUTPUTS:
+            raise RpcError(
+                ErrorType.INVALID_PARAMS,
+                f"limit must be 1 to {MAX_OUTPUTS}",
+                field="params.limit",
+            )
+        return self._cron(req, lambda jobs: cr.CronOutputResult(jobs.outputs(p.job_id, p.limit)))

@@ -5,11 +5,15 @@ schedule, scans a prompt for injected instructions, and stores the job where
 hermes' gateway fires it (``<profile>/cron/jobs.json``). Going through it, a
 host's change is exactly an agent's.
 
-Contract: ``CronJobs(cronjob, get_job)`` over hermes'
-``tools.cronjob_tools.cronjob`` and ``cron.jobs.get_job``:
-- ``list()`` gives every job of the profile, paused ones included.
+Contract: ``CronJobs(cronjob, get_job, output_dir)`` over hermes'
+``tools.cronjob_tools.cronjob``, ``cron.jobs.get_job`` and
+``cron.jobs.get_cron_output_dir``:
+- ``listed()`` gives every job of the profile, paused ones included.
 - ``create``, ``update``, ``pause``, ``resume`` give the job as it is after;
   ``remove`` the job as it was.
+- ``outputs(job_id, limit)`` reads the job's saved outputs (hermes writes one
+  file a run, named by its time), newest first, each at most ``MAX_OUTPUT``
+  bytes; only from the job's own directory under the output directory.
 - A job id that names no job raises ``UnknownCronJob`` (looked up by id only,
   where hermes' tool would also take a name); a change hermes refuses (a
   schedule it cannot parse, a prompt its scan blocks) raises ``CronRefused``
@@ -20,9 +24,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from ..protocol import cron as cr
+
+MAX_OUTPUT = 256 * 1024
 
 
 class UnknownCronJob(Exception):
@@ -61,9 +68,12 @@ def _info(shown: dict[str, Any], stored: dict[str, Any] | None) -> cr.CronJobInf
 
 class CronJobs:
     def __init__(
-        self, cronjob: Callable[..., str], get_job: Callable[[str], dict[str, Any] | None]
+        self,
+        cronjob: Callable[..., str],
+        get_job: Callable[[str], dict[str, Any] | None],
+        output_dir: Callable[[], Path],
     ) -> None:
-        self._cronjob, self._get_job = cronjob, get_job
+        self._cronjob, self._get_job, self._output_dir = cronjob, get_job, output_dir
 
     def _call(self, action: str, **args: Any) -> dict[str, Any]:
         answer = json.loads(self._cronjob(action=action, **args))
@@ -84,7 +94,7 @@ class CronJobs:
             raise CronRefused("hermes' cronjob tool gave no job")
         return _info(shown, self._get_job(str(shown.get("job_id", ""))))
 
-    def list(self) -> list[cr.CronJobInfo]:
+    def listed(self) -> list[cr.CronJobInfo]:
         listed = self._call("list", include_disabled=True).get("jobs") or []
         return [_info(job, self._get_job(str(job.get("job_id", "")))) for job in listed]
 
@@ -105,11 +115,34 @@ class CronJobs:
 
     def remove(self, job_id: str) -> cr.CronJobInfo:
         self._known(job_id)
-        was = next((job for job in self.list() if job.job_id == job_id), None)
+        was = next((job for job in self.listed() if job.job_id == job_id), None)
         if was is None:  # removed between the look and the listing
             raise UnknownCronJob(job_id)
         self._call("remove", job_id=job_id)
         return was
+
+    def outputs(self, job_id: str, limit: int) -> list[cr.CronOutput]:
+        self._known(job_id)
+        root = Path(self._output_dir())
+        where = root / job_id
+        if where.parent != root or job_id in (".", ".."):  # an id from a hand-edited store
+            raise UnknownCronJob(job_id)
+        try:
+            saved = sorted(where.glob("*.md"), key=lambda f: f.name, reverse=True)[:limit]
+        except OSError:
+            return []
+        found = []
+        for file in saved:
+            try:
+                with open(file, "rb") as f:
+                    raw = f.read(MAX_OUTPUT + 1)
+            except OSError:
+                continue  # pruned by hermes meanwhile
+            stamp = file.stem.replace("_", "T", 1).split("T")
+            saved_at = f"{stamp[0]}T{stamp[1].replace('-', ':')}" if len(stamp) == 2 else file.stem
+            text = raw[:MAX_OUTPUT].decode("utf-8", errors="replace")
+            found.append(cr.CronOutput(saved_at, text, len(raw) > MAX_OUTPUT))
+        return found
 
 
 def _changes(p: cr.CronCreateParams | cr.CronUpdateParams) -> dict[str, Any]:

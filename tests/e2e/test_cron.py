@@ -76,7 +76,13 @@ def test_a_cron_job_run_now_asks_the_host_and_leaves_later_sessions_asked(
     )
     assert host.wait_run_completed(run["runId"]).params["status"] == "complete"
     assert victim.exists()
-    assert (home / "cron" / "output" / job).is_dir()  # it did run
+    # It did run: its output is read back as hermes saved it.
+    [output] = host.request("cron/output", {"jobId": job})["outputs"]
+    assert "job done" in output["text"] and output["truncated"] is False
+    assert output["savedAt"][:4].isdigit() and output["savedAt"][10] == "T"
+    with pytest.raises(RpcError) as err:
+        host.request("cron/output", {"jobId": job, "limit": 0})
+    assert err.value.kind is ErrorType.INVALID_PARAMS and err.value.data["field"] == "params.limit"
 
     # hermes left its process marked as a cron scheduler; another session is still
     # asked before its code runs, neither approved nor refused by cron_mode.
@@ -137,7 +143,9 @@ def test_a_host_creates_lists_changes_pauses_resumes_and_removes_a_profiles_cron
     assert host.request("cron/list", work) == {"jobs": []}
 
 
-@pytest.mark.parametrize("method", ["cron/update", "cron/pause", "cron/resume", "cron/remove"])
+@pytest.mark.parametrize(
+    "method", ["cron/update", "cron/pause", "cron/resume", "cron/remove", "cron/output"]
+)
 def test_a_job_id_the_profile_does_not_have_is_unknown_cron_job(
     host: HostClient, method: str
 ) -> None:

@@ -159,8 +159,11 @@ def answer(ask: Notification, rng: random.Random) -> tuple[str, dict[str, Any]]:
     return method, params
 
 
-def fuzz(host: HostClient, llm: ScriptedLLM, seed: int, calls: int) -> list[str]:
-    """Send ``calls`` random messages; the run ids the server started."""
+def fuzz(
+    host: HostClient, llm: ScriptedLLM, seed: int, calls: int, auto_approved: set[str]
+) -> list[str]:
+    """Send ``calls`` random messages; the run ids the server started. The sessions
+    the host told to run unasked (``autoApprove``) are added to ``auto_approved``."""
     rng = random.Random(seed)
     ids: Ids = {
         "profile": ["default", "work", "play"],
@@ -201,6 +204,11 @@ def fuzz(host: HostClient, llm: ScriptedLLM, seed: int, calls: int) -> list[str]
             started.append(result["runId"])
             ids["runId"].append(result["runId"])
             ids["sessionId"].append(result["sessionId"])
+        if isinstance(params, dict) and (
+            (method == "run/start" and params.get("autoApprove") is True)
+            or (method == "session/autoApprove" and params.get("enabled") is True)
+        ):
+            auto_approved.add(result["sessionId"] if method == "run/start" else params["sessionId"])
     return started
 
 
@@ -221,9 +229,9 @@ def assert_each_completed_once(host: HostClient, started: list[str]) -> None:
     assert_runs_ended_once_in_order(host, started)
 
 
-def assert_no_dangerous_command_ran_unapproved(host: HostClient) -> None:
+def assert_no_dangerous_command_ran_unapproved(host: HostClient, auto_approved: set[str]) -> None:
     """The fuzz's dangerous command ran only after the host approved it: in its run, or
-    earlier for the session ("session") or the profile ("always")."""
+    earlier for the session ("session", or autoApprove) or the profile ("always")."""
     profile_of: dict[str, str] = {}
     for_session: set[str] = set()
     for_profile: set[str] = set()
@@ -244,7 +252,7 @@ def assert_no_dangerous_command_ran_unapproved(host: HostClient) -> None:
             # Its output, not just a completed call: a blocked one completes too.
             allowed = (
                 run in approved_runs
-                or p["sessionId"] in for_session
+                or p["sessionId"] in for_session | auto_approved
                 or profile_of[run] in for_profile
             )
             assert allowed, f"run {run} ran the dangerous command unapproved"
@@ -255,10 +263,11 @@ def fuzzed_host(start_host: StartHost, llm: ScriptedLLM, mode: str, seed: int, c
     host.initialize()
     if mode == "forked":
         template_ready(host)
-    started = fuzz(host, llm, seed, calls)
+    auto_approved: set[str] = set()
+    started = fuzz(host, llm, seed, calls, auto_approved)
     assert started, "the fuzz should start some runs"
     assert_each_completed_once(host, started)
-    assert_no_dangerous_command_ran_unapproved(host)
+    assert_no_dangerous_command_ran_unapproved(host, auto_approved)
     assert host.request("supervisor/status")["pid"] == host.proc.pid
     answered = Counter(
         m.id for _, m in host.received if isinstance(m, Response) and m.id is not None

@@ -5,12 +5,13 @@ which hermes' tool would take) is UnknownCronJob before hermes is asked."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from hermes_stdio.protocol import cron as cr
-from hermes_stdio.worker.cronjobs import CronJobs, CronRefused, UnknownCronJob
+from hermes_stdio.worker.cronjobs import MAX_OUTPUT, CronJobs, CronRefused, UnknownCronJob
 
 SHOWN = {
     "job_id": "abc123",
@@ -43,12 +44,12 @@ class FakeTool:
 
 def jobs_with(stored: dict[str, dict[str, Any]]) -> tuple[CronJobs, FakeTool]:
     tool = FakeTool()
-    return CronJobs(tool, stored.get), tool
+    return CronJobs(tool, stored.get, lambda: Path("/nonexistent")), tool
 
 
 def test_a_listed_job_takes_its_last_error_from_the_stored_record() -> None:
     jobs, tool = jobs_with({"abc123": {"id": "abc123", "last_error": "model timed out"}})
-    [job] = jobs.list()
+    [job] = jobs.listed()
     assert job == cr.CronJobInfo(
         job_id="abc123",
         name="standup",
@@ -103,3 +104,26 @@ def test_remove_gives_the_job_as_it_was() -> None:
     jobs, tool = jobs_with({"abc123": {"id": "abc123"}})
     assert jobs.remove("abc123").name == "standup"
     assert [action for action, _ in tool.calls] == ["list", "remove"]
+
+
+def test_outputs_are_read_newest_first_bounded_and_only_from_the_jobs_directory(
+    tmp_path: Path,
+) -> None:
+    root = tmp_path / "output"
+    (root / "abc123").mkdir(parents=True)
+    (root / "abc123" / "2026-12-04_09-00-00.md").write_text("older")
+    (root / "abc123" / "2026-12-05_09-00-00.md").write_bytes(b"x" * (MAX_OUTPUT + 10))
+    (root / "abc123" / ".output_tmp.tmp").write_text("being written")
+    (tmp_path / "secret.md").write_text("not a job's")
+    stored = {"abc123": {"id": "abc123"}, "..": {"id": ".."}}
+    jobs = CronJobs(FakeTool(), stored.get, lambda: root)
+    newest, older = jobs.outputs("abc123", 5)
+    assert (newest.saved_at, newest.truncated, len(newest.text)) == (
+        "2026-12-05T09:00:00",
+        True,
+        MAX_OUTPUT,
+    )
+    assert (older.saved_at, older.text, older.truncated) == ("2026-12-04T09:00:00", "older", False)
+    assert jobs.outputs("abc123", 1) == [newest]
+    with pytest.raises(UnknownCronJob):  # a hand-edited store's id would climb out
+        jobs.outputs("..", 5)

@@ -628,6 +628,47 @@ export interface CronListResult {
   jobs: CronJobInfo[];
 }
 
+export interface CronOutput {
+  /**
+   * When the run's output was saved, in hermes' time zone: YYYY-MM-DDTHH:MM:SS.
+   */
+  savedAt: string;
+  /**
+   * The output as hermes saved it (markdown: the job, its prompt, its agent's response), at most 256 KiB of it.
+   */
+  text: string;
+  /**
+   * Whether the file holds more than text.
+   */
+  truncated: boolean;
+}
+
+export interface CronOutputParams {
+  /**
+   * The job whose runs' output to read.
+   */
+  jobId: string;
+  /**
+   * At most this many, newest first (1 to 50).
+   */
+  limit?: number;
+  /**
+   * Hermes profile; default when absent.
+   */
+  profile?: string | null;
+  /**
+   * Worker isolation key.
+   */
+  workerKey?: string | null;
+}
+
+export interface CronOutputResult {
+  /**
+   * Newest first; hermes keeps the last runs' (its cron.output_retention).
+   */
+  outputs: CronOutput[];
+}
+
 export interface CronPauseParams {
   /**
    * The job.
@@ -3104,6 +3145,8 @@ export interface HostRequests {
   'cron/create': { params: CronCreateParams; result: CronJobResult };
   /** The profile's cron jobs, paused ones included. */
   'cron/list': { params: WorkerTarget; result: CronListResult };
+  /** What a cron job's last runs gave, as hermes saved it, newest first. */
+  'cron/output': { params: CronOutputParams; result: CronOutputResult };
   /** Pause a cron job: it does not run until resumed. */
   'cron/pause': { params: CronPauseParams; result: CronJobResult };
   /** Remove a cron job. */
@@ -3264,6 +3307,7 @@ export const HOST_REQUEST_METHODS: readonly HostRequestMethod[] = [
   'compression/respond',
   'cron/create',
   'cron/list',
+  'cron/output',
   'cron/pause',
   'cron/remove',
   'cron/resume',
