@@ -76,7 +76,10 @@ class CronJobs:
         self._cronjob, self._get_job, self._output_dir = cronjob, get_job, output_dir
 
     def _call(self, action: str, **args: Any) -> dict[str, Any]:
-        answer = json.loads(self._cronjob(action=action, **args))
+        try:
+            answer = json.loads(self._cronjob(action=action, **args))
+        except ValueError as exc:  # not what this was written against
+            raise CronRefused(f"hermes' cronjob tool answered no JSON: {exc}") from exc
         if not isinstance(answer, dict) or not answer.get("success"):
             error = answer.get("error") if isinstance(answer, dict) else None
             raise CronRefused(str(error or f"hermes refused cron {action}"))

@@ -98,6 +98,9 @@ def test_a_refusal_carries_hermes_reason_and_a_malformed_answer_is_a_refusal() -
     tool.answer = {"success": True}  # no job in it
     with pytest.raises(CronRefused):
         jobs.create(cr.CronCreateParams(schedule="1h", prompt="hi"))
+    garbled = CronJobs(lambda **_: "not json", {}.get, lambda: Path("/nonexistent"))
+    with pytest.raises(CronRefused):
+        garbled.listed()
 
 
 def test_remove_gives_the_job_as_it_was() -> None:
