@@ -11,9 +11,9 @@ synthetic one) is ``agent_unavailable``.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 from ..protocol import cron as cr
+from ..protocol import types as t
 from ..protocol.record import Record
 from ..wire import ErrorType, Request, RpcError
 from .contract import AgentAdapter, AgentUnavailable
@@ -42,7 +42,7 @@ class CronMethods:
 
         return self.answer_off_reader(req, "cron", answer)
 
-    def _h_cron_list(self, req: Request, p: Any) -> object:
+    def _h_cron_list(self, req: Request, p: t.WorkerTarget) -> object:
         return self._cron(req, lambda jobs: cr.CronListResult(jobs.listed()))
 
     def _h_cron_create(self, req: Request, p: cr.CronCreateParams) -> object:

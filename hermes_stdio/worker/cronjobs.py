@@ -5,9 +5,9 @@ schedule, scans a prompt for injected instructions, and stores the job where
 hermes' gateway fires it (``<profile>/cron/jobs.json``). Going through it, a
 host's change is exactly an agent's.
 
-Contract: ``CronJobs(cronjob, get_job, output_dir)`` over hermes'
-``tools.cronjob_tools.cronjob``, ``cron.jobs.get_job`` and
-``cron.jobs.get_cron_output_dir``:
+Contract: ``CronJobs(cronjob, load_jobs, output_dir)`` over hermes'
+``tools.cronjob_tools.cronjob``, ``cron.jobs.load_jobs`` (the stored records,
+read once a request) and ``cron.jobs.get_cron_output_dir``:
 - ``listed()`` gives every job of the profile, paused ones included.
 - ``create``, ``update``, ``pause``, ``resume`` give the job as it is after;
   ``remove`` the job as it was.
@@ -70,10 +70,10 @@ class CronJobs:
     def __init__(
         self,
         cronjob: Callable[..., str],
-        get_job: Callable[[str], dict[str, Any] | None],
+        load_jobs: Callable[[], list[dict[str, Any]]],
         output_dir: Callable[[], Path],
     ) -> None:
-        self._cronjob, self._get_job, self._output_dir = cronjob, get_job, output_dir
+        self._cronjob, self._load_jobs, self._output_dir = cronjob, load_jobs, output_dir
 
     def _call(self, action: str, **args: Any) -> dict[str, Any]:
         try:
@@ -85,9 +85,12 @@ class CronJobs:
             raise CronRefused(str(error or f"hermes refused cron {action}"))
         return answer
 
+    def _stored(self) -> dict[str, dict[str, Any]]:
+        return {str(job.get("id")): job for job in self._load_jobs() if isinstance(job, dict)}
+
     def _known(self, job_id: str) -> dict[str, Any]:
-        stored = self._get_job(job_id)
-        if not stored or stored.get("id") != job_id:
+        stored = self._stored().get(job_id)
+        if stored is None:
             raise UnknownCronJob(job_id)
         return stored
 
@@ -95,11 +98,12 @@ class CronJobs:
         shown = answer.get("job")
         if not isinstance(shown, dict):
             raise CronRefused("hermes' cronjob tool gave no job")
-        return _info(shown, self._get_job(str(shown.get("job_id", ""))))
+        return _info(shown, self._stored().get(str(shown.get("job_id", ""))))
 
     def listed(self) -> list[cr.CronJobInfo]:
         listed = self._call("list", include_disabled=True).get("jobs") or []
-        return [_info(job, self._get_job(str(job.get("job_id", "")))) for job in listed]
+        stored = self._stored()
+        return [_info(job, stored.get(str(job.get("job_id", "")))) for job in listed]
 
     def create(self, p: cr.CronCreateParams) -> cr.CronJobInfo:
         return self._shown(self._call("create", **_changes(p)))

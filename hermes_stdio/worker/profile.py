@@ -235,10 +235,10 @@ class HermesProfile:
 
     def cron_jobs(self) -> cronjobs.CronJobs:
         self._modules()
-        from cron.jobs import get_cron_output_dir, get_job
+        from cron.jobs import get_cron_output_dir, load_jobs
         from tools.cronjob_tools import cronjob
 
-        return cronjobs.CronJobs(cronjob, get_job, get_cron_output_dir)
+        return cronjobs.CronJobs(cronjob, load_jobs, get_cron_output_dir)
 
     def end_background(self, session_id: str) -> list[str]:
         registry = sys.modules.get("tools.process_registry")

@@ -44,7 +44,7 @@ class FakeTool:
 
 def jobs_with(stored: dict[str, dict[str, Any]]) -> tuple[CronJobs, FakeTool]:
     tool = FakeTool()
-    return CronJobs(tool, stored.get, lambda: Path("/nonexistent")), tool
+    return CronJobs(tool, lambda: list(stored.values()), lambda: Path("/nonexistent")), tool
 
 
 def test_a_listed_job_takes_its_last_error_from_the_stored_record() -> None:
@@ -78,7 +78,7 @@ def test_a_create_passes_only_what_was_given() -> None:
 
 @pytest.mark.parametrize("job_id", ["nope", "standup"])
 def test_an_id_the_profile_lacks_is_unknown_before_hermes_is_asked(job_id: str) -> None:
-    jobs, tool = jobs_with({"standup": {"id": "abc123"}})  # hermes resolves names too
+    jobs, tool = jobs_with({"standup": {"id": "abc123", "name": "standup"}})  # hermes: names too
     for act in (
         lambda: jobs.update(cr.CronUpdateParams(job_id=job_id, name="x")),
         lambda: jobs.pause(job_id, None),
@@ -98,7 +98,7 @@ def test_a_refusal_carries_hermes_reason_and_a_malformed_answer_is_a_refusal() -
     tool.answer = {"success": True}  # no job in it
     with pytest.raises(CronRefused):
         jobs.create(cr.CronCreateParams(schedule="1h", prompt="hi"))
-    garbled = CronJobs(lambda **_: "not json", {}.get, lambda: Path("/nonexistent"))
+    garbled = CronJobs(lambda **_: "not json", list, lambda: Path("/nonexistent"))
     with pytest.raises(CronRefused):
         garbled.listed()
 
@@ -119,7 +119,7 @@ def test_outputs_are_read_newest_first_bounded_and_only_from_the_jobs_directory(
     (root / "abc123" / ".output_tmp.tmp").write_text("being written")
     (tmp_path / "secret.md").write_text("not a job's")
     stored = {"abc123": {"id": "abc123"}, "..": {"id": ".."}}
-    jobs = CronJobs(FakeTool(), stored.get, lambda: root)
+    jobs = CronJobs(FakeTool(), lambda: list(stored.values()), lambda: root)
     newest, older = jobs.outputs("abc123", 5)
     assert (newest.saved_at, newest.truncated, len(newest.text)) == (
         "2026-12-05T09:00:00",
