@@ -10,9 +10,9 @@ Contract:
   no directory raises ``unknown_profile``. ``listed_profiles`` lists exactly
   the profiles that pass these checks; ``describe`` reads one's model,
   provider and description, ``listing`` all of that (and ``unreadable``'s
-  problem) for every listed one. A
-  YAML file is parsed again only once its identity, size or times change (or
-  while it is under 2 s old).
+  problem) for every listed one, reading the files through ``profile_files``
+  (a YAML file is parsed again only once its identity, size or times change,
+  or while it is under 2 s old).
 - ``worker_env`` starts from the supervisor's environment, removes every key
   hermes could load from any *other* profile's ``.env`` (parsed as hermes
   does, with python-dotenv; so no profile sees another's secrets) and
@@ -40,16 +40,13 @@ from __future__ import annotations
 
 import codecs
 import io
-import os
 import re
-import stat
-import threading
-import time
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, NamedTuple
 
 from ..wire import ErrorType, RpcError
+from .profile_files import load_config, load_yaml, not_regular, read_regular
 
 DEFAULT_PROFILE = "default"
 _NAME = re.compile(r"[a-z0-9][a-z0-9_-]{0,63}")  # always fullmatch: "$" allows a trailing \n
@@ -128,7 +125,11 @@ def describe(path: Path) -> tuple[str | None, str | None, str]:
     """A profile's model, provider (config.yaml) and description (profile.yaml), read
     as ``hermes profile list`` reads them; what is missing, unreadable or not a plain
     value is empty."""
-    model_cfg = load_config(path).get("model")
+    return _describe(load_config(path), path)
+
+
+def _describe(config: dict[str, Any], path: Path) -> tuple[str | None, str | None, str]:
+    model_cfg = config.get("model")
     model = provider = None
     if isinstance(model_cfg, dict):
         model = _scalar(model_cfg.get("default")) or _scalar(model_cfg.get("model"))
@@ -155,9 +156,9 @@ def listing(home: Path) -> Listing:
     """Each listed profile's name, home, model, provider, description and problem."""
     found: Listing = []
     for name, path in listed_profiles(home):
-        refused = unreadable(path)
+        config, refused = _read_profile(path)  # config.yaml parsed once for both
         problem = None if refused is None else " ".join(refused)
-        found.append(Listed(name, str(path), *describe(path), problem))
+        found.append(Listed(name, str(path), *_describe(config, path), problem))
     return found
 
 
@@ -170,29 +171,6 @@ def all_profile_homes(home: Path) -> dict[str, Path]:
             if entry.name != DEFAULT_PROFILE and _NAME.fullmatch(entry.name) and entry.is_dir():
                 homes[entry.name] = entry
     return homes
-
-
-def _read_regular(
-    path: Path, unless: Callable[[os.stat_result], bool] | None = None
-) -> bytes | None:
-    """The bytes of ``path`` if it is a regular file (``None`` otherwise, or when
-    ``unless`` says so of its stat). Opened without blocking and checked on the
-    open descriptor: a FIFO swapped in after a check by name would block the read
-    for ever."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
-    except OSError:
-        return None
-    try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode) or (unless is not None and unless(st)):
-            return None
-        with os.fdopen(fd, "rb", closefd=False) as f:
-            return f.read()
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
 
 
 def _dotenv_text(raw: bytes) -> str:
@@ -217,7 +195,7 @@ def dotenv_keys(path: Path, among: Iterable[str] = ()) -> set[str]:
     with the interpreter lock held, so a long secret froze the supervisor."""
     from dotenv.parser import parse_stream  # only when a worker starts
 
-    raw = _read_regular(path)
+    raw = read_regular(path)
     if raw is None:
         return set()
     text = _dotenv_text(raw)
@@ -226,141 +204,29 @@ def dotenv_keys(path: Path, among: Iterable[str] = ()) -> set[str]:
     return keys
 
 
-# Parsed YAML files by path, with the identity and times of the file parsed: a
-# full hermes config.yaml (720 lines) takes PyYAML 30 ms, with the interpreter
-# lock held, and profile/list reads every profile's. libyaml would take 4 ms, but
-# it overflows its C stack on deep nesting (a hostile profile.yaml crashed the
-# supervisor): not for files a profile can write.
-_PARSED: dict[Path, tuple[tuple[int, ...], dict[str, Any], str | None]] = {}  # str: problem
-_PARSED_LOCK = threading.Lock()
-_PARSED_MAX = 256
-# A file changed this recently may change again within the clock's granularity
-# with the same size, unseen: it is parsed every time until it settles (as git
-# treats a "racily clean" index entry).
-_SETTLED_NS = 2_000_000_000
-
-
-def _signature(st: os.stat_result) -> tuple[int, ...]:
-    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
-
-
-def load_config(home: Path, name: str = "config.yaml") -> dict[str, Any]:
-    """The YAML mapping in ``home/name``; empty when it is missing, not a regular
-    file (a FIFO would block the read for ever), unreadable or not a mapping.
-    An unchanged file is parsed once: the mapping is shared, never to be changed."""
-    return _load_yaml(home / name)[0]
-
-
-# Nesting libyaml's composer (recursive, on the C stack) is let near: far below
-# what overflows it, and about what PyYAML's pure Python parser follows.
-_C_DEPTH = 200
-
-
-def _where(exc: Exception) -> str:
-    import yaml
-
-    mark = getattr(exc, "problem_mark", None)
-    if isinstance(exc, yaml.MarkedYAMLError) and mark is not None:
-        return f"line {mark.line + 1}, column {mark.column + 1}: {exc.problem}"
-    return str(exc).splitlines()[0][:200] if str(exc) else type(exc).__name__
-
-
-def _as_hermes_reads(text: str, failed: Exception) -> tuple[Any, str | None]:
-    """What hermes, which reads with libyaml, makes of a file PyYAML failed on
-    (libyaml takes a tab after a colon, say): the data, or why it fails. libyaml
-    builds the data only once its parser (iterative) has found the nesting
-    shallow enough for its composer."""
-    import yaml
-
-    c_loader = getattr(yaml, "CSafeLoader", None)
-    if c_loader is None:  # hermes falls back to PyYAML too
-        return {}, f"is not valid YAML ({_where(failed)})"
-    depth = deepest = 0
-    try:
-        for event in yaml.parse(text, Loader=c_loader):
-            if isinstance(event, yaml.CollectionStartEvent):
-                depth += 1
-                deepest = max(deepest, depth)
-            elif isinstance(event, yaml.CollectionEndEvent):
-                depth -= 1
-        if deepest > _C_DEPTH:
-            return {}, "nests too deeply to be read safely"
-        return yaml.load(text, Loader=c_loader), None
-    except yaml.YAMLError as exc:
-        return {}, f"is not valid YAML ({_where(exc)})"
-
-
-def _load_yaml(path: Path) -> tuple[dict[str, Any], str | None]:
-    """``load_config``'s mapping, and why hermes could not use the file (it nests
-    too deeply to parse safely, is not YAML in UTF-8, or holds something other
-    than a mapping, which hermes ignores, running on its defaults); None when it
-    can, or the file is missing."""
-    import yaml  # only when needed: keeps the supervisor's start-up light
-
-    with _PARSED_LOCK:
-        kept = _PARSED.get(path)
-    seen: list[os.stat_result] = []
-
-    def unchanged(st: os.stat_result) -> bool:
-        seen.append(st)
-        return kept is not None and kept[0] == _signature(st)
-
-    raw = _read_regular(path, unless=unchanged)
-    if kept is not None and seen and kept[0] == _signature(seen[0]):
-        return kept[1], kept[2]
-    if raw is None:
-        return {}, None
-    problem: str | None = None
-    data: Any = {}
-    try:
-        text = raw.decode("utf-8")
-        data = yaml.safe_load(text)
-    except RecursionError:
-        problem = "nests too deeply to be read safely"
-    except UnicodeDecodeError as exc:
-        problem = f"is not UTF-8 text (byte {exc.start})"
-    except yaml.YAMLError as exc:
-        data, problem = _as_hermes_reads(text, exc)
-    except Exception as exc:  # a value its constructors refuse (a date in month 13)
-        problem = f"is not YAML hermes can read ({type(exc).__name__}: {str(exc)[:200]})"
-    if data and not isinstance(data, dict):  # hermes reads an empty document as {}
-        problem = "holds no mapping of settings"
-    if not isinstance(data, dict):
-        data = {}
-    st = seen[0]
-    if time.time_ns() - st.st_ctime_ns > _SETTLED_NS:
-        with _PARSED_LOCK:
-            if len(_PARSED) >= _PARSED_MAX:
-                _PARSED.clear()
-            _PARSED[path] = (_signature(st), data, problem)
-    return data, problem
-
-
-def _not_regular(path: Path) -> bool:
-    """Whether ``path`` is there (through symlinks) but is not a regular file."""
-    try:
-        return not stat.S_ISREG(os.stat(path).st_mode)
-    except OSError:  # missing, or a dangling symlink or loop: hermes' read fails fast
-        return False
-
-
 def unreadable(own_home: Path) -> tuple[str, str] | None:
     """The file that would keep a profile's worker from starting, and why: hermes'
     reads of its config.yaml, .env or SOUL.md (which hermes' first config load reads
     whole) would hang or crash the worker, or hermes would drop every setting in
     its config.yaml and run on its defaults (losing, say, its ``approvals.deny``
     rules). None when there is none."""
+    return _read_profile(own_home)[1]
+
+
+def _read_profile(own_home: Path) -> tuple[dict[str, Any], tuple[str, str] | None]:
+    """The profile's config.yaml mapping (read once: a file not regular is not
+    read) and ``unreadable``'s answer."""
+    config, problem = load_yaml(own_home / "config.yaml")
     for file in ("config.yaml", ".env", "SOUL.md"):
-        if _not_regular(own_home / file):
-            return file, "is not a regular file"
-    problem = _load_yaml(own_home / "config.yaml")[1]
-    return None if problem is None else ("config.yaml", problem)
+        if not_regular(own_home / file):
+            return config, (file, "is not a regular file")
+    return config, None if problem is None else ("config.yaml", problem)
 
 
 def _refuse_unreadable(own_home: Path, name: str) -> dict[str, Any]:
     """The profile's config.yaml, unless ``unreadable`` says why its worker would
     not work (``profile_unreadable``)."""
-    refused = unreadable(own_home)
+    config, refused = _read_profile(own_home)
     if refused is not None:
         file, why = refused
         raise RpcError(
@@ -369,7 +235,7 @@ def _refuse_unreadable(own_home: Path, name: str) -> dict[str, Any]:
             profile=name,
             file=file,
         )
-    return load_config(own_home)
+    return config
 
 
 def template_env(home: Path, base: dict[str, str]) -> dict[str, str]:

@@ -134,9 +134,9 @@ def _count_parses(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 def test_a_settled_config_is_parsed_once_until_it_is_replaced(
     monkeypatch: pytest.MonkeyPatch, home: Path
 ) -> None:
-    from hermes_stdio.supervisor import profiles
+    from hermes_stdio.supervisor import profile_files
 
-    monkeypatch.setattr(profiles, "_SETTLED_NS", 0)  # ctime cannot be set back
+    monkeypatch.setattr(profile_files, "_SETTLED_NS", 0)  # ctime cannot be set back
     parsed = _count_parses(monkeypatch)
     work = home / "profiles" / "work"
     write(work / "config.yaml", "model: {default: m1}\n")
@@ -168,9 +168,9 @@ def test_a_fifo_put_in_place_of_a_parsed_config_reads_as_empty(
 ) -> None:
     import os
 
-    from hermes_stdio.supervisor import profiles
+    from hermes_stdio.supervisor import profile_files
 
-    monkeypatch.setattr(profiles, "_SETTLED_NS", 0)
+    monkeypatch.setattr(profile_files, "_SETTLED_NS", 0)
     work = home / "profiles" / "work"
     write(work / "config.yaml", "model: {default: m1}\n")
     assert describe(work)[0] == "m1"
