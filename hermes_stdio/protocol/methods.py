@@ -17,6 +17,7 @@ from typing import Any, Literal, NamedTuple
 
 from . import asks as a
 from . import checkpoints as ck
+from . import config as cf
 from . import cron as cr
 from . import processes as pr
 from . import profiles as pf
@@ -340,6 +341,20 @@ HOST_METHODS: dict[str, Method] = _methods(
         cr.CronOutputResult,
         "profile",
         "What a cron job's last runs gave, as hermes saved it, newest first.",
+    ),
+    Method(
+        "config/read",
+        t.WorkerTarget,
+        cf.ConfigReadResult,
+        "profile",
+        "The profile's settings (its config.yaml), hermes' defaults and the managed ones.",
+    ),
+    Method(
+        "config/write",
+        cf.ConfigWriteParams,
+        cf.ConfigWriteResult,
+        "profile",
+        "Change the profile's settings, keeping the file's comments and layout.",
     ),
     Method(
         "run/start",

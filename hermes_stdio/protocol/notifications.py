@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Literal, NamedTuple
 
 from . import asks as a
+from . import config as cf
 from . import cron as cr
 from . import processes as pr
 from . import profiles as pf
@@ -170,6 +171,13 @@ SERVER_NOTIFICATIONS: dict[str, NotificationSpec] = {
             cr.CronListChangedNotification,
             "A profile's cron jobs changed on disk, whoever changed them (an agent's cronjob"
             " tool, a cron/* request, hermes' gateway running one): cron/list gives them.",
+            origin="supervisor",
+        ),
+        NotificationSpec(
+            "config/changed",
+            cf.ConfigChangedNotification,
+            "A profile's config.yaml changed on disk, whoever changed it (a config/write,"
+            " the user's editor, hermes' CLI): config/read gives it.",
             origin="supervisor",
         ),
         NotificationSpec(

@@ -1,5 +1,6 @@
-"""A push when the profiles a host may name change (``profile/listChanged``), and
-when a profile's cron jobs do (``cron/listChanged``).
+"""A push when the profiles a host may name change (``profile/listChanged``),
+when a profile's cron jobs do (``cron/listChanged``), and when its
+``config.yaml`` does (``config/changed``).
 
 A profile switcher would otherwise go stale when the user makes, removes or
 renames a profile (``hermes profile create``), or changes the model, provider
@@ -21,7 +22,10 @@ With ``jobs_changed``, it also watches each listed home for ``cron`` and its
 ``cron`` directory for ``jobs.json`` (hermes' store of the profile's cron
 jobs, which every writer replaces whole), and calls ``jobs_changed(profile)``
 for each profile whose file's content differs from the last look (a profile
-listed later is compared with none).
+listed later is compared with none). With ``config_changed``, likewise
+``config_changed(profile, version)`` for each profile whose ``config.yaml``
+differs (``version``: the SHA-256 of its bytes; None once it is gone or is not a
+regular file, which is never read).
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ..transport import dirwatch
+from ..transport.profile_files import read_regular
 from .profiles import Listing, listing
 
 # What profile/list shows of a profile is read from these (.env and SOUL.md: its problem).
@@ -41,12 +46,11 @@ _FILES = frozenset({"config.yaml", "profile.yaml", ".env", "SOUL.md"})
 JOBS = "jobs.json"
 
 
-def _jobs_digest(profile_home: str) -> str:
-    """The content of a profile's cron/jobs.json; "" when it has none."""
-    try:
-        return hashlib.sha256((Path(profile_home) / "cron" / JOBS).read_bytes()).hexdigest()
-    except OSError:
-        return ""
+def digest(path: Path) -> str | None:
+    """The SHA-256 of a regular file's bytes; None for anything else (a FIFO
+    would block the watch's thread for ever)."""
+    raw = read_regular(path)
+    return None if raw is None else hashlib.sha256(raw).hexdigest()
 
 
 class ProfileWatch:
@@ -55,11 +59,14 @@ class ProfileWatch:
         home: Path,
         announce: Callable[[], None],
         jobs_changed: Callable[[str], None] | None = None,
+        config_changed: Callable[[str, str | None], None] | None = None,
     ) -> None:
         self.home, self._announce, self._jobs_changed = home, announce, jobs_changed
+        self._config_changed = config_changed
         self._lock = threading.Lock()
         self._last: Listing = []
-        self._jobs: dict[str, str] = {}
+        self._jobs: dict[str, str | None] = {}
+        self._configs: dict[str, str | None] = {}
         self._cron_dirs: frozenset[str] = frozenset()
         self._dirs = dirwatch.DirWatch(self._matters, self.check, name="hermes-stdio-profiles")
 
@@ -83,14 +90,25 @@ class ProfileWatch:
                 if not self._dirs.watch(watched):
                     break
             changed, self._last = now != self._last, now
-            jobs = {p.name: _jobs_digest(p.home) for p in now} if self._jobs_changed else {}
-            moved = [name for name, digest in jobs.items() if self._jobs.get(name, "") != digest]
-            self._jobs = jobs
-        if changed and announce:
+            jobs = self._digests(now, self._jobs_changed, Path("cron") / JOBS)
+            moved = [name for name, new in jobs.items() if self._jobs.get(name) != new]
+            configs = self._digests(now, self._config_changed, Path("config.yaml"))
+            edited = [(n, new) for n, new in configs.items() if self._configs.get(n) != new]
+            self._jobs, self._configs = jobs, configs
+        if not announce:
+            return
+        if changed:
             self._announce()
-        if self._jobs_changed is not None and announce:
+        if (jobs_changed := self._jobs_changed) is not None:
             for name in moved:
-                self._jobs_changed(name)
+                jobs_changed(name)
+        if (config_changed := self._config_changed) is not None:
+            for name, version in edited:
+                config_changed(name, version)
+
+    @staticmethod
+    def _digests(now: Listing, wanted: object, file: Path) -> dict[str, str | None]:
+        return {p.name: digest(Path(p.home) / file) for p in now} if wanted else {}
 
     def _matters(self, directory: str, entry: str, is_dir: bool) -> bool:
         if directory in self._cron_dirs:

@@ -45,8 +45,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from ..transport.profile_files import load_config, load_yaml, not_regular, read_regular
 from ..wire import ErrorType, RpcError
-from .profile_files import load_config, load_yaml, not_regular, read_regular
 
 DEFAULT_PROFILE = "default"
 _NAME = re.compile(r"[a-z0-9][a-z0-9_-]{0,63}")  # always fullmatch: "$" allows a trailing \n

@@ -35,6 +35,7 @@ from ..protocol import (
     decode,
     encode,
 )
+from ..protocol import config as cf
 from ..protocol import cron as cr
 from ..protocol import profiles as pf
 from ..protocol import types as t
@@ -260,7 +261,13 @@ class Supervisor(RoutedMethods, RelayMethods):
             assert self.host is not None
             self.host.notify("cron/listChanged", encode(cr.CronListChangedNotification(profile)))
 
-        if ProfileWatch(self.home, announce, jobs_changed).start():
+        def config_changed(profile: str, version: str | None) -> None:
+            assert self.host is not None
+            self.host.notify(
+                "config/changed", encode(cf.ConfigChangedNotification(profile, version))
+            )
+
+        if ProfileWatch(self.home, announce, jobs_changed, config_changed).start():
             log("hermes-stdio: watching the profiles for profile/listChanged")
         else:
             log("hermes-stdio: profiles are not watched (no inotify): profile/listChanged not sent")

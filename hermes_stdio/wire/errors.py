@@ -106,6 +106,17 @@ class ErrorType(Enum):
         " or hermes could not use its config.yaml (it would run on its defaults).",
     )
     UNKNOWN_CRON_JOB = (-32029, "unknown_cron_job", "No cron job of the profile has that id.")
+    CONFIG_CONFLICT = (
+        -32030,
+        "config_conflict",
+        "The profile's config.yaml changed since the version the edits were made against.",
+    )
+    CONFIG_READ_ONLY = (
+        -32031,
+        "config_read_only",
+        "The setting is pinned by the administrator's managed scope, or hermes' install"
+        " is managed by a package manager.",
+    )
 
     def __init__(self, code: int, type_: str, summary: str) -> None:
         self.code = code

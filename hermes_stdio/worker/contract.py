@@ -26,6 +26,7 @@ from ..protocol.processes import ProcessInfo, SubagentInfo
 from ..protocol.usage import TokenUsage
 from .callbacks import EventSink
 from .catalog import Deleted, Forked, Found, Rewound, Spent
+from .config_file import ConfigFile
 from .cronjobs import CronJobs
 from .images import Attachment
 from .notices import Notice
@@ -205,6 +206,11 @@ class AgentAdapter(Protocol):
     def cron_jobs(self) -> CronJobs | None:
         """The profile's cron jobs through hermes' ``cronjob`` tool (``cronjobs``); None
         when the agent has none."""
+        ...
+
+    def config_file(self) -> ConfigFile | None:
+        """The profile's config.yaml under hermes' rules (``config_file``); None when
+        the agent reads no profile settings."""
         ...
 
     def end_background(self, session_id: str) -> list[str]:

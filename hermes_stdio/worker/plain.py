@@ -19,6 +19,7 @@ from ..protocol import toolbox as tx
 from ..protocol import types as t
 from ..protocol.processes import ProcessInfo, SubagentInfo
 from .catalog import Deleted, Forked, Found, Rewound, Spent, UnknownSession
+from .config_file import ConfigFile
 from .contract import Announce, TurnOutcome, UserContent
 from .cronjobs import CronJobs
 from .images import Attachment
@@ -101,6 +102,9 @@ class PlainAdapterMethods:
 
     def cron_jobs(self) -> CronJobs | None:
         return None  # schedules nothing
+
+    def config_file(self) -> ConfigFile | None:
+        return None  # reads no profile settings
 
     def working_sessions(self, session_ids: list[str]) -> set[str]:
         return set()

@@ -43,6 +43,7 @@ from ..wire import ErrorType, Notification, Request, RpcError
 from . import images
 from .answers import AnswerMethods
 from .checks import check_toolsets, check_workspace, usable_model
+from .config_methods import ConfigMethods
 from .contract import AgentAdapter, AgentUnavailable
 from .cron_methods import CronMethods
 from .jobs import JobQueue
@@ -63,7 +64,13 @@ _ROUTED = {
 
 
 class WorkerService(
-    AnswerMethods, QueryMethods, CronMethods, TaskMethods, TranscriptMethods, RunLauncher
+    AnswerMethods,
+    QueryMethods,
+    ConfigMethods,
+    CronMethods,
+    TaskMethods,
+    TranscriptMethods,
+    RunLauncher,
 ):
     def __init__(
         self,

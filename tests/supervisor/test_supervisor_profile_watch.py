@@ -4,6 +4,7 @@ announced once; what else happens in the profiles' homes is not."""
 
 from __future__ import annotations
 
+import hashlib
 import os
 import queue
 import shutil
@@ -12,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from hermes_stdio.supervisor.profile_watch import ProfileWatch
+from hermes_stdio.supervisor.profile_watch import ProfileWatch, digest
 from hermes_stdio.supervisor.profiles import listing
 
 WAIT_S = 10.0
@@ -173,5 +174,29 @@ def test_a_profiles_cron_jobs_changing_is_told_for_that_profile_only(home: Path)
         write_jobs(work, '{"jobs": []}')  # the change that follows: the only one told
         assert jobs.next() == "work"
         assert jobs.seen == ["work", "default", "work"]
+    finally:
+        watch.stop()
+
+
+def test_a_profiles_config_changing_is_told_with_its_version_and_a_fifo_is_never_read(
+    home: Path,
+) -> None:
+    told: queue.Queue[tuple[str, str | None]] = queue.Queue()
+    watch = ProfileWatch(home, Announced(), None, lambda p, v: told.put((p, v)))
+    assert watch.start()
+    try:
+        work = home / "profiles" / "work" / "config.yaml"
+        work.write_text("model: {default: m1, provider: custom}\n# a comment\n")
+        assert told.get(timeout=WAIT_S) == ("work", digest(work))
+        work.unlink()
+        os.mkfifo(work)  # a digest that opened it would wait for a writer for ever
+        assert told.get(timeout=WAIT_S) == ("work", None)
+        (home / "profile.yaml").write_text("description: x\n")  # not config.yaml: no word
+        work.unlink()  # gone: still None, no word
+        (home / "config.yaml").write_text("model: {default: m9}\n")
+        version = digest(home / "config.yaml")
+        assert version == hashlib.sha256(b"model: {default: m9}\n").hexdigest()
+        assert told.get(timeout=WAIT_S) == ("default", version)
+        assert told.empty()
     finally:
         watch.stop()

@@ -134,7 +134,7 @@ def _count_parses(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 def test_a_settled_config_is_parsed_once_until_it_is_replaced(
     monkeypatch: pytest.MonkeyPatch, home: Path
 ) -> None:
-    from hermes_stdio.supervisor import profile_files
+    from hermes_stdio.transport import profile_files
 
     monkeypatch.setattr(profile_files, "_SETTLED_NS", 0)  # ctime cannot be set back
     parsed = _count_parses(monkeypatch)
@@ -168,7 +168,7 @@ def test_a_fifo_put_in_place_of_a_parsed_config_reads_as_empty(
 ) -> None:
     import os
 
-    from hermes_stdio.supervisor import profile_files
+    from hermes_stdio.transport import profile_files
 
     monkeypatch.setattr(profile_files, "_SETTLED_NS", 0)
     work = home / "profiles" / "work"

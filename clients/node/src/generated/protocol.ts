@@ -494,6 +494,99 @@ export interface CompressionRespondResult {
   outcome: 'compressed' | 'failed';
 }
 
+export interface ConfigChangedNotification {
+  /**
+   * The profile whose config.yaml changed: config/read gives it.
+   */
+  profile: string;
+  /**
+   * The file's new version (config/read's); null once the file is gone.
+   */
+  version: string | null;
+}
+
+export interface ConfigEdit {
+  /**
+   * The setting, key by key from the top: ["agent", "max_turns"]. Keys may hold dots (a model name under a per-model override).
+   */
+  keyPath: string[];
+  /**
+   * Its new value (a string, number, boolean, list or object); null removes the key, so hermes' default applies.
+   */
+  value: {
+    [k: string]: unknown;
+  };
+}
+
+export interface ConfigReadResult {
+  /**
+   * The profile's config.yaml (absolute).
+   */
+  path: string;
+  /**
+   * The file's content, as a SHA-256 hex digest: config/write's expectedVersion, config/changed's version. Null when there is no file.
+   */
+  version: string | null;
+  /**
+   * The file's settings as hermes parses it, ${VAR} references unexpanded; {} when there is no file. What YAML has and JSON lacks (a date, a key that is not a string) is given as a string.
+   */
+  config: {
+    [k: string]: unknown;
+  };
+  /**
+   * hermes' own value for each setting the file leaves out (hermes' DEFAULT_CONFIG).
+   */
+  defaults: {
+    [k: string]: unknown;
+  };
+  /**
+   * Settings the administrator's managed scope pins (hermes' /etc/hermes or HERMES_MANAGED_DIR): they win over the file, and config/write refuses them. {} when there are none.
+   */
+  managed: {
+    [k: string]: unknown;
+  };
+  /**
+   * Why config/write refuses every change (hermes' install is managed by a package manager, e.g. NixOS); null when it does not.
+   */
+  readOnly: string | null;
+}
+
+export interface ConfigWriteParams {
+  /**
+   * 1 to 64 changes, made in order and written at once, or not at all.
+   */
+  edits: ConfigEdit[];
+  /**
+   * The version the changes were made against (config/read's): when the file now holds something else, nothing is written and the request fails with config_conflict. Absent: written over whatever the file holds.
+   */
+  expectedVersion?: string | null;
+  /**
+   * Hermes profile; default when absent.
+   */
+  profile?: string | null;
+  /**
+   * Worker isolation key.
+   */
+  workerKey?: string | null;
+}
+
+export interface ConfigWriteResult {
+  /**
+   * The file's new version.
+   */
+  version: string;
+  /**
+   * The file's settings now, as config/read gives them.
+   */
+  config: {
+    [k: string]: unknown;
+  };
+  /**
+   * For each key hermes does not know (written even so, as hermes' own config set does), what it says of it, with the key it suggests instead.
+   */
+  warnings: string[];
+}
+
 export interface CronCreateParams {
   /**
    * When to run, as hermes takes it: 30m (once, in 30 minutes), every 2h, a cron expression (0 9 * * *), or an ISO time (once).
@@ -3141,6 +3234,10 @@ export interface HostRequests {
   'command/list': { params: WorkerTarget; result: CommandListResult };
   /** Answer a compression/requested with the compressed conversation, or an error. */
   'compression/respond': { params: CompressionRespondParams; result: CompressionRespondResult };
+  /** The profile's settings (its config.yaml), hermes' defaults and the managed ones. */
+  'config/read': { params: WorkerTarget; result: ConfigReadResult };
+  /** Change the profile's settings, keeping the file's comments and layout. */
+  'config/write': { params: ConfigWriteParams; result: ConfigWriteResult };
   /** Schedule a prompt, as an agent's cronjob tool does. */
   'cron/create': { params: CronCreateParams; result: CronJobResult };
   /** The profile's cron jobs, paused ones included. */
@@ -3253,6 +3350,8 @@ export interface ServerNotifications {
   'compression/requested': CompressionRequestedNotification;
   /** A compression request is no longer pending (compressed, failed, timed out, cancelled). */
   'compression/resolved': CompressionResolvedNotification;
+  /** A profile's config.yaml changed on disk, whoever changed it (a config/write, the user's editor, hermes' CLI): config/read gives it. */
+  'config/changed': ConfigChangedNotification;
   /** A profile's cron jobs changed on disk, whoever changed them (an agent's cronjob tool, a cron/* request, hermes' gateway running one): cron/list gives them. */
   'cron/listChanged': CronListChangedNotification;
   /** A worker's MCP servers changed status (connecting, connected, failed), or config.yaml lists others: all of them, as mcp/status gives them. */
@@ -3305,6 +3404,8 @@ export const HOST_REQUEST_METHODS: readonly HostRequestMethod[] = [
   'clarify/respond',
   'command/list',
   'compression/respond',
+  'config/read',
+  'config/write',
   'cron/create',
   'cron/list',
   'cron/output',
@@ -3361,6 +3462,7 @@ export const SERVER_NOTIFICATION_METHODS: readonly ServerNotificationMethod[] = 
   'command/listChanged',
   'compression/requested',
   'compression/resolved',
+  'config/changed',
   'cron/listChanged',
   'mcp/statusChanged',
   'process/exited',
@@ -3432,5 +3534,7 @@ export const ERROR_CODES = {
   'worker_overloaded': -32027,
   'profile_unreadable': -32028,
   'unknown_cron_job': -32029,
+  'config_conflict': -32030,
+  'config_read_only': -32031,
 } as const;
 export type ErrorDataType = keyof typeof ERROR_CODES;

@@ -11,7 +11,8 @@ Contract:
   refuse, or holds something other than a mapping (hermes then runs on its
   defaults); None when it can, or the file is missing. An unchanged file is
   parsed once (the mapping is shared, never to be changed); ``load_config`` is
-  its mapping alone.
+  its mapping alone; ``parse_yaml(raw)`` is its answer for given bytes (never
+  cached).
 - ``not_regular(path)``: there (through symlinks) but not a regular file.
 """
 
@@ -113,26 +114,10 @@ def _as_hermes_reads(text: str, failed: Exception) -> tuple[Any, str | None]:
         return {}, f"is not valid YAML ({_where(exc)})"
 
 
-def load_yaml(path: Path) -> tuple[dict[str, Any], str | None]:
-    """``load_config``'s mapping, and why hermes could not use the file (it nests
-    too deeply to parse safely, is not YAML in UTF-8, or holds something other
-    than a mapping, which hermes ignores, running on its defaults); None when it
-    can, or the file is missing."""
+def parse_yaml(raw: bytes) -> tuple[dict[str, Any], str | None]:
+    """``load_yaml``'s answer for a file holding ``raw``."""
     import yaml  # only when needed: keeps the supervisor's start-up light
 
-    with _PARSED_LOCK:
-        kept = _PARSED.get(path)
-    seen: list[os.stat_result] = []
-
-    def unchanged(st: os.stat_result) -> bool:
-        seen.append(st)
-        return kept is not None and kept[0] == _signature(st)
-
-    raw = read_regular(path, unless=unchanged)
-    if kept is not None and seen and kept[0] == _signature(seen[0]):
-        return kept[1], kept[2]
-    if raw is None:
-        return {}, None
     problem: str | None = None
     data: Any = {}
     try:
@@ -150,6 +135,28 @@ def load_yaml(path: Path) -> tuple[dict[str, Any], str | None]:
         problem = "holds no mapping of settings"
     if not isinstance(data, dict):
         data = {}
+    return data, problem
+
+
+def load_yaml(path: Path) -> tuple[dict[str, Any], str | None]:
+    """``load_config``'s mapping, and why hermes could not use the file (it nests
+    too deeply to parse safely, is not YAML in UTF-8, or holds something other
+    than a mapping, which hermes ignores, running on its defaults); None when it
+    can, or the file is missing."""
+    with _PARSED_LOCK:
+        kept = _PARSED.get(path)
+    seen: list[os.stat_result] = []
+
+    def unchanged(st: os.stat_result) -> bool:
+        seen.append(st)
+        return kept is not None and kept[0] == _signature(st)
+
+    raw = read_regular(path, unless=unchanged)
+    if kept is not None and seen and kept[0] == _signature(seen[0]):
+        return kept[1], kept[2]
+    if raw is None:
+        return {}, None
+    data, problem = parse_yaml(raw)
     st = seen[0]
     if time.time_ns() - st.st_ctime_ns > _SETTLED_NS:
         with _PARSED_LOCK:

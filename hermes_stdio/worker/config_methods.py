@@ -1,0 +1,83 @@
+"""``config/read`` and ``config/write``: the profile's settings, through
+``config_file`` under hermes' rules.
+
+Contract (a mixin of ``WorkerService``, which provides ``adapter`` and
+``answer_off_reader``): each request is answered off the reader (a write waits
+for other writers' file lock). A file hermes could not use is
+``profile_unreadable`` (``data.file``), as when a worker starts; a version that
+is not the file's is ``config_conflict`` (``data.version``, the file's now); a
+change hermes' install or its managed scope forbids is ``config_read_only``
+(``data.keyPath``); a wrong edit is ``invalid_params`` naming it; an agent
+without a profile's settings (the synthetic one) is ``agent_unavailable``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from ..protocol import config as cf
+from ..protocol import types as t
+from ..protocol.record import Record
+from ..wire import ErrorType, Request, RpcError
+from .config_file import BadEdit, ConfigFile, Conflict, ReadOnly, Unusable, jsonable
+from .contract import AgentAdapter, AgentUnavailable
+
+MAX_EDITS = 64
+
+
+class ConfigMethods:
+    adapter: AgentAdapter
+    answer_off_reader: Callable[..., object]
+    profile: str
+
+    def _config(self, req: Request, act: Callable[[ConfigFile], Record]) -> object:
+        def answer() -> Record:
+            config = self.adapter.config_file()
+            if config is None:
+                raise AgentUnavailable("this agent keeps no profile settings")
+            try:
+                return act(config)
+            except Unusable as exc:
+                raise RpcError(
+                    ErrorType.PROFILE_UNREADABLE,
+                    f"profile {self.profile!r}: config.yaml {exc}",
+                    profile=self.profile,
+                    file="config.yaml",
+                ) from exc
+            except Conflict as exc:
+                raise RpcError(ErrorType.CONFIG_CONFLICT, str(exc), version=exc.current) from exc
+            except ReadOnly as exc:
+                raise RpcError(ErrorType.CONFIG_READ_ONLY, str(exc), keyPath=exc.key_path) from exc
+            except BadEdit as exc:
+                raise RpcError(
+                    ErrorType.INVALID_PARAMS, str(exc), field=f"params.edits[{exc.index}]"
+                ) from exc
+
+        return self.answer_off_reader(req, "config", answer)
+
+    def _h_config_read(self, req: Request, p: t.WorkerTarget) -> object:
+        def read(config: ConfigFile) -> Record:
+            snapshot, rules = config.read(), config.rules
+            return cf.ConfigReadResult(
+                path=str(config.path),
+                version=snapshot.version,
+                config=jsonable(snapshot.config),
+                defaults=jsonable(rules.defaults()),
+                managed=jsonable(rules.managed()),
+                read_only=rules.read_only(),
+            )
+
+        return self._config(req, read)
+
+    def _h_config_write(self, req: Request, p: cf.ConfigWriteParams) -> object:
+        if not 1 <= len(p.edits) <= MAX_EDITS:
+            raise RpcError(
+                ErrorType.INVALID_PARAMS, f"edits: 1 to {MAX_EDITS}", field="params.edits"
+            )
+        edits = [(e.key_path, e.value) for e in p.edits]
+
+        def write(config: ConfigFile) -> Record:
+            snapshot, warnings = config.write(edits, p.expected_version)
+            return cf.ConfigWriteResult(snapshot.version or "", jsonable(snapshot.config), warnings)
+
+        return self._config(req, write)
