@@ -19,6 +19,7 @@ from . import asks as a
 from . import checkpoints as ck
 from . import config as cf
 from . import cron as cr
+from . import env as en
 from . import processes as pr
 from . import profiles as pf
 from . import providers as pv
@@ -355,6 +356,28 @@ HOST_METHODS: dict[str, Method] = _methods(
         cf.ConfigWriteResult,
         "profile",
         "Change the profile's settings, keeping the file's comments and layout.",
+    ),
+    Method(
+        "env/list",
+        t.WorkerTarget,
+        en.EnvListResult,
+        "profile",
+        "The profile's environment variables (API keys, tokens...): which are set, and"
+        " where from; no secret's value.",
+    ),
+    Method(
+        "env/set",
+        en.EnvSetParams,
+        en.EnvVarResult,
+        "profile",
+        "Save a variable in the profile's .env, as hermes saves a credential.",
+    ),
+    Method(
+        "env/remove",
+        en.EnvRemoveParams,
+        en.EnvRemoveResult,
+        "profile",
+        "Remove a variable from the profile's .env and hermes' other credential stores.",
     ),
     Method(
         "run/start",

@@ -105,6 +105,7 @@ from .options import (
     configured_approval_mode,
 )
 from .profile import HermesProfile
+from .profile_settings import HermesSettings
 from .runtime import Fingerprint, loaded_files
 from .scope import TurnModules, session_scope
 from .secrets import SERVING, SecretBridge
@@ -115,7 +116,7 @@ from .sudo import SudoBridge
 from .titles import auto_title
 
 
-class HermesAdapter(HermesProfile, HermesSessions, HermesAnswers, HermesModels):
+class HermesAdapter(HermesProfile, HermesSessions, HermesAnswers, HermesModels, HermesSettings):
     def __init__(self, home: Path) -> None:
         self.home = home
         # Dangerous commands wait for an approval; with no notify callback registered

@@ -22,7 +22,7 @@ Contract: ``ConfigFile(path, rules)``.
   cannot give that, the mapping is written plainly (comments lost) rather than
   a file that means something else.
 - Writes are serialised in the process, and across processes with ``flock`` on
-  the file's directory.
+  the file's directory (``flocked(directory)``, which ``env_vars`` shares).
 - ``unknown_key(validate)`` turns hermes' key check into ``Rules.unknown``.
 - ``jsonable(value)`` is a parsed value in JSON terms: a date or a key that is
   not a string becomes a string.
@@ -121,7 +121,7 @@ class ConfigFile:
             raise ReadOnly(f"hermes' configuration is managed by {locked}")
         self._check(edits)
         real = Path(os.path.realpath(self.path))
-        with self._lock, _flocked(real.parent):
+        with self._lock, flocked(real.parent):
             before, raw = self._read()
             if expected is not None and expected != before.version:
                 raise Conflict(before.version)
@@ -289,7 +289,7 @@ def _plain_text(intended: dict[str, Any]) -> str:
 
 
 @contextlib.contextmanager
-def _flocked(directory: Path) -> Iterator[None]:
+def flocked(directory: Path) -> Iterator[None]:
     fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)

@@ -1,5 +1,6 @@
 """``config/read`` and ``config/write``: the profile's settings, through
-``config_file`` under hermes' rules.
+``config_file`` under hermes' rules; ``env/list``, ``env/set`` and ``env/remove``:
+its environment variables, through ``env_vars``.
 
 Contract (a mixin of ``WorkerService``, which provides ``adapter`` and
 ``answer_off_reader``): each request is answered off the reader (a write waits
@@ -7,8 +8,9 @@ for other writers' file lock). A file hermes could not use is
 ``profile_unreadable`` (``data.file``), as when a worker starts; a version that
 is not the file's is ``config_conflict`` (``data.version``, the file's now); a
 change hermes' install or its managed scope forbids is ``config_read_only``
-(``data.keyPath``); a wrong edit is ``invalid_params`` naming it; an agent
-without a profile's settings (the synthetic one) is ``agent_unavailable``.
+(``data.keyPath``, or ``data.name`` for a variable); a wrong edit, name or
+value is ``invalid_params`` naming it; an agent without a profile's settings
+(the synthetic one) is ``agent_unavailable``.
 """
 
 from __future__ import annotations
@@ -16,11 +18,13 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ..protocol import config as cf
+from ..protocol import env as ev
 from ..protocol import types as t
 from ..protocol.record import Record
 from ..wire import ErrorType, Request, RpcError
 from .config_file import BadEdit, ConfigFile, Conflict, ReadOnly, Unusable, jsonable
 from .contract import AgentAdapter, AgentUnavailable
+from .env_vars import EnvVars, Refused
 
 MAX_EDITS = 64
 
@@ -81,3 +85,30 @@ class ConfigMethods:
             return cf.ConfigWriteResult(snapshot.version or "", jsonable(snapshot.config), warnings)
 
         return self._config(req, write)
+
+    def _env(self, req: Request, name: str, act: Callable[[EnvVars], Record]) -> object:
+        def answer() -> Record:
+            variables = self.adapter.env_vars()
+            if variables is None:
+                raise AgentUnavailable("this agent keeps no profile settings")
+            try:
+                return act(variables)
+            except ReadOnly as exc:
+                raise RpcError(ErrorType.CONFIG_READ_ONLY, str(exc), name=name) from exc
+            except Refused as exc:
+                raise RpcError(ErrorType.INVALID_PARAMS, str(exc), field=exc.field) from exc
+
+        return self.answer_off_reader(req, "env", answer)
+
+    def _h_env_list(self, req: Request, p: t.WorkerTarget) -> object:
+        return self._env(
+            req,
+            "",
+            lambda env: ev.EnvListResult(env.listed(), env.hermes.read_only()),
+        )
+
+    def _h_env_set(self, req: Request, p: ev.EnvSetParams) -> object:
+        return self._env(req, p.name, lambda env: ev.EnvVarResult(env.set(p.name, p.value)))
+
+    def _h_env_remove(self, req: Request, p: ev.EnvRemoveParams) -> object:
+        return self._env(req, p.name, lambda env: ev.EnvRemoveResult(*env.remove(p.name)))

@@ -28,6 +28,7 @@ from .callbacks import EventSink
 from .catalog import Deleted, Forked, Found, Rewound, Spent
 from .config_file import ConfigFile
 from .cronjobs import CronJobs
+from .env_vars import EnvVars
 from .images import Attachment
 from .notices import Notice
 from .runtime import Fingerprint
@@ -210,6 +211,11 @@ class AgentAdapter(Protocol):
 
     def config_file(self) -> ConfigFile | None:
         """The profile's config.yaml under hermes' rules (``config_file``); None when
+        the agent reads no profile settings."""
+        ...
+
+    def env_vars(self) -> EnvVars | None:
+        """The profile's environment variables through hermes (``env_vars``); None when
         the agent reads no profile settings."""
         ...
 

@@ -22,6 +22,7 @@ from .catalog import Deleted, Forked, Found, Rewound, Spent, UnknownSession
 from .config_file import ConfigFile
 from .contract import Announce, TurnOutcome, UserContent
 from .cronjobs import CronJobs
+from .env_vars import EnvVars
 from .images import Attachment
 from .notices import Notice
 from .runtime import Fingerprint
@@ -105,6 +106,9 @@ class PlainAdapterMethods:
 
     def config_file(self) -> ConfigFile | None:
         return None  # reads no profile settings
+
+    def env_vars(self) -> EnvVars | None:
+        return None  # likewise
 
     def working_sessions(self, session_ids: list[str]) -> set[str]:
         return set()

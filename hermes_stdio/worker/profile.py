@@ -9,8 +9,8 @@ which serves a skill's secret requests during a command's expansion too) and
 implements those
 ``contract.AgentAdapter`` methods through hermes' own functions, passed to
 ``goals``, ``skills`` and friends; ``callbacks`` gives a session's agent its
-callbacks. With the adapter and ``stored`` it is the only code that imports
-hermes-agent.
+callbacks. With the adapter, ``stored``, ``models`` and ``profile_settings`` it is
+the only code that imports hermes-agent.
 """
 
 from __future__ import annotations
@@ -31,7 +31,6 @@ from ..transport.log import log
 from . import (
     background,
     command_watch,
-    config_file,
     cronjobs,
     edits,
     goals,
@@ -240,19 +239,6 @@ class HermesProfile:
         from tools.cronjob_tools import cronjob
 
         return cronjobs.CronJobs(cronjob, load_jobs, get_cron_output_dir)
-
-    def config_file(self) -> config_file.ConfigFile:
-        self._modules()
-        from hermes_cli import config, managed_scope
-
-        rules = config_file.Rules(
-            read_only=config.get_managed_system,
-            defaults=lambda: config.DEFAULT_CONFIG,
-            managed=managed_scope.load_managed_config,
-            secret_key=config._is_env_config_key,
-            unknown=config_file.unknown_key(config._validate_config_key),
-        )
-        return config_file.ConfigFile(config.get_config_path(), rules)
 
     def end_background(self, session_id: str) -> list[str]:
         registry = sys.modules.get("tools.process_registry")

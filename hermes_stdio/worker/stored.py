@@ -5,7 +5,7 @@ Contract: ``HermesSessions`` is a mixin of ``HermesAdapter`` (which provides
 ``_modules``, importing hermes-agent, ``_db``, the profile's ``SessionDB``,
 ``home``, its hermes home, and ``resolve_model``) and implements the ``contract.AgentAdapter``
 methods that read or edit stored sessions, each through ``catalog``. With the adapter and
-``profile`` it is the only code that imports hermes-agent.
+``profile``, ``models`` and ``profile_settings`` it is the only code that imports hermes-agent.
 """
 
 from __future__ import annotations

@@ -825,6 +825,104 @@ export interface CronUpdateParams {
  */
 export type EmptyParams = Record<string, never>;
 
+export interface EnvListResult {
+  /**
+   * hermes' known variables, in hermes' order, then any other the profile's .env sets, by name.
+   */
+  variables: EnvVarInfo[];
+  /**
+   * Why env/set and env/remove refuse every change (hermes' install is managed by a package manager); null when they do not.
+   */
+  readOnly: string | null;
+}
+
+export interface EnvRemoveParams {
+  /**
+   * The variable.
+   */
+  name: string;
+  /**
+   * Hermes profile; default when absent.
+   */
+  profile?: string | null;
+  /**
+   * Worker isolation key.
+   */
+  workerKey?: string | null;
+}
+
+export interface EnvRemoveResult {
+  /**
+   * Whether the profile had it (in its .env or hermes' credential pool).
+   */
+  removed: boolean;
+  /**
+   * The variable as it is now.
+   */
+  variable: EnvVarInfo;
+}
+
+export interface EnvSetParams {
+  /**
+   * The variable: letters, digits and _, not starting with a digit.
+   */
+  name: string;
+  /**
+   * Its value: at most 65,536 characters, ASCII only; line breaks are dropped (as hermes does).
+   */
+  value: string;
+  /**
+   * Hermes profile; default when absent.
+   */
+  profile?: string | null;
+  /**
+   * Worker isolation key.
+   */
+  workerKey?: string | null;
+}
+
+export interface EnvVarInfo {
+  /**
+   * The variable, e.g. OPENROUTER_API_KEY.
+   */
+  name: string;
+  /**
+   * What hermes says it is for; empty for one hermes does not know.
+   */
+  description: string;
+  /**
+   * hermes' group for it: provider, tool, messaging, skill, setting; null for one hermes does not know.
+   */
+  category: string | null;
+  /**
+   * Whether its value is a secret (an API key, a token, a password): never sent back. A variable hermes does not know counts as one.
+   */
+  secret: boolean;
+  /**
+   * Where to get one, as hermes links it; null when none.
+   */
+  url: string | null;
+  /**
+   * hermes leaves it out of its basic setup.
+   */
+  advanced: boolean;
+  /**
+   * Where the worker's value comes from: the profile's .env, the administrator's managed .env (which wins), or the environment the supervisor was started with; null when it is not set.
+   */
+  source: ('profile' | 'managed' | 'environment') | null;
+  /**
+   * Its value when it is set and not a secret; null otherwise.
+   */
+  value: string | null;
+}
+
+export interface EnvVarResult {
+  /**
+   * The variable as it is now.
+   */
+  variable: EnvVarInfo;
+}
+
 /**
  * A file a tool call changed.
  */
@@ -3252,6 +3350,12 @@ export interface HostRequests {
   'cron/resume': { params: CronJobParams; result: CronJobResult };
   /** Change a cron job's schedule, prompt, name, repeat, skills or delivery. */
   'cron/update': { params: CronUpdateParams; result: CronJobResult };
+  /** The profile's environment variables (API keys, tokens...): which are set, and where from; no secret's value. */
+  'env/list': { params: WorkerTarget; result: EnvListResult };
+  /** Remove a variable from the profile's .env and hermes' other credential stores. */
+  'env/remove': { params: EnvRemoveParams; result: EnvRemoveResult };
+  /** Save a variable in the profile's .env, as hermes saves a credential. */
+  'env/set': { params: EnvSetParams; result: EnvVarResult };
   /** Opens the session; must be the first request. */
   'initialize': { params: InitializeParams; result: InitializeResult };
   /** Connect the profile's MCP servers that are not connected (failed, or listed since). */
@@ -3413,6 +3517,9 @@ export const HOST_REQUEST_METHODS: readonly HostRequestMethod[] = [
   'cron/remove',
   'cron/resume',
   'cron/update',
+  'env/list',
+  'env/remove',
+  'env/set',
   'initialize',
   'mcp/connect',
   'mcp/status',

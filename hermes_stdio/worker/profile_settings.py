@@ -1,0 +1,68 @@
+"""A profile's settings: the ``config_file`` and ``env_vars`` half of
+``adapter.HermesAdapter``, through hermes' own rules and credential functions.
+
+Contract: ``HermesSettings`` is a mixin of ``HermesAdapter`` (which provides
+``_modules``, importing hermes-agent) and implements ``contract.AgentAdapter``'s
+``config_file`` and ``env_vars`` by passing hermes' functions to those modules:
+its config path, defaults, managed scope, install lock and key checks; its
+``.env`` loader and its credential lifecycle (``save_provider_env_credential``,
+``remove_provider_env_credential``), which replace a config.yaml copy of a
+rotated key and hermes' credential pool entries too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from . import config_file, env_vars
+
+
+class HermesSettings:
+    _modules: Callable[[], Any]
+
+    def config_file(self) -> config_file.ConfigFile:
+        self._modules()
+        from hermes_cli import config, managed_scope
+
+        rules = config_file.Rules(
+            read_only=config.get_managed_system,
+            defaults=lambda: config.DEFAULT_CONFIG,
+            managed=managed_scope.load_managed_config,
+            secret_key=config._is_env_config_key,
+            unknown=config_file.unknown_key(config._validate_config_key),
+        )
+        return config_file.ConfigFile(config.get_config_path(), rules)
+
+    def env_vars(self) -> env_vars.EnvVars:
+        self._modules()
+        from hermes_cli import config, credential_lifecycle, managed_scope
+
+        def check(name: str) -> None:
+            if not config._ENV_VAR_NAME_RE.match(name):
+                raise ValueError(f"{name!r} is not an environment variable's name")
+            config._reject_denylisted_env_var(name)
+
+        def entries(name: str, value: str) -> int:
+            line = f"{name}={config._quote_env_value(value)}\n"
+            return len(config._sanitize_env_lines([line]))
+
+        def save(name: str, value: str) -> None:
+            credential_lifecycle.save_provider_env_credential(name, value)
+
+        def remove(name: str) -> bool:
+            return bool(credential_lifecycle.remove_provider_env_credential(name).get("found"))
+
+        return env_vars.EnvVars(
+            env_vars.HermesEnv(
+                home=config.get_hermes_home(),
+                known=config.OPTIONAL_ENV_VARS,
+                dotenv=config.load_env,
+                managed=managed_scope.load_managed_env,
+                read_only=config.get_managed_system,
+                check=check,
+                entries=entries,
+                save=save,
+                remove=remove,
+            )
+        )

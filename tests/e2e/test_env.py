@@ -1,0 +1,175 @@
+"""A profile's environment variables through the real binary and real hermes-agent:
+a host lists which are set and where from (never a secret's value), saves one as
+hermes saves a credential so the profile's next agent has it and no other profile
+ever does, removes one, and is refused what hermes refuses or its administrator
+pins."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from hermes_stdio.testing.host import HostClient
+from hermes_stdio.testing.llm_server import Reply, ScriptedLLM
+from hermes_stdio.wire import ErrorType, RpcError
+
+from .conftest import WORK_SECRET, StartHost, tool_result
+
+
+def variables(host: HostClient, profile: str) -> dict[str, dict[str, Any]]:
+    listed = host.request("env/list", {"profile": profile})["variables"]
+    return {v["name"]: v for v in listed}
+
+
+def refused(host: HostClient, method: str, params: dict[str, Any]) -> RpcError:
+    with pytest.raises(RpcError) as err:
+        host.request(method, params)
+    return err.value
+
+
+def frames_hold(host: HostClient, text: str) -> bool:
+    return any(text in repr(msg) for _, msg in host.received)
+
+
+def test_a_host_sees_which_variables_are_set_and_where_from_but_no_secrets_value(
+    host: HostClient, home: Path
+) -> None:
+    env = home / "profiles" / "work" / ".env"
+    env.write_text(env.read_text() + "NOUS_BASE_URL=http://127.0.0.1:1/v1\n")
+    listed = host.request("env/list", {"profile": "work"})
+    assert listed["readOnly"] is None
+    by_name = {v["name"]: v for v in listed["variables"]}
+    assert by_name["WORK_SECRET"] == {
+        "name": "WORK_SECRET",
+        "description": "",
+        "category": None,
+        "secret": True,  # hermes does not know it: counted as a secret
+        "url": None,
+        "advanced": False,
+        "source": "profile",
+        "value": None,
+    }
+    assert by_name["NOUS_BASE_URL"]["source"] == "profile"
+    assert by_name["NOUS_BASE_URL"]["value"] == "http://127.0.0.1:1/v1"  # not a secret
+    openrouter = by_name["OPENROUTER_API_KEY"]
+    assert (openrouter["category"], openrouter["secret"], openrouter["source"]) == (
+        "provider",
+        True,
+        None,
+    )
+    assert openrouter["url"] and openrouter["description"]
+    assert listed["variables"][-1]["name"] == "WORK_SECRET"  # hermes' own first
+    assert not frames_hold(host, WORK_SECRET)
+
+
+def region_seen(host: HostClient, llm: ScriptedLLM, profile: str) -> str:
+    """What the profile's next agent's command sees of DEPLOY_REGION."""
+    llm.enqueue(Reply.tool_call("terminal", {"command": "echo region=$DEPLOY_REGION."}))
+    llm.enqueue(Reply.text(["done"]))
+    run = host.request("run/start", {"profile": profile, "message": "where?"})
+    host.wait_run_completed(run["runId"])
+    return tool_result(host, run["runId"]).split("region=", 1)[1].split(".", 1)[0]
+
+
+def test_a_saved_variable_reaches_the_profiles_next_agent_and_never_another_profile(
+    start_host: StartHost, llm: ScriptedLLM, home: Path
+) -> None:
+    host = start_host(env={"DEPLOY_REGION": "from-the-shell"})
+    host.initialize()
+    assert "DEPLOY_REGION" not in variables(host, "work")  # the environment is not listed
+    saved = host.request(
+        "env/set", {"profile": "work", "name": "DEPLOY_REGION", "value": "eu-west-9"}
+    )
+    assert saved["variable"]["source"] == "profile"
+    assert saved["variable"]["value"] is None  # a name hermes does not know: a secret
+    assert variables(host, "work")["DEPLOY_REGION"] == saved["variable"]
+    assert "DEPLOY_REGION=eu-west-9\n" in (home / "profiles" / "work" / ".env").read_text()
+    assert region_seen(host, llm, "work") == "eu-west-9"
+    # Now the work profile's secret: a worker started after it lacks even the shell's value.
+    assert region_seen(host, llm, "play") == ""
+    assert not [line for line in host.stderr_lines if "eu-west-9" in line]
+
+
+def test_a_removed_variable_is_gone_from_the_file_and_the_worker(
+    host: HostClient, home: Path
+) -> None:
+    removed = host.request("env/remove", {"profile": "work", "name": "WORK_SECRET"})
+    assert removed["removed"] is True
+    assert removed["variable"]["source"] is None
+    assert "WORK_SECRET" not in (home / "profiles" / "work" / ".env").read_text()
+    assert "WORK_SECRET" not in variables(host, "work")
+    again = host.request("env/remove", {"profile": "work", "name": "WORK_SECRET"})
+    assert again["removed"] is False
+
+
+def test_a_line_break_in_a_value_never_makes_a_second_variable(
+    host: HostClient, home: Path
+) -> None:
+    host.request("env/set", {"name": "MY_NOTE", "value": "a\nPATH=/evil\rLD_PRELOAD=x"})
+    lines = (home / ".env").read_text().splitlines()
+    assert [line for line in lines if line.startswith("MY_NOTE=")] == [
+        "MY_NOTE=aPATH=/evilLD_PRELOAD=x"
+    ]
+    assert not [line for line in lines if line.startswith(("PATH", "LD_PRELOAD"))]
+
+
+@pytest.mark.parametrize(
+    ("params", "field"),
+    [
+        ({"name": "PATH", "value": "/evil"}, "params.name"),
+        ({"name": "LD_PRELOAD", "value": "x.so"}, "params.name"),
+        ({"name": "HERMES_HOME", "value": "/tmp"}, "params.name"),
+        ({"name": "1BAD", "value": "x"}, "params.name"),
+        ({"name": "A B", "value": "x"}, "params.name"),
+        ({"name": "BIG", "value": "x" * 65537}, "params.value"),
+        ({"name": "", "value": "x"}, "params.name"),
+        ({"name": "MY_NOTE", "value": "cl\u00e9"}, "params.value"),
+    ],
+    ids=["path", "ld-preload", "hermes-home", "digit-first", "space", "too-long", "empty", "ascii"],
+)
+def test_a_name_or_value_hermes_refuses_is_invalid_params_and_nothing_is_saved(
+    host: HostClient, home: Path, params: dict[str, str], field: str
+) -> None:
+    before = (home / ".env").read_bytes()
+    err = refused(host, "env/set", params)
+    assert err.kind is ErrorType.INVALID_PARAMS
+    assert err.data["field"] == field
+    assert (home / ".env").read_bytes() == before
+
+
+def test_what_the_managed_scope_sets_or_a_locked_install_is_config_read_only(
+    start_host: StartHost, home: Path, tmp_path: Path
+) -> None:
+    managed = tmp_path / "managed"
+    managed.mkdir()
+    (managed / ".env").write_text("OPENROUTER_API_KEY=sk-or-admin\n")
+    host = start_host(env={"HERMES_MANAGED_DIR": str(managed)})
+    host.initialize()
+    pinned = variables(host, "work")["OPENROUTER_API_KEY"]
+    assert (pinned["source"], pinned["value"]) == ("managed", None)
+    for method, params in (
+        ("env/set", {"profile": "work", "name": "OPENROUTER_API_KEY", "value": "sk-mine"}),
+        ("env/remove", {"profile": "work", "name": "OPENROUTER_API_KEY"}),
+    ):
+        err = refused(host, method, params)
+        assert err.kind is ErrorType.CONFIG_READ_ONLY
+        assert err.data["name"] == "OPENROUTER_API_KEY"
+    assert "sk-mine" not in (home / "profiles" / "work" / ".env").read_text()
+    assert not frames_hold(host, "sk-or-admin")
+    (home / "profiles" / "play" / ".managed").touch()  # hermes' package-manager lock
+    assert host.request("env/list", {"profile": "play"})["readOnly"] == "NixOS"
+    err = refused(host, "env/set", {"profile": "play", "name": "MY_NOTE", "value": "x"})
+    assert err.kind is ErrorType.CONFIG_READ_ONLY
+
+
+def test_a_value_hermes_would_read_back_as_two_variables_is_refused(
+    host: HostClient, home: Path
+) -> None:
+    before = (home / ".env").read_bytes()
+    err = refused(
+        host, "env/set", {"name": "OPENAI_API_KEY", "value": "sk-1ANTHROPIC_API_KEY=sk-evil"}
+    )
+    assert (err.kind, err.data["field"]) == (ErrorType.INVALID_PARAMS, "params.value")
+    assert (home / ".env").read_bytes() == before
