@@ -40,6 +40,7 @@ import stat
 import tempfile
 import threading
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -85,13 +86,17 @@ class Rules:
     """hermes' rules, injected: its package-manager lock (the manager's name, or
     None), its default settings, its managed scope's settings, the keys it keeps
     in ``.env``, and what it says of a dotted key it does not know (None for one
-    it knows)."""
+    it knows); and its config cache's lock and invalidation."""
 
     read_only: Callable[[], str | None] = lambda: None
     defaults: Callable[[], dict[str, Any]] = dict
     managed: Callable[[], dict[str, Any]] = dict
     secret_key: Callable[[str], bool] = lambda _key: False
     unknown: Callable[[str], str | None] = lambda _key: None
+    # Held while the file is replaced, then told: hermes caches what it parsed by
+    # the file's (mtime, size), which a write within one clock tick keeps.
+    guard: Callable[[], AbstractContextManager[object]] = contextlib.nullcontext
+    written: Callable[[], None] = lambda: None
 
 
 @dataclass
@@ -129,9 +134,15 @@ class ConfigFile:
             for index, (key_path, value) in enumerate(edits):
                 _apply(intended, key_path, value, index, dict)
             data = _round_trip(raw, edits, intended).encode("utf-8")
-            _replace(real, data)
+            with self.rules.guard():
+                _replace(real, data)
+                self.rules.written()
         after = Snapshot(intended, hashlib.sha256(data).hexdigest())
-        warnings = [w for p, _ in edits if (w := self.rules.unknown(".".join(p))) is not None]
+        warnings = [
+            w
+            for p, value in edits
+            if value is not None and (w := self.rules.unknown(".".join(p))) is not None
+        ]
         return after, warnings
 
     def _check(self, edits: Sequence[Edit]) -> None:

@@ -25,12 +25,18 @@ class HermesSettings:
         self._modules()
         from hermes_cli import config, managed_scope
 
+        def forget(path: str) -> None:
+            config._LOAD_CONFIG_CACHE.pop(path, None)
+            config._RAW_CONFIG_CACHE.pop(path, None)
+
         rules = config_file.Rules(
             read_only=config.get_managed_system,
             defaults=lambda: config.DEFAULT_CONFIG,
             managed=managed_scope.load_managed_config,
             secret_key=config._is_env_config_key,
             unknown=config_file.unknown_key(config._validate_config_key),
+            guard=lambda: config._CONFIG_LOCK,
+            written=lambda: forget(str(config.get_config_path())),
         )
         return config_file.ConfigFile(config.get_config_path(), rules)
 

@@ -214,3 +214,9 @@ def test_a_setting_nesting_too_deeply_for_hermes_reader_is_a_bad_edit(path: Path
             config.write([(key_path, value)], None)
     assert path.read_text() == COMMENTED
     config.write([(["a"] * 61, [[{"b": 1}]])], None)  # 64: as deep as may be
+
+
+def test_only_a_key_written_gets_hermes_word_on_it(path: Path) -> None:
+    config = ConfigFile(path, rules(unknown=lambda key: f"{key}?"))
+    _, warnings = config.write([(["agent", "max_turn"], 1), (["agent", "gone"], None)], None)
+    assert warnings == ["agent.max_turn?"]
