@@ -21,8 +21,10 @@ Contract: ``ConfigFile(path, rules)``.
   the mapping intended; when the comment-keeping round trip (ruamel.yaml)
   cannot give that, the mapping is written plainly (comments lost) rather than
   a file that means something else.
-- Writes are serialised in the process, and across processes with ``flock`` on
-  the file's directory (``flocked(directory)``, which ``env_vars`` shares).
+- Writes are made one at a time, in a process and across processes, by
+  ``flock`` on the file's directory (``flocked(directory)``, which ``env_vars``
+  shares: each holder opens the directory afresh, so threads exclude each other
+  too).
 - ``unknown_key(validate)`` turns hermes' key check into ``Rules.unknown``.
 - ``jsonable(value)`` is a parsed value in JSON terms: a date or a key that is
   not a string becomes a string.
@@ -38,7 +40,6 @@ import hashlib
 import os
 import stat
 import tempfile
-import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
@@ -103,7 +104,6 @@ class Rules:
 class ConfigFile:
     path: Path
     rules: Rules = field(default_factory=Rules)
-    _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def read(self) -> Snapshot:
         return self._read()[0]
@@ -126,7 +126,7 @@ class ConfigFile:
             raise ReadOnly(f"hermes' configuration is managed by {locked}")
         self._check(edits)
         real = Path(os.path.realpath(self.path))
-        with self._lock, flocked(real.parent):
+        with flocked(real.parent):
             before, raw = self._read()
             if expected is not None and expected != before.version:
                 raise Conflict(before.version)
@@ -147,10 +147,10 @@ class ConfigFile:
 
     def _check(self, edits: Sequence[Edit]) -> None:
         pinned = list(_leaves(self.rules.managed()))
-        for index, (key_path, _value) in enumerate(edits):
+        for index, (key_path, value) in enumerate(edits):
             if not key_path or any(not key for key in key_path):
                 raise BadEdit(index, "a key path is one or more non-empty keys")
-            if len(key_path) + _depth(_value) > MAX_DEPTH:
+            if len(key_path) + _depth(value) > MAX_DEPTH:
                 raise BadEdit(index, f"a setting may nest at most {MAX_DEPTH} levels deep")
             if len(key_path) == 1 and self.rules.secret_key(key_path[0]):
                 raise BadEdit(index, f"{key_path[0]} is a secret: hermes keeps it in .env")

@@ -25,7 +25,6 @@ Contract: ``EnvVars(hermes)``, with hermes' functions in ``HermesEnv``.
 from __future__ import annotations
 
 import os
-import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -62,7 +61,6 @@ class HermesEnv:
 class EnvVars:
     def __init__(self, hermes: HermesEnv) -> None:
         self.hermes = hermes
-        self._lock = threading.Lock()
 
     def listed(self) -> list[EnvVarInfo]:
         dotenv, managed = self.hermes.dotenv(), self.hermes.managed()
@@ -105,7 +103,7 @@ class EnvVars:
             self.hermes.check(name)
         except ValueError as exc:
             raise Refused("params.name", str(exc)) from exc
-        with self._lock, flocked(self.hermes.home):
+        with flocked(self.hermes.home):
             return change()
 
     def _info(self, name: str, dotenv: Mapping[str, str], managed: Mapping[str, str]) -> EnvVarInfo:

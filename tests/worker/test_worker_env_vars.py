@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -150,3 +152,33 @@ def test_what_hermes_refuses_or_would_misread_is_refused_and_saves_nothing(
         hermes.env(tmp_path).set(name, value)
     assert err.value.field == field
     assert hermes.calls == []
+
+
+def test_changes_from_two_threads_never_overlap(hermes: FakeHermes, tmp_path: Path) -> None:
+    busy, overlapped = threading.Lock(), []
+    saved = hermes.save
+
+    def save(name: str, value: str) -> None:
+        if not busy.acquire(blocking=False):
+            overlapped.append(name)
+            return
+        try:
+            time.sleep(0.001)  # widen the window a second writer would hit
+            saved(name, value)
+        finally:
+            busy.release()
+
+    hermes.save = save  # type: ignore[method-assign]
+
+    def work(prefix: str) -> None:
+        env = hermes.env(tmp_path)  # one per request, as the worker makes them
+        for i in range(20):
+            env.set(f"{prefix}_{i}", "v")
+
+    threads = [threading.Thread(target=work, args=(p,)) for p in ("A", "B")]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=60)
+    assert overlapped == []
+    assert len([c for c in hermes.calls if c[0] == "save"]) == 40
