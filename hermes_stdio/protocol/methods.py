@@ -20,6 +20,7 @@ from . import checkpoints as ck
 from . import config as cf
 from . import cron as cr
 from . import env as en
+from . import memory as mm
 from . import processes as pr
 from . import profiles as pf
 from . import providers as pv
@@ -378,6 +379,34 @@ HOST_METHODS: dict[str, Method] = _methods(
         en.EnvRemoveResult,
         "profile",
         "Remove a variable from the profile's .env and hermes' other credential stores.",
+    ),
+    Method(
+        "memory/list",
+        t.WorkerTarget,
+        mm.MemoryListResult,
+        "profile",
+        "What the profile's agents remember across sessions: its notes and the user's profile.",
+    ),
+    Method(
+        "memory/add",
+        mm.MemoryAddParams,
+        mm.MemoryStoreResult,
+        "profile",
+        "Add an entry to a memory store, as the agent's memory tool does.",
+    ),
+    Method(
+        "memory/replace",
+        mm.MemoryReplaceParams,
+        mm.MemoryStoreResult,
+        "profile",
+        "Change a memory entry, named by its whole text.",
+    ),
+    Method(
+        "memory/remove",
+        mm.MemoryRemoveParams,
+        mm.MemoryStoreResult,
+        "profile",
+        "Remove a memory entry, named by its whole text.",
     ),
     Method(
         "run/start",

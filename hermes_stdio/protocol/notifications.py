@@ -16,6 +16,7 @@ from typing import Literal, NamedTuple
 from . import asks as a
 from . import config as cf
 from . import cron as cr
+from . import memory as mm
 from . import processes as pr
 from . import profiles as pf
 from . import toolbox as tx
@@ -178,6 +179,13 @@ SERVER_NOTIFICATIONS: dict[str, NotificationSpec] = {
             cf.ConfigChangedNotification,
             "A profile's config.yaml changed on disk, whoever changed it (a config/write,"
             " the user's editor, hermes' CLI): config/read gives it.",
+            origin="supervisor",
+        ),
+        NotificationSpec(
+            "memory/changed",
+            mm.MemoryChangedNotification,
+            "A profile's memory store changed on disk, whoever changed it (an agent's memory"
+            " tool, a memory/* request, the user's editor): memory/list gives it.",
             origin="supervisor",
         ),
         NotificationSpec(

@@ -18,14 +18,14 @@ databases in those homes wake nothing). Once a burst of changes has settled
 when it differs from the last one, then watches the homes now listed. It
 returns False, watching nothing, where inotify does not work.
 
-With ``jobs_changed``, it also watches each listed home for ``cron`` and its
-``cron`` directory for ``jobs.json`` (hermes' store of the profile's cron
-jobs, which every writer replaces whole), and calls ``jobs_changed(profile)``
-for each profile whose file's content differs from the last look (a profile
-listed later is compared with none). With ``config_changed``, likewise
-``config_changed(profile, version)`` for each profile whose ``config.yaml``
-differs (``version``: the SHA-256 of its bytes; None once it is gone or is not a
-regular file, which is never read).
+With ``files``, a map from a file's path in a profile's home (``config.yaml``,
+``cron/jobs.json``, ``memories/USER.md``: at most one directory deep) to a
+callback, it also watches each listed home for those directories and those
+directories for those files (hermes replaces each whole), and calls
+``callback(profile, digest)`` for each profile whose file's content differs
+from the last look (``digest``: the SHA-256 of its bytes; None once it is gone
+or is not a regular file, which is never read; a profile listed later is
+compared with none).
 """
 
 from __future__ import annotations
@@ -43,9 +43,6 @@ from .profiles import Listing, listing
 _FILES = frozenset({"config.yaml", "profile.yaml", ".env", "SOUL.md"})
 
 
-JOBS = "jobs.json"
-
-
 def digest(path: Path) -> str | None:
     """The SHA-256 of a regular file's bytes; None for anything else (a FIFO
     would block the watch's thread for ever)."""
@@ -53,21 +50,28 @@ def digest(path: Path) -> str | None:
     return None if raw is None else hashlib.sha256(raw).hexdigest()
 
 
+FileChanged = Callable[[str, str | None], None]
+
+
 class ProfileWatch:
     def __init__(
         self,
         home: Path,
         announce: Callable[[], None],
-        jobs_changed: Callable[[str], None] | None = None,
-        config_changed: Callable[[str, str | None], None] | None = None,
+        files: dict[str, FileChanged] | None = None,
     ) -> None:
-        self.home, self._announce, self._jobs_changed = home, announce, jobs_changed
-        self._config_changed = config_changed
+        self.home, self._announce = home, announce
+        self._files = dict(files or {})
+        # The directories below a home that hold a watched file, and those files.
+        self._below: dict[str, frozenset[str]] = {}
+        for rel in self._files:
+            parent, _, name = rel.rpartition("/")
+            if parent:
+                self._below[parent] = self._below.get(parent, frozenset()) | {name}
         self._lock = threading.Lock()
         self._last: Listing = []
-        self._jobs: dict[str, str | None] = {}
-        self._configs: dict[str, str | None] = {}
-        self._cron_dirs: frozenset[str] = frozenset()
+        self._digests: dict[tuple[str, str], str | None] = {}  # (profile, file)
+        self._sub_dirs: dict[str, frozenset[str]] = {}  # watched path -> its files
         self._dirs = dirwatch.DirWatch(self._matters, self.check, name="hermes-stdio-profiles")
 
     def start(self) -> bool:
@@ -84,37 +88,34 @@ class ProfileWatch:
             for _ in range(4):  # watch, then look again: a profile made meanwhile is seen
                 now = listing(self.home)
                 homes = [home for _, home, *_ in now]  # the default's is the home itself
-                crons = [str(Path(h) / "cron") for h in homes] if self._jobs_changed else []
-                self._cron_dirs = frozenset(crons)
-                watched = [str(self.home), str(self.home / "profiles"), *homes, *crons]
+                self._sub_dirs = {
+                    str(Path(h) / sub): names for h in homes for sub, names in self._below.items()
+                }
+                watched = [str(self.home), str(self.home / "profiles"), *homes, *self._sub_dirs]
                 if not self._dirs.watch(watched):
                     break
             changed, self._last = now != self._last, now
-            jobs = self._digests(now, self._jobs_changed, Path("cron") / JOBS)
-            moved = [name for name, new in jobs.items() if self._jobs.get(name) != new]
-            configs = self._digests(now, self._config_changed, Path("config.yaml"))
-            edited = [(n, new) for n, new in configs.items() if self._configs.get(n) != new]
-            self._jobs, self._configs = jobs, configs
+            digests = {
+                (p.name, rel): digest(Path(p.home) / rel) for p in now for rel in self._files
+            }
+            moved = [(key, new) for key, new in digests.items() if self._digests.get(key) != new]
+            self._digests = digests
         if not announce:
             return
         if changed:
             self._announce()
-        if (jobs_changed := self._jobs_changed) is not None:
-            for name in moved:
-                jobs_changed(name)
-        if (config_changed := self._config_changed) is not None:
-            for name, version in edited:
-                config_changed(name, version)
-
-    @staticmethod
-    def _digests(now: Listing, wanted: object, file: Path) -> dict[str, str | None]:
-        return {p.name: digest(Path(p.home) / file) for p in now} if wanted else {}
+        for (profile, rel), new in moved:
+            self._files[rel](profile, new)
 
     def _matters(self, directory: str, entry: str, is_dir: bool) -> bool:
-        if directory in self._cron_dirs:
-            return entry == JOBS
-        if directory == str(self.home):
-            return entry in _FILES or entry in ("profiles", "cron")
+        if directory in self._sub_dirs:
+            return entry in self._sub_dirs[directory]
         if directory == str(self.home / "profiles"):
             return True  # a profile made, removed or renamed
-        return entry in _FILES or entry == "cron"
+        # A profile's home (the default's is the Hermes home itself).
+        return (
+            entry in _FILES
+            or entry in self._below
+            or entry in self._files
+            or (directory == str(self.home) and entry == "profiles")
+        )

@@ -312,6 +312,7 @@ class RoutedMethods:
     _h_cron_pause = _h_cron_resume = _h_cron_remove = _h_cron_output = _h_command_list
     _h_config_read = _h_config_write = _h_command_list
     _h_env_list = _h_env_set = _h_env_remove = _h_command_list
+    _h_memory_list = _h_memory_add = _h_memory_replace = _h_memory_remove = _h_command_list
 
     def _h_model_list(self, req: Request, p: pv.ModelListParams) -> None:
         self._forward(req, self.pool.slot(*self._target(p.session_id, p.profile, p.worker_key)))

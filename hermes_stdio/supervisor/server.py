@@ -37,10 +37,12 @@ from ..protocol import (
 )
 from ..protocol import config as cf
 from ..protocol import cron as cr
+from ..protocol import memory as mm
 from ..protocol import profiles as pf
 from ..protocol import types as t
 from ..protocol import workers as pw
 from ..protocol.events import EVENT_TYPES
+from ..protocol.record import Record
 from ..transport import Peer
 from ..transport.log import log, report_error
 from ..wire import ErrorType, Notification, Request, RequestId, RpcError, load_fast
@@ -257,17 +259,23 @@ class Supervisor(RoutedMethods, RelayMethods):
             assert self.host is not None
             self.host.notify("profile/listChanged", encode(pf.ProfileListChangedNotification()))
 
-        def jobs_changed(profile: str) -> None:
+        def push(method: str, params: Record) -> None:
             assert self.host is not None
-            self.host.notify("cron/listChanged", encode(cr.CronListChangedNotification(profile)))
+            self.host.notify(method, encode(params))
 
-        def config_changed(profile: str, version: str | None) -> None:
-            assert self.host is not None
-            self.host.notify(
-                "config/changed", encode(cf.ConfigChangedNotification(profile, version))
-            )
-
-        if ProfileWatch(self.home, announce, jobs_changed, config_changed).start():
+        files = {
+            "config.yaml": lambda p, v: push("config/changed", cf.ConfigChangedNotification(p, v)),
+            "cron/jobs.json": lambda p, _: push(
+                "cron/listChanged", cr.CronListChangedNotification(p)
+            ),
+            "memories/MEMORY.md": lambda p, _: push(
+                "memory/changed", mm.MemoryChangedNotification(p, "memory")
+            ),
+            "memories/USER.md": lambda p, _: push(
+                "memory/changed", mm.MemoryChangedNotification(p, "user")
+            ),
+        }
+        if ProfileWatch(self.home, announce, files).start():
             log("hermes-stdio: watching the profiles for profile/listChanged")
         else:
             log("hermes-stdio: profiles are not watched (no inotify): profile/listChanged not sent")

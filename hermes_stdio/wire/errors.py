@@ -117,6 +117,11 @@ class ErrorType(Enum):
         "The setting is pinned by the administrator's managed scope, or hermes' install"
         " is managed by a package manager.",
     )
+    UNKNOWN_MEMORY_ENTRY = (
+        -32032,
+        "unknown_memory_entry",
+        "No entry of the profile's memory store is that text (removed or changed meanwhile).",
+    )
 
     def __init__(self, code: int, type_: str, summary: str) -> None:
         self.code = code

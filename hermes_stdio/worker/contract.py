@@ -30,6 +30,7 @@ from .config_file import ConfigFile
 from .cronjobs import CronJobs
 from .env_vars import EnvVars
 from .images import Attachment
+from .memories import Memories
 from .notices import Notice
 from .runtime import Fingerprint
 from .state import Session
@@ -217,6 +218,11 @@ class AgentAdapter(Protocol):
     def env_vars(self) -> EnvVars | None:
         """The profile's environment variables through hermes (``env_vars``); None when
         the agent reads no profile settings."""
+        ...
+
+    def memories(self) -> Memories | None:
+        """What the profile's agents remember, through hermes' memory store
+        (``memories``); None when the agent keeps no memory."""
         ...
 
     def end_background(self, session_id: str) -> list[str]:

@@ -24,6 +24,7 @@ from .contract import Announce, TurnOutcome, UserContent
 from .cronjobs import CronJobs
 from .env_vars import EnvVars
 from .images import Attachment
+from .memories import Memories
 from .notices import Notice
 from .runtime import Fingerprint
 from .state import Session
@@ -109,6 +110,9 @@ class PlainAdapterMethods:
 
     def env_vars(self) -> EnvVars | None:
         return None  # likewise
+
+    def memories(self) -> Memories | None:
+        return None  # remembers nothing
 
     def working_sessions(self, session_ids: list[str]) -> set[str]:
         return set()

@@ -1,13 +1,14 @@
-"""A profile's settings: the ``config_file`` and ``env_vars`` half of
-``adapter.HermesAdapter``, through hermes' own rules and credential functions.
+"""A profile's settings and memory: the ``config_file``, ``env_vars`` and
+``memories`` half of ``adapter.HermesAdapter``, through hermes' own rules.
 
 Contract: ``HermesSettings`` is a mixin of ``HermesAdapter`` (which provides
 ``_modules``, importing hermes-agent) and implements ``contract.AgentAdapter``'s
-``config_file`` and ``env_vars`` by passing hermes' functions to those modules:
-its config path, defaults, managed scope, install lock and key checks; its
-``.env`` loader and its credential lifecycle (``save_provider_env_credential``,
-``remove_provider_env_credential``), which replace a config.yaml copy of a
-rotated key and hermes' credential pool entries too.
+``config_file``, ``env_vars`` and ``memories`` by passing hermes' functions to
+those modules: its config path, defaults, managed scope, install lock, key
+checks and config cache; its ``.env`` loader and its credential lifecycle
+(``save_provider_env_credential``, ``remove_provider_env_credential``), which
+replace a config.yaml copy of a rotated key and hermes' credential pool entries
+too; its ``MemoryStore`` with the profile's limits, and its injection scan.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from . import config_file, env_vars
+from . import config_file, env_vars, memories
 
 
 class HermesSettings:
@@ -70,5 +71,40 @@ class HermesSettings:
                 entries=entries,
                 save=save,
                 remove=remove,
+            )
+        )
+
+    def memories(self) -> memories.Memories:
+        self._modules()
+        from hermes_cli import config
+        from tools import memory_tool
+        from tools.threat_patterns import first_threat_message
+
+        def settings() -> dict[str, Any]:
+            found = config.load_config().get("memory")
+            return found if isinstance(found, dict) else {}
+
+        def store() -> Any:
+            mem = settings()
+            return memory_tool.MemoryStore(
+                memory_char_limit=int(mem.get("memory_char_limit", 2200)),
+                user_char_limit=int(mem.get("user_char_limit", 1375)),
+            )
+
+        def enabled() -> dict[str, bool]:
+            mem = settings()
+            return {
+                "memory": bool(mem.get("memory_enabled", False)),
+                "user": bool(mem.get("user_profile_enabled", False)),
+            }
+
+        return memories.Memories(
+            memories.HermesMemory(
+                home=config.get_hermes_home(),
+                store=store,
+                read=memory_tool.MemoryStore._read_file,
+                enabled=enabled,
+                blocked=lambda text: first_threat_message(text, scope="strict"),
+                delimiter=memory_tool.ENTRY_DELIMITER,
             )
         )

@@ -48,6 +48,7 @@ from .contract import AgentAdapter, AgentUnavailable
 from .cron_methods import CronMethods
 from .jobs import JobQueue
 from .launch import RunLauncher
+from .memory_methods import MemoryMethods
 from .outbox import Outbox
 from .queries import DEFERRED as _DEFERRED
 from .queries import QueryMethods
@@ -68,6 +69,7 @@ class WorkerService(
     QueryMethods,
     ConfigMethods,
     CronMethods,
+    MemoryMethods,
     TaskMethods,
     TranscriptMethods,
     RunLauncher,

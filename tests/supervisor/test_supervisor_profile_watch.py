@@ -158,7 +158,7 @@ def write_jobs(profile_home: Path, jobs: str) -> None:
 def test_a_profiles_cron_jobs_changing_is_told_for_that_profile_only(home: Path) -> None:
     write_jobs(home, '{"jobs": []}')  # the default profile's, before the start
     jobs = JobsChanged()
-    watch = ProfileWatch(home, Announced(), jobs)
+    watch = ProfileWatch(home, Announced(), {"cron/jobs.json": lambda p, _digest: jobs(p)})
     assert watch.start()
     try:
         assert jobs.seen == []  # the start is no change
@@ -182,7 +182,7 @@ def test_a_profiles_config_changing_is_told_with_its_version_and_a_fifo_is_never
     home: Path,
 ) -> None:
     told: queue.Queue[tuple[str, str | None]] = queue.Queue()
-    watch = ProfileWatch(home, Announced(), None, lambda p, v: told.put((p, v)))
+    watch = ProfileWatch(home, Announced(), {"config.yaml": lambda p, v: told.put((p, v))})
     assert watch.start()
     try:
         work = home / "profiles" / "work" / "config.yaml"
@@ -197,6 +197,29 @@ def test_a_profiles_config_changing_is_told_with_its_version_and_a_fifo_is_never
         version = digest(home / "config.yaml")
         assert version == hashlib.sha256(b"model: {default: m9}\n").hexdigest()
         assert told.get(timeout=WAIT_S) == ("default", version)
+        assert told.empty()
+    finally:
+        watch.stop()
+
+
+def test_two_files_of_one_directory_are_told_apart_and_the_directory_made_late_is_watched(
+    home: Path,
+) -> None:
+    told: queue.Queue[tuple[str, str]] = queue.Queue()
+    files = {
+        f"memories/{name}": (lambda n: lambda p, _v: told.put((p, n)))(name)
+        for name in ("MEMORY.md", "USER.md")
+    }
+    watch = ProfileWatch(home, Announced(), files)
+    assert watch.start()
+    try:
+        memories = home / "profiles" / "work" / "memories"
+        memories.mkdir()  # made after the start, as hermes makes it on first use
+        (memories / "USER.md").write_text("likes tea")
+        assert told.get(timeout=WAIT_S) == ("work", "USER.md")
+        (memories / "MEMORY.md.lock").write_text("")  # hermes' lock file: no word
+        (memories / "MEMORY.md").write_text("the repo uses uv")
+        assert told.get(timeout=WAIT_S) == ("work", "MEMORY.md")
         assert told.empty()
     finally:
         watch.stop()

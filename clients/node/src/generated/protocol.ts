@@ -1159,6 +1159,130 @@ export interface McpStatusResult {
   servers: McpServerInfo[];
 }
 
+export interface MemoryAddParams {
+  /**
+   * Which store.
+   */
+  target: 'memory' | 'user';
+  /**
+   * The new entry.
+   */
+  content: string;
+  /**
+   * Hermes profile; default when absent.
+   */
+  profile?: string | null;
+  /**
+   * Worker isolation key.
+   */
+  workerKey?: string | null;
+}
+
+export interface MemoryChangedNotification {
+  /**
+   * The profile whose memory changed: memory/list gives it.
+   */
+  profile: string;
+  /**
+   * Which store changed.
+   */
+  target: 'memory' | 'user';
+}
+
+export interface MemoryEntry {
+  /**
+   * The entry, as hermes keeps it (it may span lines).
+   */
+  text: string;
+  /**
+   * Why hermes keeps it out of its agents' prompts (it looks like an injected instruction); null when it does not.
+   */
+  blocked: string | null;
+}
+
+export interface MemoryListResult {
+  /**
+   * The agent's own notes.
+   */
+  memory: MemoryStoreInfo;
+  /**
+   * What the agent knows of the user.
+   */
+  user: MemoryStoreInfo;
+}
+
+export interface MemoryRemoveParams {
+  /**
+   * Which store.
+   */
+  target: 'memory' | 'user';
+  /**
+   * The entry to remove: its whole text, as memory/list gives it.
+   */
+  entry: string;
+  /**
+   * Hermes profile; default when absent.
+   */
+  profile?: string | null;
+  /**
+   * Worker isolation key.
+   */
+  workerKey?: string | null;
+}
+
+export interface MemoryReplaceParams {
+  /**
+   * Which store.
+   */
+  target: 'memory' | 'user';
+  /**
+   * The entry to change: its whole text, as memory/list gives it.
+   */
+  entry: string;
+  /**
+   * What it says from now on.
+   */
+  content: string;
+  /**
+   * Hermes profile; default when absent.
+   */
+  profile?: string | null;
+  /**
+   * Worker isolation key.
+   */
+  workerKey?: string | null;
+}
+
+export interface MemoryStoreInfo {
+  /**
+   * memory: the agent's own notes (MEMORY.md); user: what it knows of the user (USER.md).
+   */
+  target: 'memory' | 'user';
+  /**
+   * Whether the profile's agents use it (config.yaml memory.memory_enabled or memory.user_profile_enabled).
+   */
+  enabled: boolean;
+  /**
+   * In the file's order.
+   */
+  entries: MemoryEntry[];
+  /**
+   * How many characters the entries take, as hermes counts them.
+   */
+  chars: number;
+  /**
+   * How many hermes allows (config.yaml memory.*_char_limit).
+   */
+  charLimit: number;
+}
+
+export interface MemoryStoreResult {
+  /**
+   * The store as it is now.
+   */
+  store: MemoryStoreInfo;
+}
+
 export interface ModelListParams {
   /**
    * Mark this session's current model and provider; the profile's when absent.
@@ -3362,6 +3486,14 @@ export interface HostRequests {
   'mcp/connect': { params: WorkerTarget; result: McpStatusResult };
   /** The profile's MCP servers as its worker sees them: connected, failed, and so on. */
   'mcp/status': { params: WorkerTarget; result: McpStatusResult };
+  /** Add an entry to a memory store, as the agent's memory tool does. */
+  'memory/add': { params: MemoryAddParams; result: MemoryStoreResult };
+  /** What the profile's agents remember across sessions: its notes and the user's profile. */
+  'memory/list': { params: WorkerTarget; result: MemoryListResult };
+  /** Remove a memory entry, named by its whole text. */
+  'memory/remove': { params: MemoryRemoveParams; result: MemoryStoreResult };
+  /** Change a memory entry, named by its whole text. */
+  'memory/replace': { params: MemoryReplaceParams; result: MemoryStoreResult };
   /** The models the profile can use, by provider, for a model picker. */
   'model/list': { params: ModelListParams; result: ModelListResult };
   /** Kill a background process a session's agent started. */
@@ -3460,6 +3592,8 @@ export interface ServerNotifications {
   'cron/listChanged': CronListChangedNotification;
   /** A worker's MCP servers changed status (connecting, connected, failed), or config.yaml lists others: all of them, as mcp/status gives them. */
   'mcp/statusChanged': McpStatusChangedNotification;
+  /** A profile's memory store changed on disk, whoever changed it (an agent's memory tool, a memory/* request, the user's editor): memory/list gives it. */
+  'memory/changed': MemoryChangedNotification;
   /** A background process a session's agent started has ended (exited or killed). */
   'process/exited': ProcessExitedNotification;
   /** A session's agent started a background process. */
@@ -3523,6 +3657,10 @@ export const HOST_REQUEST_METHODS: readonly HostRequestMethod[] = [
   'initialize',
   'mcp/connect',
   'mcp/status',
+  'memory/add',
+  'memory/list',
+  'memory/remove',
+  'memory/replace',
   'model/list',
   'process/kill',
   'process/list',
@@ -3572,6 +3710,7 @@ export const SERVER_NOTIFICATION_METHODS: readonly ServerNotificationMethod[] = 
   'config/changed',
   'cron/listChanged',
   'mcp/statusChanged',
+  'memory/changed',
   'process/exited',
   'process/started',
   'profile/listChanged',
@@ -3643,5 +3782,6 @@ export const ERROR_CODES = {
   'unknown_cron_job': -32029,
   'config_conflict': -32030,
   'config_read_only': -32031,
+  'unknown_memory_entry': -32032,
 } as const;
 export type ErrorDataType = keyof typeof ERROR_CODES;
