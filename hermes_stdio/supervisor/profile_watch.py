@@ -1,11 +1,13 @@
 """A push when the profiles a host may name change (``profile/listChanged``),
-when a profile's cron jobs do (``cron/listChanged``), and when its
-``config.yaml`` does (``config/changed``).
+and when one of a profile's files a host shows does: its cron jobs
+(``cron/listChanged``), its ``config.yaml`` (``config/changed``), its memory
+(``memory/changed``).
 
 A profile switcher would otherwise go stale when the user makes, removes or
 renames a profile (``hermes profile create``), or changes the model, provider
 or description ``profile/list`` shows for one; a panel of cron jobs, when an
-agent schedules one or hermes' gateway runs one.
+agent schedules one or hermes' gateway runs one; a settings or memory screen,
+when the user's editor or an agent changes what it shows.
 
 Contract: ``ProfileWatch(home, announce)``; ``start()`` reads the listing
 (each profile ``profile/list`` gives, with its home, model, provider,
