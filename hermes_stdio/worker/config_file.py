@@ -233,20 +233,26 @@ def _apply(
 
 def _round_trip(raw: bytes | None, edits: Sequence[Edit], intended: dict[str, Any]) -> str:
     """The new file's text: the old one with the edits (comments kept) when ruamel
-    can give exactly ``intended``, else ``intended`` written plainly."""
-    try:
-        text: str | None = _ruamel_text(raw, edits)
-    except Exception:  # ruamel refuses what libyaml takes (a tab after a colon)
-        text = None
-    if text is not None and parse_yaml(text.encode("utf-8")) == (intended, None):
-        return text
-    text = _plain_text(intended)
-    if parse_yaml(text.encode("utf-8")) != (intended, None):
-        raise RuntimeError("config.yaml's new settings do not survive YAML")
-    return text
+    can give exactly ``intended``, else ``intended`` written plainly. Each is tried
+    with characters beyond ASCII as they are, then escaped: a YAML 1.1 reader takes
+    some (NEL, U+0085) for a line break, which ruamel's YAML 1.2 and PyYAML's
+    unicode output write bare."""
+    writers: list[Callable[[bool], str]] = [
+        lambda bare: _ruamel_text(raw, edits, bare),
+        lambda bare: _plain_text(intended, bare),
+    ]
+    for write in writers:
+        for bare in (True, False):
+            try:
+                text = write(bare)
+            except Exception:  # ruamel refuses what libyaml takes (a tab after a colon)
+                continue
+            if parse_yaml(text.encode("utf-8")) == (intended, None):
+                return text
+    raise RuntimeError("config.yaml's new settings do not survive YAML")
 
 
-def _ruamel_text(raw: bytes | None, edits: Sequence[Edit]) -> str:
+def _ruamel_text(raw: bytes | None, edits: Sequence[Edit], bare: bool) -> str:
     import io
 
     from ruamel.yaml import YAML
@@ -254,9 +260,10 @@ def _ruamel_text(raw: bytes | None, edits: Sequence[Edit]) -> str:
 
     rt = YAML(typ="rt")
     rt.preserve_quotes = True
-    rt.allow_unicode = True
+    rt.allow_unicode = bare
     rt.width = 4096  # a long value stays on its line
     rt.indent(mapping=2, sequence=4, offset=2)  # as hermes' own writes
+    rt.representer.add_representer(float, _yaml11_float)  # a new value's; the file's keep theirs
     doc = rt.load(raw.decode("utf-8")) if raw else None
     if doc is None:
         doc = CommentedMap()
@@ -287,7 +294,16 @@ def _quoted(value: Any) -> Any:
     return value
 
 
-def _plain_text(intended: dict[str, Any]) -> str:
+def _yaml11_float(representer: Any, value: float) -> Any:
+    """A float as YAML 1.1 reads one (PyYAML's way): ``1e-05`` is a string there,
+    ``1.0e-05`` a float."""
+    text = repr(value).lower()
+    if "." not in text and "e" in text:
+        text = text.replace("e", ".0e", 1)
+    return representer.represent_scalar("tag:yaml.org,2002:float", text)
+
+
+def _plain_text(intended: dict[str, Any], bare: bool) -> str:
     import yaml
 
     class Dumper(yaml.SafeDumper):
@@ -295,7 +311,7 @@ def _plain_text(intended: dict[str, Any]) -> str:
             super().increase_indent(flow, False)  # lists indented, as hermes writes them
 
     return yaml.dump(
-        intended, Dumper=Dumper, sort_keys=False, allow_unicode=True, default_flow_style=False
+        intended, Dumper=Dumper, sort_keys=False, allow_unicode=bare, default_flow_style=False
     )
 
 

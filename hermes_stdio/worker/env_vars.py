@@ -14,10 +14,10 @@ Contract: ``EnvVars(hermes)``, with hermes' functions in ``HermesEnv``.
   whether one held it. Refused, with nothing changed: ``ReadOnly`` when
   hermes' install is locked or the managed ``.env`` sets the name; ``Refused``
   (naming the param) when hermes refuses the name (not a variable name, or one
-  on its deny list such as ``PATH``), or the value is over ``MAX_VALUE`` characters,
-  holds a character that is not ASCII, or would not be read back as one value
-  (hermes' reader splits a line of its own variable whose value holds another
-  of its variables' ``NAME=``).
+  on its deny list such as ``PATH``), or the value is over ``MAX_VALUE``
+  characters, holds a NUL or a character that is not ASCII, or would not be
+  read back as one value (hermes' reader splits a line of its own variable
+  whose value holds another of its variables' ``NAME=``).
 - Changes are made one at a time, across workers too (``config_file``'s lock
   on the profile's home). A value never reaches a log.
 """
@@ -73,6 +73,8 @@ class EnvVars:
     def set(self, name: str, value: str) -> EnvVarInfo:
         if len(value) > MAX_VALUE:
             raise Refused("params.value", f"a value is at most {MAX_VALUE} characters")
+        if "\0" in value:  # no environment can hold one: hermes would fail after writing
+            raise Refused("params.value", "a value cannot hold a NUL character")
         if not value.isascii():
             first = next(i for i, ch in enumerate(value) if not ch.isascii())
             # hermes would strip them, and print them on stderr: a secret's characters.

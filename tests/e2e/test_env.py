@@ -126,8 +126,19 @@ def test_a_line_break_in_a_value_never_makes_a_second_variable(
         ({"name": "BIG", "value": "x" * 65537}, "params.value"),
         ({"name": "", "value": "x"}, "params.name"),
         ({"name": "MY_NOTE", "value": "cl\u00e9"}, "params.value"),
+        ({"name": "MY_NOTE", "value": "a\u0000b"}, "params.value"),
     ],
-    ids=["path", "ld-preload", "hermes-home", "digit-first", "space", "too-long", "empty", "ascii"],
+    ids=[
+        "path",
+        "ld-preload",
+        "hermes-home",
+        "digit-first",
+        "space",
+        "too-long",
+        "empty",
+        "ascii",
+        "nul",
+    ],
 )
 def test_a_name_or_value_hermes_refuses_is_invalid_params_and_nothing_is_saved(
     host: HostClient, home: Path, params: dict[str, str], field: str

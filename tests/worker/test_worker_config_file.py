@@ -220,3 +220,20 @@ def test_only_a_key_written_gets_hermes_word_on_it(path: Path) -> None:
     config = ConfigFile(path, rules(unknown=lambda key: f"{key}?"))
     _, warnings = config.write([(["agent", "max_turn"], 1), (["agent", "gone"], None)], None)
     assert warnings == ["agent.max_turn?"]
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "\x00", "\x85", "caf\u00e9\x85", "a\u2028b", "\x1b[31m", "\ufeff", "\t", " lead",
+        "a\r\nb", "#x", "&a", "*a", "!t", "%x", "@x", "- x", "[", "{", "|", ">", ": x",
+        "a #b", "\\", 1e-05, 1e20, -1e-300, 5e-324, -0.0, [1e16, {"x": "\x85"}],
+    ],
+)  # fmt: skip
+def test_any_json_value_is_written_with_the_comments_kept_and_read_back_by_hermes_the_same(
+    path: Path, value: Any
+) -> None:
+    ConfigFile(path).write([(["display", "k"], value)], None)
+    text = path.read_text()
+    assert text.startswith("# my settings\n")
+    assert yaml.load(text, Loader=yaml.CSafeLoader)["display"]["k"] == value

@@ -143,6 +143,7 @@ def test_a_locked_install_or_a_managed_name_is_read_only_and_changes_nothing(
         ("ZED", "x" * 65537, "params.value"),
         ("ZED", "a\nGITHUB_TOKEN=gh-evil", "params.value"),  # read back as two
         ("ZED", "sk-\u0430bc", "params.value"),  # a Cyrillic a pasted for a Latin one
+        ("ZED", "a\x00b", "params.value"),  # no environment can hold it
     ],
 )
 def test_what_hermes_refuses_or_would_misread_is_refused_and_saves_nothing(
