@@ -63,6 +63,10 @@ class Snapshot(NamedTuple):
 class Unusable(Exception):
     """The file is there but hermes could not use it; ``str()`` says why."""
 
+    def __init__(self, why: str, file: str = "config.yaml") -> None:
+        super().__init__(why)
+        self.file = file
+
 
 class Conflict(Exception):
     def __init__(self, current: str | None) -> None:

@@ -8,7 +8,9 @@ for other writers' file lock). A file hermes could not use is
 ``profile_unreadable`` (``data.file``), as when a worker starts; a version that
 is not the file's is ``config_conflict`` (``data.version``, the file's now); a
 change hermes' install or its managed scope forbids is ``config_read_only``
-(``data.keyPath``, or ``data.name`` for a variable); a wrong edit, name or
+(``data.keyPath``, or ``data.name`` for a variable); a ``.env`` or
+``config.yaml`` that is not a regular file, for ``env/*``, is
+``profile_unreadable`` too; a wrong edit, name or
 value is ``invalid_params`` naming it; an agent without a profile's settings
 (the synthetic one) is ``agent_unavailable``.
 """
@@ -42,12 +44,7 @@ class ConfigMethods:
             try:
                 return act(config)
             except Unusable as exc:
-                raise RpcError(
-                    ErrorType.PROFILE_UNREADABLE,
-                    f"profile {self.profile!r}: config.yaml {exc}",
-                    profile=self.profile,
-                    file="config.yaml",
-                ) from exc
+                raise self._unreadable(exc) from exc
             except Conflict as exc:
                 raise RpcError(ErrorType.CONFIG_CONFLICT, str(exc), version=exc.current) from exc
             except ReadOnly as exc:
@@ -58,6 +55,14 @@ class ConfigMethods:
                 ) from exc
 
         return self.answer_off_reader(req, "config", answer)
+
+    def _unreadable(self, exc: Unusable) -> RpcError:
+        return RpcError(
+            ErrorType.PROFILE_UNREADABLE,
+            f"profile {self.profile!r}: {exc.file} {exc}",
+            profile=self.profile,
+            file=exc.file,
+        )
 
     def _h_config_read(self, req: Request, p: t.WorkerTarget) -> object:
         def read(config: ConfigFile) -> Record:
@@ -97,6 +102,8 @@ class ConfigMethods:
                 raise RpcError(ErrorType.CONFIG_READ_ONLY, str(exc), name=name) from exc
             except Refused as exc:
                 raise RpcError(ErrorType.INVALID_PARAMS, str(exc), field=exc.field) from exc
+            except Unusable as exc:
+                raise self._unreadable(exc) from exc
 
         return self.answer_off_reader(req, "env", answer)
 

@@ -18,6 +18,8 @@ Contract: ``EnvVars(hermes)``, with hermes' functions in ``HermesEnv``.
   characters, holds a NUL or a character that is not ASCII, or would not be
   read back as one value (hermes' reader splits a line of its own variable
   whose value holds another of its variables' ``NAME=``).
+- A ``.env`` or ``config.yaml`` that is there but is not a regular file is never
+  handed to hermes (a FIFO would hang its read): ``Unusable`` says which.
 - Changes are made one at a time, across workers too (``config_file``'s lock
   on the profile's home). A value never reaches a log.
 """
@@ -31,7 +33,11 @@ from pathlib import Path
 from typing import Any
 
 from ..protocol.env import EnvSource, EnvVarInfo
-from .config_file import ReadOnly, flocked
+from ..transport.profile_files import not_regular
+from .config_file import ReadOnly, Unusable, flocked
+
+# What hermes' .env functions open (its credential lifecycle edits config.yaml too).
+_READ = (".env", "config.yaml")
 
 MAX_VALUE = 65536
 
@@ -63,6 +69,7 @@ class EnvVars:
         self.hermes = hermes
 
     def listed(self) -> list[EnvVarInfo]:
+        self._readable()
         dotenv, managed = self.hermes.dotenv(), self.hermes.managed()
         others = sorted(set(dotenv) - set(self.hermes.known))
         return [self._info(n, dotenv, managed) for n in [*self.hermes.known, *others]]
@@ -95,7 +102,13 @@ class EnvVars:
         removed = self._change(name, lambda: self.hermes.remove(name))
         return bool(removed), self.describe(name)
 
+    def _readable(self) -> None:
+        for name in _READ:
+            if not_regular(self.hermes.home / name):
+                raise Unusable("is not a regular file", name)
+
     def _change(self, name: str, change: Callable[[], object]) -> object:
+        self._readable()
         locked = self.hermes.read_only()
         if locked is not None:
             raise ReadOnly(f"hermes' configuration is managed by {locked}")

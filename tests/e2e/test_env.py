@@ -6,6 +6,7 @@ pins."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -184,3 +185,20 @@ def test_a_value_hermes_would_read_back_as_two_variables_is_refused(
     )
     assert (err.kind, err.data["field"]) == (ErrorType.INVALID_PARAMS, "params.value")
     assert (home / ".env").read_bytes() == before
+
+
+def test_an_env_file_that_is_not_regular_is_profile_unreadable_and_never_read(
+    host: HostClient, home: Path
+) -> None:
+    host.request("env/list", {"profile": "play"})  # its worker runs
+    env = home / "profiles" / "play" / ".env"
+    env.unlink()
+    os.mkfifo(env)  # hermes' read would wait for a writer for ever
+    for method, params in (
+        ("env/list", {"profile": "play"}),
+        ("env/set", {"profile": "play", "name": "MY_NOTE", "value": "x"}),
+        ("env/remove", {"profile": "play", "name": "MY_NOTE"}),
+    ):
+        err = refused(host, method, params)
+        assert err.kind is ErrorType.PROFILE_UNREADABLE
+        assert err.data["file"] == ".env"
