@@ -24,9 +24,10 @@ from ..protocol import env as ev
 from ..protocol import types as t
 from ..protocol.record import Record
 from ..wire import ErrorType, Request, RpcError
-from .config_file import BadEdit, ConfigFile, Conflict, ReadOnly, Unusable, jsonable
-from .contract import AgentAdapter, AgentUnavailable
+from .config_file import BadEdit, ConfigFile, Conflict, ReadOnly, jsonable
+from .contract import AgentAdapter
 from .env_vars import EnvVars, Refused
+from .parts import answer_through, unreadable
 
 MAX_EDITS = 64
 
@@ -37,31 +38,19 @@ class ConfigMethods:
     profile: str
 
     def _config(self, req: Request, act: Callable[[ConfigFile], Record]) -> object:
-        def answer() -> Record:
-            config = self.adapter.config_file()
-            if config is None:
-                raise AgentUnavailable("this agent keeps no profile settings")
-            try:
-                return act(config)
-            except Unusable as exc:
-                raise self._unreadable(exc) from exc
-            except Conflict as exc:
-                raise RpcError(ErrorType.CONFIG_CONFLICT, str(exc), version=exc.current) from exc
-            except ReadOnly as exc:
-                raise RpcError(ErrorType.CONFIG_READ_ONLY, str(exc), keyPath=exc.key_path) from exc
-            except BadEdit as exc:
-                raise RpcError(
+        def refusal(exc: Exception) -> RpcError | None:
+            if isinstance(exc, Conflict):
+                return RpcError(ErrorType.CONFIG_CONFLICT, str(exc), version=exc.current)
+            if isinstance(exc, ReadOnly):
+                return RpcError(ErrorType.CONFIG_READ_ONLY, str(exc), keyPath=exc.key_path)
+            if isinstance(exc, BadEdit):
+                return RpcError(
                     ErrorType.INVALID_PARAMS, str(exc), field=f"params.edits[{exc.index}]"
-                ) from exc
+                )
+            return unreadable(self.profile, exc)
 
-        return self.answer_off_reader(req, "config", answer)
-
-    def _unreadable(self, exc: Unusable) -> RpcError:
-        return RpcError(
-            ErrorType.PROFILE_UNREADABLE,
-            f"profile {self.profile!r}: {exc.file} {exc}",
-            profile=self.profile,
-            file=exc.file,
+        return answer_through(
+            self.answer_off_reader, req, "profile settings", self.adapter.config_file, act, refusal
         )
 
     def _h_config_read(self, req: Request, p: t.WorkerTarget) -> object:
@@ -92,20 +81,16 @@ class ConfigMethods:
         return self._config(req, write)
 
     def _env(self, req: Request, name: str, act: Callable[[EnvVars], Record]) -> object:
-        def answer() -> Record:
-            variables = self.adapter.env_vars()
-            if variables is None:
-                raise AgentUnavailable("this agent keeps no profile settings")
-            try:
-                return act(variables)
-            except ReadOnly as exc:
-                raise RpcError(ErrorType.CONFIG_READ_ONLY, str(exc), name=name) from exc
-            except Refused as exc:
-                raise RpcError(ErrorType.INVALID_PARAMS, str(exc), field=exc.field) from exc
-            except Unusable as exc:
-                raise self._unreadable(exc) from exc
+        def refusal(exc: Exception) -> RpcError | None:
+            if isinstance(exc, ReadOnly):
+                return RpcError(ErrorType.CONFIG_READ_ONLY, str(exc), name=name)
+            if isinstance(exc, Refused):
+                return RpcError(ErrorType.INVALID_PARAMS, str(exc), field=exc.field)
+            return unreadable(self.profile, exc)
 
-        return self.answer_off_reader(req, "env", answer)
+        return answer_through(
+            self.answer_off_reader, req, "profile settings", self.adapter.env_vars, act, refusal
+        )
 
     def _h_env_list(self, req: Request, p: t.WorkerTarget) -> object:
         return self._env(

@@ -16,8 +16,9 @@ from ..protocol import cron as cr
 from ..protocol import types as t
 from ..protocol.record import Record
 from ..wire import ErrorType, Request, RpcError
-from .contract import AgentAdapter, AgentUnavailable
+from .contract import AgentAdapter
 from .cronjobs import CronJobs, CronRefused, UnknownCronJob
+from .parts import answer_through
 
 MAX_OUTPUTS = 50
 
@@ -27,20 +28,9 @@ class CronMethods:
     answer_off_reader: Callable[..., object]
 
     def _cron(self, req: Request, act: Callable[[CronJobs], Record]) -> object:
-        def answer() -> Record:
-            jobs = self.adapter.cron_jobs()
-            if jobs is None:
-                raise AgentUnavailable("this agent keeps no cron jobs")
-            try:
-                return act(jobs)
-            except UnknownCronJob as exc:
-                raise RpcError(
-                    ErrorType.UNKNOWN_CRON_JOB, f"no cron job {exc}", jobId=str(exc)
-                ) from exc
-            except CronRefused as exc:
-                raise RpcError(ErrorType.INVALID_PARAMS, str(exc), field="params") from exc
-
-        return self.answer_off_reader(req, "cron", answer)
+        return answer_through(
+            self.answer_off_reader, req, "cron jobs", self.adapter.cron_jobs, act, _refusal
+        )
 
     def _h_cron_list(self, req: Request, p: t.WorkerTarget) -> object:
         return self._cron(req, lambda jobs: cr.CronListResult(jobs.listed()))
@@ -68,3 +58,11 @@ class CronMethods:
                 field="params.limit",
             )
         return self._cron(req, lambda jobs: cr.CronOutputResult(jobs.outputs(p.job_id, p.limit)))
+
+
+def _refusal(exc: Exception) -> RpcError | None:
+    if isinstance(exc, UnknownCronJob):
+        return RpcError(ErrorType.UNKNOWN_CRON_JOB, f"no cron job {exc}", jobId=str(exc))
+    if isinstance(exc, CronRefused):
+        return RpcError(ErrorType.INVALID_PARAMS, str(exc), field="params")
+    return None

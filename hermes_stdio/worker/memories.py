@@ -14,8 +14,8 @@ Contract: ``Memories(hermes)``, with hermes' parts in ``HermesMemory``.
   text: when no entry is that text, ``UnknownEntry``; what hermes refuses is
   ``MemoryRefused`` with its reason (and when another entry holds the named
   one's text, hermes cannot tell them apart: refused too).
-- A store's file that is there but is not a regular file is never read:
-  ``Unusable`` names it (a FIFO would hang the read).
+- A store's file that is there but is not a regular file is never read
+  (``config_file.Unusable``, naming it: a FIFO would hang the read).
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from typing import Any, cast
 
 from ..protocol.memory import MemoryEntry, MemoryStoreInfo, MemoryTarget
 from ..transport.profile_files import not_regular
+from .config_file import Unusable
 
 TARGETS: tuple[MemoryTarget, ...] = ("memory", "user")
 
@@ -37,10 +38,6 @@ class UnknownEntry(Exception):
 
 class MemoryRefused(Exception):
     pass
-
-
-class Unusable(Exception):
-    """``str()`` is the file, relative to the profile's home."""
 
 
 @dataclass(frozen=True)
@@ -90,7 +87,7 @@ class Memories:
     def _path(self, store: Any, target: MemoryTarget) -> Path:
         path = Path(store._path_for(target))
         if not_regular(path):
-            raise Unusable(str(path.relative_to(self.hermes.home)))
+            raise Unusable("is not a regular file", str(path.relative_to(self.hermes.home)))
         return path
 
     def _entries(self, store: Any, target: MemoryTarget) -> list[str]:

@@ -18,8 +18,9 @@ from ..protocol import memory as mm
 from ..protocol import types as t
 from ..protocol.record import Record
 from ..wire import ErrorType, Request, RpcError
-from .contract import AgentAdapter, AgentUnavailable
-from .memories import Memories, MemoryRefused, UnknownEntry, Unusable
+from .contract import AgentAdapter
+from .memories import Memories, MemoryRefused, UnknownEntry
+from .parts import answer_through, unreadable
 
 
 class MemoryMethods:
@@ -30,29 +31,20 @@ class MemoryMethods:
     def _memory(
         self, req: Request, target: str | None, act: Callable[[Memories], Record]
     ) -> object:
-        def answer() -> Record:
-            memories = self.adapter.memories()
-            if memories is None:
-                raise AgentUnavailable("this agent keeps no memory")
-            try:
-                return act(memories)
-            except UnknownEntry as exc:
-                raise RpcError(
+        def refusal(exc: Exception) -> RpcError | None:
+            if isinstance(exc, UnknownEntry):
+                return RpcError(
                     ErrorType.UNKNOWN_MEMORY_ENTRY,
                     "no entry of the store is that text",
                     target=target,
-                ) from exc
-            except MemoryRefused as exc:
-                raise RpcError(ErrorType.INVALID_PARAMS, str(exc), field="params") from exc
-            except Unusable as exc:
-                raise RpcError(
-                    ErrorType.PROFILE_UNREADABLE,
-                    f"profile {self.profile!r}: {exc} is not a regular file",
-                    profile=self.profile,
-                    file=str(exc),
-                ) from exc
+                )
+            if isinstance(exc, MemoryRefused):
+                return RpcError(ErrorType.INVALID_PARAMS, str(exc), field="params")
+            return unreadable(self.profile, exc)
 
-        return self.answer_off_reader(req, "memory", answer)
+        return answer_through(
+            self.answer_off_reader, req, "memory", self.adapter.memories, act, refusal
+        )
 
     def _h_memory_list(self, req: Request, p: t.WorkerTarget) -> object:
         return self._memory(req, None, lambda m: mm.MemoryListResult(*m.listed()))

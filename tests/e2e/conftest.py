@@ -28,7 +28,7 @@ from hermes_stdio.testing.home import make_home, offline_env
 from hermes_stdio.testing.host import HostClient
 from hermes_stdio.testing.llm_server import Gate, Reply, ScriptedLLM
 from hermes_stdio.transport import inotify
-from hermes_stdio.wire import Invalid, Notification
+from hermes_stdio.wire import Invalid, Notification, RpcError
 
 BINARY = str(Path(sys.executable).with_name("hermes-stdio"))
 WORK_SECRET = "work-secret-value"
@@ -184,6 +184,13 @@ def asked(host: HostClient, run_id: str, kind: str) -> Notification:
 def resolutions(host: HostClient, run_id: str, kind: str) -> list[dict[str, Any]]:
     """The run's ``kind/resolved`` notifications so far."""
     return [n.params for n in host.run_notifications(run_id) if n.method == f"{kind}/resolved"]
+
+
+def refused(host: HostClient, method: str, params: dict[str, Any]) -> RpcError:
+    """The error ``method`` is answered with (the test fails if it succeeds)."""
+    with pytest.raises(RpcError) as err:
+        host.request(method, params)
+    return err.value
 
 
 def received(host: HostClient, method: str) -> list[Notification]:

@@ -15,19 +15,13 @@ import yaml
 
 from hermes_stdio.testing.host import HostClient
 from hermes_stdio.testing.llm_server import Reply, ScriptedLLM
-from hermes_stdio.wire import ErrorType, RpcError
+from hermes_stdio.wire import ErrorType
 
-from .conftest import StartHost, received, tool_result
+from .conftest import StartHost, received, refused, tool_result
 
 
 def version_of(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
-def refused(host: HostClient, method: str, params: dict[str, Any]) -> RpcError:
-    with pytest.raises(RpcError) as err:
-        host.request(method, params)
-    return err.value
 
 
 def with_comment(path: Path, comment: str) -> None:

@@ -14,20 +14,14 @@ import pytest
 
 from hermes_stdio.testing.host import HostClient
 from hermes_stdio.testing.llm_server import Reply, ScriptedLLM
-from hermes_stdio.wire import ErrorType, RpcError
+from hermes_stdio.wire import ErrorType
 
-from .conftest import WORK_SECRET, StartHost, tool_result
+from .conftest import WORK_SECRET, StartHost, refused, tool_result
 
 
 def variables(host: HostClient, profile: str) -> dict[str, dict[str, Any]]:
     listed = host.request("env/list", {"profile": profile})["variables"]
     return {v["name"]: v for v in listed}
-
-
-def refused(host: HostClient, method: str, params: dict[str, Any]) -> RpcError:
-    with pytest.raises(RpcError) as err:
-        host.request(method, params)
-    return err.value
 
 
 def frames_hold(host: HostClient, text: str) -> bool:

@@ -13,9 +13,9 @@ import pytest
 
 from hermes_stdio.testing.host import HostClient
 from hermes_stdio.testing.llm_server import Reply, ScriptedLLM
-from hermes_stdio.wire import ErrorType, RpcError
+from hermes_stdio.wire import ErrorType
 
-from .conftest import received
+from .conftest import received, refused
 
 DELIMITER = "\n§\n"  # hermes' between entries
 
@@ -26,12 +26,6 @@ def stores(host: HostClient, profile: str = "default") -> dict[str, Any]:
 
 def texts(store: dict[str, Any]) -> list[str]:
     return [e["text"] for e in store["entries"]]
-
-
-def refused(host: HostClient, method: str, params: dict[str, Any]) -> RpcError:
-    with pytest.raises(RpcError) as err:
-        host.request(method, params)
-    return err.value
 
 
 def system_prompt(llm: ScriptedLLM) -> str:

@@ -10,12 +10,12 @@ from typing import Any
 
 import pytest
 
+from hermes_stdio.worker.config_file import Unusable
 from hermes_stdio.worker.memories import (
     HermesMemory,
     Memories,
     MemoryRefused,
     UnknownEntry,
-    Unusable,
 )
 
 DELIM = "\n§\n"
@@ -174,7 +174,7 @@ def test_a_store_file_that_is_not_regular_is_never_handed_to_hermes(
     os.mkfifo(tmp_path / "memories" / "USER.md")
     with pytest.raises(Unusable) as err:
         memories.add("user", "x")
-    assert str(err.value) == "memories/USER.md"
+    assert err.value.file == "memories/USER.md"
     with pytest.raises(Unusable):
         memories.listed()
     assert calls == []

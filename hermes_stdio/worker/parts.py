@@ -1,0 +1,58 @@
+"""Requests a worker answers through one part of its agent adapter (its cron
+jobs, its config file, its environment variables, its memory).
+
+Contract: ``answer_through(answer_off_reader, req, name, part, act, refusal)``
+answers ``req`` off the reader (``queries.answer_off_reader``): ``part()`` gives
+the adapter's part, or None when the agent has none (``agent_unavailable``, as
+the synthetic agent has no profile); ``act(part)`` is the result; an exception
+``refusal`` turns into an ``RpcError`` is answered with that error, any other
+as ``internal_error``. ``unreadable(profile, exc)`` is that error for a profile's
+file that is there but hermes could not use (``config_file.Unusable``):
+``profile_unreadable``, naming the file.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TypeVar
+
+from ..protocol.record import Record
+from ..wire import ErrorType, Request, RpcError
+from .config_file import Unusable
+from .contract import AgentUnavailable
+
+P = TypeVar("P")
+
+
+def answer_through(
+    answer_off_reader: Callable[[Request, str, Callable[[], Record]], object],
+    req: Request,
+    name: str,
+    part: Callable[[], P | None],
+    act: Callable[[P], Record],
+    refusal: Callable[[Exception], RpcError | None],
+) -> object:
+    def answer() -> Record:
+        found = part()
+        if found is None:
+            raise AgentUnavailable(f"this agent keeps no {name}")
+        try:
+            return act(found)
+        except Exception as exc:
+            wire = refusal(exc)
+            if wire is None:
+                raise
+            raise wire from exc
+
+    return answer_off_reader(req, name, answer)
+
+
+def unreadable(profile: str, exc: Exception) -> RpcError | None:
+    if not isinstance(exc, Unusable):
+        return None
+    return RpcError(
+        ErrorType.PROFILE_UNREADABLE,
+        f"profile {profile!r}: {exc.file} {exc}",
+        profile=profile,
+        file=exc.file,
+    )
