@@ -198,6 +198,14 @@ def received(host: HostClient, method: str) -> list[Notification]:
     return [n for _, n in host.received if getattr(n, "method", "") == method]
 
 
+def pushed_so_far(host: HostClient, method: str, expected: list[dict[str, Any]]) -> None:
+    """Wait (bounded) until the host got as many ``method`` notifications as
+    ``expected`` lists, then check their params are those, in order."""
+    if len(received(host, method)) < len(expected):
+        host.wait_for(lambda _n: len(received(host, method)) >= len(expected), timeout=20)
+    assert [n.params for n in received(host, method)] == expected
+
+
 def background_calls(host: HostClient) -> list[dict[str, Any]]:
     """The tool calls background subagents showed so far (``subagent.tool`` progress)."""
     progress = [n.params["progress"] for n in received(host, "subagent/progress")]

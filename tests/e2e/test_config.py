@@ -17,7 +17,7 @@ from hermes_stdio.testing.host import HostClient
 from hermes_stdio.testing.llm_server import Reply, ScriptedLLM
 from hermes_stdio.wire import ErrorType
 
-from .conftest import StartHost, received, refused, tool_result
+from .conftest import StartHost, pushed_so_far, refused, tool_result
 
 
 def version_of(path: Path) -> str:
@@ -194,14 +194,9 @@ def test_every_change_to_a_profiles_config_is_pushed_whoever_makes_it(
 ) -> None:
     host.wait_stderr(lambda line: "watching the profiles" in line, timeout=20)
 
-    def told() -> list[dict[str, object]]:
-        return [n.params for n in received(host, "config/changed")]
-
     def pushed(*changes: tuple[str, str | None]) -> None:
-        want = len(changes)
-        if len(told()) < want:
-            host.wait_for(lambda _n: len(told()) >= want, timeout=20)
-        assert told() == [{"profile": p, "version": v} for p, v in changes]
+        expected = [{"profile": p, "version": v} for p, v in changes]
+        pushed_so_far(host, "config/changed", expected)
 
     wrote = host.request(
         "config/write",

@@ -19,7 +19,7 @@ from hermes_stdio.testing.host import HostClient
 from hermes_stdio.testing.llm_server import Reply, ScriptedLLM
 from hermes_stdio.wire import ErrorType, RpcError
 
-from .conftest import received
+from .conftest import pushed_so_far, received
 
 
 def cron_job(home: Path, prompt: str) -> str:
@@ -189,14 +189,8 @@ def test_a_change_to_a_profiles_cron_jobs_is_pushed_whoever_makes_it(
 ) -> None:
     host.wait_stderr(lambda line: "watching the profiles" in line, timeout=20)
 
-    def told() -> list[dict[str, object]]:
-        return [n.params for n in received(host, "cron/listChanged")]
-
     def pushed(*profiles: str) -> None:
-        want = len(profiles)
-        if len(told()) < want:
-            host.wait_for(lambda _n: len(told()) >= want, timeout=20)
-        assert told() == [{"profile": p} for p in profiles]
+        pushed_so_far(host, "cron/listChanged", [{"profile": p} for p in profiles])
 
     made = host.request("cron/create", {"profile": "work", "schedule": "1h", "prompt": "hi"})
     pushed("work")

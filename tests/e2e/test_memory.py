@@ -15,7 +15,7 @@ from hermes_stdio.testing.host import HostClient
 from hermes_stdio.testing.llm_server import Reply, ScriptedLLM
 from hermes_stdio.wire import ErrorType
 
-from .conftest import received, refused
+from .conftest import pushed_so_far, refused
 
 DELIMITER = "\n§\n"  # hermes' between entries
 
@@ -130,13 +130,9 @@ def test_every_change_to_a_profiles_memory_is_pushed_whoever_makes_it(
 ) -> None:
     host.wait_stderr(lambda line: "watching the profiles" in line, timeout=20)
 
-    def told() -> list[dict[str, object]]:
-        return [n.params for n in received(host, "memory/changed")]
-
     def pushed(*changes: tuple[str, str]) -> None:
-        if len(told()) < len(changes):
-            host.wait_for(lambda _n: len(told()) >= len(changes), timeout=20)
-        assert told() == [{"profile": p, "target": t} for p, t in changes]
+        expected = [{"profile": p, "target": t} for p, t in changes]
+        pushed_so_far(host, "memory/changed", expected)
 
     host.request("memory/add", {"profile": "work", "target": "user", "content": "Is a nurse"})
     pushed(("work", "user"))
