@@ -20,6 +20,7 @@ Contract: ``EnvVars(hermes)``, with hermes' functions in ``HermesEnv``.
   whose value holds another of its variables' ``NAME=``).
 - A ``.env`` or ``config.yaml`` that is there but is not a regular file is never
   handed to hermes (a FIFO would hang its read): ``Unusable`` says which.
+- ``unsavable(value)`` says why a value must not reach hermes' writer.
 - Changes are made one at a time, across workers too (``config_file``'s lock
   on the profile's home). A value never reaches a log.
 """
@@ -80,15 +81,8 @@ class EnvVars:
     def set(self, name: str, value: str) -> EnvVarInfo:
         if len(value) > MAX_VALUE:
             raise Refused("params.value", f"a value is at most {MAX_VALUE} characters")
-        if "\0" in value:  # no environment can hold one: hermes would fail after writing
-            raise Refused("params.value", "a value cannot hold a NUL character")
-        if not value.isascii():
-            first = next(i for i, ch in enumerate(value) if not ch.isascii())
-            # hermes would strip them, and print them on stderr: a secret's characters.
-            raise Refused(
-                "params.value",
-                f"a value is ASCII only (hermes sends it in HTTP headers): position {first}",
-            )
+        if (why := unsavable(value)) is not None:
+            raise Refused("params.value", why)
         if self.hermes.entries(name, value.replace("\n", "").replace("\r", "")) != 1:
             raise Refused(
                 "params.value",
@@ -142,3 +136,16 @@ class EnvVars:
             source=source,
             value=value if source is not None and not secret else None,
         )
+
+
+def unsavable(value: str) -> str | None:
+    """Why hermes' ``.env`` writer must not be given ``value`` (None when it may):
+    a NUL, which no environment can hold (hermes would fail after writing it), or
+    a character that is not ASCII, which hermes would strip and print on stderr
+    (a secret's characters). Never the value itself."""
+    if "\0" in value:
+        return "a value cannot hold a NUL character"
+    if not value.isascii():
+        first = next(i for i, ch in enumerate(value) if not ch.isascii())
+        return f"a value is ASCII only (hermes sends it in HTTP headers): position {first}"
+    return None

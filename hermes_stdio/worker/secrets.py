@@ -26,7 +26,9 @@ Contract:
 - A value is given to ``save(name, value)``: hermes writes it to the
   profile's ``.env`` and this process's environment, after validating the
   name, refusing variables it denylists (such as ``PATH`` or ``LD_PRELOAD``)
-  and stripping line breaks. It is stored if the environment has it
+  and stripping line breaks; a value with a NUL or a character that is not
+  ASCII (``env_vars.unsavable``) is not given to hermes, and fails. It is
+  stored if the environment has it
   afterwards (hermes skips a variable an administrator manages without
   raising). Every request is closed by one ``secret/resolved``: stored,
   skipped (null or empty), failed (not stored, or ``save`` raised),
@@ -44,6 +46,7 @@ from contextlib import contextmanager
 from typing import Any, Literal
 
 from ..transport.log import log
+from .env_vars import unsavable
 from .state import Session
 from .waits import HostWaits
 
@@ -113,6 +116,9 @@ class SecretBridge:
 
     def _stored(self, env_var: str, value: str) -> bool:
         assert self._save is not None  # hermes calls back only once installed
+        if (why := unsavable(value)) is not None:
+            log(f"worker: secret {env_var} not saved: {why}")
+            return False
         try:
             self._save(env_var, value)
             return bool(os.environ.get(env_var))

@@ -220,3 +220,15 @@ def test_a_background_subagent_loading_the_skill_asks_nobody_and_saves_nothing(
     assert [p["name"] for p in background_calls(host)] == ["skill_view"]
     assert received(host, "secret/requested") == []
     assert VAR not in (home / ".env").read_text()
+
+
+@pytest.mark.parametrize("value", ["kiwi-\u0442ok", "kiwi\x00tok"], ids=["cyrillic-t", "nul"])
+def test_a_value_hermes_would_mangle_is_failed_saved_nowhere_and_printed_nowhere(
+    host: HostClient, llm: ScriptedLLM, home: Path, value: str
+) -> None:
+    run_id = load_skill(host, llm, "sess-a")
+    assert respond(host, run_id, asked(host, run_id, "secret"), value) == {"outcome": "answered"}
+    assert host.wait_run_completed(run_id).params["status"] == "complete"
+    assert [r["outcome"] for r in resolutions(host, run_id, "secret")] == ["failed"]
+    assert VAR not in (home / ".env").read_text()
+    assert not [line for line in host.stderr_lines if "\u0442" in line or "\x00" in line]

@@ -173,3 +173,19 @@ def test_the_callback_is_installed_once() -> None:
     bridge.install(skills, Saves())
     bridge.install(skills, Saves())
     assert skills.callbacks == [bridge.capture]
+
+
+@pytest.mark.parametrize("value", ["tok\x00en", "t\u043eken"], ids=["nul", "cyrillic-o"])
+def test_a_value_hermes_would_mangle_or_print_is_failed_without_reaching_hermes(
+    value: str, capfd: pytest.CaptureFixture[str]
+) -> None:
+    wire, saves = Wire(), Saves()
+    bridge = bridge_with(saves)
+    out, thread = captured_in_thread(bridge, session_with_run(wire))
+    asked = wire.wait_method("secret/requested")
+    assert bridge.answer("sess_1", asked["secretId"], value) == "answered"
+    thread.join(WAIT)
+    assert saves.calls == []
+    assert out[0]["success"] is False
+    assert wire.wait_method("secret/resolved")["outcome"] == "failed"
+    assert value not in capfd.readouterr().err
