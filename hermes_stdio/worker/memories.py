@@ -20,7 +20,7 @@ Contract: ``Memories(hermes)``, with hermes' parts in ``HermesMemory``.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
@@ -55,8 +55,8 @@ class Memories:
         self.hermes = hermes
 
     def listed(self) -> list[MemoryStoreInfo]:
-        store = self.hermes.store()
-        return [self._info(store, target) for target in TARGETS]
+        store, enabled = self.hermes.store(), self.hermes.enabled()
+        return [self._info(store, target, enabled) for target in TARGETS]
 
     def add(self, target: MemoryTarget, content: str) -> MemoryStoreInfo:
         return self._change(target, lambda store: store.add(target, content))
@@ -82,7 +82,7 @@ class Memories:
             if answer.get("matches"):
                 error = "another entry holds this entry's text: hermes cannot tell them apart"
             raise MemoryRefused(error)
-        return self._info(store, target)
+        return self._info(store, target, self.hermes.enabled())
 
     def _path(self, store: Any, target: MemoryTarget) -> Path:
         path = Path(store._path_for(target))
@@ -93,17 +93,13 @@ class Memories:
     def _entries(self, store: Any, target: MemoryTarget) -> list[str]:
         return list(dict.fromkeys(self.hermes.read(self._path(store, target))))
 
-    def _info(self, store: Any, target: MemoryTarget) -> MemoryStoreInfo:
+    def _info(self, store: Any, target: MemoryTarget, enabled: dict[str, bool]) -> MemoryStoreInfo:
         entries = self._entries(store, target)
         limit = store.user_char_limit if target == "user" else store.memory_char_limit
         return MemoryStoreInfo(
             target=target,
-            enabled=bool(self.hermes.enabled().get(target, False)),
+            enabled=bool(enabled.get(target, False)),
             entries=[MemoryEntry(text, self.hermes.blocked(text)) for text in entries],
-            chars=_chars(entries, self.hermes.delimiter),
+            chars=len(self.hermes.delimiter.join(entries)),  # as hermes counts them
             char_limit=int(limit),
         )
-
-
-def _chars(entries: Sequence[str], delimiter: str) -> int:
-    return len(delimiter.join(entries)) if entries else 0
