@@ -25,8 +25,9 @@ for a race in hermes: its terminal tool marks a background command
 completion only for a process marked when it ends, so one that ends at once
 (an instant ``echo``) never reported. Called after each tool returns, it queues
 the completion hermes skipped (``background.completion_of``) for each of our
-sessions' processes that ended unmarked and has been marked since. hermes'
-own event, if the mark came in the moment between, is queued first: the
+sessions' processes that ended unmarked and has been marked since; one marked
+before the watch noted its end (the tool returned meanwhile) is queued then.
+hermes' own event, if the mark came in the moment between, is queued first: the
 consumer keeps a process's first completion (``notices.watch``).
 
 ``SubagentWatch.delegation_of(session_id, identity)`` (what ``watch_subagents``
@@ -122,9 +123,14 @@ class ProcessWatch:
         if not key.startswith(PREFIX):
             return
         with self._lock:
-            if len(self._unmarked) >= MAX_UNMARKED:  # never marked: no notify_on_complete
-                del self._unmarked[next(iter(self._unmarked))]
-            self._unmarked[str(proc.id)] = proc
+            # Looked at again under the lock: a mark since hermes finished it may have
+            # been followed by a report_late that found nothing yet.
+            if not getattr(proc, "notify_on_complete", False):
+                if len(self._unmarked) >= MAX_UNMARKED:  # never marked: no notify_on_complete
+                    del self._unmarked[next(iter(self._unmarked))]
+                self._unmarked[str(proc.id)] = proc
+                return
+        self._registry.completion_queue.put(completion_of(proc, self._strip))
 
     def report_late(self) -> None:
         with self._lock:

@@ -4,6 +4,7 @@ and end of a session's background work is told once, its start first."""
 from __future__ import annotations
 
 import queue
+from collections.abc import Callable
 from typing import Any
 
 from test_worker_background import Process
@@ -21,6 +22,7 @@ class SpawningRegistry:
         self.exit_at_once = False
         self.completion_queue: queue.Queue[dict[str, Any]] = queue.Queue()
         self.mark_while_finishing: Any = None  # a process hermes' tool marks meanwhile
+        self.after_finishing: Callable[[Any], None] | None = None  # before the watch sees it
 
     def spawn_local(self, command: str, session_key: str = "") -> Process:
         proc = Process(f"proc_{len(self.spawned) + 1}", "s1")
@@ -42,6 +44,8 @@ class SpawningRegistry:
         # hermes queues a completion only for a process marked when it first ends.
         if first and getattr(proc, "notify_on_complete", False):
             self.completion_queue.put({"type": "completion", "session_id": proc.id, "by": "hermes"})
+        if self.after_finishing is not None:
+            self.after_finishing(proc)
 
 
 def watched() -> tuple[SpawningRegistry, list[tuple[str, str, Any]]]:
@@ -322,6 +326,20 @@ def test_a_command_that_ends_before_hermes_marks_it_gets_the_completion_hermes_s
             "started_at": 12.5,
         }
     ]
+
+
+def test_a_command_marked_and_its_tool_returned_while_hermes_finished_it_is_reported_once() -> None:
+    registry, watch = process_watch()
+
+    def tool_marks_and_returns(proc: Any) -> None:  # on the tool's thread, in that moment
+        proc.notify_on_complete = True
+        watch.report_late()
+
+    registry.after_finishing = tool_marks_and_returns
+    proc = registry.spawn_local("echo kiwi", session_key=hermes_session_key("s1"))
+    registry._move_to_finished(proc)  # no tool returns after: the turn may be over
+    events = [(e["session_id"], e.get("by", "worker")) for e in queued(registry)]
+    assert events == [("proc_1", "worker")]  # hermes saw it unmarked: the worker's, once
 
 
 def test_a_command_marked_before_it_ends_is_left_to_hermes_alone() -> None:
