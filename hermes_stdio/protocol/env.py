@@ -72,3 +72,9 @@ class EnvRemoveResult(Record):
         "Whether the profile had it (in its .env or hermes' credential pool)."
     )
     variable: EnvVarInfo = doc_field("The variable as it is now.")
+
+
+class EnvChangedNotification(Record):
+    profile: str = doc_field(
+        "The profile whose .env changed: env/list gives its variables (never a secret's value)."
+    )

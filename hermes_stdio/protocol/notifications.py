@@ -16,6 +16,7 @@ from typing import Literal, NamedTuple
 from . import asks as a
 from . import config as cf
 from . import cron as cr
+from . import env as ev
 from . import memory as mm
 from . import processes as pr
 from . import profiles as pf
@@ -179,6 +180,14 @@ SERVER_NOTIFICATIONS: dict[str, NotificationSpec] = {
             cf.ConfigChangedNotification,
             "A profile's config.yaml changed on disk, whoever changed it (a config/write,"
             " the user's editor, hermes' CLI): config/read gives it.",
+            origin="supervisor",
+        ),
+        NotificationSpec(
+            "env/changed",
+            ev.EnvChangedNotification,
+            "A profile's .env changed on disk, whoever changed it (an env/set, a secret/respond,"
+            " the user's editor): env/list gives its variables. Each worker of the profile"
+            " applies the change before its next agent build.",
             origin="supervisor",
         ),
         NotificationSpec(

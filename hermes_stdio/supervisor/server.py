@@ -37,6 +37,7 @@ from ..protocol import (
 )
 from ..protocol import config as cf
 from ..protocol import cron as cr
+from ..protocol import env as ev
 from ..protocol import memory as mm
 from ..protocol import profiles as pf
 from ..protocol import types as t
@@ -268,6 +269,7 @@ class Supervisor(RoutedMethods, RelayMethods):
             "cron/jobs.json": lambda p, _: push(
                 "cron/listChanged", cr.CronListChangedNotification(p)
             ),
+            ".env": lambda p, _: push("env/changed", ev.EnvChangedNotification(p)),
             "memories/MEMORY.md": lambda p, _: push(
                 "memory/changed", mm.MemoryChangedNotification(p, "memory")
             ),

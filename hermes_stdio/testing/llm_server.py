@@ -121,7 +121,7 @@ class _Handler(BaseHTTPRequestHandler):
             self._send_json(400, {"error": {"message": "invalid JSON", "type": "bad_request"}})
             return
         llm = self.server.llm
-        reply = llm._take(body)
+        reply = llm._take(body, self.headers.get("Authorization"))
         if reply.gate is not None:
             reply.gate.arrived.set()
             reply.gate.release.wait(reply.gate.timeout_s)
@@ -223,6 +223,7 @@ class ScriptedLLM:
         self._queue: deque[Reply] = deque()
         self._routes: list[tuple[str, deque[Reply]]] = []  # first-user-message marker, replies
         self._requests: list[JSON] = []
+        self._authorizations: list[str | None] = []
         self.models_gate: Gate | None = None
         self.models_listed = 0
         self.pricing: dict[str, str] | None = None
@@ -293,6 +294,7 @@ class ScriptedLLM:
             self._queue.clear()
             self._routes.clear()
             self._requests.clear()
+            self._authorizations.clear()
             self.models_gate, self.models_listed, self.pricing = None, 0, None
 
     @property
@@ -306,15 +308,22 @@ class ScriptedLLM:
         with self._lock:
             return list(self._requests)
 
+    @property
+    def authorizations(self) -> list[str | None]:
+        """Each chat-completions request's ``Authorization`` header, in order (None: none)."""
+        with self._lock:
+            return list(self._authorizations)
+
     def listing(self) -> Gate | None:
         """Count a ``GET /v1/models``; the gate it must wait at, if any."""
         with self._lock:
             self.models_listed += 1
             return self.models_gate
 
-    def _take(self, body: JSON) -> Reply:
+    def _take(self, body: JSON, authorization: str | None = None) -> Reply:
         with self._lock:
             self._requests.append(body)
+            self._authorizations.append(authorization)
             if self._routes:
                 first = _first_user_text(body)
                 for marker, replies in self._routes:

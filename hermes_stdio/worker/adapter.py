@@ -188,11 +188,13 @@ class HermesAdapter(HermesProfile, HermesSessions, HermesAnswers, HermesModels, 
             if self._db is None:
                 self._db = SessionDB(db_path=self.home / "state.db")
             if self._approvals is None:  # once: the guards wrap hermes' module functions
+                self.watch_env()  # the .env hermes' import just loaded
                 self._approvals = ApprovalBridge(approval, configured_approval_mode)
                 process_guard.install(process_registry, terminal_tool, approval, registry)
                 cron_guard.install(approval)
                 reaper.install(terminal_tool)
                 shell_identity.install_hermes()
+                self.watch_shells()  # after: its prelude comes after the saved state too
                 inturn.install(
                     delegate_tool,
                     async_delegation,
@@ -215,6 +217,7 @@ class HermesAdapter(HermesProfile, HermesSessions, HermesAnswers, HermesModels, 
         context_files.check(self.home, None)  # hermes loads the memories here
         self._mcp_servers().wait()  # tools of MCP servers that connect in time
         run_agent = self._modules()
+        self.refresh_env()  # a key another worker or the user's editor saved since
         from hermes_cli.config import load_config
         from hermes_cli.fallback_config import get_fallback_chain
         from hermes_cli.runtime_provider import resolve_runtime_provider

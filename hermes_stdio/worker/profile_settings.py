@@ -9,6 +9,11 @@ checks and config cache; its ``.env`` loader and its credential lifecycle
 (``save_provider_env_credential``, ``remove_provider_env_credential``), which
 replace a config.yaml copy of a rotated key and hermes' credential pool entries
 too; its ``MemoryStore`` with the profile's limits, and its injection scan.
+``watch_env()`` (once, right after hermes' import loaded ``.env``) and
+``refresh_env()`` (before each agent build, ``env/*`` request and command) apply
+the profile's ``.env`` again when it changed (``env_refresh``), through hermes'
+parser and deny list; ``watch_shells()`` (once) gives what changed to the
+commands of hermes' local shells started before (``shell_env``).
 """
 
 from __future__ import annotations
@@ -16,11 +21,81 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from . import config_file, env_vars, memories
+from ..transport.log import log
+from . import config_file, env_refresh, env_vars, memories, shell_env
+
+
+def _refuses(check: Callable[[str], None]) -> Callable[[str], bool]:
+    def refused(name: str) -> bool:
+        try:
+            check(name)
+        except ValueError:
+            return True
+        return False
+
+    return refused
+
+
+def _name_check(config: Any) -> Callable[[str], None]:
+    """hermes' checks of a variable's name: a ValueError for one it never writes."""
+
+    def check(name: str) -> None:
+        if not config._ENV_VAR_NAME_RE.match(name):
+            raise ValueError(f"{name!r} is not an environment variable's name")
+        config._reject_denylisted_env_var(name)
+
+    return check
 
 
 class HermesSettings:
     _modules: Callable[[], Any]
+    _env_refresh: env_refresh.EnvRefresh | None = None
+
+    def watch_env(self) -> None:
+        from hermes_cli import config, managed_scope
+
+        def load() -> Any:
+            config.invalidate_env_cache()  # keyed on mtime and size: stale within a tick
+            return config.load_env()
+
+        try:
+            self._env_refresh = env_refresh.EnvRefresh(
+                env_refresh.HermesDotenv(
+                    path=config.get_env_path(),
+                    load=load,
+                    managed=managed_scope.load_managed_env,
+                    refused=_refuses(_name_check(config)),
+                )
+            )
+        except Exception as exc:  # the worker goes on with the environment it started with
+            log(f"worker: reading the profile's .env failed ({type(exc).__name__}): not followed")
+
+    def watch_shells(self) -> None:
+        try:
+            from tools.environments import local
+        except ImportError:
+            local = None
+
+        def changes(generation: int) -> tuple[int, list[str]]:
+            self.refresh_env()
+            refresh = self._env_refresh
+            return (0, []) if refresh is None else refresh.changed_since(generation)
+
+        shell = getattr(local, "LocalEnvironment", None)
+        if shell is None or not shell_env.install(shell, changes):
+            log("worker: hermes' local shell changed: a changed .env reaches new shells only")
+
+    def refresh_env(self) -> None:
+        refresh = self._env_refresh
+        if refresh is None:
+            return
+        try:
+            changed = refresh.refresh()
+        except Exception as exc:  # a build or request goes on with the environment it has
+            log(f"worker: applying the profile's changed .env failed: {type(exc).__name__}")
+            return
+        if changed:
+            log(f"worker: the profile's .env changed: {', '.join(changed)} applied")
 
     def config_file(self) -> config_file.ConfigFile:
         self._modules()
@@ -43,12 +118,8 @@ class HermesSettings:
 
     def env_vars(self) -> env_vars.EnvVars:
         self._modules()
+        self.refresh_env()
         from hermes_cli import config, credential_lifecycle, managed_scope
-
-        def check(name: str) -> None:
-            if not config._ENV_VAR_NAME_RE.match(name):
-                raise ValueError(f"{name!r} is not an environment variable's name")
-            config._reject_denylisted_env_var(name)
 
         def entries(name: str, value: str) -> int:
             line = f"{name}={config._quote_env_value(value)}\n"
@@ -67,7 +138,7 @@ class HermesSettings:
                 dotenv=config.load_env,
                 managed=managed_scope.load_managed_env,
                 read_only=config.get_managed_system,
-                check=check,
+                check=_name_check(config),
                 entries=entries,
                 save=save,
                 remove=remove,

@@ -11,12 +11,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 from hermes_stdio.testing.host import HostClient
 from hermes_stdio.testing.llm_server import Reply, ScriptedLLM
 from hermes_stdio.wire import ErrorType
 
-from .conftest import WORK_SECRET, StartHost, refused, tool_result
+from .conftest import WORK_SECRET, StartHost, pushed_so_far, refused, tool_result
 
 
 def variables(host: HostClient, profile: str) -> dict[str, dict[str, Any]]:
@@ -59,13 +60,20 @@ def test_a_host_sees_which_variables_are_set_and_where_from_but_no_secrets_value
     assert not frames_hold(host, WORK_SECRET)
 
 
-def region_seen(host: HostClient, llm: ScriptedLLM, profile: str) -> str:
-    """What the profile's next agent's command sees of DEPLOY_REGION."""
-    llm.enqueue(Reply.tool_call("terminal", {"command": "echo region=$DEPLOY_REGION."}))
+def region_seen(
+    host: HostClient,
+    llm: ScriptedLLM,
+    profile: str,
+    worker_key: str | None = None,
+    name: str = "DEPLOY_REGION",
+) -> str:
+    """What the profile's next agent's command sees of the variable ``name``."""
+    llm.enqueue(Reply.tool_call("terminal", {"command": f"echo value=${name}."}))
     llm.enqueue(Reply.text(["done"]))
-    run = host.request("run/start", {"profile": profile, "message": "where?"})
+    params = {"profile": profile, "message": "where?", "workerKey": worker_key}
+    run = host.request("run/start", params)
     host.wait_run_completed(run["runId"])
-    return tool_result(host, run["runId"]).split("region=", 1)[1].split(".", 1)[0]
+    return tool_result(host, run["runId"]).split("value=", 1)[1].split(".", 1)[0]
 
 
 def test_a_saved_variable_reaches_the_profiles_next_agent_and_never_another_profile(
@@ -85,6 +93,54 @@ def test_a_saved_variable_reaches_the_profiles_next_agent_and_never_another_prof
     # Now the work profile's secret: a worker started after it lacks even the shell's value.
     assert region_seen(host, llm, "play") == ""
     assert not [line for line in host.stderr_lines if "eu-west-9" in line]
+
+
+def test_a_key_saved_through_one_worker_reaches_the_next_agent_of_another_running_one(
+    start_host: StartHost, llm: ScriptedLLM
+) -> None:
+    host = start_host(env={"DEPLOY_REGION": "from-the-shell"})
+    host.initialize()
+    assert region_seen(host, llm, "work", "tab-2") == "from-the-shell"  # its worker runs
+    host.request(
+        "env/set",
+        {"profile": "work", "workerKey": "tab-1", "name": "DEPLOY_REGION", "value": "eu-west-9"},
+    )
+    assert region_seen(host, llm, "work", "tab-2") == "eu-west-9"
+    host.request("env/remove", {"profile": "work", "workerKey": "tab-1", "name": "DEPLOY_REGION"})
+    assert region_seen(host, llm, "work", "tab-2") == ""  # as env/remove unsets it there
+    workers = {(w["profile"], w["workerKey"]) for w in host.request("supervisor/status")["workers"]}
+    assert {("work", "tab-1"), ("work", "tab-2")} <= workers  # neither restarted
+
+
+def test_a_key_hermes_keeps_from_commands_stays_hidden_from_a_shell_started_before(
+    host: HostClient, llm: ScriptedLLM
+) -> None:
+    key = "BRAVE_SEARCH_API_KEY"  # a provider's key: hermes strips it from commands
+    assert region_seen(host, llm, "work", name=key) == ""  # the shell's state is saved
+    host.request("env/set", {"profile": "work", "name": key, "value": "bsk-kiwi"})
+    assert region_seen(host, llm, "work", name=key) == ""
+
+
+def test_a_hand_edit_of_the_env_file_reaches_a_running_workers_next_agent_and_is_pushed(
+    host: HostClient, llm: ScriptedLLM, home: Path
+) -> None:
+    host.wait_stderr(lambda line: "watching the profiles" in line, timeout=20)
+    env = home / "profiles" / "work" / ".env"
+    assert region_seen(host, llm, "work") == ""
+    before = env.read_text()
+    endpoint = "NOUS_BASE_URL=http://127.0.0.1:1/v1\n"  # known to hermes, not a secret
+    env.write_text(before + "DEPLOY_REGION=us-east-7\n" + endpoint)  # the user's editor
+    pushed_so_far(host, "env/changed", [{"profile": "work"}])
+    assert region_seen(host, llm, "work") == "us-east-7"
+    assert variables(host, "work")["NOUS_BASE_URL"]["source"] == "profile"
+    env.write_text(before)
+    pushed_so_far(host, "env/changed", [{"profile": "work"}] * 2)
+    listed = variables(host, "work")["NOUS_BASE_URL"]  # not left as the environment's
+    assert (listed["source"], listed["value"]) == (None, None)
+    assert region_seen(host, llm, "work") == ""
+    host.request("env/set", {"profile": "play", "name": "DEPLOY_REGION", "value": "x"})
+    pushed_so_far(host, "env/changed", [{"profile": "work"}] * 2 + [{"profile": "play"}])
+    assert not [line for line in host.stderr_lines if "us-east-7" in line]
 
 
 def test_a_removed_variable_is_gone_from_the_file_and_the_worker(
@@ -196,3 +252,24 @@ def test_an_env_file_that_is_not_regular_is_profile_unreadable_and_never_read(
         err = refused(host, method, params)
         assert err.kind is ErrorType.PROFILE_UNREADABLE
         assert err.data["file"] == ".env"
+
+
+def test_a_model_key_saved_through_another_worker_is_what_the_next_agent_calls_its_model_with(
+    host: HostClient, llm: ScriptedLLM, home: Path
+) -> None:
+    config = home / "profiles" / "work" / "config.yaml"
+    settings = yaml.safe_load(config.read_text())
+    settings["model"]["api_key"] = "${KIWI_LLM_KEY}"  # hermes expands it from the environment
+    config.write_text(yaml.safe_dump(settings))
+    (home / "profiles" / "work" / ".env").write_text("KIWI_LLM_KEY=sk-kiwi-1\n")
+
+    def key_used() -> str | None:
+        llm.enqueue(Reply.text(["hi"]))
+        params = {"profile": "work", "workerKey": "tab-2", "message": "hi"}
+        host.wait_run_completed(host.request("run/start", params)["runId"])
+        return llm.authorizations[-1]
+
+    assert key_used() == "Bearer sk-kiwi-1"
+    set_key = {"profile": "work", "workerKey": "tab-1", "name": "KIWI_LLM_KEY"}
+    host.request("env/set", {**set_key, "value": "sk-kiwi-2"})
+    assert key_used() == "Bearer sk-kiwi-2"

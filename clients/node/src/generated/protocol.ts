@@ -825,6 +825,13 @@ export interface CronUpdateParams {
  */
 export type EmptyParams = Record<string, never>;
 
+export interface EnvChangedNotification {
+  /**
+   * The profile whose .env changed: env/list gives its variables (never a secret's value).
+   */
+  profile: string;
+}
+
 export interface EnvListResult {
   /**
    * hermes' known variables, in hermes' order, then any other the profile's .env sets, by name.
@@ -3590,6 +3597,8 @@ export interface ServerNotifications {
   'config/changed': ConfigChangedNotification;
   /** A profile's cron jobs changed on disk, whoever changed them (an agent's cronjob tool, a cron/* request, hermes' gateway running one): cron/list gives them. */
   'cron/listChanged': CronListChangedNotification;
+  /** A profile's .env changed on disk, whoever changed it (an env/set, a secret/respond, the user's editor): env/list gives its variables. Each worker of the profile applies the change before its next agent build. */
+  'env/changed': EnvChangedNotification;
   /** A worker's MCP servers changed status (connecting, connected, failed), or config.yaml lists others: all of them, as mcp/status gives them. */
   'mcp/statusChanged': McpStatusChangedNotification;
   /** A profile's memory store changed on disk, whoever changed it (an agent's memory tool, a memory/* request, the user's editor): memory/list gives it. */
@@ -3709,6 +3718,7 @@ export const SERVER_NOTIFICATION_METHODS: readonly ServerNotificationMethod[] = 
   'compression/resolved',
   'config/changed',
   'cron/listChanged',
+  'env/changed',
   'mcp/statusChanged',
   'memory/changed',
   'process/exited',
