@@ -275,6 +275,20 @@ HOST_METHODS: dict[str, Method] = _methods(
         "The profile's slash commands (skills and skill bundles), scanned afresh.",
     ),
     Method(
+        "skill/list",
+        t.WorkerTarget,
+        x.SkillListResult,
+        "profile",
+        "The profile's skills, each enabled for its agents or not.",
+    ),
+    Method(
+        "skill/setEnabled",
+        x.SkillSetEnabledParams,
+        x.SkillResult,
+        "profile",
+        "Enable or disable a skill for the profile's agents (hermes' skills.disabled).",
+    ),
+    Method(
         "tool/list",
         x.ToolListParams,
         x.ToolListResult,

@@ -1,14 +1,17 @@
 """What a profile gives its agents besides sessions: slash commands (its skills
-and skill bundles), MCP servers, and the tools the model is offered. Names follow
-``types``: snake_case here, camelCase on the wire.
+and skill bundles), its skills (enabled or not), MCP servers, and the tools the
+model is offered. Names follow ``types``: snake_case here, camelCase on the wire.
 """
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
+from .model import Name
 from .names import SessionId, WorkerKey
 from .record import Record, doc_field
+
+MAX_SKILL_NAME = 64  # hermes cuts a skill's name to this
 
 McpServerState = Literal["connected", "connecting", "failed", "disabled", "configured"]
 
@@ -73,3 +76,30 @@ class ToolListResult(Record):
         "The toolsets the agent is built with (hermes tools for the CLI platform); null: all."
     )
     disabled_toolsets: list[str] = doc_field("agent.disabled_toolsets: left out even so.")
+
+
+class SkillInfo(Record):
+    name: str = doc_field("The skill's name, as hermes and skills.disabled name it.")
+    description: str = doc_field("What it does, from its SKILL.md.")
+    category: str | None = doc_field("The directory hermes files it under; null for none.")
+    enabled: bool = doc_field(
+        "Whether the profile's agents may use it (hermes' skills.disabled and"
+        " skills.platform_disabled.cli name it not)."
+    )
+
+
+class SkillListResult(Record):
+    skills: list[SkillInfo] = doc_field(
+        "Each skill hermes finds for the profile, enabled or not, by category then name."
+    )
+
+
+class SkillSetEnabledParams(Record):
+    name: Annotated[str, Name(MAX_SKILL_NAME)] = doc_field("The skill's name.")
+    enabled: bool = doc_field("Whether the profile's agents may use it.")
+    profile: str | None = doc_field("Hermes profile; default when absent.", None)
+    worker_key: WorkerKey | None = doc_field("Worker isolation key.", None)
+
+
+class SkillResult(Record):
+    skill: SkillInfo = doc_field("The skill as it is now.")

@@ -122,6 +122,11 @@ class ErrorType(Enum):
         "unknown_memory_entry",
         "No entry of the profile's memory store is that text (removed or changed meanwhile).",
     )
+    UNKNOWN_SKILL = (
+        -32033,
+        "unknown_skill",
+        "No skill of the profile has that name (removed meanwhile, or never installed).",
+    )
 
     def __init__(self, code: int, type_: str, summary: str) -> None:
         self.code = code

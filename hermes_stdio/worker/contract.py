@@ -33,6 +33,7 @@ from .images import Attachment
 from .memories import Memories
 from .notices import Notice
 from .runtime import Fingerprint
+from .skill_toggles import SkillToggles
 from .state import Session
 from .watches import Change, ProgressDeliver
 
@@ -223,6 +224,11 @@ class AgentAdapter(Protocol):
     def memories(self) -> Memories | None:
         """What the profile's agents remember, through hermes' memory store
         (``memories``); None when the agent keeps no memory."""
+        ...
+
+    def skill_toggles(self) -> SkillToggles | None:
+        """The profile's skills, enabled or not, through hermes' scan and its
+        config (``skill_toggles``); None when the agent has no skills."""
         ...
 
     def end_background(self, session_id: str) -> list[str]:

@@ -27,6 +27,7 @@ from .images import Attachment
 from .memories import Memories
 from .notices import Notice
 from .runtime import Fingerprint
+from .skill_toggles import SkillToggles
 from .state import Session
 from .watches import Change, ProgressDeliver
 
@@ -113,6 +114,9 @@ class PlainAdapterMethods:
 
     def memories(self) -> Memories | None:
         return None  # remembers nothing
+
+    def skill_toggles(self) -> SkillToggles | None:
+        return None  # has no skills
 
     def working_sessions(self, session_ids: list[str]) -> set[str]:
         return set()

@@ -53,6 +53,7 @@ from .outbox import Outbox
 from .queries import DEFERRED as _DEFERRED
 from .queries import QueryMethods
 from .runner import execute_run
+from .skill_methods import SkillMethods
 from .state import Run, RunTable, Session, new_id
 from .tasks import TaskMethods
 from .transcripts import TranscriptMethods
@@ -70,6 +71,7 @@ class WorkerService(
     ConfigMethods,
     CronMethods,
     MemoryMethods,
+    SkillMethods,
     TaskMethods,
     TranscriptMethods,
     RunLauncher,

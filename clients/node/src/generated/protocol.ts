@@ -2662,6 +2662,58 @@ export interface SessionUndoResult {
   message: string | null;
 }
 
+export interface SkillInfo {
+  /**
+   * The skill's name, as hermes and skills.disabled name it.
+   */
+  name: string;
+  /**
+   * What it does, from its SKILL.md.
+   */
+  description: string;
+  /**
+   * The directory hermes files it under; null for none.
+   */
+  category: string | null;
+  /**
+   * Whether the profile's agents may use it (hermes' skills.disabled and skills.platform_disabled.cli name it not).
+   */
+  enabled: boolean;
+}
+
+export interface SkillListResult {
+  /**
+   * Each skill hermes finds for the profile, enabled or not, by category then name.
+   */
+  skills: SkillInfo[];
+}
+
+export interface SkillResult {
+  /**
+   * The skill as it is now.
+   */
+  skill: SkillInfo;
+}
+
+export interface SkillSetEnabledParams {
+  /**
+   * The skill's name.
+   */
+  name: string;
+  /**
+   * Whether the profile's agents may use it.
+   */
+  enabled: boolean;
+  /**
+   * Hermes profile; default when absent.
+   */
+  profile?: string | null;
+  /**
+   * Worker isolation key.
+   */
+  workerKey?: string | null;
+}
+
 export interface SnippetPart {
   /**
    * A piece of the message, in order.
@@ -3553,6 +3605,10 @@ export interface HostRequests {
   'session/undo': { params: SessionUndoParams; result: SessionUndoResult };
   /** Stops every worker; then only exit is accepted. */
   'shutdown': { params: EmptyParams; result: ShutdownResult };
+  /** The profile's skills, each enabled for its agents or not. */
+  'skill/list': { params: WorkerTarget; result: SkillListResult };
+  /** Enable or disable a skill for the profile's agents (hermes' skills.disabled). */
+  'skill/setEnabled': { params: SkillSetEnabledParams; result: SkillResult };
   /** Tell every subagent a session's agent started in the background, still at work, to stop. */
   'subagent/interrupt': { params: SessionTarget; result: SubagentInterruptResult };
   /** The subagents a session's agent started in the background, running or recently finished. */
@@ -3696,6 +3752,8 @@ export const HOST_REQUEST_METHODS: readonly HostRequestMethod[] = [
   'session/switchModel',
   'session/undo',
   'shutdown',
+  'skill/list',
+  'skill/setEnabled',
   'subagent/interrupt',
   'subagent/list',
   'sudo/respond',
@@ -3793,5 +3851,6 @@ export const ERROR_CODES = {
   'config_conflict': -32030,
   'config_read_only': -32031,
   'unknown_memory_entry': -32032,
+  'unknown_skill': -32033,
 } as const;
 export type ErrorDataType = keyof typeof ERROR_CODES;
