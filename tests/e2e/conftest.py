@@ -186,6 +186,16 @@ def resolutions(host: HostClient, run_id: str, kind: str) -> list[dict[str, Any]
     return [n.params for n in host.run_notifications(run_id) if n.method == f"{kind}/resolved"]
 
 
+def managed_host(start_host: StartHost, where: Path, file: str, text: str) -> HostClient:
+    """An initialized host whose administrator's managed scope (``where``, made
+    here) holds ``file`` with ``text``."""
+    where.mkdir()
+    (where / file).write_text(text)
+    host = start_host(env={"HERMES_MANAGED_DIR": str(where)})
+    host.initialize()
+    return host
+
+
 def refused(host: HostClient, method: str, params: dict[str, Any]) -> RpcError:
     """The error ``method`` is answered with (the test fails if it succeeds)."""
     with pytest.raises(RpcError) as err:

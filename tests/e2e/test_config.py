@@ -17,7 +17,7 @@ from hermes_stdio.testing.host import HostClient
 from hermes_stdio.testing.llm_server import Reply, ScriptedLLM
 from hermes_stdio.wire import ErrorType
 
-from .conftest import StartHost, pushed_so_far, refused, tool_result
+from .conftest import StartHost, managed_host, pushed_so_far, refused, tool_result
 
 
 def version_of(path: Path) -> str:
@@ -100,11 +100,7 @@ def test_a_write_against_an_old_version_is_config_conflict_and_writes_nothing(
 def test_what_the_managed_scope_pins_or_a_locked_install_is_config_read_only(
     start_host: StartHost, home: Path, tmp_path: Path
 ) -> None:
-    managed = tmp_path / "managed"
-    managed.mkdir()
-    (managed / "config.yaml").write_text("agent:\n  max_turns: 5\n")
-    host = start_host(env={"HERMES_MANAGED_DIR": str(managed)})
-    host.initialize()
+    host = managed_host(start_host, tmp_path / "managed", "config.yaml", "agent:\n  max_turns: 5\n")
     assert host.request("config/read", {})["managed"] == {"agent": {"max_turns": 5}}
     before = (home / "config.yaml").read_bytes()
     for key_path in (["agent", "max_turns"], ["agent"], ["agent", "max_turns", "x"]):

@@ -17,7 +17,7 @@ from hermes_stdio.testing.host import HostClient
 from hermes_stdio.testing.llm_server import Reply, ScriptedLLM
 from hermes_stdio.wire import ErrorType
 
-from .conftest import WORK_SECRET, StartHost, pushed_so_far, refused, tool_result
+from .conftest import WORK_SECRET, StartHost, managed_host, pushed_so_far, refused, tool_result
 
 
 def variables(host: HostClient, profile: str) -> dict[str, dict[str, Any]]:
@@ -204,11 +204,9 @@ def test_a_name_or_value_hermes_refuses_is_invalid_params_and_nothing_is_saved(
 def test_what_the_managed_scope_sets_or_a_locked_install_is_config_read_only(
     start_host: StartHost, home: Path, tmp_path: Path
 ) -> None:
-    managed = tmp_path / "managed"
-    managed.mkdir()
-    (managed / ".env").write_text("OPENROUTER_API_KEY=sk-or-admin\n")
-    host = start_host(env={"HERMES_MANAGED_DIR": str(managed)})
-    host.initialize()
+    host = managed_host(
+        start_host, tmp_path / "managed", ".env", "OPENROUTER_API_KEY=sk-or-admin\n"
+    )
     pinned = variables(host, "work")["OPENROUTER_API_KEY"]
     assert (pinned["source"], pinned["value"]) == ("managed", None)
     for method, params in (

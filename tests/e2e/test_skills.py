@@ -14,7 +14,7 @@ from hermes_stdio.testing.host import HostClient
 from hermes_stdio.testing.llm_server import Reply, ScriptedLLM
 from hermes_stdio.wire import ErrorType
 
-from .conftest import StartHost, received, refused
+from .conftest import StartHost, managed_host, received, refused
 from .test_commands import add_skill
 
 
@@ -104,11 +104,8 @@ def test_a_name_no_skill_has_is_unknown_skill_and_nothing_is_written(
 def test_a_skills_list_the_managed_scope_pins_is_config_read_only(
     skilled: Path, start_host: StartHost, tmp_path: Path
 ) -> None:
-    managed = tmp_path / "managed"
-    managed.mkdir()
-    (managed / "config.yaml").write_text("skills:\n  disabled: [veg-word]\n")
-    host = start_host(env={"HERMES_MANAGED_DIR": str(managed)})
-    host.initialize()
+    pinned = "skills:\n  disabled: [veg-word]\n"
+    host = managed_host(start_host, tmp_path / "managed", "config.yaml", pinned)
     before = (skilled / "config.yaml").read_bytes()
     err = refused(host, "skill/setEnabled", {"name": "fruit-word", "enabled": False})
     assert err.kind is ErrorType.CONFIG_READ_ONLY
