@@ -289,6 +289,20 @@ HOST_METHODS: dict[str, Method] = _methods(
         "Enable or disable a skill for the profile's agents (hermes' skills.disabled).",
     ),
     Method(
+        "toolset/list",
+        t.WorkerTarget,
+        x.ToolsetListResult,
+        "profile",
+        "The profile's toolsets, each enabled for its agents or not.",
+    ),
+    Method(
+        "toolset/setEnabled",
+        x.ToolsetSetEnabledParams,
+        x.ToolsetResult,
+        "profile",
+        "Enable or disable a toolset for the profile's agents (hermes' platform_toolsets.cli).",
+    ),
+    Method(
         "tool/list",
         x.ToolListParams,
         x.ToolListResult,

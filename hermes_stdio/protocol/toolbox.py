@@ -11,7 +11,7 @@ from .model import Name
 from .names import SessionId, WorkerKey
 from .record import Record, doc_field
 
-MAX_SKILL_NAME = 64  # hermes cuts a skill's name to this
+MAX_SKILL_NAME = 64  # hermes cuts a skill's name to this; no toolset's is longer
 
 McpServerState = Literal["connected", "connecting", "failed", "disabled", "configured"]
 
@@ -103,3 +103,30 @@ class SkillSetEnabledParams(Record):
 
 class SkillResult(Record):
     skill: SkillInfo = doc_field("The skill as it is now.")
+
+
+class ToolsetInfo(Record):
+    name: str = doc_field("The toolset, as platform_toolsets and tool/list name it.")
+    label: str = doc_field("hermes' title for it, e.g. Web Search & Scraping.")
+    description: str = doc_field("hermes' summary of what it gives, e.g. web_search, web_extract.")
+    enabled: bool = doc_field("Whether the profile's agents get it (hermes' cli platform).")
+    tools: list[str] = doc_field(
+        "The tools hermes' definition of it names, by name (tool/list: those offered)."
+    )
+
+
+class ToolsetListResult(Record):
+    toolsets: list[ToolsetInfo] = doc_field(
+        "Each toolset hermes lets the profile configure, in hermes' order."
+    )
+
+
+class ToolsetSetEnabledParams(Record):
+    name: Annotated[str, Name(MAX_SKILL_NAME)] = doc_field("The toolset's name.")
+    enabled: bool = doc_field("Whether the profile's agents get it.")
+    profile: str | None = doc_field("Hermes profile; default when absent.", None)
+    worker_key: WorkerKey | None = doc_field("Worker isolation key.", None)
+
+
+class ToolsetResult(Record):
+    toolset: ToolsetInfo = doc_field("The toolset as it is now.")

@@ -127,6 +127,11 @@ class ErrorType(Enum):
         "unknown_skill",
         "No skill of the profile has that name (removed meanwhile, or never installed).",
     )
+    UNKNOWN_TOOLSET = (
+        -32034,
+        "unknown_toolset",
+        "No toolset hermes lets the profile configure has that name.",
+    )
 
     def __init__(self, code: int, type_: str, summary: str) -> None:
         self.code = code

@@ -106,6 +106,7 @@ from .options import (
 )
 from .profile import HermesProfile
 from .profile_settings import HermesSettings
+from .profile_toggles import HermesToggles
 from .runtime import Fingerprint, loaded_files
 from .scope import TurnModules, session_scope
 from .secrets import SERVING, SecretBridge
@@ -116,7 +117,9 @@ from .sudo import SudoBridge
 from .titles import auto_title
 
 
-class HermesAdapter(HermesProfile, HermesSessions, HermesAnswers, HermesModels, HermesSettings):
+class HermesAdapter(
+    HermesProfile, HermesSessions, HermesAnswers, HermesModels, HermesSettings, HermesToggles
+):
     def __init__(self, home: Path) -> None:
         self.home = home
         # Dangerous commands wait for an approval; with no notify callback registered

@@ -35,6 +35,7 @@ from .notices import Notice
 from .runtime import Fingerprint
 from .skill_toggles import SkillToggles
 from .state import Session
+from .toolset_toggles import ToolsetToggles
 from .watches import Change, ProgressDeliver
 
 UserContent = str | list[dict[str, Any]]  # a text, or OpenAI-style content parts
@@ -229,6 +230,11 @@ class AgentAdapter(Protocol):
     def skill_toggles(self) -> SkillToggles | None:
         """The profile's skills, enabled or not, through hermes' scan and its
         config (``skill_toggles``); None when the agent has no skills."""
+        ...
+
+    def toolset_toggles(self) -> ToolsetToggles | None:
+        """The profile's toolsets, enabled or not, through hermes' rules and its
+        config (``toolset_toggles``); None when the agent has no toolsets."""
         ...
 
     def end_background(self, session_id: str) -> list[str]:

@@ -29,6 +29,7 @@ from .notices import Notice
 from .runtime import Fingerprint
 from .skill_toggles import SkillToggles
 from .state import Session
+from .toolset_toggles import ToolsetToggles
 from .watches import Change, ProgressDeliver
 
 
@@ -117,6 +118,9 @@ class PlainAdapterMethods:
 
     def skill_toggles(self) -> SkillToggles | None:
         return None  # has no skills
+
+    def toolset_toggles(self) -> ToolsetToggles | None:
+        return None  # has no toolsets
 
     def working_sessions(self, session_ids: list[str]) -> set[str]:
         return set()

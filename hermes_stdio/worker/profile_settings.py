@@ -1,16 +1,15 @@
-"""A profile's settings and memory: the ``config_file``, ``env_vars``,
-``skill_toggles`` and ``memories`` half of ``adapter.HermesAdapter``, through
-hermes' own rules.
+"""A profile's settings and memory: the ``config_file``, ``env_vars`` and
+``memories`` part of ``adapter.HermesAdapter``, through hermes' own rules.
 
 Contract: ``HermesSettings`` is a mixin of ``HermesAdapter`` (which provides
 ``_modules``, importing hermes-agent) and implements ``contract.AgentAdapter``'s
-``config_file``, ``env_vars``, ``skill_toggles`` and ``memories`` by passing
-hermes' functions to those modules: its config path, defaults, managed scope,
-install lock, key checks and config caches (the skill scan's too); its ``.env``
-loader and its credential lifecycle (``save_provider_env_credential``,
+``config_file``, ``env_vars`` and ``memories`` by passing hermes' functions to
+those modules: its config path, defaults, managed scope, install lock, key
+checks and config caches (the skill scan's too); its ``.env`` loader and its
+credential lifecycle (``save_provider_env_credential``,
 ``remove_provider_env_credential``), which replace a config.yaml copy of a
-rotated key and hermes' credential pool entries too; its skill scan; its
-``MemoryStore`` with the profile's limits, and its injection scan.
+rotated key and hermes' credential pool entries too; its ``MemoryStore`` with
+the profile's limits, and its injection scan.
 ``watch_env()`` (once, right after hermes' import loaded ``.env``) and
 ``refresh_env()`` (before each agent build, ``env/*`` request and command) apply
 the profile's ``.env`` again when it changed (``env_refresh``), through hermes'
@@ -25,7 +24,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..transport.log import log
-from . import config_file, env_refresh, env_vars, memories, shell_env, skill_toggles
+from . import config_file, env_refresh, env_vars, memories, shell_env
 
 
 def _refuses(check: Callable[[str], None]) -> Callable[[str], bool]:
@@ -151,19 +150,6 @@ class HermesSettings:
                 entries=entries,
                 save=save,
                 remove=remove,
-            )
-        )
-
-    def skill_toggles(self) -> skill_toggles.SkillToggles:
-        self._modules()
-        from agent import skill_utils
-        from tools import skills_tool
-
-        return skill_toggles.SkillToggles(
-            skill_toggles.HermesSkills(
-                found=lambda: skills_tool._find_all_skills(skip_disabled=True),
-                normalize=skill_utils._normalize_string_set,
-                config=self.config_file,
             )
         )
 

@@ -53,9 +53,9 @@ from .outbox import Outbox
 from .queries import DEFERRED as _DEFERRED
 from .queries import QueryMethods
 from .runner import execute_run
-from .skill_methods import SkillMethods
 from .state import Run, RunTable, Session, new_id
 from .tasks import TaskMethods
+from .toggle_methods import ToggleMethods
 from .transcripts import TranscriptMethods
 
 _METHODS = {**HOST_METHODS, **WORKER_METHODS}
@@ -71,7 +71,7 @@ class WorkerService(
     ConfigMethods,
     CronMethods,
     MemoryMethods,
-    SkillMethods,
+    ToggleMethods,
     TaskMethods,
     TranscriptMethods,
     RunLauncher,

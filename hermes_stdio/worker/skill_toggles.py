@@ -10,7 +10,8 @@ turn it back on.
 Contract: ``SkillToggles(hermes)``, with hermes' parts in ``HermesSkills``.
 - ``listed()`` gives each skill hermes finds for the profile (enabled or not),
   sorted by category then name, as ``SkillInfo``; ``enabled`` is false when
-  either list names it.
+  either list names it, in the file or in the administrator's managed scope
+  (``effective``).
 - ``set_enabled(name, enabled)`` changes the config through ``config_file``
   (comments kept, its rules and lock): disabling adds the name to
   ``skills.disabled``; enabling removes it from that list and from
@@ -18,22 +19,22 @@ Contract: ``SkillToggles(hermes)``, with hermes' parts in ``HermesSkills``.
   written. It gives the skill as it is then. ``UnknownSkill`` for a name no
   skill has; ``config_file``'s ``Unusable`` when ``skills`` (or one of its lists)
   is there but is not what hermes reads as one, and its ``ReadOnly`` when the
-  install or the managed scope forbids the change. A write that races another
-  writer reads the file again and retries (``ATTEMPTS``), then gives up with
-  ``config_file.Conflict``.
+  install or the managed scope forbids the change; ``Conflict`` when other
+  writers kept changing the file (``config_changes.change``).
 """
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
 from ..protocol.toolbox import SkillInfo
-from .config_file import ConfigFile, Conflict, Edit, Unusable
+from .config_changes import change
+from .config_file import ConfigFile, Edit, Unusable
 
 PLATFORM = "cli"  # what a worker's agents run as (scope.py)
-ATTEMPTS = 3
 
 
 class UnknownSkill(Exception):
@@ -45,6 +46,8 @@ class HermesSkills:
     found: Callable[[], list[dict[str, Any]]]  # skills_tool._find_all_skills(skip_disabled=True)
     normalize: Callable[[Any], Iterable[str]]  # skill_utils._normalize_string_set
     config: Callable[[], ConfigFile]
+    # The settings hermes acts on: the administrator's managed scope over the file's.
+    effective: Callable[[dict[str, Any]], dict[str, Any]] = lambda settings: settings
 
 
 class SkillToggles:
@@ -60,20 +63,8 @@ class SkillToggles:
         skill = next((s for s in self.hermes.found() if s.get("name") == name), None)
         if skill is None:
             raise UnknownSkill(name)
-        config = self.hermes.config()
-        for attempt in range(ATTEMPTS):
-            snapshot = config.read()
-            edits = self._edits(snapshot.config, name, enabled)
-            if not edits:
-                return _info(skill, self._disabled(snapshot.config))
-            try:
-                written, _ = config.write(edits, snapshot.version)
-            except Conflict:
-                if attempt == ATTEMPTS - 1:
-                    raise
-                continue
-            return _info(skill, self._disabled(written.config))
-        raise AssertionError("unreachable")
+        now = change(self.hermes.config(), lambda c: self._edits(c, name, enabled))
+        return _info(skill, self._disabled(now))
 
     def _lists(self, config: dict[str, Any]) -> tuple[list[str] | None, list[str] | None]:
         """``skills.disabled`` and ``skills.platform_disabled.cli`` as lists (None:
@@ -93,7 +84,7 @@ class SkillToggles:
         return None if value is None else sorted(self.hermes.normalize(value))
 
     def _disabled(self, config: dict[str, Any]) -> set[str]:
-        everywhere, here = self._lists(config)
+        everywhere, here = self._lists(self.hermes.effective(copy.deepcopy(config)))
         return set(everywhere or ()) | set(here or ())
 
     def _edits(self, config: dict[str, Any], name: str, enabled: bool) -> list[Edit]:

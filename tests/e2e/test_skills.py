@@ -6,6 +6,7 @@ and its place in the next agent's system prompt go and come back."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -107,6 +108,7 @@ def test_a_skills_list_the_managed_scope_pins_is_config_read_only(
     pinned = "skills:\n  disabled: [veg-word]\n"
     host = managed_host(start_host, tmp_path / "managed", "config.yaml", pinned)
     before = (skilled / "config.yaml").read_bytes()
+    assert listed(host) == {"fruit-word": True, "veg-word": False}  # as hermes' agents see
     err = refused(host, "skill/setEnabled", {"name": "fruit-word", "enabled": False})
     assert err.kind is ErrorType.CONFIG_READ_ONLY
     assert err.data["keyPath"] == ["skills", "disabled"]
@@ -127,3 +129,83 @@ def test_a_skills_setting_hermes_cannot_read_as_lists_is_profile_unreadable_and_
         assert err.kind is ErrorType.PROFILE_UNREADABLE
         assert err.data["file"] == "config.yaml"
     assert config.read_bytes() == before
+
+
+def toolsets(host: HostClient, **params: str) -> dict[str, dict[str, Any]]:
+    return {t["name"]: t for t in host.request("toolset/list", params)["toolsets"]}
+
+
+def offered(llm: ScriptedLLM) -> set[str]:
+    return {t["function"]["name"] for t in llm.requests[-1].get("tools") or []}
+
+
+def test_a_disabled_toolset_leaves_the_next_agents_tools_and_comes_back(
+    host: HostClient, llm: ScriptedLLM, home: Path
+) -> None:
+    config = home / "config.yaml"
+    config.write_text("# my settings\n" + config.read_text())
+    listed = toolsets(host)
+    terminal = listed["terminal"]
+    assert terminal == {
+        "name": "terminal",
+        "label": "Terminal & Processes",
+        "description": "terminal, process",
+        "enabled": True,
+        "tools": ["close_terminal", "process", "read_terminal", "terminal"],
+    }
+    assert "discord" not in listed  # not configurable for hermes' cli platform
+    prompt_of_next_agent(host, llm)
+    assert {"terminal", "process"} <= offered(llm)
+
+    off = host.request("toolset/setEnabled", {"name": "terminal", "enabled": False})
+    assert off == {"toolset": {**terminal, "enabled": False}}
+    assert toolsets(host)["terminal"]["enabled"] is False
+    text = config.read_text()
+    assert text.startswith("# my settings\n")
+    assert "terminal" not in yaml.safe_load(text)["platform_toolsets"]["cli"]
+    prompt_of_next_agent(host, llm)
+    assert not {"terminal", "process"} & offered(llm)
+    assert "file" in host.request("tool/list", {})["enabledToolsets"]  # the others stay
+
+    assert host.request("toolset/setEnabled", {"name": "terminal", "enabled": True})["toolset"][
+        "enabled"
+    ]
+    prompt_of_next_agent(host, llm)
+    assert {"terminal", "process"} <= offered(llm)
+
+
+def test_enabling_a_toolset_the_profile_disables_everywhere_takes_it_off_that_list(
+    host: HostClient, home: Path
+) -> None:
+    config = home / "profiles" / "work" / "config.yaml"
+    settings = yaml.safe_load(config.read_text())
+    settings["agent"]["disabled_toolsets"] = ["terminal", "web"]
+    config.write_text(yaml.safe_dump(settings))
+    assert toolsets(host, profile="work")["terminal"]["enabled"] is False
+    host.request("toolset/setEnabled", {"profile": "work", "name": "terminal", "enabled": True})
+    assert toolsets(host, profile="work")["terminal"]["enabled"] is True
+    assert yaml.safe_load(config.read_text())["agent"]["disabled_toolsets"] == ["web"]
+
+
+def test_a_name_no_toolset_has_is_unknown_toolset_and_nothing_is_written(
+    host: HostClient, home: Path
+) -> None:
+    before = (home / "config.yaml").read_bytes()
+    for name in ("terminals", "discord"):  # discord's is not the cli's to configure
+        err = refused(host, "toolset/setEnabled", {"name": name, "enabled": False})
+        assert err.kind is ErrorType.UNKNOWN_TOOLSET
+        assert err.data["name"] == name
+    assert (home / "config.yaml").read_bytes() == before
+
+
+def test_a_toolsets_list_the_managed_scope_pins_is_config_read_only(
+    start_host: StartHost, home: Path, tmp_path: Path
+) -> None:
+    pinned = "platform_toolsets:\n  cli: [file, terminal]\n"
+    host = managed_host(start_host, tmp_path / "managed", "config.yaml", pinned)
+    before = (home / "config.yaml").read_bytes()
+    assert [n for n, t in toolsets(host).items() if t["enabled"]] == ["terminal", "file"]
+    err = refused(host, "toolset/setEnabled", {"name": "web", "enabled": True})
+    assert err.kind is ErrorType.CONFIG_READ_ONLY
+    assert err.data["keyPath"] == ["platform_toolsets"]  # above the pinned list
+    assert (home / "config.yaml").read_bytes() == before

@@ -10,13 +10,8 @@ from typing import Any
 import pytest
 import yaml
 
-from hermes_stdio.worker.config_file import ConfigFile, Conflict, ReadOnly, Rules, Unusable
-from hermes_stdio.worker.skill_toggles import (
-    ATTEMPTS,
-    HermesSkills,
-    SkillToggles,
-    UnknownSkill,
-)
+from hermes_stdio.worker.config_file import ConfigFile, ReadOnly, Rules, Unusable
+from hermes_stdio.worker.skill_toggles import HermesSkills, SkillToggles, UnknownSkill
 
 FOUND = [
     {"name": "pdf-tools", "description": "Read PDFs", "category": "docs"},
@@ -138,34 +133,15 @@ def test_a_managed_skills_list_is_read_only(tmp_path: Path) -> None:
     assert path.read_text() == "model: m\n"
 
 
-def test_a_write_racing_other_writers_reads_again_then_gives_up(tmp_path: Path) -> None:
+def test_a_skill_the_managed_scope_disables_is_listed_disabled(tmp_path: Path) -> None:
     path = tmp_path / "config.yaml"
     path.write_text("skills:\n  disabled: [kiwi]\n")
-    others = iter(range(100))
+    config = ConfigFile(path)
 
-    class Busy(ConfigFile):
-        def write(self, edits: Any, expected: str | None) -> Any:
-            with path.open("a") as f:  # another writer got there first
-                f.write(f"# edit {next(others)}\n")
-            return super().write(edits, expected)
+    def managed(settings: dict[str, Any]) -> dict[str, Any]:  # pins the list, as hermes merges
+        settings.setdefault("skills", {})["disabled"] = ["arxiv"]
+        return settings
 
-    config = Busy(path)
-    t = SkillToggles(HermesSkills(lambda: FOUND, normalize, lambda: config))
-    with pytest.raises(Conflict):
-        t.set_enabled("arxiv", False)
-    assert path.read_text().count("# edit") == ATTEMPTS
-    assert yaml.safe_load(path.read_text()) == {"skills": {"disabled": ["kiwi"]}}
-
-    class Once(ConfigFile):
-        raced = False
-
-        def write(self, edits: Any, expected: str | None) -> Any:
-            if not self.raced:
-                self.raced = True
-                path.write_text("skills:\n  disabled: [kiwi, pdf-tools]\n")
-            return super().write(edits, expected)
-
-    once = Once(path)
-    t = SkillToggles(HermesSkills(lambda: FOUND, normalize, lambda: once))
-    assert not t.set_enabled("arxiv", False).enabled
-    assert yaml.safe_load(path.read_text())["skills"]["disabled"] == ["kiwi", "pdf-tools", "arxiv"]
+    t = SkillToggles(HermesSkills(lambda: FOUND, normalize, lambda: config, managed))
+    assert enabled(t) == {"pdf-tools": True, "arxiv": False, "kiwi": True}
+    assert path.read_text() == "skills:\n  disabled: [kiwi]\n"  # the file's own is untouched

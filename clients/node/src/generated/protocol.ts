@@ -3318,6 +3318,62 @@ export interface ToolStartedEvent {
   };
 }
 
+export interface ToolsetInfo {
+  /**
+   * The toolset, as platform_toolsets and tool/list name it.
+   */
+  name: string;
+  /**
+   * hermes' title for it, e.g. Web Search & Scraping.
+   */
+  label: string;
+  /**
+   * hermes' summary of what it gives, e.g. web_search, web_extract.
+   */
+  description: string;
+  /**
+   * Whether the profile's agents get it (hermes' cli platform).
+   */
+  enabled: boolean;
+  /**
+   * The tools hermes' definition of it names, by name (tool/list: those offered).
+   */
+  tools: string[];
+}
+
+export interface ToolsetListResult {
+  /**
+   * Each toolset hermes lets the profile configure, in hermes' order.
+   */
+  toolsets: ToolsetInfo[];
+}
+
+export interface ToolsetResult {
+  /**
+   * The toolset as it is now.
+   */
+  toolset: ToolsetInfo;
+}
+
+export interface ToolsetSetEnabledParams {
+  /**
+   * The toolset's name.
+   */
+  name: string;
+  /**
+   * Whether the profile's agents get it.
+   */
+  enabled: boolean;
+  /**
+   * Hermes profile; default when absent.
+   */
+  profile?: string | null;
+  /**
+   * Worker isolation key.
+   */
+  workerKey?: string | null;
+}
+
 /**
  * A text block closed (tools are about to run).
  */
@@ -3619,6 +3675,10 @@ export interface HostRequests {
   'supervisor/status': { params: EmptyParams; result: SupervisorStatusResult };
   /** The tools the model is offered: a session's agent's, or a new agent's of the profile. */
   'tool/list': { params: ToolListParams; result: ToolListResult };
+  /** The profile's toolsets, each enabled for its agents or not. */
+  'toolset/list': { params: WorkerTarget; result: ToolsetListResult };
+  /** Enable or disable a toolset for the profile's agents (hermes' platform_toolsets.cli). */
+  'toolset/setEnabled': { params: ToolsetSetEnabledParams; result: ToolsetResult };
   /** Stop a profile's worker (gracefully), clear its crash back-off and start it again. */
   'worker/restart': { params: WorkerTarget; result: WorkerRestartResult };
 }
@@ -3759,6 +3819,8 @@ export const HOST_REQUEST_METHODS: readonly HostRequestMethod[] = [
   'sudo/respond',
   'supervisor/status',
   'tool/list',
+  'toolset/list',
+  'toolset/setEnabled',
   'worker/restart',
 ];
 export const HOST_NOTIFICATION_METHODS: readonly HostNotificationMethod[] = [
@@ -3852,5 +3914,6 @@ export const ERROR_CODES = {
   'config_read_only': -32031,
   'unknown_memory_entry': -32032,
   'unknown_skill': -32033,
+  'unknown_toolset': -32034,
 } as const;
 export type ErrorDataType = keyof typeof ERROR_CODES;

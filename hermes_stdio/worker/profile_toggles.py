@@ -1,0 +1,82 @@
+"""A profile's skills and toolsets, each on or off for its agents: the
+``skill_toggles`` and ``toolset_toggles`` part of ``adapter.HermesAdapter``.
+
+Contract: ``HermesToggles`` is a mixin of ``HermesAdapter`` (which provides
+``_modules``, importing hermes-agent, and ``config_file``) and implements
+``contract.AgentAdapter``'s ``skill_toggles`` and ``toolset_toggles`` by passing
+hermes' functions to those modules: its skill scan and its reading of the
+disabled lists; the toolsets its ``hermes tools`` lets a ``cli`` user configure
+(labelled as its dashboard labels them), their tools, its resolution of the
+enabled set and its rule for saving one (``_save_platform_tools``), run on a
+copy with its own write held back, so that only ``config_file`` writes; and its
+overlay of the administrator's managed scope, which hermes' agents see.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from . import config_file, skill_toggles, toolset_toggles
+
+PLATFORM = skill_toggles.PLATFORM
+# hermes' save rule ends by writing the file; its write is swapped out meanwhile.
+_HELD = threading.Lock()
+
+
+class HermesToggles:
+    _modules: Callable[[], Any]
+    config_file: Callable[[], config_file.ConfigFile]
+
+    def skill_toggles(self) -> skill_toggles.SkillToggles:
+        self._modules()
+        from agent import skill_utils
+        from hermes_cli import managed_scope
+        from tools import skills_tool
+
+        return skill_toggles.SkillToggles(
+            skill_toggles.HermesSkills(
+                found=lambda: skills_tool._find_all_skills(skip_disabled=True),
+                normalize=skill_utils._normalize_string_set,
+                config=self.config_file,
+                effective=managed_scope.apply_managed_overlay,
+            )
+        )
+
+    def toolset_toggles(self) -> toolset_toggles.ToolsetToggles:
+        self._modules()
+        import toolsets
+        from hermes_cli import managed_scope
+        from hermes_cli import tools_config as tc
+
+        def rows() -> list[tuple[str, str, str]]:
+            return [
+                (name, tc.gui_toolset_label(label), description)
+                for name, label, description in tc._get_effective_configurable_toolsets()
+                if tc._toolset_allowed_for_platform(name, PLATFORM)
+            ]
+
+        def enabled(settings: dict[str, Any]) -> set[str]:
+            return set(
+                tc._get_platform_tools(settings, PLATFORM, include_default_mcp_servers=False)
+            )
+
+        def apply(settings: dict[str, Any], chosen: set[str]) -> None:
+            with _HELD:
+                write, tc.save_config = tc.save_config, lambda *_a, **_k: None
+                try:
+                    tc._save_platform_tools(settings, PLATFORM, chosen)
+                finally:
+                    tc.save_config = write
+
+        return toolset_toggles.ToolsetToggles(
+            toolset_toggles.HermesToolsets(
+                rows=rows,
+                tools=lambda name: sorted(set(toolsets.resolve_toolset(name))),
+                enabled=enabled,
+                apply=apply,
+                config=self.config_file,
+                effective=managed_scope.apply_managed_overlay,
+            )
+        )

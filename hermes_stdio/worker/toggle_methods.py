@@ -1,0 +1,83 @@
+"""``skill/list``, ``skill/setEnabled``, ``toolset/list`` and
+``toolset/setEnabled``: the profile's skills and toolsets, each enabled for its
+agents or not, through ``skill_toggles`` and ``toolset_toggles``.
+
+Contract (a mixin of ``WorkerService``, which provides ``adapter``, ``profile``
+and ``answer_off_reader``): each request is answered off the reader (a change
+waits for other writers' lock on config.yaml). A name no skill (toolset) of the
+profile has is ``unknown_skill`` (``unknown_toolset``), ``data.name``; a change
+hermes' install or its managed scope forbids is ``config_read_only``
+(``data.keyPath``); a config.yaml hermes could not use, or whose ``skills``
+setting is not what hermes reads, is ``profile_unreadable`` (``data.file``); a
+file other writers kept changing is ``config_conflict``; an agent without
+skills or toolsets (the synthetic one) is ``agent_unavailable``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TypeVar
+
+from ..protocol import toolbox as x
+from ..protocol import types as t
+from ..protocol.record import Record
+from ..wire import ErrorType, Request, RpcError
+from .config_file import Conflict, ReadOnly
+from .contract import AgentAdapter
+from .parts import answer_through, unreadable
+from .skill_toggles import SkillToggles, UnknownSkill
+from .toolset_toggles import ToolsetToggles, UnknownToolset
+
+P = TypeVar("P")
+
+
+class ToggleMethods:
+    adapter: AgentAdapter
+    answer_off_reader: Callable[..., object]
+    profile: str
+
+    def _toggle(
+        self, req: Request, name: str, part: Callable[[], P | None], act: Callable[[P], Record]
+    ) -> object:
+        def refusal(exc: Exception) -> RpcError | None:
+            if isinstance(exc, UnknownSkill):
+                return RpcError(
+                    ErrorType.UNKNOWN_SKILL, f"no skill of the profile is {exc}", name=str(exc)
+                )
+            if isinstance(exc, UnknownToolset):
+                return RpcError(
+                    ErrorType.UNKNOWN_TOOLSET, f"no toolset of the profile is {exc}", name=str(exc)
+                )
+            if isinstance(exc, ReadOnly):
+                return RpcError(ErrorType.CONFIG_READ_ONLY, str(exc), keyPath=exc.key_path)
+            if isinstance(exc, Conflict):
+                return RpcError(
+                    ErrorType.CONFIG_CONFLICT,
+                    "config.yaml kept changing: try again",
+                    version=exc.current,
+                )
+            return unreadable(self.profile, exc)
+
+        return answer_through(self.answer_off_reader, req, name, part, act, refusal)
+
+    def _h_skill_list(self, req: Request, p: t.WorkerTarget) -> object:
+        return self._toggle(
+            req, "skills", self.adapter.skill_toggles, lambda s: x.SkillListResult(s.listed())
+        )
+
+    def _h_skill_setEnabled(self, req: Request, p: x.SkillSetEnabledParams) -> object:
+        def toggle(skills: SkillToggles) -> Record:
+            return x.SkillResult(skills.set_enabled(p.name, p.enabled))
+
+        return self._toggle(req, "skills", self.adapter.skill_toggles, toggle)
+
+    def _h_toolset_list(self, req: Request, p: t.WorkerTarget) -> object:
+        return self._toggle(
+            req, "toolsets", self.adapter.toolset_toggles, lambda s: x.ToolsetListResult(s.listed())
+        )
+
+    def _h_toolset_setEnabled(self, req: Request, p: x.ToolsetSetEnabledParams) -> object:
+        def toggle(toolsets: ToolsetToggles) -> Record:
+            return x.ToolsetResult(toolsets.set_enabled(p.name, p.enabled))
+
+        return self._toggle(req, "toolsets", self.adapter.toolset_toggles, toggle)
