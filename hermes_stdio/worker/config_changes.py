@@ -4,9 +4,11 @@ requests that change one setting of hermes' for a host (``skill/setEnabled``,
 ``toolset/setEnabled``).
 
 Contract:
-- ``change(config, edits_for)`` reads the file, asks ``edits_for(settings)`` (a
-  copy of the file's mapping) for the edits to make, and writes them unless
-  there are none, giving the file's mapping as it is then. A write that races
+- ``change(config, edits_for, check)`` reads the file, asks
+  ``edits_for(settings)`` (a copy of the file's mapping) for the edits to make,
+  lets ``check(after)`` see the mapping they would make (``applied``) and raise
+  to refuse it, and writes them unless there are none, giving the file's
+  mapping as it is then. A write that races
   another writer (the file's version changed between the read and the write)
   reads again and retries, ``ATTEMPTS`` times in all, then raises
   ``config_file.Conflict``; whatever else ``read``, ``write`` or ``edits_for``
@@ -29,11 +31,14 @@ ATTEMPTS = 3
 
 
 def change(
-    config: ConfigFile, edits_for: Callable[[dict[str, Any]], Sequence[Edit]]
+    config: ConfigFile,
+    edits_for: Callable[[dict[str, Any]], Sequence[Edit]],
+    check: Callable[[dict[str, Any]], None] = lambda _after: None,
 ) -> dict[str, Any]:
     for attempt in range(ATTEMPTS):
         snapshot = config.read()
         edits = edits_for(copy.deepcopy(snapshot.config))
+        check(applied(snapshot.config, edits))
         if not edits:
             return snapshot.config
         try:
@@ -61,3 +66,18 @@ def edits_between(
         else:
             edits.append((path, new))
     return edits
+
+
+def applied(settings: dict[str, Any], edits: Sequence[Edit]) -> dict[str, Any]:
+    """A copy of ``settings`` with ``edits`` made (None removes a key)."""
+    after = copy.deepcopy(settings)
+    for path, value in edits:
+        *above, last = path
+        node = after
+        for key in above:
+            node = node.setdefault(key, {})
+        if value is None:
+            node.pop(last, None)
+        else:
+            node[last] = copy.deepcopy(value)
+    return after

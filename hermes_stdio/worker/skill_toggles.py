@@ -19,7 +19,8 @@ Contract: ``SkillToggles(hermes)``, with hermes' parts in ``HermesSkills``.
   written. It gives the skill as it is then. ``UnknownSkill`` for a name no
   skill has; ``config_file``'s ``Unusable`` when ``skills`` (or one of its lists)
   is there but is not what hermes reads as one, and its ``ReadOnly`` when the
-  install or the managed scope forbids the change; ``Conflict`` when other
+  install or the managed scope forbids the change, or the managed scope would
+  still decide otherwise; ``Conflict`` when other
   writers kept changing the file (``config_changes.change``).
 """
 
@@ -32,7 +33,7 @@ from typing import Any
 
 from ..protocol.toolbox import SkillInfo
 from .config_changes import change
-from .config_file import ConfigFile, Edit, Unusable
+from .config_file import ConfigFile, Edit, ReadOnly, Unusable
 
 PLATFORM = "cli"  # what a worker's agents run as (scope.py)
 
@@ -63,7 +64,16 @@ class SkillToggles:
         skill = next((s for s in self.hermes.found() if s.get("name") == name), None)
         if skill is None:
             raise UnknownSkill(name)
-        now = change(self.hermes.config(), lambda c: self._edits(c, name, enabled))
+
+        def check(after: dict[str, Any]) -> None:
+            if (name in self._disabled(after)) == enabled:
+                state = "disabled" if enabled else "enabled"
+                raise ReadOnly(
+                    f"the administrator's managed scope keeps {name} {state}",
+                    ["skills", "disabled"],
+                )
+
+        now = change(self.hermes.config(), lambda c: self._edits(c, name, enabled), check)
         return _info(skill, self._disabled(now))
 
     def _lists(self, config: dict[str, Any]) -> tuple[list[str] | None, list[str] | None]:

@@ -17,7 +17,8 @@ Contract: ``ToolsetToggles(hermes)``, with hermes' parts in ``HermesToolsets``.
   set with ``name`` added or taken out (``apply``, which changes the mapping
   it is given) and writes what it changed (``config_changes``); nothing when
   it changed nothing. It gives the toolset as it is then. ``UnknownToolset``
-  for a name not listed; what ``config_changes.change`` raises otherwise.
+  for a name not listed; ``config_file.ReadOnly`` when the managed scope would
+  still decide otherwise; what ``config_changes.change`` raises otherwise.
 """
 
 from __future__ import annotations
@@ -29,7 +30,9 @@ from typing import Any
 
 from ..protocol.toolbox import ToolsetInfo
 from .config_changes import change, edits_between
-from .config_file import ConfigFile, Edit
+from .config_file import ConfigFile, Edit, ReadOnly
+
+PLATFORM = "cli"  # what a worker's agents run as (scope.py)
 
 
 class UnknownToolset(Exception):
@@ -71,7 +74,15 @@ class ToolsetToggles:
             self.hermes.apply(after, chosen | {name} if enabled else chosen - {name})
             return edits_between(settings, after)
 
-        now = change(self.hermes.config(), edits)
+        def check(after: dict[str, Any]) -> None:
+            if (name in self._enabled(after)) != enabled:
+                state = "enabled" if not enabled else "disabled"
+                raise ReadOnly(
+                    f"the administrator's managed scope keeps {name} {state}",
+                    ["platform_toolsets", PLATFORM],
+                )
+
+        now = change(self.hermes.config(), edits, check)
         return self._info(row, self._enabled(now))
 
     def _info(self, row: tuple[str, str, str], enabled: set[str]) -> ToolsetInfo:

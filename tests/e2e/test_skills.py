@@ -109,6 +109,8 @@ def test_a_skills_list_the_managed_scope_pins_is_config_read_only(
     host = managed_host(start_host, tmp_path / "managed", "config.yaml", pinned)
     before = (skilled / "config.yaml").read_bytes()
     assert listed(host) == {"fruit-word": True, "veg-word": False}  # as hermes' agents see
+    err = refused(host, "skill/setEnabled", {"name": "veg-word", "enabled": True})
+    assert err.kind is ErrorType.CONFIG_READ_ONLY  # the file's lists never disabled it
     err = refused(host, "skill/setEnabled", {"name": "fruit-word", "enabled": False})
     assert err.kind is ErrorType.CONFIG_READ_ONLY
     assert err.data["keyPath"] == ["skills", "disabled"]
@@ -207,5 +209,5 @@ def test_a_toolsets_list_the_managed_scope_pins_is_config_read_only(
     assert [n for n, t in toolsets(host).items() if t["enabled"]] == ["terminal", "file"]
     err = refused(host, "toolset/setEnabled", {"name": "web", "enabled": True})
     assert err.kind is ErrorType.CONFIG_READ_ONLY
-    assert err.data["keyPath"] == ["platform_toolsets"]  # above the pinned list
+    assert err.data["keyPath"] == ["platform_toolsets", "cli"]  # the pinned list decides
     assert (home / "config.yaml").read_bytes() == before

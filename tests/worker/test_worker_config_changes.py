@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 import yaml
 
-from hermes_stdio.worker.config_changes import ATTEMPTS, change, edits_between
+from hermes_stdio.worker.config_changes import ATTEMPTS, applied, change, edits_between
 from hermes_stdio.worker.config_file import ConfigFile, Conflict
 
 
@@ -65,3 +65,23 @@ def test_a_change_racing_other_writers_reads_again_then_gives_up(tmp_path: Path)
 
     assert change(Once(path), increment) == {"n": 6}  # worked out again from 5
     assert yaml.safe_load(path.read_text()) == {"n": 6}
+
+
+def test_edits_applied_to_a_copy_give_the_mapping_and_leave_the_original() -> None:
+    before = {"a": {"b": 1}, "c": 2}
+    edits = edits_between(before, {"a": {"b": 1, "d": [3]}, "e": {"f": 4}})
+    assert applied(before, edits) == {"a": {"b": 1, "d": [3]}, "e": {"f": 4}}
+    assert before == {"a": {"b": 1}, "c": 2}
+
+
+def test_a_check_that_refuses_the_result_stops_the_write(tmp_path: Path) -> None:
+    path = tmp_path / "config.yaml"
+    path.write_text("n: 1\n")
+
+    def refuse(after: dict[str, Any]) -> None:
+        assert after == {"n": 2}
+        raise PermissionError("no")
+
+    with pytest.raises(PermissionError):
+        change(ConfigFile(path), lambda c: [(["n"], 2)], refuse)
+    assert path.read_text() == "n: 1\n"

@@ -145,3 +145,7 @@ def test_a_skill_the_managed_scope_disables_is_listed_disabled(tmp_path: Path) -
     t = SkillToggles(HermesSkills(lambda: FOUND, normalize, lambda: config, managed))
     assert enabled(t) == {"pdf-tools": True, "arxiv": False, "kiwi": True}
     assert path.read_text() == "skills:\n  disabled: [kiwi]\n"  # the file's own is untouched
+    with pytest.raises(ReadOnly) as refused:  # the managed list would still disable it
+        t.set_enabled("arxiv", True)
+    assert refused.value.key_path == ["skills", "disabled"]
+    assert path.read_text() == "skills:\n  disabled: [kiwi]\n"

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 import yaml
 
-from hermes_stdio.worker.config_file import ConfigFile
+from hermes_stdio.worker.config_file import ConfigFile, ReadOnly
 from hermes_stdio.worker.toolset_toggles import HermesToolsets, ToolsetToggles, UnknownToolset
 
 ROWS = [
@@ -104,4 +104,7 @@ def test_what_the_managed_scope_pins_is_what_is_listed(tmp_path: Path) -> None:
     parts = HermesToolsets(lambda: ROWS, lambda n: [], enabled, apply, lambda: config, managed)
     assert [t.name for t in ToolsetToggles(parts).listed() if t.enabled] == ["memory"]
     assert ToolsetToggles(parts).set_enabled("web", False).enabled is False  # so already
+    with pytest.raises(ReadOnly) as refused:  # written or not, the pinned list decides
+        ToolsetToggles(parts).set_enabled("web", True)
+    assert refused.value.key_path == ["platform_toolsets", "cli"]
     assert path.read_text() == "model: m\n"
