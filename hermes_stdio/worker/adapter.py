@@ -96,6 +96,7 @@ from .compression import (
 )
 from .contract import AgentUnavailable, Announce, TurnOutcome, UserContent
 from .fence import hermes_root
+from .keys import PLATFORM
 from .messages import flush_turn
 from .models import HermesModels
 from .options import (
@@ -239,7 +240,7 @@ class HermesAdapter(
             **options,
             quiet_mode=True,
             verbose_logging=False,
-            platform="cli",
+            platform=PLATFORM,
             session_id=catalog.tip(self._db, session.session_id),
             session_db=self._db,
             clarify_callback=self._clarify.callback(session),

@@ -44,6 +44,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..transport.log import log
+from .keys import PLATFORM
 
 
 @dataclass(frozen=True)
@@ -91,7 +92,7 @@ def enabled_toolsets(
     cfg: dict[str, Any], platform_toolsets: Callable[[dict[str, Any], str], Any]
 ) -> list[str]:
     """The toolsets ``hermes tools`` enables for the CLI platform, the one the agent reports."""
-    return sorted(platform_toolsets(cfg, "cli"))
+    return sorted(platform_toolsets(cfg, PLATFORM))
 
 
 def disabled_toolsets(cfg: dict[str, Any]) -> list[str] | None:

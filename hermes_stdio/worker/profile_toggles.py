@@ -19,8 +19,8 @@ from collections.abc import Callable
 from typing import Any
 
 from . import config_file, skill_toggles, toolset_toggles
+from .keys import PLATFORM
 
-PLATFORM = skill_toggles.PLATFORM
 # hermes' save rule ends by writing the file; its write is swapped out meanwhile.
 _HELD = threading.Lock()
 

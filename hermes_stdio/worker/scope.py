@@ -41,7 +41,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .approvals import ApprovalBridge
-from .keys import hermes_session_key
+from .keys import PLATFORM, hermes_session_key
 from .state import Session
 
 
@@ -83,7 +83,7 @@ def session_scope(
     if approvals is not None:
         approvals.open(sid, emit)
     context_tokens = hermes.session_context.set_session_vars(
-        platform="cli",
+        platform=PLATFORM,
         source=session.source or "",
         session_id=sid,
         session_key=hermes_session_key(sid),

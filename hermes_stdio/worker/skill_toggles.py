@@ -34,8 +34,7 @@ from typing import Any
 from ..protocol.toolbox import SkillInfo
 from .config_changes import change
 from .config_file import ConfigFile, Edit, ReadOnly, Unusable
-
-PLATFORM = "cli"  # what a worker's agents run as (scope.py)
+from .keys import PLATFORM
 
 
 class UnknownSkill(Exception):

@@ -31,8 +31,7 @@ from typing import Any
 from ..protocol.toolbox import ToolsetInfo
 from .config_changes import change, edits_between
 from .config_file import ConfigFile, Edit, ReadOnly
-
-PLATFORM = "cli"  # what a worker's agents run as (scope.py)
+from .keys import PLATFORM
 
 
 class UnknownToolset(Exception):
