@@ -43,9 +43,10 @@ def change(
             return snapshot.config
         try:
             return config.write(edits, snapshot.version)[0].config
-        except Conflict:
+        except Conflict as exc:
             if attempt == ATTEMPTS - 1:
-                raise
+                why = "config.yaml kept changing while this change was made: try again"
+                raise Conflict(exc.current, why) from exc
     raise AssertionError("unreachable")
 
 

@@ -69,8 +69,8 @@ class Unusable(Exception):
 
 
 class Conflict(Exception):
-    def __init__(self, current: str | None) -> None:
-        super().__init__("config.yaml changed since that version")
+    def __init__(self, current: str | None, why: str = "config.yaml changed since that version"):
+        super().__init__(why)
         self.current = current
 
 

@@ -24,10 +24,10 @@ from ..protocol import env as ev
 from ..protocol import types as t
 from ..protocol.record import Record
 from ..wire import ErrorType, Request, RpcError
-from .config_file import BadEdit, ConfigFile, Conflict, ReadOnly, jsonable
+from .config_file import BadEdit, ConfigFile, ReadOnly, jsonable
 from .contract import AgentAdapter
 from .env_vars import EnvVars, Refused
-from .parts import answer_through, unreadable
+from .parts import answer_through, config_refusal, unreadable
 
 MAX_EDITS = 64
 
@@ -39,15 +39,11 @@ class ConfigMethods:
 
     def _config(self, req: Request, act: Callable[[ConfigFile], Record]) -> object:
         def refusal(exc: Exception) -> RpcError | None:
-            if isinstance(exc, Conflict):
-                return RpcError(ErrorType.CONFIG_CONFLICT, str(exc), version=exc.current)
-            if isinstance(exc, ReadOnly):
-                return RpcError(ErrorType.CONFIG_READ_ONLY, str(exc), keyPath=exc.key_path)
             if isinstance(exc, BadEdit):
                 return RpcError(
                     ErrorType.INVALID_PARAMS, str(exc), field=f"params.edits[{exc.index}]"
                 )
-            return unreadable(self.profile, exc)
+            return config_refusal(self.profile, exc)
 
         return answer_through(
             self.answer_off_reader, req, "profile settings", self.adapter.config_file, act, refusal

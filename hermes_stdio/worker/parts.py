@@ -8,7 +8,10 @@ the synthetic agent has no profile); ``act(part)`` is the result; an exception
 ``refusal`` turns into an ``RpcError`` is answered with that error, any other
 as ``internal_error``. ``unreadable(profile, exc)`` is that error for a profile's
 file that is there but hermes could not use (``config_file.Unusable``):
-``profile_unreadable``, naming the file.
+``profile_unreadable``, naming the file. ``config_refusal(profile, exc)`` is it
+or, for a change of config.yaml, ``config_conflict`` (``config_file.Conflict``,
+``data.version``) or ``config_read_only`` (``config_file.ReadOnly``,
+``data.keyPath``); None for any other exception.
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ from typing import TypeVar
 
 from ..protocol.record import Record
 from ..wire import ErrorType, Request, RpcError
-from .config_file import Unusable
+from .config_file import Conflict, ReadOnly, Unusable
 from .contract import AgentUnavailable
 
 P = TypeVar("P")
@@ -56,3 +59,11 @@ def unreadable(profile: str, exc: Exception) -> RpcError | None:
         profile=profile,
         file=exc.file,
     )
+
+
+def config_refusal(profile: str, exc: Exception) -> RpcError | None:
+    if isinstance(exc, Conflict):
+        return RpcError(ErrorType.CONFIG_CONFLICT, str(exc), version=exc.current)
+    if isinstance(exc, ReadOnly):
+        return RpcError(ErrorType.CONFIG_READ_ONLY, str(exc), keyPath=exc.key_path)
+    return unreadable(profile, exc)

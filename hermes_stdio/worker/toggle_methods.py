@@ -22,9 +22,8 @@ from ..protocol import toolbox as x
 from ..protocol import types as t
 from ..protocol.record import Record
 from ..wire import ErrorType, Request, RpcError
-from .config_file import Conflict, ReadOnly
 from .contract import AgentAdapter
-from .parts import answer_through, unreadable
+from .parts import answer_through, config_refusal
 from .skill_toggles import SkillToggles, UnknownSkill
 from .toolset_toggles import ToolsetToggles, UnknownToolset
 
@@ -48,15 +47,7 @@ class ToggleMethods:
                 return RpcError(
                     ErrorType.UNKNOWN_TOOLSET, f"no toolset of the profile is {exc}", name=str(exc)
                 )
-            if isinstance(exc, ReadOnly):
-                return RpcError(ErrorType.CONFIG_READ_ONLY, str(exc), keyPath=exc.key_path)
-            if isinstance(exc, Conflict):
-                return RpcError(
-                    ErrorType.CONFIG_CONFLICT,
-                    "config.yaml kept changing: try again",
-                    version=exc.current,
-                )
-            return unreadable(self.profile, exc)
+            return config_refusal(self.profile, exc)
 
         return answer_through(self.answer_off_reader, req, name, part, act, refusal)
 
