@@ -14,6 +14,10 @@ Contract:
   its mapping alone; ``parse_yaml(raw)`` is its answer for given bytes (never
   cached).
 - ``not_regular(path)``: there (through symlinks) but not a regular file.
+- ``signature(st)`` is what tells a file's versions apart by its ``stat``
+  (device, inode, size, mtime, ctime); ``settled(st, now_ns)`` says whether it
+  last changed long enough ago that a change within the clock's granularity
+  cannot hide behind the same signature.
 """
 
 from __future__ import annotations
@@ -64,8 +68,12 @@ _PARSED_MAX = 256
 _SETTLED_NS = 2_000_000_000
 
 
-def _signature(st: os.stat_result) -> tuple[int, ...]:
+def signature(st: os.stat_result) -> tuple[int, ...]:
     return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+
+
+def settled(st: os.stat_result, now_ns: int) -> bool:
+    return now_ns - st.st_ctime_ns > _SETTLED_NS
 
 
 def load_config(home: Path, name: str = "config.yaml") -> dict[str, Any]:
@@ -149,20 +157,20 @@ def load_yaml(path: Path) -> tuple[dict[str, Any], str | None]:
 
     def unchanged(st: os.stat_result) -> bool:
         seen.append(st)
-        return kept is not None and kept[0] == _signature(st)
+        return kept is not None and kept[0] == signature(st)
 
     raw = read_regular(path, unless=unchanged)
-    if kept is not None and seen and kept[0] == _signature(seen[0]):
+    if kept is not None and seen and kept[0] == signature(seen[0]):
         return kept[1], kept[2]
     if raw is None:
         return {}, None
     data, problem = parse_yaml(raw)
     st = seen[0]
-    if time.time_ns() - st.st_ctime_ns > _SETTLED_NS:
+    if settled(st, time.time_ns()):
         with _PARSED_LOCK:
             if len(_PARSED) >= _PARSED_MAX:
                 _PARSED.clear()
-            _PARSED[path] = (_signature(st), data, problem)
+            _PARSED[path] = (signature(st), data, problem)
     return data, problem
 
 

@@ -10,7 +10,9 @@ what the file changed.
 Contract: ``EnvRefresh(hermes)``, with hermes' parts in ``HermesDotenv``, takes
 the file as hermes loaded it at import (constructed right after). ``refresh()``,
 called before each agent build and each ``env/*`` request, does nothing when the
-file's stat signature is what it was at the last look. Otherwise it reads the
+file's stat signature is what it was at the last look and the file had settled
+then (``transport.profile_files``: a change within the clock's granularity may
+keep the signature). Otherwise it reads the
 file through hermes' parser and applies the change since the last read to
 ``environ``: a variable whose value is new or different is set, one the file no
 longer sets is unset. Left alone, to apply at the worker's next start as hermes
@@ -34,13 +36,14 @@ from __future__ import annotations
 
 import os
 import threading
+import time
 from collections.abc import Callable, Mapping, MutableMapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..transport.profile_files import not_regular
+from ..transport.profile_files import not_regular, settled, signature
 
-Signature = tuple[int, int, int, int] | None
+Signature = tuple[int, ...] | None
 
 
 @dataclass(frozen=True)
@@ -50,31 +53,32 @@ class HermesDotenv:
     managed: Callable[[], Mapping[str, str]]  # the managed .env's variables
     refused: Callable[[str], bool]  # a name hermes' writer refuses
     environ: MutableMapping[str, str] = field(default_factory=lambda: os.environ)
+    clock: Callable[[], int] = time.time_ns
 
 
-def signature(path: Path) -> Signature:
+def _look(path: Path, now_ns: int) -> tuple[Signature, bool]:
+    """The file's signature (None: not there) and whether it had settled."""
     try:
         st = path.stat()
     except OSError:
-        return None
-    return (st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns)
+        return None, True
+    return signature(st), settled(st, now_ns)
 
 
 class EnvRefresh:
     def __init__(self, hermes: HermesDotenv) -> None:
         self.hermes = hermes
         self._lock = threading.Lock()
-        self._signature = signature(hermes.path)
+        self._look = _look(hermes.path, hermes.clock())
         self._seen = self._read()
         self._generation = 0
         self._changed: dict[str, int] = {}  # name -> the generation that last changed it
 
     def refresh(self) -> list[str]:
         with self._lock:
-            now = signature(self.hermes.path)
-            if now == self._signature:
+            last, self._look = self._look, _look(self.hermes.path, self.hermes.clock())
+            if self._look[0] == last[0] and last[1]:
                 return []
-            self._signature = now
             if not_regular(self.hermes.path):
                 return []  # a FIFO: never read (profile/list says why)
             read = self._read()

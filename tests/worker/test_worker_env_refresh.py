@@ -4,17 +4,28 @@ from __future__ import annotations
 
 import os
 import threading
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
+from hermes_stdio.worker import env_refresh
 from hermes_stdio.worker.env_refresh import EnvRefresh, HermesDotenv
+
+LATER = 3_000_000_000  # ns: past the time a file takes to settle
 
 
 class Dotenv:
     """A profile's .env, read as hermes' load_env reads it (NAME=value lines)."""
 
-    def __init__(self, path: Path, environ: dict[str, str], managed: dict[str, str]) -> None:
+    def __init__(
+        self,
+        path: Path,
+        environ: dict[str, str],
+        managed: dict[str, str],
+        clock: Callable[[], int] = lambda: time.time_ns() + LATER,
+    ) -> None:
         self.path, self.loads = path, 0
         self.refresh = EnvRefresh(
             HermesDotenv(
@@ -23,6 +34,7 @@ class Dotenv:
                 managed=lambda: managed,
                 refused=lambda name: name in ("PATH", "LD_PRELOAD"),
                 environ=environ,
+                clock=clock,  # by default each file looked at has settled
             )
         )
 
@@ -110,6 +122,19 @@ def test_a_rewrite_of_the_same_size_within_one_clock_tick_is_seen(env_file: Path
     os.utime(env_file, ns=(before.st_atime_ns, before.st_mtime_ns))
     assert env_file.stat().st_size == before.st_size
     assert dotenv.refresh.refresh() == ["OPENAI_API_KEY"]
+
+
+def test_a_file_that_changed_just_before_the_last_look_is_read_again_though_it_looks_same(
+    env_file: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Within the clock's granularity an edit in place can keep size and times.
+    monkeypatch.setattr(env_refresh, "signature", lambda st: (st.st_ino, st.st_size))
+    environ = {"OPENAI_API_KEY": "sk-old"}
+    dotenv = Dotenv(env_file, environ, {}, clock=time.time_ns)  # written just now
+    with env_file.open("r+") as f:
+        f.write("OPENAI_API_KEY=sk-new")
+    assert dotenv.refresh.refresh() == ["OPENAI_API_KEY"]
+    assert environ == {"OPENAI_API_KEY": "sk-new"}
 
 
 def test_a_removed_file_unsets_what_it_set(env_file: Path) -> None:
