@@ -20,6 +20,7 @@ from . import checkpoints as ck
 from . import config as cf
 from . import cron as cr
 from . import env as en
+from . import inputs as i
 from . import memory as mm
 from . import processes as pr
 from . import profiles as pf
@@ -301,6 +302,13 @@ HOST_METHODS: dict[str, Method] = _methods(
         x.ToolsetResult,
         "profile",
         "Enable or disable a toolset for the profile's agents (hermes' platform_toolsets.cli).",
+    ),
+    Method(
+        "reference/complete",
+        i.ReferenceCompleteParams,
+        i.ReferenceCompleteResult,
+        "profile",
+        "The @ references (keywords, files, folders) that complete the one being typed.",
     ),
     Method(
         "tool/list",

@@ -268,6 +268,12 @@ class HermesAdapter(
         cwd = session.workspace or os.getcwd()
         return references.expand(context_references, message, cwd, window)
 
+    def reference_refusal(self) -> Callable[[str], bool]:
+        self._modules()  # the fence is on hermes' read rule from then on
+        from agent import context_references
+
+        return references.refusal(context_references)
+
     def attach_images(
         self, agent: Any, message: str, attachments: list[images.Attachment]
     ) -> tuple[UserContent, ev.ImagesAttachedEvent]:

@@ -129,6 +129,17 @@ class AgentAdapter(Protocol):
         and the ``references.expanded`` event; None when it has none."""
         ...
 
+    def reference_refusal(self) -> Callable[[str], bool] | None:
+        """hermes' rule for what an ``@`` reference may attach: true for an absolute
+        path it would refuse (``reference/complete`` offers none); None when the
+        agent expands no references."""
+        ...
+
+    def stored_workspace(self, session_id: str) -> str | None:
+        """The workspace stored with a session, if that is still a directory
+        (``catalog.workspace_of``); None otherwise."""
+        ...
+
     def attach_images(
         self, agent: Any, message: str, attachments: list[Attachment]
     ) -> tuple[UserContent, ev.ImagesAttachedEvent]:

@@ -72,6 +72,12 @@ class PlainAdapterMethods:
     ) -> tuple[str, ev.ReferencesExpandedEvent] | None:
         return None  # reads no files for the model
 
+    def reference_refusal(self) -> Callable[[str], bool] | None:
+        return None  # expands no references
+
+    def stored_workspace(self, session_id: str) -> str | None:
+        return None  # keeps no database
+
     def attach_images(
         self, agent: Any, message: str, attachments: list[Attachment]
     ) -> tuple[UserContent, ev.ImagesAttachedEvent]:

@@ -16,11 +16,19 @@ more than half the model's context window, and then nothing is attached.
   ever, or a link to a device such as ``/dev/zero``, whose read would never
   end) is listed as ``not a regular file``, unread. When hermes has no such
   helper to wrap, the worker logs it once and hermes' own listing is used.
+
+``refusal(hermes_refs)`` is hermes' rule for what a reference may attach, as a
+test of an absolute, resolved path (true: refused): its credential and
+internal paths and its read deny-list (which the worker's ``fence`` extends to
+other profiles' files). Where hermes has no such rule to call, it is its read
+deny-list alone; where it has neither, every path is refused.
 """
 
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from ..protocol import events as ev
@@ -64,3 +72,23 @@ def _leave_special_files_unread(hermes_refs: Any) -> None:
 
     setattr(file_metadata, _MARK, True)
     setattr(hermes_refs, _HELPER, file_metadata)
+
+
+def refusal(hermes_refs: Any) -> Callable[[str], bool]:
+    ensure = getattr(hermes_refs, "_ensure_reference_path_allowed", None)
+    if callable(ensure):
+
+        def refused(path: str) -> bool:
+            try:
+                ensure(Path(path))
+            except ValueError:
+                return True
+            return False
+
+        return refused
+    try:
+        from agent.file_safety import get_read_block_error
+    except ImportError:
+        log("worker: hermes has no read rule for references: completing none")
+        return lambda _path: True
+    return lambda path: get_read_block_error(path) is not None

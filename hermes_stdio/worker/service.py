@@ -52,6 +52,8 @@ from .memory_methods import MemoryMethods
 from .outbox import Outbox
 from .queries import DEFERRED as _DEFERRED
 from .queries import QueryMethods
+from .reference_methods import ReferenceMethods
+from .repo_files import RepoFiles
 from .runner import execute_run
 from .state import Run, RunTable, Session, new_id
 from .tasks import TaskMethods
@@ -72,6 +74,7 @@ class WorkerService(
     CronMethods,
     MemoryMethods,
     ToggleMethods,
+    ReferenceMethods,
     TaskMethods,
     TranscriptMethods,
     RunLauncher,
@@ -101,6 +104,7 @@ class WorkerService(
         self._ended = deque(maxlen=256)
         self._text_streams = {}
         self.jobs = JobQueue(name="query")
+        self.repo_files = RepoFiles()
 
     def attach(self, peer: Peer) -> None:
         self.peer = peer

@@ -101,10 +101,15 @@ class HermesSessions:
         self._modules()
         session.workspace_recalled = True
         if session.workspace is None:
-            kept = catalog.workspace_of(self._db, session.session_id)
-            # hermes stamps a "cli" session with the worker's own directory: not a workspace.
-            if kept and kept != os.getcwd() and os.path.isabs(kept) and os.path.isdir(kept):
-                session.workspace = kept
+            session.workspace = self.stored_workspace(session.session_id)
+
+    def stored_workspace(self, session_id: str) -> str | None:
+        self._modules()
+        kept = catalog.workspace_of(self._db, session_id)
+        # hermes stamps a "cli" session with the worker's own directory: not a workspace.
+        if kept and kept != os.getcwd() and os.path.isabs(kept) and os.path.isdir(kept):
+            return kept
+        return None
 
     def save_workspace(self, session: Session) -> None:
         workspace = session.workspace

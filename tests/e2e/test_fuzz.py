@@ -275,7 +275,8 @@ def fuzzed_host(start_host: StartHost, llm: ScriptedLLM, mode: str, seed: int, c
     assert set(answered.values()) == {1}, "a request was answered twice"
     # Workers stop when asked (worker/restart), never because of what a request held.
     exits = [m.params for _, m in host.received if getattr(m, "method", "") == "worker/exited"]
-    assert all(e["expected"] for e in exits), exits
+    unexpected = [e for e in exits if not e["expected"]]
+    assert not unexpected, (unexpected, [ln for ln in host.stderr_lines if "[worker:" in ln][-60:])
     own_lines = [line for line in host.stderr_lines if not line.startswith("[worker:")]
     assert not [line for line in own_lines if "Traceback" in line], own_lines
 

@@ -1556,6 +1556,67 @@ export interface ReasoningDeltaEvent {
   text: string;
 }
 
+export interface ReferenceCompleteParams {
+  /**
+   * The reference being typed, from its @ to the cursor: @, @fi, @file:src/ma, @conf.
+   */
+  text: string;
+  /**
+   * Complete in this session's workspace (the one its next turn uses).
+   */
+  sessionId?: string | null;
+  /**
+   * Complete in this directory (absolute, existing); wins over the session's.
+   */
+  workspace?: string | null;
+  /**
+   * At most this many items (1 to 200).
+   */
+  limit?: number;
+  /**
+   * Hermes profile; default when absent.
+   */
+  profile?: string | null;
+  /**
+   * Worker isolation key.
+   */
+  workerKey?: string | null;
+}
+
+export interface ReferenceCompleteResult {
+  /**
+   * Best first.
+   */
+  items: ReferenceCompletion[];
+  /**
+   * More matched than limit: typing more narrows them.
+   */
+  incomplete: boolean;
+  /**
+   * The directory the paths are relative to.
+   */
+  workspace: string;
+}
+
+export interface ReferenceCompletion {
+  /**
+   * The whole reference to put in place of the typed text.
+   */
+  text: string;
+  /**
+   * What to show: the keyword, or the file's or folder's name.
+   */
+  label: string;
+  /**
+   * A keyword's meaning, or the folder (workspace-relative) of a file found by name; null otherwise, and for such a file at the workspace's top.
+   */
+  detail: string | null;
+  /**
+   * reference: a keyword (@diff, @file:); file; folder: in @file: mode its text ends with / to go on typing in it.
+   */
+  kind: 'reference' | 'file' | 'folder';
+}
+
 /**
  * The message named @ context, which hermes read.
  */
@@ -3617,6 +3678,8 @@ export interface HostRequests {
   'process/list': { params: SessionTarget; result: ProcessListResult };
   /** The profiles in the Hermes home, read from disk; never starts a worker. */
   'profile/list': { params: EmptyParams; result: ProfileListResult };
+  /** The @ references (keywords, files, folders) that complete the one being typed. */
+  'reference/complete': { params: ReferenceCompleteParams; result: ReferenceCompleteResult };
   /** Ask a running run to stop; it ends with run/completed status interrupted. */
   'run/interrupt': { params: RunTarget; result: RunInterruptResult };
   /** A run's status and result; finished runs are kept for a bounded time and count. */
@@ -3790,6 +3853,7 @@ export const HOST_REQUEST_METHODS: readonly HostRequestMethod[] = [
   'process/kill',
   'process/list',
   'profile/list',
+  'reference/complete',
   'run/interrupt',
   'run/result',
   'run/start',
