@@ -56,5 +56,7 @@ class ReferenceCompletion(Record):
 
 class ReferenceCompleteResult(Record):
     items: list[ReferenceCompletion] = doc_field("Best first.")
-    incomplete: bool = doc_field("More matched than limit: typing more narrows them.")
+    incomplete: bool = doc_field(
+        "More matched than limit, or not every file was searched: typing more narrows them."
+    )
     workspace: str = doc_field("The directory the paths are relative to.")

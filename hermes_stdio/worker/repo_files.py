@@ -5,7 +5,8 @@ Contract: ``RepoFiles().listing(root)`` gives the paths of the files under
 ``MAX_FILES``. In a git work tree it is what ``git ls-files`` gives, tracked
 and untracked files but not ignored ones; elsewhere (or when git fails or takes
 over ``GIT_TIMEOUT_S``) a walk that leaves out hidden folders and the usual
-build and dependency folders (``SKIPPED``) and follows no symlinked folder. A
+build and dependency folders (``SKIPPED``), follows no symlinked folder and
+stops after ``WALK_BUDGET_S`` (a home or ``/`` as the workspace), cut. A
 listing is kept for ``TTL_S`` seconds, so that each keystroke of a name does
 not walk the tree again (a file created meanwhile shows after that); at most
 ``KEPT`` roots are kept. It never raises: an unreadable tree lists what it can.
@@ -23,6 +24,7 @@ from collections.abc import Callable
 
 MAX_FILES = 50_000
 GIT_TIMEOUT_S = 3.0
+WALK_BUDGET_S = 1.0
 TTL_S = 3.0
 KEPT = 4
 SKIPPED = frozenset(
@@ -49,16 +51,17 @@ def _git_files(root: str) -> list[str] | None:
     return list(dict.fromkeys(n for n in names if n))  # a conflicted file is listed per stage
 
 
-def _walked_files(root: str) -> list[str]:
+def _walked_files(root: str, clock: Callable[[], float]) -> tuple[list[str], bool]:
     found: list[str] = []
+    deadline = clock() + WALK_BUDGET_S
     for top, dirs, files in os.walk(root, onerror=lambda _exc: None):
         dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in SKIPPED)
         rel = os.path.relpath(top, root)
         prefix = "" if rel == "." else rel.replace(os.sep, "/") + "/"
         found.extend(prefix + f for f in sorted(files))
-        if len(found) > MAX_FILES:
-            break
-    return found
+        if len(found) > MAX_FILES or clock() > deadline:
+            return found, True
+    return found, False
 
 
 class RepoFiles:
@@ -74,10 +77,10 @@ class RepoFiles:
             if kept is not None and now - kept[0] < TTL_S:
                 self._kept.move_to_end(root)
                 return kept[1], kept[2]
-        files = _git_files(root)
+        files, cut = _git_files(root), False
         if files is None:
-            files = _walked_files(root)
-        cut = len(files) > MAX_FILES
+            files, cut = _walked_files(root, self._clock)
+        cut = cut or len(files) > MAX_FILES
         files = files[:MAX_FILES]
         with self._lock:
             self._kept[root] = (now, files, cut)

@@ -97,3 +97,15 @@ def test_only_the_latest_roots_are_kept(tmp_path: Path) -> None:
     make(roots[-1], "new.txt")
     assert listed.listing(str(roots[-1]))[0] == ["a.txt"]  # still kept
     assert listed.listing(str(roots[0]))[0] == ["a.txt", "new.txt"]  # dropped: read again
+
+
+def test_a_walk_that_takes_too_long_stops_and_says_it_was_cut(tmp_path: Path) -> None:
+    make(tmp_path, "a/1.txt", "b/2.txt", "c/3.txt")
+
+    class Slow(Clock):
+        def __call__(self) -> float:
+            self.now += repo_files.WALK_BUDGET_S / 2  # each look at the clock costs time
+            return self.now
+
+    files, cut = RepoFiles(Slow()).listing(str(tmp_path))
+    assert cut is True and len(files) < 3

@@ -1589,7 +1589,7 @@ export interface ReferenceCompleteResult {
    */
   items: ReferenceCompletion[];
   /**
-   * More matched than limit: typing more narrows them.
+   * More matched than limit, or not every file was searched: typing more narrows them.
    */
   incomplete: boolean;
   /**
