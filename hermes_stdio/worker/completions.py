@@ -69,7 +69,7 @@ def complete(
         for name, meaning in KEYWORDS
         if name.startswith(body.lower())
     ]
-    if len(body) < MIN_FUZZY or body.lower() in ("diff", "staged"):
+    if len(body) < MIN_FUZZY:
         return found[:limit], len(found) > limit
     named, more = _by_name(body, root, limit - len(found), refused, files)
     return found + named, more
