@@ -164,6 +164,24 @@ class UsageEvent(Record):
     usage: TokenUsage = doc_field("The run's usage so far, as in run/completed.")
 
 
+class RateLimitWindow(Record):
+    limit: int = doc_field("What the window allows (requests or tokens).")
+    remaining: int = doc_field("What is left of it.")
+    resets_at: int = doc_field("When it resets, in ms since the epoch (as the response said).")
+
+
+class UsageLimitsEvent(Record):
+    """A model call's response said the provider's rate limits (its x-ratelimit-*
+    headers, as hermes reads them): each window it gave, null for one it did not."""
+
+    type: Literal["usage.limits"] = doc_field(TYPE_DOC, default="usage.limits", kw_only=True)
+    provider: str | None = doc_field("The provider hermes called, e.g. openrouter.")
+    requests_per_minute: RateLimitWindow | None = doc_field("Requests, per minute.")
+    requests_per_hour: RateLimitWindow | None = doc_field("Requests, per hour.")
+    tokens_per_minute: RateLimitWindow | None = doc_field("Tokens, per minute.")
+    tokens_per_hour: RateLimitWindow | None = doc_field("Tokens, per hour.")
+
+
 class GoalEvaluatedEvent(Record):
     """The judge's verdict on a finished turn of a session with an active goal, and
     the goal's state after it (the fields of GoalInfo)."""
@@ -231,6 +249,7 @@ RunEvent = (
     | TurnBoundaryEvent
     | PlanEvent
     | UsageEvent
+    | UsageLimitsEvent
     | GoalEvaluatedEvent
     | CommandExpandedEvent
     | ReferencesExpandedEvent

@@ -22,6 +22,8 @@ Contract:
   contains ``marker`` takes the next of those replies, before the common queue.
 * A reply with a ``Gate`` (``Reply.text(..., gate=Gate())``) is held once its
   request has arrived (``gate.arrived``) until the test sets ``gate.release``.
+* ``Reply.with_headers({...})`` adds HTTP headers to its response (a
+  provider's x-ratelimit-* headers, say).
 * Error replies answer with the scripted HTTP status and an OpenAI-style error body.
   Note that clients usually retry 429/5xx, and every retry consumes another reply.
 * ``on_chunk_sent(index, text, t_monotonic_ns)`` is called right after each streamed
@@ -57,6 +59,7 @@ from .replies import Gate, Reply
 
 ChunkHook = Callable[[int, str, int], None]
 JSON = dict[str, Any]
+Headers = tuple[tuple[str, str], ...]
 
 __all__ = ["ChunkHook", "Gate", "Reply", "ScriptedLLM", "main"]
 
@@ -79,11 +82,13 @@ class _Handler(BaseHTTPRequestHandler):
         pass
 
     # -- helpers -------------------------------------------------------------------------
-    def _send_json(self, status: int, body: JSON) -> None:
+    def _send_json(self, status: int, body: JSON, headers: Headers = ()) -> None:
         data = json.dumps(body).encode()
         self.send_response(status)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(data)))
+        for name, value in headers:
+            self.send_header(name, value)
         self.end_headers()
         self.wfile.write(data)
         self.wfile.flush()
@@ -128,11 +133,11 @@ class _Handler(BaseHTTPRequestHandler):
         try:
             if reply.kind == "error":
                 err = {"message": reply.message, "type": "scripted_error", "code": reply.status}
-                self._send_json(reply.status, {"error": err})
+                self._send_json(reply.status, {"error": err}, reply.headers)
             elif body.get("stream"):
                 self._stream(llm, body, reply)
             else:
-                self._send_json(200, llm._completion(body, reply))
+                self._send_json(200, llm._completion(body, reply), reply.headers)
         except (BrokenPipeError, ConnectionResetError):  # client went away (interrupt)
             self.close_connection = True
 
@@ -141,6 +146,8 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("Content-Type", "text/event-stream")
         self.send_header("Cache-Control", "no-cache")
         self.send_header("Connection", "close")
+        for name, value in reply.headers:
+            self.send_header(name, value)
         self.end_headers()
         self.close_connection = True  # body is delimited by connection close
         cid, model, created = _new_id("chatcmpl"), llm._model_for(body), int(time.time())

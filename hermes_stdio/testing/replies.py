@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 import threading
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 
@@ -34,6 +34,7 @@ class Reply:
     status: int = 500
     message: str = ""
     gate: Gate | None = None
+    headers: tuple[tuple[str, str], ...] = ()  # extra HTTP response headers
 
     @classmethod
     def text(
@@ -67,3 +68,7 @@ class Reply:
     @classmethod
     def error(cls, status: int = 500, message: str = "scripted error") -> Reply:
         return cls(kind="error", status=status, message=message)
+
+    def with_headers(self, headers: Mapping[str, str]) -> Reply:
+        """This reply, its HTTP response also carrying ``headers`` (e.g. x-ratelimit-*)."""
+        return replace(self, headers=tuple(headers.items()))

@@ -70,9 +70,11 @@ def emit_event(run: Run, event: RunEvent) -> None:
 
 
 def report_usage(run: Run) -> None:
-    """A ``usage`` event, if the run's model calls used more since the last one."""
+    """A ``usage`` event, if the run's model calls used more since the last one,
+    after a ``usage.limits`` event if a response told new rate limits meanwhile."""
     watch = run.usage
     if watch is not None:
+        watch.report_limits(lambda event: emit_event(run, event))
         watch.report(lambda used: emit_event(run, ev.UsageEvent(usage=used)))
 
 

@@ -9,6 +9,12 @@ compressor, and the cost unless hermes could not price the calls; None when
 the agent keeps no counters.
 ``UsageWatch(agent)``, made as a turn begins, gives that usage once after
 each change of the counters (``report``): what a ``usage`` event says.
+``limits(state)`` turns the rate limits hermes read from a response's
+x-ratelimit-* headers (its ``RateLimitState``) into a ``usage.limits`` event,
+each window it lacks (limit 0) null; None for no state. ``report_limits``
+gives that event once for each state hermes captured since the watch was made
+(hermes replaces its state object per response that carried the headers, and
+keeps the old one otherwise).
 """
 
 from __future__ import annotations
@@ -17,6 +23,7 @@ import threading
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
+from ..protocol.events import RateLimitWindow, UsageLimitsEvent
 from ..protocol.usage import TokenUsage
 
 _COUNTERS = ("input", "output", "cache_read", "cache_write", "reasoning", "total")
@@ -66,6 +73,38 @@ def turn_usage(agent: Any, before: Counters | None) -> TokenUsage | None:
     )
 
 
+def _window(bucket: Any, captured_at: float) -> RateLimitWindow | None:
+    limit, remaining = getattr(bucket, "limit", 0), getattr(bucket, "remaining", 0)
+    reset = getattr(bucket, "reset_seconds", 0.0)
+    if not isinstance(limit, int) or limit <= 0:
+        return None
+    reset = float(reset) if isinstance(reset, int | float) else 0.0
+    return RateLimitWindow(
+        limit=limit,
+        remaining=remaining if isinstance(remaining, int) else 0,
+        resets_at=round((captured_at + max(reset, 0.0)) * 1000),
+    )
+
+
+def limits(state: Any) -> UsageLimitsEvent | None:
+    captured = getattr(state, "captured_at", 0.0)
+    if state is None or not isinstance(captured, int | float) or captured <= 0:
+        return None
+    provider = getattr(state, "provider", None)
+    return UsageLimitsEvent(
+        provider=str(provider) if provider else None,
+        requests_per_minute=_window(getattr(state, "requests_min", None), captured),
+        requests_per_hour=_window(getattr(state, "requests_hour", None), captured),
+        tokens_per_minute=_window(getattr(state, "tokens_min", None), captured),
+        tokens_per_hour=_window(getattr(state, "tokens_hour", None), captured),
+    )
+
+
+def _limits_state(agent: Any) -> Any:
+    get = getattr(agent, "get_rate_limit_state", None)
+    return get() if callable(get) else None
+
+
 class UsageWatch:
     """A turn's usage, reported each time hermes' counters move (after each model
     call that reported usage). Callbacks arrive on several threads: one lock makes
@@ -74,6 +113,7 @@ class UsageWatch:
     def __init__(self, agent: Any) -> None:
         self._agent = agent
         self._before = self._seen = counters(agent)
+        self._limits_seen = _limits_state(agent)  # an earlier turn's: told then
         self._lock = threading.Lock()
 
     def report(self, send: Callable[[TokenUsage], object]) -> None:
@@ -88,3 +128,14 @@ class UsageWatch:
             used = turn_usage(self._agent, self._before)
             if used is not None:
                 send(used)
+
+    def report_limits(self, send: Callable[[UsageLimitsEvent], object]) -> None:
+        """``send`` the rate limits hermes read since the last report, if it read any."""
+        with self._lock:
+            state = _limits_state(self._agent)
+            if state is self._limits_seen:
+                return
+            self._limits_seen = state
+            event = limits(state)
+            if event is not None:
+                send(event)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
 import pytest
@@ -68,6 +69,55 @@ def test_each_model_call_is_followed_by_a_usage_event_and_the_last_equals_the_ru
     assert 0 < first["inputTokens"] < last["inputTokens"]  # the run's calls so far, added up
     assert first["contextTokens"] == first["inputTokens"]  # the window after the first call
     assert first["contextLength"] == 131072
+
+
+LIMITS = {
+    "x-ratelimit-limit-requests": "60",
+    "x-ratelimit-remaining-requests": "59",
+    "x-ratelimit-reset-requests": "12.5",
+    "x-ratelimit-limit-tokens": "100000",
+    "x-ratelimit-remaining-tokens": "98000",
+    "x-ratelimit-reset-tokens": "30",
+}
+
+
+def test_a_providers_rate_limits_reach_the_host_after_each_call_that_told_them(
+    host: HostClient, llm: ScriptedLLM
+) -> None:
+    llm.enqueue(
+        Reply.tool_call("terminal", {"command": "echo hi"}).with_headers(LIMITS),
+        Reply.text(["done"]),  # says none: the host keeps what it heard
+    )
+    before = time.time()
+    _run, notes = run_to_end(host, {"message": "go"})
+    after = time.time()
+    events = [n.params["event"] for n in notes if n.method == "run/event"]
+    kinds = [e["type"] for e in events]
+    [told] = [json.loads(json.dumps(e)) for e in events if e["type"] == "usage.limits"]
+    # Told as the first call's response began, before that call's usage.
+    assert kinds.index("step") < kinds.index("usage.limits") < kinds.index("usage")
+    resets = told["requestsPerMinute"].pop("resetsAt"), told["tokensPerMinute"].pop("resetsAt")
+    assert told == {
+        "type": "usage.limits",
+        "provider": "custom",
+        "requestsPerMinute": {"limit": 60, "remaining": 59},
+        "requestsPerHour": None,
+        "tokensPerMinute": {"limit": 100000, "remaining": 98000},
+        "tokensPerHour": None,
+    }
+    assert (before + 12.5) * 1000 <= resets[0] <= (after + 12.5) * 1000
+    assert resets[1] - resets[0] == 17_500
+
+    llm.enqueue(
+        Reply.text(["again"]).with_headers({**LIMITS, "x-ratelimit-remaining-requests": "3"})
+    )
+    _run, notes = run_to_end(host, {"message": "more", "sessionId": _run["sessionId"]})
+    [told] = [
+        n.params["event"]
+        for n in notes
+        if n.method == "run/event" and n.params["event"]["type"] == "usage.limits"
+    ]
+    assert told["requestsPerMinute"]["remaining"] == 3
 
 
 def test_a_model_the_provider_lists_a_price_for_has_the_runs_cost_in_its_usage(

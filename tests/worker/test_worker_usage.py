@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
+from hermes_stdio.protocol.events import RateLimitWindow, UsageLimitsEvent
 from hermes_stdio.protocol.usage import TokenUsage
-from hermes_stdio.worker.usage import UsageWatch, counters, turn_usage
+from hermes_stdio.worker.usage import UsageWatch, counters, limits, turn_usage
 
 
 def agent(**tokens: int) -> SimpleNamespace:
@@ -72,3 +73,58 @@ def test_the_cost_is_what_the_turn_added_to_hermes_estimate_and_null_without_a_p
     included = agent()
     included.session_cost_status = "included"  # a subscription's calls cost nothing more
     assert turn_usage(included, counters(included)).cost_usd == 0.0  # type: ignore[union-attr]
+
+
+def rate_state(headers: dict[str, str], at: float) -> object:
+    from agent import rate_limit_tracker
+
+    state = rate_limit_tracker.parse_rate_limit_headers(headers, provider="custom")
+    assert state is not None
+    state.captured_at = at
+    for bucket in (state.requests_min, state.requests_hour, state.tokens_min, state.tokens_hour):
+        bucket.captured_at = at
+    return state
+
+
+def test_rate_limits_hermes_read_become_windows_with_when_each_resets() -> None:
+    state = rate_state(
+        {
+            "x-ratelimit-limit-requests": "60",
+            "x-ratelimit-remaining-requests": "59",
+            "x-ratelimit-reset-requests": "12.5",
+            "x-ratelimit-limit-tokens-1h": "1000000",
+            "x-ratelimit-remaining-tokens-1h": "990000",
+            "x-ratelimit-reset-tokens-1h": "1800",
+        },
+        at=1_700_000_000.0,
+    )
+    assert limits(state) == UsageLimitsEvent(
+        provider="custom",
+        requests_per_minute=RateLimitWindow(60, 59, 1_700_000_012_500),
+        requests_per_hour=None,
+        tokens_per_minute=None,
+        tokens_per_hour=RateLimitWindow(1_000_000, 990_000, 1_700_001_800_000),
+    )
+    assert limits(None) is None
+
+
+def test_a_watch_tells_each_rate_limit_state_hermes_captures_once_and_never_an_older_one() -> None:
+    a = agent()
+    a.state = rate_state({"x-ratelimit-limit-requests": "10"}, at=1.0)  # an earlier turn's
+    a.get_rate_limit_state = lambda: a.state
+    watch, sent = UsageWatch(a), []
+    watch.report_limits(sent.append)
+    assert sent == []
+    a.state = rate_state(
+        {"x-ratelimit-limit-requests": "10", "x-ratelimit-remaining-requests": "4"}, 2.0
+    )
+    watch.report_limits(sent.append)
+    watch.report_limits(sent.append)
+    assert [e.requests_per_minute for e in sent] == [RateLimitWindow(10, 4, 2000)]
+
+
+def test_an_agent_that_reads_no_rate_limits_tells_none() -> None:
+    sent: list[UsageLimitsEvent] = []
+    UsageWatch(agent()).report_limits(sent.append)
+    UsageWatch(object()).report_limits(sent.append)
+    assert sent == []

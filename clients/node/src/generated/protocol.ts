@@ -1528,6 +1528,21 @@ export interface ProviderModels {
   warning: string | null;
 }
 
+export interface RateLimitWindow {
+  /**
+   * What the window allows (requests or tokens).
+   */
+  limit: number;
+  /**
+   * What is left of it.
+   */
+  remaining: number;
+  /**
+   * When it resets, in ms since the epoch (as the response said).
+   */
+  resetsAt: number;
+}
+
 /**
  * Reasoning or a content summary after an assistant message.
  */
@@ -1737,6 +1752,7 @@ export interface RunEventNotification {
     | TurnBoundaryEvent
     | PlanEvent
     | UsageEvent
+    | UsageLimitsEvent
     | GoalEvaluatedEvent
     | CommandExpandedEvent
     | ReferencesExpandedEvent
@@ -3457,6 +3473,36 @@ export interface UsageEvent {
    * The run's usage so far, as in run/completed.
    */
   usage: TokenUsage;
+}
+
+/**
+ * A model call's response said the provider's rate limits (its x-ratelimit-* headers, as hermes reads them): each window it gave, null for one it did not.
+ */
+export interface UsageLimitsEvent {
+  /**
+   * The event's type.
+   */
+  type: 'usage.limits';
+  /**
+   * The provider hermes called, e.g. openrouter.
+   */
+  provider: string | null;
+  /**
+   * Requests, per minute.
+   */
+  requestsPerMinute: RateLimitWindow | null;
+  /**
+   * Requests, per hour.
+   */
+  requestsPerHour: RateLimitWindow | null;
+  /**
+   * Tokens, per minute.
+   */
+  tokensPerMinute: RateLimitWindow | null;
+  /**
+   * Tokens, per hour.
+   */
+  tokensPerHour: RateLimitWindow | null;
 }
 
 export interface WorkerBackgroundResult {
