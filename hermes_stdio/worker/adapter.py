@@ -53,7 +53,8 @@ Contract:
   read, wait on or kill it (``process_guard``). hermes' read deny-list also
   refuses another profile's files (``fence``), for its file tools and ``@``
   references alike.
-- What it changes in hermes for speed alone is ``shortcuts``'; its idle shells
+- What it changes in hermes for speed alone is ``shortcuts``' and
+  ``plugin_scope``'s (the web dashboard's plugins are not loaded); its idle shells
   are reaped by a timer (``reaper``), its commands run as their own session
   (``shell_identity``).
 """
@@ -76,6 +77,7 @@ from . import (
     fence,
     images,
     inturn,
+    plugin_scope,
     process_guard,
     reaper,
     references,
@@ -129,6 +131,7 @@ class HermesAdapter(
         # hermes asks for a skill's secrets only on an interactive surface. Approvals
         # are unchanged by it: with HERMES_EXEC_ASK they always wait for the host.
         os.environ["HERMES_INTERACTIVE"] = "1"
+        plugin_scope.install()  # before hermes imports its plugin manager
         self._import_lock = threading.Lock()
         self._db: Any = None
         self._approvals: ApprovalBridge | None = None
