@@ -3,8 +3,9 @@
 Contract: ``RepoFiles().listing(root)`` gives the paths of the files under
 ``root`` (relative to it, ``/``-separated) and whether the list was cut at
 ``MAX_FILES``. In a git work tree it is what ``git ls-files`` gives, tracked
-and untracked files but not ignored ones; elsewhere (or when git fails or takes
-over ``GIT_TIMEOUT_S``) a walk that leaves out hidden folders and the usual
+and untracked files but not ignored ones; elsewhere (or when git fails, takes
+over ``GIT_TIMEOUT_S`` or lists nothing, as in a folder the work tree
+ignores, such as a virtualenv) a walk that leaves out hidden folders and the usual
 build and dependency folders (``SKIPPED``), follows no symlinked folder and
 stops after ``WALK_BUDGET_S`` (a home or ``/`` as the workspace), cut. A
 listing is kept for ``TTL_S`` seconds, so that each keystroke of a name does
@@ -78,7 +79,7 @@ class RepoFiles:
                 self._kept.move_to_end(root)
                 return kept[1], kept[2]
         files, cut = _git_files(root), False
-        if files is None:
+        if not files:
             files, cut = _walked_files(root, self._clock)
         cut = cut or len(files) > MAX_FILES
         files = files[:MAX_FILES]

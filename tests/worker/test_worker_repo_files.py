@@ -109,3 +109,11 @@ def test_a_walk_that_takes_too_long_stops_and_says_it_was_cut(tmp_path: Path) ->
 
     files, cut = RepoFiles(Slow()).listing(str(tmp_path))
     assert cut is True and len(files) < 3
+
+
+def test_a_folder_the_work_tree_ignores_is_walked(tmp_path: Path) -> None:
+    git(tmp_path, "init", "-q")
+    make(tmp_path, ".gitignore", ".venv/lib/site.py", ".venv/bin/tool.py")
+    (tmp_path / ".gitignore").write_text(".venv/\n")
+    files, _ = RepoFiles().listing(str(tmp_path / ".venv"))
+    assert sorted(files) == ["bin/tool.py", "lib/site.py"]
