@@ -17,6 +17,9 @@ Contract:
   into ``after``: a changed or new value set where it changed (a mapping in both
   compared key by key), a key ``after`` lacks removed. So hermes' own functions
   that change a config mapping in memory can say what to write.
+- ``managed_keeps(name, enabled, key_path)`` is the ``config_file.ReadOnly`` a
+  ``check`` raises when the administrator's managed scope would leave ``name``
+  as ``enabled`` says, whatever the file says.
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ import copy
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from .config_file import ConfigFile, Conflict, Edit
+from .config_file import ConfigFile, Conflict, Edit, ReadOnly
 
 ATTEMPTS = 3
 
@@ -82,3 +85,8 @@ def applied(settings: dict[str, Any], edits: Sequence[Edit]) -> dict[str, Any]:
         else:
             node[last] = copy.deepcopy(value)
     return after
+
+
+def managed_keeps(name: str, enabled: bool, key_path: list[str]) -> ReadOnly:
+    state = "enabled" if enabled else "disabled"
+    return ReadOnly(f"the administrator's managed scope keeps {name} {state}", key_path)

@@ -32,8 +32,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..protocol.toolbox import SkillInfo
-from .config_changes import change
-from .config_file import ConfigFile, Edit, ReadOnly, Unusable
+from .config_changes import change, managed_keeps
+from .config_file import ConfigFile, Edit, Unusable
 from .keys import PLATFORM
 
 
@@ -65,12 +65,9 @@ class SkillToggles:
             raise UnknownSkill(name)
 
         def check(after: dict[str, Any]) -> None:
-            if (name in self._disabled(after)) == enabled:
-                state = "disabled" if enabled else "enabled"
-                raise ReadOnly(
-                    f"the administrator's managed scope keeps {name} {state}",
-                    ["skills", "disabled"],
-                )
+            kept = name not in self._disabled(after)
+            if kept != enabled:
+                raise managed_keeps(name, kept, ["skills", "disabled"])
 
         now = change(self.hermes.config(), lambda c: self._edits(c, name, enabled), check)
         return _info(skill, self._disabled(now))

@@ -29,8 +29,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..protocol.toolbox import ToolsetInfo
-from .config_changes import change, edits_between
-from .config_file import ConfigFile, Edit, ReadOnly
+from .config_changes import change, edits_between, managed_keeps
+from .config_file import ConfigFile, Edit
 from .keys import PLATFORM
 
 
@@ -74,12 +74,9 @@ class ToolsetToggles:
             return edits_between(settings, after)
 
         def check(after: dict[str, Any]) -> None:
-            if (name in self._enabled(after)) != enabled:
-                state = "enabled" if not enabled else "disabled"
-                raise ReadOnly(
-                    f"the administrator's managed scope keeps {name} {state}",
-                    ["platform_toolsets", PLATFORM],
-                )
+            kept = name in self._enabled(after)
+            if kept != enabled:
+                raise managed_keeps(name, kept, ["platform_toolsets", PLATFORM])
 
         now = change(self.hermes.config(), edits, check)
         return self._info(row, self._enabled(now))
