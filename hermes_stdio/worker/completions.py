@@ -75,9 +75,14 @@ def complete(
     return found + named, more
 
 
-def _inside(path: str, top: str) -> bool:
-    real = os.path.realpath(path)
+def _inside(real: str, top: str) -> bool:
     return real == top or real.startswith(top.rstrip("/") + "/")
+
+
+def _offered(path: str, top: str, refused: Refused) -> bool:
+    """In the workspace once symlinks are resolved, and one hermes would attach."""
+    real = os.path.realpath(path)
+    return _inside(real, top) and not refused(real)
 
 
 def _quoted(path: str, quote: str) -> str | None:
@@ -99,7 +104,7 @@ def _listing(
     typed_dir += slash
     folder = os.path.join(root, os.path.expanduser(typed_dir)) if typed_dir else root
     top = os.path.realpath(root)
-    if not _inside(folder, top):
+    if not _inside(os.path.realpath(folder), top):
         return [], False
     try:
         with os.scandir(folder) as listed:
@@ -119,7 +124,7 @@ def _listing(
     found: list[i.ReferenceCompletion] = []
     for _, _, name, is_dir in wanted:
         full = os.path.join(folder, name)
-        if not _inside(full, top) or refused(os.path.realpath(full)):
+        if not _offered(full, top, refused):
             continue
         path = _quoted(typed_dir + name + ("/" if is_dir else ""), quote)
         if path is None:
@@ -167,7 +172,7 @@ def _by_name(
     found: list[i.ReferenceCompletion] = []
     for _, _, rel, name in ranked:
         full = os.path.join(root, rel)
-        if not (_inside(full, top) and os.path.isfile(full)) or refused(os.path.realpath(full)):
+        if not (os.path.isfile(full) and _offered(full, top, refused)):
             continue
         path = _quoted(rel, "")
         if path is None:
