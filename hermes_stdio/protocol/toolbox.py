@@ -11,7 +11,7 @@ from .model import Name
 from .names import SessionId, WorkerKey
 from .record import Record, doc_field
 
-MAX_SKILL_NAME = 64  # hermes cuts a skill's name to this; no toolset's is longer
+MAX_TOGGLE_NAME = 64  # a skill's or toolset's name: hermes cuts a skill's to this
 
 McpServerState = Literal["connected", "connecting", "failed", "disabled", "configured"]
 
@@ -95,7 +95,7 @@ class SkillListResult(Record):
 
 
 class SkillSetEnabledParams(Record):
-    name: Annotated[str, Name(MAX_SKILL_NAME)] = doc_field("The skill's name.")
+    name: Annotated[str, Name(MAX_TOGGLE_NAME)] = doc_field("The skill's name.")
     enabled: bool = doc_field("Whether the profile's agents may use it.")
     profile: str | None = doc_field("Hermes profile; default when absent.", None)
     worker_key: WorkerKey | None = doc_field("Worker isolation key.", None)
@@ -122,7 +122,7 @@ class ToolsetListResult(Record):
 
 
 class ToolsetSetEnabledParams(Record):
-    name: Annotated[str, Name(MAX_SKILL_NAME)] = doc_field("The toolset's name.")
+    name: Annotated[str, Name(MAX_TOGGLE_NAME)] = doc_field("The toolset's name.")
     enabled: bool = doc_field("Whether the profile's agents get it.")
     profile: str | None = doc_field("Hermes profile; default when absent.", None)
     worker_key: WorkerKey | None = doc_field("Worker isolation key.", None)
