@@ -25,6 +25,7 @@ from . import memory as mm
 from . import processes as pr
 from . import profiles as pf
 from . import providers as pv
+from . import shell as sh
 from . import stored as st
 from . import toolbox as x
 from . import types as t
@@ -309,6 +310,13 @@ HOST_METHODS: dict[str, Method] = _methods(
         i.ReferenceCompleteResult,
         "profile",
         "The @ references (keywords, files, folders) that complete the one being typed.",
+    ),
+    Method(
+        "shell/exec",
+        sh.ShellExecParams,
+        sh.ShellExecResult,
+        "profile",
+        "Run a command in the profile's environment, outside any turn (a user's !command).",
     ),
     Method(
         "tool/list",

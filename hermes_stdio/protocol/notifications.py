@@ -20,6 +20,7 @@ from . import env as ev
 from . import memory as mm
 from . import processes as pr
 from . import profiles as pf
+from . import shell as sh
 from . import toolbox as tx
 from . import types as t
 from . import workers as pw
@@ -137,6 +138,11 @@ SERVER_NOTIFICATIONS: dict[str, NotificationSpec] = {
             "process/exited",
             pr.ProcessExitedNotification,
             "A background process a session's agent started has ended (exited or killed).",
+        ),
+        NotificationSpec(
+            "shell/output",
+            sh.ShellOutputNotification,
+            "The next output of a shell/exec request that asked for it to be streamed.",
         ),
         NotificationSpec(
             "subagent/started",

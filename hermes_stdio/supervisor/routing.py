@@ -19,6 +19,7 @@ from typing import Any
 from ..protocol import asks as a
 from ..protocol import encode
 from ..protocol import providers as pv
+from ..protocol import shell as sh
 from ..protocol import stored as st
 from ..protocol import types as t
 from ..protocol import usage as u
@@ -38,6 +39,7 @@ def spawn_thread(fn: Callable[[], None]) -> None:
 
 
 REQUEST_TIMEOUT_S = 60.0  # a worker answers every request at once; this bounds a wedged one
+SHELL_SLACK_S = 15.0  # shell/exec: ending a command past its timeout, then reading its rest
 
 
 def _belongs_elsewhere(session_id: str, key: SlotKey) -> RpcError:
@@ -103,6 +105,7 @@ class RoutedMethods:
         *,
         on_cancelled: Callable[[Any], None] | None = None,
         on_failed: Callable[[], None] | None = None,
+        timeout: float = REQUEST_TIMEOUT_S,
     ) -> None:
         """Send ``req`` to ``slot``'s worker (starting it if needed) and relay the answer."""
 
@@ -128,7 +131,7 @@ class RoutedMethods:
                 if on_failed is not None:
                     on_failed()
                 return
-            worker_id = peer.request(req.method, req.params, handle, timeout=REQUEST_TIMEOUT_S)
+            worker_id = peer.request(req.method, req.params, handle, timeout=timeout)
             self.forwards.sent(sent, peer, worker_id)
 
         with slot.use_lock:
@@ -321,6 +324,12 @@ class RoutedMethods:
 
     # The same targeting: a session's worker, else the profile's.
     _h_tool_list = _h_reference_complete = _h_model_list
+
+    def _h_shell_exec(self, req: Request, p: sh.ShellExecParams) -> None:
+        # A command may run for timeoutMs, then be ended: the worker answers after that.
+        wait = p.timeout_ms / 1000 + SHELL_SLACK_S
+        slot = self.pool.slot(*self._target(p.session_id, p.profile, p.worker_key))
+        self._forward(req, slot, timeout=max(REQUEST_TIMEOUT_S, wait))
 
     def _h_session_list(self, req: Request, p: t.SessionListParams) -> None:
         slot = self._running(self._key(p.profile, p.worker_key))

@@ -132,6 +132,22 @@ class ErrorType(Enum):
         "unknown_toolset",
         "No toolset hermes lets the profile configure has that name.",
     )
+    COMMAND_DANGEROUS = (
+        -32035,
+        "command_dangerous",
+        "hermes rates the command dangerous: send it again with approved once the user"
+        " confirms it.",
+    )
+    COMMAND_BLOCKED = (
+        -32036,
+        "command_blocked",
+        "hermes never runs the command (its hardline list, or the profile's approvals.deny).",
+    )
+    TOO_MANY_COMMANDS = (
+        -32037,
+        "too_many_commands",
+        "As many shell/exec commands as a worker runs at once are running; try again later.",
+    )
 
     def __init__(self, code: int, type_: str, summary: str) -> None:
         self.code = code

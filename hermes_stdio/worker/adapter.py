@@ -113,6 +113,7 @@ from .profile_toggles import HermesToggles
 from .runtime import Fingerprint, loaded_files
 from .scope import TurnModules, session_scope
 from .secrets import SERVING, SecretBridge
+from .shell_policy import ShellPolicy
 from .shortcuts import cache_tool_scan, pay_tls_setup_once
 from .state import Session
 from .stored import HermesSessions
@@ -276,6 +277,13 @@ class HermesAdapter(
         from agent import context_references
 
         return references.refusal(context_references)
+
+    def shell_policy(self) -> ShellPolicy:
+        self._modules()  # the profile's environment applied, as for a turn
+        from tools import approval
+        from tools.environments import local
+
+        return ShellPolicy(approval, local)
 
     def attach_images(
         self, agent: Any, message: str, attachments: list[images.Attachment]

@@ -78,6 +78,14 @@ class TurnOutcome:
         )
 
 
+class ShellRules(Protocol):
+    """hermes' rules for a command the host runs (``shell_policy.ShellPolicy``)."""
+
+    def refusal(self, command: str) -> tuple[Literal["blocked", "dangerous"], str] | None: ...
+
+    def env(self) -> dict[str, str]: ...
+
+
 class AgentAdapter(Protocol):
     def preload(self) -> None: ...
 
@@ -133,6 +141,10 @@ class AgentAdapter(Protocol):
         """hermes' rule for what an ``@`` reference may attach: true for an absolute
         path it would refuse (``reference/complete`` offers none); None when the
         agent expands no references."""
+        ...
+
+    def shell_policy(self) -> ShellRules | None:
+        """hermes' rules for ``shell/exec``; None when the agent runs no commands."""
         ...
 
     def stored_workspace(self, session_id: str) -> str | None:

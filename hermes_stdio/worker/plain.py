@@ -20,7 +20,7 @@ from ..protocol import types as t
 from ..protocol.processes import ProcessInfo, SubagentInfo
 from .catalog import Deleted, Forked, Found, Rewound, Spent, UnknownSession
 from .config_file import ConfigFile
-from .contract import Announce, TurnOutcome, UserContent
+from .contract import Announce, ShellRules, TurnOutcome, UserContent
 from .cronjobs import CronJobs
 from .env_vars import EnvVars
 from .images import Attachment
@@ -74,6 +74,9 @@ class PlainAdapterMethods:
 
     def reference_refusal(self) -> Callable[[str], bool] | None:
         return None  # expands no references
+
+    def shell_policy(self) -> ShellRules | None:
+        return None  # runs no commands
 
     def stored_workspace(self, session_id: str) -> str | None:
         return None  # keeps no database

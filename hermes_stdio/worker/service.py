@@ -55,6 +55,7 @@ from .queries import QueryMethods
 from .reference_methods import ReferenceMethods
 from .repo_files import RepoFiles
 from .runner import execute_run
+from .shell_methods import ShellMethods
 from .state import Run, RunTable, Session, new_id
 from .tasks import TaskMethods
 from .toggle_methods import ToggleMethods
@@ -75,6 +76,7 @@ class WorkerService(
     MemoryMethods,
     ToggleMethods,
     ReferenceMethods,
+    ShellMethods,
     TaskMethods,
     TranscriptMethods,
     RunLauncher,
@@ -105,6 +107,7 @@ class WorkerService(
         self._text_streams = {}
         self.jobs = JobQueue(name="query")
         self.repo_files = RepoFiles()
+        self.commands, self.commands_lock, self.commands_stopped = {}, threading.Lock(), False
 
     def attach(self, peer: Peer) -> None:
         self.peer = peer
@@ -142,6 +145,7 @@ class WorkerService(
                 log(f"worker: ignoring $/cancelRequest: {exc.message}")
                 return
             self.jobs.cancel(target.id)
+            self.cancel_command(target.id)
             return
         log(f"worker: ignoring notification {note.method!r}")
 
@@ -393,6 +397,7 @@ class WorkerService(
             if self._stopped:
                 return
             self._stopped = True
+        self.stop_commands()
         runs = self.runs.active()
         for run in runs:
             run.worker_stopping = True
@@ -408,6 +413,7 @@ class WorkerService(
                         self.adapter.save_transcript(session.agent)
             # A run stuck past the bound still gets its terminal notification.
             run.complete("interrupted", None, None)  # as worker_stopped (Run.complete)
+        self.join_commands()
         for session in list(self.sessions.values()):
             self._next_notice(session)  # stopped: hands what still waits back to hermes
             self.adapter.close(session.agent)

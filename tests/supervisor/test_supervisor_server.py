@@ -140,3 +140,37 @@ def test_a_workers_mcp_servers_are_pushed_naming_its_profile_and_worker_key(
     bad = Notification("worker/mcpChanged", {"servers": [{**server, "status": "exploded"}]})
     sup._relay(sup.pool.slot("play", None), bad, b"")
     assert len(host.notes) == 1 and "bad worker/mcpChanged" in capfd.readouterr().err
+
+
+class RecordingPeer:
+    """A ready worker's peer that records what it is asked, and how long it waits."""
+
+    def __init__(self) -> None:
+        self.asked: list[tuple[str, float]] = []
+
+    def request(self, method: str, params: Any, handle: Any, timeout: float) -> int:
+        self.asked.append((method, timeout))
+        return len(self.asked)
+
+
+@pytest.mark.parametrize(
+    ("timeout_ms", "waits"),
+    [
+        (None, 60 + routing.SHELL_SLACK_S),  # the default timeoutMs: 60 s
+        (1_000, routing.REQUEST_TIMEOUT_S),
+        (300_000, 300 + routing.SHELL_SLACK_S),
+    ],
+)
+def test_a_shell_command_is_waited_for_its_timeout_plus_the_slack_and_never_less_than_any(
+    tmp_path: Path, timeout_ms: int | None, waits: float
+) -> None:
+    sup, host = supervisor(tmp_path)
+    slot = sup.pool.slot("play", None)
+    peer = RecordingPeer()
+    slot.peer, slot.state = peer, "ready"  # type: ignore[assignment]
+    params: dict[str, Any] = {"command": ["true"], "profile": "play"}
+    if timeout_ms is not None:
+        params["timeoutMs"] = timeout_ms
+    req = Request(5, "shell/exec", params)
+    sup.on_request(host, req)  # type: ignore[arg-type]
+    assert peer.asked == [("shell/exec", waits)] and host.answers == []

@@ -2739,6 +2739,91 @@ export interface SessionUndoResult {
   message: string | null;
 }
 
+export interface ShellExecParams {
+  /**
+   * The program and its arguments, run as given (no shell): for a line the user typed, ["bash", "-c", line].
+   */
+  command: string[];
+  /**
+   * Run in this directory (absolute, existing); wins over the session's.
+   */
+  workspace?: string | null;
+  /**
+   * Run in this session's workspace (the one its next turn uses), in its worker.
+   */
+  sessionId?: string | null;
+  /**
+   * Ended (SIGTERM to its process group, SIGKILL 2 s later) after this long: 1 to 600000.
+   */
+  timeoutMs?: number;
+  /**
+   * The user confirmed a command hermes rates dangerous (see command_dangerous).
+   */
+  approved?: boolean;
+  /**
+   * Push the output as it comes, as shell/output notifications carrying this id; the result's stdout and stderr are then empty.
+   */
+  streamId?: string | null;
+  /**
+   * Hermes profile; default when absent.
+   */
+  profile?: string | null;
+  /**
+   * Worker isolation key.
+   */
+  workerKey?: string | null;
+}
+
+export interface ShellExecResult {
+  /**
+   * How it exited; null when a signal ended it.
+   */
+  exitCode: number | null;
+  /**
+   * The signal that ended it (e.g. SIGTERM), else null.
+   */
+  signal: string | null;
+  /**
+   * It ran past timeoutMs and was ended.
+   */
+  timedOut: boolean;
+  /**
+   * Its standard output (UTF-8, invalid bytes replaced): the last 1048576 bytes; empty when streamed.
+   */
+  stdout: string;
+  /**
+   * Its standard error, the same way.
+   */
+  stderr: string;
+  /**
+   * stdout or stderr lost its beginning to the limit.
+   */
+  truncated: boolean;
+  /**
+   * From its start to its end.
+   */
+  durationMs: number;
+  /**
+   * The directory it ran in.
+   */
+  workspace: string;
+}
+
+export interface ShellOutputNotification {
+  /**
+   * The streamId of the shell/exec request.
+   */
+  streamId: string;
+  /**
+   * Which of its outputs this came from.
+   */
+  stream: 'stdout' | 'stderr';
+  /**
+   * The next piece of that output, as it came (UTF-8, in order).
+   */
+  text: string;
+}
+
 export interface SkillInfo {
   /**
    * The skill's name, as hermes and skills.disabled name it.
@@ -3768,6 +3853,8 @@ export interface HostRequests {
   'session/switchModel': { params: SessionSwitchModelParams; result: SessionSwitchModelResult };
   /** Take back a session's last exchanges, as hermes' /undo (kept on disk for audit). */
   'session/undo': { params: SessionUndoParams; result: SessionUndoResult };
+  /** Run a command in the profile's environment, outside any turn (a user's !command). */
+  'shell/exec': { params: ShellExecParams; result: ShellExecResult };
   /** Stops every worker; then only exit is accepted. */
   'shutdown': { params: EmptyParams; result: ShutdownResult };
   /** The profile's skills, each enabled for its agents or not. */
@@ -3848,6 +3935,8 @@ export interface ServerNotifications {
   'secret/resolved': SecretResolvedNotification;
   /** hermes titled a session after one of its first exchanges. */
   'session/titled': SessionTitledNotification;
+  /** The next output of a shell/exec request that asked for it to be streamed. */
+  'shell/output': ShellOutputNotification;
   /** A subagent a session's agent started in the background has ended. */
   'subagent/ended': SubagentEndedNotification;
   /** A subagent a session's agent started in the background did something (its tools, text, thinking), during its parent's run or after it. */
@@ -3921,6 +4010,7 @@ export const HOST_REQUEST_METHODS: readonly HostRequestMethod[] = [
   'session/status',
   'session/switchModel',
   'session/undo',
+  'shell/exec',
   'shutdown',
   'skill/list',
   'skill/setEnabled',
@@ -3961,6 +4051,7 @@ export const SERVER_NOTIFICATION_METHODS: readonly ServerNotificationMethod[] = 
   'secret/requested',
   'secret/resolved',
   'session/titled',
+  'shell/output',
   'subagent/ended',
   'subagent/progress',
   'subagent/started',
@@ -4025,5 +4116,8 @@ export const ERROR_CODES = {
   'unknown_memory_entry': -32032,
   'unknown_skill': -32033,
   'unknown_toolset': -32034,
+  'command_dangerous': -32035,
+  'command_blocked': -32036,
+  'too_many_commands': -32037,
 } as const;
 export type ErrorDataType = keyof typeof ERROR_CODES;

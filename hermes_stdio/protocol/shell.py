@@ -1,0 +1,69 @@
+"""A command the host runs itself (``shell/exec``), outside any turn: a user's
+``!git status`` in a chat box, or a host's own check in the profile's
+environment. Names follow ``types``: snake_case here, camelCase on the wire.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from .model import Name
+from .names import SessionId, WorkerKey
+from .record import Record, doc_field
+
+DEFAULT_SHELL_TIMEOUT_MS = 60_000
+MAX_SHELL_TIMEOUT_MS = 600_000
+MAX_COMMAND_ARGS = 1024
+MAX_COMMAND_CHARS = 131_072  # all arguments together; far below the kernel's ARG_MAX
+MAX_SHELL_OUTPUT = 1_048_576  # bytes of each stream a result keeps (the end of it)
+MAX_STREAM_ID = 128
+
+OutputStream = Literal["stdout", "stderr"]
+
+
+class ShellExecParams(Record):
+    command: list[str] = doc_field(
+        "The program and its arguments, run as given (no shell): for a line the user"
+        ' typed, ["bash", "-c", line].'
+    )
+    workspace: str | None = doc_field(
+        "Run in this directory (absolute, existing); wins over the session's.", None
+    )
+    session_id: SessionId | None = doc_field(
+        "Run in this session's workspace (the one its next turn uses), in its worker.", None
+    )
+    timeout_ms: int = doc_field(
+        f"Ended (SIGTERM to its process group, SIGKILL 2 s later) after this long:"
+        f" 1 to {MAX_SHELL_TIMEOUT_MS}.",
+        DEFAULT_SHELL_TIMEOUT_MS,
+    )
+    approved: bool = doc_field(
+        "The user confirmed a command hermes rates dangerous (see command_dangerous).", False
+    )
+    stream_id: Annotated[str, Name(MAX_STREAM_ID)] | None = doc_field(
+        "Push the output as it comes, as shell/output notifications carrying this id;"
+        " the result's stdout and stderr are then empty.",
+        None,
+    )
+    profile: str | None = doc_field("Hermes profile; default when absent.", None)
+    worker_key: WorkerKey | None = doc_field("Worker isolation key.", None)
+
+
+class ShellExecResult(Record):
+    exit_code: int | None = doc_field("How it exited; null when a signal ended it.")
+    signal: str | None = doc_field("The signal that ended it (e.g. SIGTERM), else null.")
+    timed_out: bool = doc_field("It ran past timeoutMs and was ended.")
+    stdout: str = doc_field(
+        f"Its standard output (UTF-8, invalid bytes replaced): the last {MAX_SHELL_OUTPUT}"
+        " bytes; empty when streamed."
+    )
+    stderr: str = doc_field("Its standard error, the same way.")
+    truncated: bool = doc_field("stdout or stderr lost its beginning to the limit.")
+    duration_ms: int = doc_field("From its start to its end.")
+    workspace: str = doc_field("The directory it ran in.")
+
+
+class ShellOutputNotification(Record):
+    stream_id: str = doc_field("The streamId of the shell/exec request.")
+    stream: OutputStream = doc_field("Which of its outputs this came from.")
+    text: str = doc_field("The next piece of that output, as it came (UTF-8, in order).")

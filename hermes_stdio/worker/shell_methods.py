@@ -1,0 +1,197 @@
+"""``shell/exec``: a command the host runs itself, outside any turn, through
+``shell_exec`` under hermes' rules (``shell_policy``).
+
+Contract (a mixin of ``WorkerService``, which provides ``adapter``, ``peer``
+and ``_session_workspace``):
+- Checked on the reader: ``command`` (1 to ``MAX_COMMAND_ARGS`` arguments,
+  ``MAX_COMMAND_CHARS`` in all, a non-empty program, no NUL), ``timeoutMs`` and
+  ``workspace`` (``invalid_params`` naming the field); a worker that is
+  stopping is ``shutting_down``; with ``MAX_COMMANDS`` already running,
+  ``too_many_commands``.
+- Each command then has a thread of its own (never a ``JobQueue`` one: it may
+  run for minutes), where hermes' rules are fetched (``adapter.shell_policy``,
+  which may import hermes-agent; none, as for the synthetic agent, or hermes
+  missing: ``agent_unavailable``). It runs in ``workspace``, else the session's workspace
+  (``_session_workspace``), else the worker's directory. Its line is rated
+  first: ``command_blocked`` or, unless ``approved``, ``command_dangerous``,
+  each with ``data.description``; nothing runs then. A program that cannot be
+  started is ``invalid_params`` naming ``params.command``.
+- ``cancel_command(id)`` (the supervisor's ``$/cancelRequest``) ends that
+  request's command; it is answered ``request_cancelled``. ``stop_commands()``
+  (the worker stopping) ends them all and refuses new ones (``shutting_down``);
+  ``join_commands()`` then waits for them, bounded.
+- With ``streamId`` each piece of output is a ``shell/output`` notification,
+  written before the answer.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+import time
+from collections.abc import Callable
+
+from ..protocol import encode
+from ..protocol import shell as sh
+from ..transport import Peer
+from ..transport.log import report_error
+from ..wire import ErrorType, Request, RequestId, RpcError
+from .checks import check_workspace
+from .contract import AgentAdapter, AgentUnavailable
+from .queries import DEFERRED
+from .shell_exec import DRAIN_S, KILL_GRACE_S, Command, Outcome, Stream
+from .shell_policy import line_of
+
+MAX_COMMANDS = 8  # each is a thread and a process tree of this worker's
+
+
+def _checked(argv: list[str]) -> list[str]:
+    if not argv or not argv[0]:
+        raise RpcError(ErrorType.INVALID_PARAMS, "command names no program", field="params.command")
+    if len(argv) > sh.MAX_COMMAND_ARGS or sum(map(len, argv)) > sh.MAX_COMMAND_CHARS:
+        raise RpcError(
+            ErrorType.INVALID_PARAMS,
+            f"command is longer than {sh.MAX_COMMAND_ARGS} arguments"
+            f" or {sh.MAX_COMMAND_CHARS} characters",
+            field="params.command",
+        )
+    for n, arg in enumerate(argv):
+        if "\0" in arg:
+            raise RpcError(
+                ErrorType.INVALID_PARAMS, "an argument holds NUL", field=f"params.command[{n}]"
+            )
+    return argv
+
+
+class ShellMethods:
+    adapter: AgentAdapter
+    peer: Peer | None
+    _session_workspace: Callable[[str | None], str | None]
+
+    commands: dict[RequestId, tuple[Command, threading.Thread]]  # running ones, by request
+    commands_lock: threading.Lock
+    commands_stopped: bool
+
+    def _h_shell_exec(self, req: Request, p: sh.ShellExecParams) -> object:
+        argv = _checked(p.command)
+        if not 1 <= p.timeout_ms <= sh.MAX_SHELL_TIMEOUT_MS:
+            raise RpcError(
+                ErrorType.INVALID_PARAMS,
+                f"timeoutMs must be 1 to {sh.MAX_SHELL_TIMEOUT_MS}",
+                field="params.timeoutMs",
+            )
+        check_workspace(p.workspace)
+        stream_id, peer = p.stream_id, self.peer
+        assert peer is not None
+
+        def output(stream: Stream, text: str) -> None:
+            note = sh.ShellOutputNotification(stream_id or "", stream, text)
+            peer.notify("shell/output", encode(note))
+
+        command = Command(argv, output if stream_id is not None else None, sh.MAX_SHELL_OUTPUT)
+
+        def run() -> None:
+            try:
+                result = self._exec(command, argv, p)
+            except AgentUnavailable as exc:
+                peer.respond_error(req.id, RpcError(ErrorType.AGENT_UNAVAILABLE, str(exc)))
+            except Exception as exc:
+                peer.respond_error(req.id, report_error(exc))
+            else:
+                if result is None:
+                    peer.respond_error(req.id, RpcError(ErrorType.REQUEST_CANCELLED))
+                else:
+                    peer.respond(req.id, encode(result))
+            finally:
+                with self.commands_lock:
+                    self.commands.pop(req.id, None)
+
+        thread = threading.Thread(target=run, name="shell-exec", daemon=True)
+        with self.commands_lock:
+            table = self.commands
+            if self.commands_stopped:
+                raise RpcError(ErrorType.SHUTTING_DOWN)
+            if len(table) >= MAX_COMMANDS:
+                raise RpcError(
+                    ErrorType.TOO_MANY_COMMANDS,
+                    f"{MAX_COMMANDS} commands of this worker are running",
+                )
+            table[req.id] = (command, thread)
+            try:
+                thread.start()
+            except BaseException:
+                del table[req.id]
+                raise
+        return DEFERRED
+
+    def _exec(
+        self, command: Command, argv: list[str], p: sh.ShellExecParams
+    ) -> sh.ShellExecResult | None:
+        policy = self.adapter.shell_policy()  # may import hermes-agent: never on the reader
+        if policy is None:
+            raise AgentUnavailable("this agent runs no commands")
+        root = p.workspace or self._session_workspace(p.session_id) or os.getcwd()
+        refused = policy.refusal(line_of(argv))
+        if refused is not None:
+            kind, why = refused
+            if kind == "blocked":
+                raise RpcError(
+                    ErrorType.COMMAND_BLOCKED, f"hermes never runs this: {why}", description=why
+                )
+            if not p.approved:
+                raise RpcError(
+                    ErrorType.COMMAND_DANGEROUS,
+                    f"hermes rates this dangerous ({why}): send it with approved once the"
+                    " user confirms it",
+                    description=why,
+                )
+        try:
+            done = command.run(root, policy.env(), p.timeout_ms / 1000)
+        except OSError as exc:
+            raise RpcError(
+                ErrorType.INVALID_PARAMS, f"cannot run {argv[0]!r}: {exc}", field="params.command"
+            ) from exc
+        return None if done.cancelled else _result(done, root)
+
+    def cancel_command(self, request_id: RequestId) -> None:
+        with self.commands_lock:
+            running = self.commands.get(request_id)
+        if running is not None:
+            running[0].cancel()
+
+    def stop_commands(self) -> None:
+        """End every command (and refuse new ones); ``join_commands`` waits for them."""
+        with self.commands_lock:
+            self.commands_stopped = True
+            running = list(self.commands.values())
+        for command, _ in running:
+            command.cancel()
+
+    def join_commands(self) -> None:
+        with self.commands_lock:
+            running = list(self.commands.values())
+        deadline = time.monotonic() + KILL_GRACE_S + DRAIN_S + 1.0
+        for _, thread in running:
+            thread.join(max(0.0, deadline - time.monotonic()))
+
+
+def _result(done: Outcome, root: str) -> sh.ShellExecResult:
+    code = done.returncode
+    ended_by = None
+    if code is not None and code < 0:
+        try:
+            ended_by = signal.Signals(-code).name
+        except ValueError:
+            ended_by = f"signal {-code}"
+        code = None
+    return sh.ShellExecResult(
+        exit_code=code,
+        signal=ended_by,
+        timed_out=done.timed_out,
+        stdout=done.stdout,
+        stderr=done.stderr,
+        truncated=done.truncated,
+        duration_ms=round(done.duration_s * 1000),
+        workspace=root,
+    )

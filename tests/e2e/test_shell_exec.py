@@ -1,0 +1,157 @@
+"""shell/exec through the real binary and real hermes-agent: a command the host
+runs itself, in the profile's environment, under hermes' rules, ended on time or
+on cancel."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from hermes_stdio.testing.host import HostClient
+from hermes_stdio.testing.llm_server import Reply, ScriptedLLM
+from hermes_stdio.wire import ErrorType
+
+from .conftest import DEFAULT_SECRET, WORK_SECRET, received, refused, wait_gone
+
+
+def shell(host: HostClient, *argv: str, **params: Any) -> dict[str, Any]:
+    return host.request("shell/exec", {"command": list(argv), **params})  # type: ignore[no-any-return]
+
+
+def test_a_command_runs_in_the_workspace_and_answers_its_exit_and_outputs(
+    host: HostClient, tmp_path: Path
+) -> None:
+    script = "pwd; echo oops >&2; exit 3"
+    got = shell(host, "bash", "-c", script, workspace=str(tmp_path))
+    assert got == {
+        "exitCode": 3,
+        "signal": None,
+        "timedOut": False,
+        "stdout": f"{tmp_path}\n",
+        "stderr": "oops\n",
+        "truncated": False,
+        "durationMs": got["durationMs"],
+        "workspace": str(tmp_path),
+    }
+    assert isinstance(got["durationMs"], int) and got["durationMs"] >= 0
+
+
+def test_it_sees_its_own_profiles_env_without_provider_keys_and_no_other_profiles(
+    host: HostClient, home: Path
+) -> None:
+    host.request("env/set", {"profile": "work", "name": "OPENROUTER_API_KEY", "value": "sk-x"})
+    script = 'echo "[$WORK_SECRET][$DEFAULT_SECRET][$OPENROUTER_API_KEY]"; pwd'
+    got = shell(host, "bash", "-c", script, profile="work")
+    assert got["stdout"] == f"[{WORK_SECRET}][][]\n{home / 'profiles' / 'work'}\n"
+    assert shell(host, "bash", "-c", 'echo "[$WORK_SECRET][$DEFAULT_SECRET]"')["stdout"] == (
+        f"[][{DEFAULT_SECRET}]\n"
+    )
+
+
+def test_a_sessions_command_runs_in_the_workspace_of_its_turns(
+    host: HostClient, llm: ScriptedLLM, tmp_path: Path
+) -> None:
+    llm.enqueue(Reply.text(["ok"]))
+    run = host.request("run/start", {"message": "hi", "workspace": str(tmp_path)})
+    host.wait_run_completed(run["runId"])
+    got = shell(host, "pwd", sessionId=run["sessionId"])
+    assert (got["stdout"], got["workspace"]) == (f"{tmp_path}\n", str(tmp_path))
+
+
+def test_a_dangerous_command_waits_for_the_users_confirmation(
+    host: HostClient, tmp_path: Path
+) -> None:
+    victim = tmp_path / "victim"
+    (victim / "inner").mkdir(parents=True)
+    params = {"command": ["rm", "-r", str(victim)], "workspace": str(tmp_path)}
+    err = refused(host, "shell/exec", params)
+    assert err.kind is ErrorType.COMMAND_DANGEROUS
+    assert err.data["description"]
+    assert victim.exists()
+    assert host.request("shell/exec", {**params, "approved": True})["exitCode"] == 0
+    assert not victim.exists()
+
+
+def test_what_the_profile_denies_never_runs_even_approved(
+    start_host: Any, home: Path, tmp_path: Path
+) -> None:
+    config_file = home / "profiles" / "work" / "config.yaml"
+    config = yaml.safe_load(config_file.read_text())
+    config["approvals"]["deny"] = ["touch *"]
+    config_file.write_text(yaml.safe_dump(config))
+    host = start_host()
+    host.initialize()
+    marker = tmp_path / "marker"
+    params = {"command": ["touch", str(marker)], "profile": "work", "approved": True}
+    err = refused(host, "shell/exec", params)
+    assert err.kind is ErrorType.COMMAND_BLOCKED
+    assert err.data["description"] == "the profile's approvals.deny rule 'touch *'"
+    assert not marker.exists()
+    # The default profile has no such rule.
+    assert shell(host, "touch", str(marker))["exitCode"] == 0 and marker.exists()
+
+
+def test_streamed_output_is_pushed_in_order_before_the_answer(host: HostClient) -> None:
+    script = "for i in 1 2 3; do echo line$i; done; echo warn >&2"
+    got = shell(host, "bash", "-c", script, streamId="sh-1")
+    pushed = received(host, "shell/output")
+    assert {n.params["streamId"] for n in pushed} == {"sh-1"}
+    by_stream = {
+        name: "".join(n.params["text"] for n in pushed if n.params["stream"] == name)
+        for name in ("stdout", "stderr")
+    }
+    assert by_stream == {"stdout": "line1\nline2\nline3\n", "stderr": "warn\n"}
+    assert (got["stdout"], got["stderr"], got["exitCode"]) == ("", "", 0)
+
+
+def test_past_its_timeout_a_command_is_ended_with_what_it_left_running(
+    host: HostClient, tmp_path: Path
+) -> None:
+    pid_file = tmp_path / "child.pid"
+    script = f"sleep 60 & echo $! > {pid_file}; wait"
+    got = shell(host, "bash", "-c", script, timeoutMs=500)
+    assert (got["timedOut"], got["exitCode"], got["signal"]) == (True, None, "SIGTERM")
+    assert wait_gone(int(pid_file.read_text()), timeout=10)
+
+
+def running(host: HostClient, stream_id: str) -> tuple[Any, int]:
+    """Send a command that runs until ended; its request id and pid, once it runs
+    (it says so on its streamed output)."""
+    params = {"command": ["bash", "-c", "echo $$; exec sleep 60"], "streamId": stream_id}
+    msg_id = host.send_request("shell/exec", params)
+    said = host.wait_for(lambda n: n.method == "shell/output" and n.params["streamId"] == stream_id)
+    return msg_id, int(said.params["text"])
+
+
+def test_a_cancelled_command_is_ended_and_answered_request_cancelled(host: HostClient) -> None:
+    msg_id, pid = running(host, "c-1")
+    host.notify("$/cancelRequest", {"id": msg_id})
+    resp = host.response(msg_id)
+    assert resp.error is not None and resp.error["code"] == ErrorType.REQUEST_CANCELLED.code
+    assert wait_gone(pid, timeout=10)
+    assert shell(host, "true")["exitCode"] == 0  # the worker is free for the next one
+
+
+def test_a_restarted_worker_ends_its_commands(host: HostClient) -> None:
+    msg_id, pid = running(host, "r-1")
+    host.request("worker/restart", {})
+    assert wait_gone(pid, timeout=10)
+    resp = host.response(msg_id)
+    assert resp.error is not None
+    assert resp.error["code"] == ErrorType.REQUEST_CANCELLED.code
+
+
+def test_bad_commands_are_invalid_params_naming_the_field(host: HostClient) -> None:
+    for params, field in [
+        ({"command": []}, "params.command"),
+        ({"command": ["echo", "a\u0000b"]}, "params.command[1]"),
+        ({"command": ["/no/such/program"]}, "params.command"),
+        ({"command": ["true"], "timeoutMs": 0}, "params.timeoutMs"),
+        ({"command": ["true"], "workspace": "relative"}, "params.workspace"),
+        ({"command": ["true"], "streamId": ""}, "params.streamId"),
+    ]:
+        err = refused(host, "shell/exec", params)
+        assert (err.kind, err.data["field"]) == (ErrorType.INVALID_PARAMS, field), params
+
