@@ -4,7 +4,8 @@ many run at once.
 Contract: ``IdleWorkers(pool, routes, idle_s, max_workers=N)``. ``arm()`` (called whenever a
 worker becomes ready) keeps one timer set for the earliest moment a running
 worker could have been unused for ``idle_s``. When it fires, each ready worker
-with no run in progress whose last use (a request routed to it, the end of one
+with no run in progress and no request in flight (``Peer.in_flight``: a
+``shell/exec`` may run for minutes) whose last use (a request routed to it, the end of one
 of its runs: ``WorkerSlot.last_used_at``) is at least ``idle_s`` old is stopped
 gracefully on a thread of its own, re-checked under the slot's locks so that a
 request handed to it or starting it meanwhile wins (a request after the
@@ -112,7 +113,9 @@ class IdleWorkers:
         return self.routes.counts(key) != (0, 0)
 
     def _busy(self, slot: WorkerSlot) -> bool:
-        return self.routes.counts(slot.key)[1] > 0
+        # A run in progress, or a request not answered yet: a shell/exec may run for minutes.
+        peer = slot.peer
+        return self.routes.counts(slot.key)[1] > 0 or (peer is not None and peer.in_flight > 0)
 
     def _idle(self, slot: WorkerSlot) -> bool:
         return (

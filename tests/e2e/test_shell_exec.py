@@ -155,3 +155,12 @@ def test_bad_commands_are_invalid_params_naming_the_field(host: HostClient) -> N
         err = refused(host, "shell/exec", params)
         assert (err.kind, err.data["field"]) == (ErrorType.INVALID_PARAMS, field), params
 
+
+def test_a_worker_running_a_command_is_not_stopped_as_idle(start_host: Any) -> None:
+    host = start_host("--worker-idle-timeout", "0.5")
+    host.initialize()
+    got = shell(host, "bash", "-c", "sleep 2; echo done", timeoutMs=20_000)
+    assert (got["exitCode"], got["stdout"]) == (0, "done\n")
+    # Idle for 0.5 s once the command had ended, not before.
+    exited = host.wait_for(lambda n: n.method == "worker/exited", timeout=20)
+    assert exited.params["reason"] == "idle"

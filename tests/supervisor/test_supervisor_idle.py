@@ -253,3 +253,14 @@ def test_when_every_free_worker_has_background_work_a_start_fails_with_worker_li
         idle.make_room(new)
     assert caught.value.kind is ErrorType.WORKER_LIMIT and caught.value.data == {"limit": 1}
     assert pool.stopped == []
+
+
+def test_a_worker_still_answering_a_request_is_not_stopped_as_idle() -> None:
+    answering, routes, timers = ready("answering", 100), FakeRoutes(), FakeTimers()
+    answering.peer = BusyPeer()  # type: ignore[assignment]  # e.g. a long shell/exec
+    pool = FakePool(answering)
+    idle = IdleWorkers(pool, routes, 60, timers)  # type: ignore[arg-type]
+    idle.arm()
+    assert len(timers.set) == 1 and timers.set[0][0] > 59  # looked at again later
+    timers.set[0][1]()
+    assert pool.stopped == [] and answering.state == "ready"
