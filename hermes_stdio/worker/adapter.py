@@ -111,7 +111,7 @@ from .profile import HermesProfile
 from .profile_settings import HermesSettings
 from .profile_toggles import HermesToggles
 from .runtime import Fingerprint, loaded_files
-from .scope import TurnModules, session_scope
+from .scope import TurnModules, forget_session, session_scope
 from .secrets import SERVING, SecretBridge
 from .shell_policy import ShellPolicy
 from .shortcuts import cache_tool_scan, pay_tls_setup_once
@@ -142,6 +142,7 @@ class HermesAdapter(
         self._compression = CompressionBridge()
         self._loaded: Fingerprint | None = None
         self._preloaded = Fingerprint(())
+        self._turn_modules: TurnModules | None = None  # once a turn has imported them
 
     def preload(self) -> None:
         """Import hermes-agent, and what its first agent build and turn would import, and
@@ -353,7 +354,9 @@ class HermesAdapter(
         if session.reasoning_effort is not None:  # wins over the profile's, as hermes' /reasoning
             agent.reasoning_config = parse_reasoning_effort(session.reasoning_effort)
         recall_compression(self._db, session)
-        hermes = TurnModules(approval, session_context, runtime_cwd, terminal_tool, file_tools)
+        self._turn_modules = hermes = TurnModules(
+            approval, session_context, runtime_cwd, terminal_tool, file_tools
+        )
         restore_std_streams()  # what the last turn's wrappers wrapped, not another layer
         try:
             with (
@@ -398,3 +401,7 @@ class HermesAdapter(
         if callable(closer):
             with contextlib.suppress(Exception):
                 closer()
+
+    def forget_session(self, session_id: str) -> None:
+        if self._turn_modules is not None:  # else no turn ran: hermes keeps nothing of it
+            forget_session(session_id, self._turn_modules)

@@ -439,6 +439,13 @@ class AgentAdapter(Protocol):
 
     def close(self, agent: Any) -> None: ...
 
+    def forget_session(self, session_id: str) -> None:
+        """Drop what hermes keeps process-wide under a session's id (its cached sudo
+        password, "session" approvals, working directory, record of reads), for a
+        session this worker let go of (``scope.forget_session``). Call it on a
+        thread that runs no turn."""
+        ...
+
     def release(self, agent: Any) -> None:
         """Free an agent's model clients but keep its session's tool state (background
         processes, terminal, browser), for a session that goes on with a new agent."""

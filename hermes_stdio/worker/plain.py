@@ -78,6 +78,9 @@ class PlainAdapterMethods:
     def shell_policy(self) -> ShellRules | None:
         return None  # runs no commands
 
+    def forget_session(self, session_id: str) -> None:
+        return None  # keeps nothing under a session's id
+
     def stored_workspace(self, session_id: str) -> str | None:
         return None  # keeps no database
 

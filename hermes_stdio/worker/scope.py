@@ -23,7 +23,10 @@ row of one is refused). On the way in, when
 does at a session boundary: a new conversation under an old id, or one loaded
 afresh, starts with none of it. When only ``session.forget_reads`` is set (its
 history was replaced), only the record of its reads goes. Both flags are then
-cleared. hermes' private helpers are optional: without one, its part is kept.
+cleared. ``forget_session(session_id, hermes)`` drops all of it outside a turn,
+for a session the worker unloaded, destroyed or deleted (on a thread that is in
+no turn: it sets, then clears, that thread's session context). hermes' private
+helpers are optional: without one, its part is kept.
 hermes' per-session YOLO switch follows ``session.auto_approve`` (run/start's or
 session/autoApprove's) while one of the session's turns is inside the scope, and
 is off otherwise. ``set_auto_approve(session, enabled, approval)`` changes the
@@ -65,15 +68,9 @@ def session_scope(
     forget_all, forget_reads = session.forget_hermes, session.forget_reads
     session.forget_hermes = session.forget_reads = False
     if forget_all:
-        _call(hermes.approval, "clear_session", hermes_session_key(sid))
-        _call(hermes.terminal_tool, "clear_task_env_overrides", sid)
-        # where its commands last finished: filed under the session key, not the task id
-        _call(hermes.terminal_tool, "clear_session_cwd", hermes_session_key(sid))
+        _forget_kept(sid, hermes)
     if forget_all or forget_reads:
-        _call(hermes.file_tools, "reset_file_dedup", sid)
-        # and its count of repeated reads, which blocks the 4th as "already in
-        # your context": what those reads returned is not in it any more
-        _call(hermes.file_tools, "notify_other_tool_call", sid)
+        _forget_reads(sid, hermes)
     key_token = hermes.approval.set_current_session_key(hermes_session_key(sid))
 
     def emit(method: str, payload: dict[str, Any]) -> object:
@@ -138,6 +135,36 @@ def set_auto_approve(session: Session, enabled: bool, approval: Any) -> None:
         session.auto_approve = enabled
         if session.turns_inside and approval is not None:
             _yolo(approval, session, enabled)
+
+
+def forget_session(session_id: str, hermes: TurnModules) -> None:
+    """Drop what hermes keeps under a session's id, as a forgetting turn does on its
+    way in, for a session the worker let go of: its cached sudo password does not
+    wait in memory for the session's next load, which may never come."""
+    _forget_kept(session_id, hermes)
+    _forget_reads(session_id, hermes)
+    # hermes files the password under the session context's key: set it for the call
+    tokens = hermes.session_context.set_session_vars(
+        platform=PLATFORM, session_id=session_id, session_key=hermes_session_key(session_id)
+    )
+    try:
+        _call(hermes.terminal_tool, "_set_cached_sudo_password", "")
+    finally:
+        hermes.session_context.clear_session_vars(tokens)
+
+
+def _forget_kept(sid: str, hermes: TurnModules) -> None:
+    _call(hermes.approval, "clear_session", hermes_session_key(sid))
+    _call(hermes.terminal_tool, "clear_task_env_overrides", sid)
+    # where its commands last finished: filed under the session key, not the task id
+    _call(hermes.terminal_tool, "clear_session_cwd", hermes_session_key(sid))
+
+
+def _forget_reads(sid: str, hermes: TurnModules) -> None:
+    _call(hermes.file_tools, "reset_file_dedup", sid)
+    # and its count of repeated reads, which blocks the 4th as "already in your
+    # context": what those reads returned is not in it any more
+    _call(hermes.file_tools, "notify_other_tool_call", sid)
 
 
 def _call(module: Any, name: str, *args: Any) -> None:

@@ -60,6 +60,7 @@ from .state import Run, RunTable, Session, new_id
 from .tasks import TaskMethods
 from .toggle_methods import ToggleMethods
 from .transcripts import TranscriptMethods
+from .unloading import SessionUnloading
 
 _METHODS = {**HOST_METHODS, **WORKER_METHODS}
 # What a worker answers: every request the supervisor routes to it, and its own.
@@ -79,6 +80,7 @@ class WorkerService(
     ShellMethods,
     TaskMethods,
     TranscriptMethods,
+    SessionUnloading,
     RunLauncher,
 ):
     def __init__(
@@ -238,40 +240,6 @@ class WorkerService(
         self.runs.finished(run)
         self._arm_idle()
 
-    def _arm_idle(self) -> None:
-        if self.session_idle_s <= 0:
-            return
-        with self._lock:
-            unused = [s.last_used_at for s in self.sessions.values() if s.run is None]
-        if unused:
-            self._idle_timer.at(min(unused) / 1000 + self.session_idle_s - time.time())
-
-    def _unload_idle(self) -> None:
-        cutoff = int((time.time() - self.session_idle_s) * 1000)
-        working = self._working()
-        now = int(time.time() * 1000)
-        with self._lock:
-            gone = [s for s in self.sessions.values() if s.run is None and s.last_used_at <= cutoff]
-            for session in list(gone):
-                if session.session_id in working:  # idle again session_idle_s from now
-                    session.last_used_at = now
-                    gone.remove(session)
-                    log(
-                        f"worker: keeping session {session.session_id}: its background work goes on"
-                    )
-                else:
-                    del self.sessions[session.session_id]
-        for session in gone:
-            log(
-                f"worker: unloading session {session.session_id}: "
-                f"unused for {self.session_idle_s:g} s"
-            )
-            # Closing an agent may take a while: never on the timer thread.
-            threading.Thread(
-                target=self.adapter.close, args=(session.agent,), name="close", daemon=True
-            ).start()
-        self._arm_idle()
-
     def _h_run_interrupt(self, req: Request, p: t.RunTarget) -> t.RunInterruptResult:
         run = self._run(p.run_id)
         if run.done:
@@ -366,7 +334,7 @@ class WorkerService(
             with self._lock:
                 if self.sessions.get(p.session_id) is session:
                     del self.sessions[p.session_id]
-            self.adapter.close(session.agent)
+            self._let_go(session)
             assert self.peer is not None
             self.peer.respond(req.id, encode(t.SessionDestroyResult(True)))
 

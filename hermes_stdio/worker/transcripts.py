@@ -142,6 +142,7 @@ class TranscriptMethods:
             done = self.adapter.delete_session(p.session_id)
             self._end_background(p.session_id)
             self.adapter.close(session.agent)
+            self.adapter.forget_session(p.session_id)  # its sudo password, approvals...
             session.agent = None
             session.history = []
             session.restore = False  # its stored history is gone

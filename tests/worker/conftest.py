@@ -51,6 +51,7 @@ class FakeAdapter(PlainAdapterMethods):
         self.model = "fake-model"
         self.agents: list[FakeAgent] = []
         self.closed: list[Any] = []
+        self.forgotten: list[str] = []  # session ids whose hermes state was dropped
         self.interrupts: list[tuple[Any, str | None]] = []
         self.wake = threading.Event()  # set by interrupt() and by tests releasing a turn
 
@@ -82,6 +83,9 @@ class FakeAdapter(PlainAdapterMethods):
         self.closed.append(agent)
         if agent is not None:
             agent.closed += 1
+
+    def forget_session(self, session_id: str) -> None:
+        self.forgotten.append(session_id)
 
 
 class FakePeer:

@@ -89,6 +89,7 @@ def test_destroying_an_idle_session_closes_its_agent_and_forgets_it(harness):
     harness.wait_idle(ack["runId"])
     assert harness.call("session/destroy", {"sessionId": "s1"})["result"] == {"destroyed": True}
     assert harness.adapter.closed == [harness.adapter.agents[0]]
+    assert harness.adapter.forgotten == ["s1"]  # hermes' state of it too: its sudo password
     assert harness.call("session/status", {"sessionId": "s1"})["result"]["loaded"] is False
 
 
@@ -249,6 +250,13 @@ def test_a_session_unused_for_the_idle_time_is_unloaded_and_its_agent_closed(har
         closed.set()
 
     harness.adapter.close = close_and_tell
+    forgot, forget = threading.Event(), harness.adapter.forget_session
+
+    def forget_and_tell(session_id):
+        forget(session_id)
+        forgot.set()
+
+    harness.adapter.forget_session = forget_and_tell
     idle = harness.start("one")
     harness.wait_completed(idle["runId"])
     harness.wait_idle(idle["runId"])
@@ -263,12 +271,26 @@ def test_a_session_unused_for_the_idle_time_is_unloaded_and_its_agent_closed(har
     assert set(harness.service.sessions) == {busy["sessionId"]}
     assert closed.wait(WAIT)  # on a thread of its own
     assert harness.adapter.closed == [harness.adapter.agents[0]]
+    assert forgot.wait(WAIT)  # then hermes' state of it: its sudo password, ...
+    assert harness.adapter.forgotten == [idle["sessionId"]]
     status = harness.call("session/status", {"sessionId": idle["sessionId"]})["result"]
     assert status["loaded"] is False
     harness.adapter.wake.set()
     harness.wait_completed(busy["runId"])
     harness.wait_idle(busy["runId"])
     harness.call("session/destroy", {"sessionId": busy["sessionId"]})
+
+
+def test_a_dropped_session_loaded_again_before_it_is_let_go_keeps_hermes_state(harness):
+    ack = harness.start(sessionId="s1")
+    harness.wait_completed(ack["runId"])
+    harness.wait_idle(ack["runId"])
+    dropped = harness.service.sessions["s1"]
+    harness.service._let_go(dropped)  # still loaded: a new run's session has the id
+    assert harness.adapter.closed == [dropped.agent] and harness.adapter.forgotten == []
+    del harness.service.sessions["s1"]
+    harness.service._let_go(dropped)
+    assert harness.adapter.forgotten == ["s1"]
 
 
 def test_a_session_whose_background_work_goes_on_stays_loaded_until_it_ends(harness):

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
+from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
+from hermes_stdio.testing.home import make_home, offline_env
 from hermes_stdio.worker.keys import hermes_session_key
-from hermes_stdio.worker.scope import TurnModules, session_scope, set_auto_approve
+from hermes_stdio.worker.scope import TurnModules, forget_session, session_scope, set_auto_approve
 from hermes_stdio.worker.state import Session
 
 KEY = hermes_session_key("s1")
@@ -109,6 +114,65 @@ def test_without_hermes_helpers_to_forget_with_the_turn_still_runs() -> None:
     turn(session, modules(calls, forgetting=False))
     assert "set_current_session_key" in calls.names()
     assert not session.forget_hermes
+
+
+def test_a_session_let_go_has_what_hermes_kept_of_it_dropped_outside_any_turn() -> None:
+    calls = Calls()
+    forget_session("s1", modules(calls))
+    assert set(calls.log) >= FORGET
+    names = calls.names()
+    # The password's cache key is the session context's: set around the call, then cleared.
+    assert (
+        names.index("set_session_vars")
+        < names.index("_set_cached_sudo_password")
+        < names.index("clear_session_vars")
+    )
+    forget_session("s1", modules(Calls(), forgetting=False))  # without hermes' helpers: no-op
+
+
+_PROBE = r"""
+import json, threading
+from agent import runtime_cwd
+from gateway import session_context
+from tools import approval, file_tools, terminal_tool
+from hermes_stdio.worker.keys import hermes_session_key
+from hermes_stdio.worker.scope import TurnModules, forget_session, session_scope
+from hermes_stdio.worker.state import Session
+
+hermes = TurnModules(approval, session_context, runtime_cwd, terminal_tool, file_tools)
+
+def kept(sid):  # what the session's next turn in this worker would find
+    with session_scope(Session(sid, "default", forget_hermes=False), hermes, None):
+        password = terminal_tool._get_cached_sudo_password()
+    return [password, approval.is_approved(hermes_session_key(sid), "recursive delete")]
+
+for sid in ("s1", "s2"):
+    with session_scope(Session(sid, "default"), hermes, None):
+        terminal_tool._set_cached_sudo_password("pw-" + sid)
+    approval.approve_session(hermes_session_key(sid), "recursive delete")
+before = [kept("s1"), kept("s2")]
+let_go = threading.Thread(target=forget_session, args=("s1", hermes))
+let_go.start()
+let_go.join()
+print(json.dumps({"before": before, "after": [kept("s1"), kept("s2")]}))
+"""
+
+
+def test_a_session_let_go_loses_its_sudo_password_and_approvals_in_hermes_itself(
+    tmp_path: Path,
+) -> None:
+    home = make_home(tmp_path, "http://127.0.0.1:9/v1")
+    proc = subprocess.run(
+        [sys.executable, "-c", _PROBE],
+        env=offline_env(home),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    out = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert out["before"] == [["pw-s1", True], ["pw-s2", True]]
+    assert out["after"] == [["", False], ["pw-s2", True]]  # the other session keeps its own
 
 
 def yolo(calls: Calls) -> list[bool]:
