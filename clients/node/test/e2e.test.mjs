@@ -276,6 +276,43 @@ describe('hermes-stdio supervisor', { skip: !haveBin && `no ${hermesBin}`, timeo
     }
   });
 
+  test('shell/exec runs a command, streams its output as shell/output, and asks before a dangerous one', { skip: !python && 'no python for the profile home', timeout: 120_000 }, async () => {
+    const home = await makeHome(python, path.join(root, 'shell-home'), 9);
+    const work = path.join(root, 'shell-work');
+    await mkdir(path.join(work, 'victim'), { recursive: true });
+    const client = await HermesStdioClient.spawn({ command: hermesBin, env: offlineEnv(home) });
+    try {
+      await client.initialize({ name: 'node-test' });
+      const pieces = [];
+      const sub = client.onNotification('shell/output', (n) => pieces.push(n));
+      const done = await client.request(
+        'shell/exec',
+        { command: ['bash', '-c', 'echo one; echo two >&2'], workspace: work, streamId: 'n-1' },
+        { timeoutMs: 90_000 },
+      );
+      sub.dispose();
+      assert.equal(done.exitCode, 0, client.stderrTail);
+      assert.equal(done.workspace, work);
+      assert.deepEqual(
+        pieces.map((n) => [n.streamId, n.stream, n.text]).sort(),
+        [['n-1', 'stderr', 'two\n'], ['n-1', 'stdout', 'one\n']],
+      );
+      const remove = { command: ['rm', '-r', 'victim'], workspace: work };
+      await assert.rejects(client.request('shell/exec', remove), (err) => {
+        assert.equal(err.code, -32035);
+        assert.equal(err.data.type, 'command_dangerous');
+        assert.ok(err.data.description);
+        return true;
+      });
+      assert.ok(existsSync(path.join(work, 'victim')));
+      assert.equal((await client.request('shell/exec', { ...remove, approved: true })).exitCode, 0);
+      assert.ok(!existsSync(path.join(work, 'victim')));
+      assert.deepEqual(await client.shutdown({ timeoutMs: 30_000 }), { code: 0, signal: null });
+    } finally {
+      await client.dispose();
+    }
+  });
+
   test('runToCompletion gives a sudo password through onSudo, and it never comes back', { skip: !python && 'no python for the scripted LLM', timeout: 120_000 }, async () => {
     // The stand-in sudo of the Python e2e tests, first on a login shell's PATH (hermes'
     // terminal runs commands with one) through a user home of this test's own.
