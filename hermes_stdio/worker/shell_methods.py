@@ -11,11 +11,13 @@ and ``_session_workspace``):
 - Each command then has a thread of its own (never a ``JobQueue`` one: it may
   run for minutes), where hermes' rules are fetched (``adapter.shell_policy``,
   which may import hermes-agent; none, as for the synthetic agent, or hermes
-  missing: ``agent_unavailable``). It runs in ``workspace``, else the session's workspace
-  (``_session_workspace``), else the worker's directory. Its line is rated
-  first: ``command_blocked`` or, unless ``approved``, ``command_dangerous``,
-  each with ``data.description``; nothing runs then. A program that cannot be
-  started is ``invalid_params`` naming ``params.command``.
+  missing: ``agent_unavailable``). It runs in ``workspace``, else the
+  session's workspace (``_session_workspace``), else the worker's directory,
+  with the worker's tag in its environment (so it dies with the worker:
+  ``kill_tagged``). Its line is rated first: ``command_blocked`` or, unless
+  ``approved``, ``command_dangerous``, each with ``data.description``;
+  nothing runs then. A program that cannot be started is ``invalid_params``
+  naming ``params.command``.
 - ``cancel_command(id)`` (the supervisor's ``$/cancelRequest``) ends that
   request's command; it is answered ``request_cancelled``. ``stop_commands()``
   (the worker stopping) ends them all and refuses new ones (``shutting_down``);
@@ -36,6 +38,7 @@ from ..protocol import encode
 from ..protocol import shell as sh
 from ..transport import Peer
 from ..transport.log import report_error
+from ..transport.process import WORKER_TAG
 from ..wire import ErrorType, Request, RequestId, RpcError
 from .checks import check_workspace
 from .contract import AgentAdapter, AgentUnavailable
@@ -147,7 +150,7 @@ class ShellMethods:
                     description=why,
                 )
         try:
-            done = command.run(root, policy.env(), p.timeout_ms / 1000)
+            done = command.run(root, _tagged(policy.env()), p.timeout_ms / 1000)
         except OSError as exc:
             raise RpcError(
                 ErrorType.INVALID_PARAMS, f"cannot run {argv[0]!r}: {exc}", field="params.command"
@@ -174,6 +177,13 @@ class ShellMethods:
         deadline = time.monotonic() + KILL_GRACE_S + DRAIN_S + 1.0
         for _, thread in running:
             thread.join(max(0.0, deadline - time.monotonic()))
+
+
+def _tagged(env: dict[str, str]) -> dict[str, str]:
+    """``env`` with this worker's tag, whatever hermes' sanitizing keeps: by it the
+    command is found and killed if the worker dies (``kill_tagged``)."""
+    tag = os.environ.get(WORKER_TAG)
+    return {**env, WORKER_TAG: tag} if tag else env
 
 
 def _result(done: Outcome, root: str) -> sh.ShellExecResult:

@@ -4,6 +4,8 @@ on cancel."""
 
 from __future__ import annotations
 
+import os
+import signal
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +15,7 @@ from hermes_stdio.testing.host import HostClient
 from hermes_stdio.testing.llm_server import Reply, ScriptedLLM
 from hermes_stdio.wire import ErrorType
 
-from .conftest import DEFAULT_SECRET, WORK_SECRET, received, refused, wait_gone
+from .conftest import DEFAULT_SECRET, WORK_SECRET, received, refused, wait_gone, worker_pids
 
 
 def shell(host: HostClient, *argv: str, **params: Any) -> dict[str, Any]:
@@ -164,3 +166,14 @@ def test_a_worker_running_a_command_is_not_stopped_as_idle(start_host: Any) -> N
     # Idle for 0.5 s once the command had ended, not before.
     exited = host.wait_for(lambda n: n.method == "worker/exited", timeout=20)
     assert exited.params["reason"] == "idle"
+
+
+def test_a_killed_workers_commands_are_ended_and_answered_worker_crashed(
+    host: HostClient,
+) -> None:
+    msg_id, pid = running(host, "k-1")
+    worker = worker_pids(host)[("default", None)]
+    os.kill(worker, signal.SIGKILL)
+    resp = host.response(msg_id)
+    assert resp.error is not None and resp.error["code"] == ErrorType.WORKER_CRASHED.code
+    assert wait_gone(pid, timeout=10)  # found by the tag in its environment, then killed

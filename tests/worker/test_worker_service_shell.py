@@ -12,6 +12,7 @@ import pytest
 from worker_service_helpers import WAIT, error_of
 
 from hermes_stdio.protocol.shell import MAX_COMMAND_ARGS, MAX_SHELL_TIMEOUT_MS
+from hermes_stdio.transport.process import WORKER_TAG
 from hermes_stdio.wire import ErrorType, Notification, Request
 from hermes_stdio.worker.shell_methods import MAX_COMMANDS
 
@@ -173,3 +174,19 @@ def test_a_stopping_worker_ends_its_commands_and_refuses_new_ones(
     assert error_of(answer(shell, 9)) is ErrorType.REQUEST_CANCELLED
     assert not shell.service.commands
     assert error_of(shell.call("shell/exec", {"command": ["true"]})) is ErrorType.SHUTTING_DOWN
+
+
+def test_a_command_carries_the_workers_tag_whatever_hermes_env_keeps(
+    shell: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(WORKER_TAG, "tag-1")
+
+    class Sanitizing(Rules):
+        def env(self) -> dict[str, str]:
+            return {"PATH": os.environ["PATH"]}  # drops everything else
+
+    shell.adapter.shell_policy = Sanitizing
+    script = f'echo "${WORKER_TAG}"'
+    assert shell.call("shell/exec", {"command": ["bash", "-c", script]})["result"]["stdout"] == (
+        "tag-1\n"
+    )
