@@ -102,6 +102,13 @@ HOST_METHODS: dict[str, Method] = _methods(
         "The profiles in the Hermes home, read from disk; never starts a worker.",
     ),
     Method(
+        "profile/create",
+        pf.ProfileCreateParams,
+        pf.ProfileCreateResult,
+        "supervisor",
+        "Make a new profile as hermes profile create does (fresh, or cloned from another).",
+    ),
+    Method(
         "worker/restart",
         t.WorkerTarget,
         pw.WorkerRestartResult,

@@ -4,7 +4,12 @@ camelCase on the wire.
 
 from __future__ import annotations
 
+from typing import Annotated
+
+from .model import Name
 from .record import Record, doc_field
+
+MAX_PROFILE_DESCRIPTION = 500
 
 
 class ProfileInfo(Record):
@@ -30,3 +35,26 @@ class ProfileListChangedNotification(Record):
 
 class ProfileListResult(Record):
     profiles: list[ProfileInfo] = doc_field("default first, then the others by name.")
+
+
+class ProfileCreateParams(Record):
+    name: Annotated[str, Name(64)] = doc_field(
+        "The new profile's name: 1-64 of a-z, 0-9, _ and - starting with a letter or digit"
+        " (hermes' rule), not default, nor one hermes reserves (hermes, test, tmp, root, sudo)."
+    )
+    clone_from: str | None = doc_field(
+        "Copy this profile's config.yaml, .env, SOUL.md, skills and memory into it (hermes"
+        " profile create --clone-from); null: a fresh profile on hermes' defaults.",
+        None,
+    )
+    no_skills: bool = doc_field(
+        "Make a fresh profile without hermes' bundled skills (--no-skills); not with cloneFrom.",
+        False,
+    )
+    description: Annotated[str, Name(MAX_PROFILE_DESCRIPTION)] | None = doc_field(
+        "Its description (profile.yaml), as profile/list shows it.", None
+    )
+
+
+class ProfileCreateResult(Record):
+    profile: ProfileInfo = doc_field("The new profile, as profile/list gives it.")

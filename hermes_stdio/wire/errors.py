@@ -148,6 +148,11 @@ class ErrorType(Enum):
         "too_many_commands",
         "As many shell/exec commands as a worker runs at once are running; try again later.",
     )
+    PROFILE_EXISTS = (
+        -32038,
+        "profile_exists",
+        "A profile of that name exists already (or something else has its directory's name).",
+    )
 
     def __init__(self, code: int, type_: str, summary: str) -> None:
         self.code = code

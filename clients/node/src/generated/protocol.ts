@@ -1446,6 +1446,32 @@ export interface ProcessStartedNotification {
   process: ProcessInfo;
 }
 
+export interface ProfileCreateParams {
+  /**
+   * The new profile's name: 1-64 of a-z, 0-9, _ and - starting with a letter or digit (hermes' rule), not default, nor one hermes reserves (hermes, test, tmp, root, sudo).
+   */
+  name: string;
+  /**
+   * Copy this profile's config.yaml, .env, SOUL.md, skills and memory into it (hermes profile create --clone-from); null: a fresh profile on hermes' defaults.
+   */
+  cloneFrom?: string | null;
+  /**
+   * Make a fresh profile without hermes' bundled skills (--no-skills); not with cloneFrom.
+   */
+  noSkills?: boolean;
+  /**
+   * Its description (profile.yaml), as profile/list shows it.
+   */
+  description?: string | null;
+}
+
+export interface ProfileCreateResult {
+  /**
+   * The new profile, as profile/list gives it.
+   */
+  profile: ProfileInfo;
+}
+
 export interface ProfileInfo {
   /**
    * What requests name it by; default is the Hermes home itself.
@@ -3807,6 +3833,8 @@ export interface HostRequests {
   'process/kill': { params: ProcessKillParams; result: ProcessKillResult };
   /** The background processes a session's agent started, running or recently finished. */
   'process/list': { params: SessionTarget; result: ProcessListResult };
+  /** Make a new profile as hermes profile create does (fresh, or cloned from another). */
+  'profile/create': { params: ProfileCreateParams; result: ProfileCreateResult };
   /** The profiles in the Hermes home, read from disk; never starts a worker. */
   'profile/list': { params: EmptyParams; result: ProfileListResult };
   /** The @ references (keywords, files, folders) that complete the one being typed. */
@@ -3987,6 +4015,7 @@ export const HOST_REQUEST_METHODS: readonly HostRequestMethod[] = [
   'model/list',
   'process/kill',
   'process/list',
+  'profile/create',
   'profile/list',
   'reference/complete',
   'run/interrupt',
@@ -4119,5 +4148,6 @@ export const ERROR_CODES = {
   'command_dangerous': -32035,
   'command_blocked': -32036,
   'too_many_commands': -32037,
+  'profile_exists': -32038,
 } as const;
 export type ErrorDataType = keyof typeof ERROR_CODES;

@@ -1,0 +1,100 @@
+"""``profile/create``: a new profile, made by hermes' own code in a child process.
+
+Contract: ``make_profile(python, home, base_env, name, clone_from, no_skills,
+description)`` runs ``worker.profile_create`` with ``python`` (the workers'
+interpreter; the supervisor never imports hermes-agent) in a session of its
+own, stdin from /dev/null, ``HERMES_HOME`` the Hermes root and no profile's
+secrets (``template_env``: a clone copies the source's ``.env`` as a file,
+never through an environment), lazy installs off; its stderr goes to ours. It
+waits at most ``TIMEOUT_S``, then kills the child's group. It returns the new
+profile's directory, or raises: ``profile_exists`` (``data.profile``),
+``invalid_profile`` for a name or source hermes refuses, ``agent_unavailable``
+without hermes-agent, ``internal_error`` for anything else (a crash, a
+timeout, an answer that is not one).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+from pathlib import Path
+
+from ..transport.log import log, log_bytes
+from ..transport.process import UTF8_ENV
+from ..wire import ErrorType, RpcError
+from .launch import python_command
+from .profiles import template_env
+
+TIMEOUT_S = 120.0  # hermes copies skills and memory: seconds at most, even on a slow disk
+
+
+def make_profile(
+    python: str,
+    home: Path,
+    base_env: dict[str, str],
+    name: str,
+    clone_from: str | None,
+    no_skills: bool,
+    description: str | None,
+) -> Path:
+    import subprocess  # here: the supervisor answers initialize without it
+
+    args = ["--name", name]
+    if clone_from is not None:
+        args += ["--clone-from", clone_from]
+    if no_skills:
+        args.append("--no-skills")
+    if description is not None:
+        args += ["--description", description]
+    env = {
+        **template_env(home, base_env),
+        "HERMES_HOME": str(home),
+        "HERMES_DISABLE_LAZY_INSTALLS": "1",
+        **UTF8_ENV,
+    }
+    proc = subprocess.Popen(
+        python_command(python, "hermes_stdio.worker.profile_create", args),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+        cwd=str(home),
+        start_new_session=True,
+    )
+    try:
+        out, err = proc.communicate(timeout=TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
+        raise RpcError(
+            ErrorType.INTERNAL_ERROR, f"making profile {name!r} took over {TIMEOUT_S:g} s"
+        ) from None
+    for line in err.splitlines(keepends=True):
+        log_bytes(b"[profile/create] " + line)
+    return _answer(name, proc.returncode, out)
+
+
+def _answer(name: str, code: int, out: bytes) -> Path:
+    try:
+        answer = json.loads(out.strip().splitlines()[-1])
+        if not isinstance(answer, dict):
+            raise ValueError(answer)
+    except (ValueError, IndexError):
+        log(f"hermes-stdio: profile/create child exited {code} without an answer")
+        raise RpcError(ErrorType.INTERNAL_ERROR) from None
+    error, message = answer.get("error"), str(answer.get("message", ""))
+    if error == "exists":
+        raise RpcError(ErrorType.PROFILE_EXISTS, message, profile=name)
+    if error == "invalid":
+        raise RpcError(ErrorType.INVALID_PROFILE, message, profile=name)
+    if error == "unavailable":
+        raise RpcError(ErrorType.AGENT_UNAVAILABLE, message)
+    if error is not None or not isinstance(answer.get("home"), str):
+        log(f"hermes-stdio: profile/create child answered {answer!r}")
+        raise RpcError(ErrorType.INTERNAL_ERROR)
+    if answer.get("seeded") is False:
+        log(f"hermes-stdio: profile {name!r} was made, but hermes' bundled skills were not copied")
+    return Path(answer["home"])

@@ -1,0 +1,64 @@
+"""Make a profile with hermes' own code, in a process of its own (``profile/create``).
+
+Contract: ``main(argv)`` takes ``--name N [--clone-from P] [--no-skills]
+[--description D]`` and runs with ``HERMES_HOME`` the Hermes root and no
+profile's secrets in its environment (the supervisor's ``template_env``). It
+makes the profile as ``hermes profile create`` does: hermes'
+``create_profile`` (with ``--clone-from``: copying that profile's config.yaml,
+.env, SOUL.md, skills and memory), then, for a fresh profile not made with
+``--no-skills``, hermes' bundled skills (``seed_profile_skills``, whose own
+process inherits this clean environment). No wrapper script is written (hermes'
+CLI alias in ~/.local/bin). hermes' prints go to stderr: the answer alone is
+written to the original stdout, one JSON line, ``{"home": path, "seeded":
+bool | null}`` or ``{"error": kind, "message": text}`` with kind ``exists``,
+``invalid`` (a name hermes refuses, a source that is gone) or
+``unavailable`` (hermes-agent missing). It exits 0 once it has answered.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+from typing import Any
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="hermes_stdio.worker.profile_create")
+    parser.add_argument("--name", required=True)
+    parser.add_argument("--clone-from")
+    parser.add_argument("--no-skills", action="store_true")
+    parser.add_argument("--description")
+    args = parser.parse_args(argv)
+    out = os.dup(1)
+    os.dup2(2, 1)  # whatever hermes prints must not pass for the answer
+
+    def answer(value: dict[str, Any]) -> int:
+        os.write(out, (json.dumps(value) + "\n").encode())
+        return 0
+
+    try:
+        from hermes_cli import profiles
+    except ImportError as exc:
+        return answer({"error": "unavailable", "message": f"cannot import hermes-agent: {exc}"})
+    try:
+        path = profiles.create_profile(
+            args.name,
+            clone_from=args.clone_from,
+            clone_config=args.clone_from is not None,
+            no_alias=True,
+            no_skills=args.no_skills,
+            description=args.description,
+        )
+    except FileExistsError as exc:
+        return answer({"error": "exists", "message": str(exc)})
+    except (ValueError, FileNotFoundError) as exc:
+        return answer({"error": "invalid", "message": str(exc)})
+    seeded = None
+    if args.clone_from is None and not args.no_skills:
+        seeded = profiles.seed_profile_skills(path, quiet=True) is not None
+    return answer({"home": str(path), "seeded": seeded})
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

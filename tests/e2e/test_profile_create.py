@@ -1,0 +1,77 @@
+"""profile/create through the real binary and real hermes-agent: a profile made as
+hermes profile create makes it, fresh or cloned, then usable like any other."""
+
+from __future__ import annotations
+
+import stat
+from pathlib import Path
+from typing import Any
+
+from hermes_stdio.testing.host import HostClient
+from hermes_stdio.testing.llm_server import Reply, ScriptedLLM
+from hermes_stdio.wire import ErrorType
+
+from .conftest import DEFAULT_SECRET, WORK_SECRET, received, refused
+
+
+def create(host: HostClient, name: str, **params: Any) -> dict[str, Any]:
+    return host.request("profile/create", {"name": name, **params})["profile"]  # type: ignore[no-any-return]
+
+
+def test_a_fresh_profile_is_made_listed_and_pushed(host: HostClient, home: Path) -> None:
+    made = create(host, "kiwi", description="Fruit research")
+    kiwi = home / "profiles" / "kiwi"
+    assert made == {
+        "name": "kiwi",
+        "home": str(kiwi),
+        "model": None,
+        "provider": None,
+        "description": "Fruit research",
+        "workers": 0,
+        "problem": None,
+    }
+    assert made in host.request("profile/list")["profiles"]
+    assert stat.S_IMODE((kiwi / ".env").stat().st_mode) == 0o600
+    assert (kiwi / "SOUL.md").is_file() and (kiwi / "skills").is_dir()
+    assert not (home.parent / "user-home" / ".local" / "bin" / "kiwi").exists()  # no alias
+    host.wait_for(lambda n: n.method == "profile/listChanged", timeout=20)
+    assert received(host, "profile/listChanged")
+
+
+def test_a_clone_copies_its_sources_settings_and_runs_as_itself(
+    host: HostClient, llm: ScriptedLLM, home: Path
+) -> None:
+    made = create(host, "kiwi", cloneFrom="work")
+    assert (made["model"], made["provider"]) == ("test-model", "custom")
+    assert WORK_SECRET in (home / "profiles" / "kiwi" / ".env").read_text()
+    llm.enqueue(Reply.text(["hello from kiwi"]))
+    run = host.request("run/start", {"message": "hi", "profile": "kiwi"})
+    done = host.wait_run_completed(run["runId"])
+    assert done.params["status"] == "complete", done.params
+    assert done.params["result"]["finalResponse"] == "hello from kiwi"
+    seen = host.request(
+        "shell/exec",
+        {"command": ["bash", "-c", 'echo "[$WORK_SECRET][$DEFAULT_SECRET]"'], "profile": "kiwi"},
+    )
+    assert seen["stdout"] == f"[{WORK_SECRET}][]\n"  # its own copy; never default's
+    assert DEFAULT_SECRET not in seen["stdout"]
+
+
+def test_a_taken_or_bad_name_or_source_is_refused_and_nothing_is_made(
+    host: HostClient, home: Path
+) -> None:
+    create(host, "kiwi")
+    for params, kind in [
+        ({"name": "kiwi"}, ErrorType.PROFILE_EXISTS),
+        ({"name": "work"}, ErrorType.PROFILE_EXISTS),
+        ({"name": "default"}, ErrorType.PROFILE_EXISTS),
+        ({"name": "Kiwi!"}, ErrorType.INVALID_PROFILE),
+        ({"name": "../escape"}, ErrorType.INVALID_PROFILE),
+        ({"name": "sudo"}, ErrorType.INVALID_PROFILE),  # hermes reserves it
+        ({"name": "lime", "cloneFrom": "nobody"}, ErrorType.UNKNOWN_PROFILE),
+        ({"name": "lime", "cloneFrom": "work", "noSkills": True}, ErrorType.INVALID_PARAMS),
+    ]:
+        err = refused(host, "profile/create", params)
+        assert err.kind is kind, params
+    assert sorted(p.name for p in (home / "profiles").iterdir()) == ["kiwi", "play", "work"]
+    assert not (home.parent / "escape").exists()

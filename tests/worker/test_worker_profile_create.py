@@ -1,0 +1,62 @@
+"""worker.profile_create: hermes' create_profile in a process of its own, answering
+one JSON line on its stdout whatever hermes prints."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from hermes_stdio.testing.home import make_home, offline_env
+
+
+def make(home: Path, *args: str) -> dict[str, Any]:
+    proc = subprocess.run(
+        [sys.executable, "-m", "hermes_stdio.worker.profile_create", *args],
+        env=offline_env(home),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    lines = proc.stdout.splitlines()
+    assert len(lines) == 1, proc.stdout  # the answer alone
+    return json.loads(lines[0])  # type: ignore[no-any-return]
+
+
+def test_a_fresh_profile_is_made_with_hermes_defaults_and_its_skills_seeded(
+    tmp_path: Path,
+) -> None:
+    home = make_home(tmp_path, "http://127.0.0.1:9/v1")
+    assert make(home, "--name", "kiwi", "--description", "Fruit") == {
+        "home": str(home / "profiles" / "kiwi"),
+        "seeded": True,
+    }
+    kiwi = home / "profiles" / "kiwi"
+    assert "Fruit" in (kiwi / "profile.yaml").read_text()
+    assert not (kiwi / "config.yaml").exists()  # hermes' defaults
+    assert make(home, "--name", "lime", "--no-skills")["seeded"] is None
+    assert (home / "profiles" / "lime" / ".no-bundled-skills").exists()
+
+
+def test_a_clone_copies_its_sources_files(tmp_path: Path) -> None:
+    home = make_home(tmp_path, "http://127.0.0.1:9/v1", profiles={"work": {"K": "v"}})
+    assert make(home, "--name", "kiwi", "--clone-from", "work")["seeded"] is None
+    kiwi = home / "profiles" / "kiwi"
+    assert (kiwi / ".env").read_text() == "K=v\n"
+    copied = yaml.safe_load((kiwi / "config.yaml").read_text())  # migrated to hermes' schema
+    assert (
+        copied["model"] == yaml.safe_load((home / "profiles/work/config.yaml").read_text())["model"]
+    )
+
+
+def test_what_hermes_refuses_is_answered_as_such(tmp_path: Path) -> None:
+    home = make_home(tmp_path, "http://127.0.0.1:9/v1", profiles={"work": {}})
+    assert make(home, "--name", "work")["error"] == "exists"
+    assert make(home, "--name", "sudo")["error"] == "invalid"  # reserved by hermes
+    assert make(home, "--name", "kiwi", "--clone-from", "gone")["error"] == "invalid"
+    assert sorted(p.name for p in (home / "profiles").iterdir()) == ["work"]
