@@ -109,6 +109,13 @@ HOST_METHODS: dict[str, Method] = _methods(
         "Make a new profile as hermes profile create does (fresh, or cloned from another).",
     ),
     Method(
+        "profile/delete",
+        pf.ProfileDeleteParams,
+        pf.ProfileDeleteResult,
+        "supervisor",
+        "Delete a profile as hermes profile delete does, once its workers have stopped.",
+    ),
+    Method(
         "worker/restart",
         t.WorkerTarget,
         pw.WorkerRestartResult,

@@ -58,3 +58,11 @@ class ProfileCreateParams(Record):
 
 class ProfileCreateResult(Record):
     profile: ProfileInfo = doc_field("The new profile, as profile/list gives it.")
+
+
+class ProfileDeleteParams(Record):
+    name: Annotated[str, Name(64)] = doc_field("The profile to delete; never default.")
+
+
+class ProfileDeleteResult(Record):
+    home: str = doc_field("The directory that was removed.")

@@ -50,8 +50,8 @@ from ..wire import ErrorType, Notification, Request, RequestId, RpcError, load_f
 from .batch import Batch
 from .forwards import Forwards
 from .idle import IdleWorkers
-from .profile_make import make_profile
-from .profiles import DEFAULT_PROFILE, check_name, listing, profile_home, template_env
+from .profile_methods import ProfileMethods
+from .profiles import listing, template_env
 from .relay import CommandStates, RelayMethods
 from .routes import Routes
 from .routing import RoutedMethods, spawn_thread
@@ -70,7 +70,7 @@ def _any_request_id(note: Notification) -> RequestId | None:
     return target if ok and set(params) == {"id"} else None
 
 
-class Supervisor(RoutedMethods, RelayMethods):
+class Supervisor(RoutedMethods, RelayMethods, ProfileMethods):
     def __init__(
         self,
         home: Path,
@@ -90,7 +90,8 @@ class Supervisor(RoutedMethods, RelayMethods):
         self.routes = Routes()
         self.command_states = CommandStates()
         env = dict(os.environ if base_env is None else base_env)
-        self._agent_python, self._base_env = agent_python, env
+        self.agent_python, self.base_env = agent_python, env
+        self.deleting: set[str] = set()  # profiles profile/delete is deleting now
         template = (
             WorkerTemplate(agent_python, functools.partial(template_env, home, env))
             if worker_template and TEMPLATE_SUPPORTED
@@ -355,33 +356,6 @@ class Supervisor(RoutedMethods, RelayMethods):
                 for p in listing(self.home)
             ]
         )
-
-    def _h_profile_create(self, req: Request, p: pf.ProfileCreateParams) -> None:
-        name = check_name(p.name)
-        if name == DEFAULT_PROFILE:
-            raise RpcError(ErrorType.PROFILE_EXISTS, "default is the Hermes home", profile=name)
-        source = None if p.clone_from is None else check_name(p.clone_from)
-        if source is not None:
-            profile_home(self.home, source)  # unknown_profile, or one that escapes
-        if p.no_skills and source is not None:
-            raise RpcError(
-                ErrorType.INVALID_PARAMS,
-                "noSkills is for a fresh profile: a clone copies its source's skills",
-                field="params.noSkills",
-            )
-        made = functools.partial(
-            make_profile, self._agent_python, self.home, self._base_env, name, source
-        )
-
-        def create() -> None:
-            try:
-                made(p.no_skills, p.description)
-                info = next(i for i in self._profile_listing().profiles if i.name == name)
-                self._reply(req, encode(pf.ProfileCreateResult(info)))
-            except Exception as exc:
-                self._reply(req, error=exc)
-
-        spawn_thread(create)  # a child process, seconds at most: never on the host's reader
 
     def _h_worker_restart(self, req: Request, p: t.WorkerTarget) -> None:
         slot = self.pool.slot(*self._key(p.profile, p.worker_key))

@@ -174,3 +174,22 @@ def test_a_shell_command_is_waited_for_its_timeout_plus_the_slack_and_never_less
     req = Request(5, "shell/exec", params)
     sup.on_request(host, req)  # type: ignore[arg-type]
     assert peer.asked == [("shell/exec", waits)] and host.answers == []
+
+
+def test_while_a_profile_is_deleted_no_request_may_start_one_of_its_workers(
+    tmp_path: Path,
+) -> None:
+    sup, host = supervisor(tmp_path)
+    sup.routes.add_session("sess_1", ("play", None))
+    sup.deleting.add("play")
+    asks: list[tuple[str, dict[str, Any]]] = [
+        ("run/start", {"message": "hi", "profile": "play"}),
+        ("run/start", {"message": "hi", "sessionId": "sess_1"}),  # routed to it
+        ("worker/restart", {"profile": "play"}),
+        ("profile/delete", {"name": "play"}),
+        ("profile/create", {"name": "kiwi", "cloneFrom": "play"}),
+    ]
+    for n, (method, params) in enumerate(asks):
+        sup.on_request(host, Request(n, method, params))  # type: ignore[arg-type]
+    assert [error["data"]["type"] for _, _, error in host.answers] == ["unknown_profile"] * 5
+    assert not [s for s in sup.pool.slots() if s.state != "exited"]

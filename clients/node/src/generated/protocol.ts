@@ -1472,6 +1472,20 @@ export interface ProfileCreateResult {
   profile: ProfileInfo;
 }
 
+export interface ProfileDeleteParams {
+  /**
+   * The profile to delete; never default.
+   */
+  name: string;
+}
+
+export interface ProfileDeleteResult {
+  /**
+   * The directory that was removed.
+   */
+  home: string;
+}
+
 export interface ProfileInfo {
   /**
    * What requests name it by; default is the Hermes home itself.
@@ -3656,9 +3670,9 @@ export interface WorkerExitedNotification {
    */
   expected: boolean;
   /**
-   * Why: idle (--worker-idle-timeout), limit (stopped to make room under --max-workers), restart (worker/restart), shutdown, start_failed (it did not get ready), or crashed (the supervisor did not ask it to stop).
+   * Why: idle (--worker-idle-timeout), limit (stopped to make room under --max-workers), restart (worker/restart), shutdown, start_failed (it did not get ready), deleted (its profile was, by profile/delete), or crashed (the supervisor did not ask it to stop).
    */
-  reason: 'idle' | 'limit' | 'restart' | 'shutdown' | 'start_failed' | 'crashed';
+  reason: 'idle' | 'limit' | 'restart' | 'shutdown' | 'start_failed' | 'deleted' | 'crashed';
 }
 
 export interface WorkerInfo {
@@ -3835,6 +3849,8 @@ export interface HostRequests {
   'process/list': { params: SessionTarget; result: ProcessListResult };
   /** Make a new profile as hermes profile create does (fresh, or cloned from another). */
   'profile/create': { params: ProfileCreateParams; result: ProfileCreateResult };
+  /** Delete a profile as hermes profile delete does, once its workers have stopped. */
+  'profile/delete': { params: ProfileDeleteParams; result: ProfileDeleteResult };
   /** The profiles in the Hermes home, read from disk; never starts a worker. */
   'profile/list': { params: EmptyParams; result: ProfileListResult };
   /** The @ references (keywords, files, folders) that complete the one being typed. */
@@ -4016,6 +4032,7 @@ export const HOST_REQUEST_METHODS: readonly HostRequestMethod[] = [
   'process/kill',
   'process/list',
   'profile/create',
+  'profile/delete',
   'profile/list',
   'reference/complete',
   'run/interrupt',

@@ -1,5 +1,7 @@
-"""profile/create through the real binary and real hermes-agent: a profile made as
-hermes profile create makes it, fresh or cloned, then usable like any other."""
+"""profile/create and profile/delete through the real binary and real hermes-agent:
+a profile made as hermes profile create makes it, fresh or cloned, then usable
+like any other; one deleted as hermes profile delete deletes it, its workers
+stopped first."""
 
 from __future__ import annotations
 
@@ -9,6 +11,7 @@ from typing import Any
 
 from hermes_stdio.testing.host import HostClient
 from hermes_stdio.testing.llm_server import Reply, ScriptedLLM
+from hermes_stdio.testing.replies import Gate
 from hermes_stdio.wire import ErrorType
 
 from .conftest import DEFAULT_SECRET, WORK_SECRET, received, refused
@@ -75,3 +78,40 @@ def test_a_taken_or_bad_name_or_source_is_refused_and_nothing_is_made(
         assert err.kind is kind, params
     assert sorted(p.name for p in (home / "profiles").iterdir()) == ["kiwi", "play", "work"]
     assert not (home.parent / "escape").exists()
+
+
+def test_deleting_a_profile_stops_its_workers_then_removes_it_and_refuses_it_after(
+    host: HostClient, llm: ScriptedLLM, home: Path
+) -> None:
+    held = Gate()
+    llm.enqueue(Reply.text(["never finished"], gate=held))
+    run = host.request("run/start", {"message": "hi", "profile": "work"})
+    assert held.arrived.wait(30)  # its turn is in its model call
+    try:
+        gone = host.request("profile/delete", {"name": "work"}, timeout=60)
+    finally:
+        held.release.set()
+    assert gone == {"home": str(home / "profiles" / "work")}
+    assert not (home / "profiles" / "work").exists()
+    done = host.wait_run_completed(run["runId"])
+    assert done.params["status"] == "error"
+    assert done.params["error"]["type"] == "worker_stopped"
+    exited = [n.params for n in received(host, "worker/exited")]
+    assert [(e["profile"], e["reason"], e["expected"]) for e in exited] == [
+        ("work", "deleted", True)
+    ]
+    assert "work" not in [p["name"] for p in host.request("profile/list")["profiles"]]
+    for params in ({"message": "hi", "profile": "work"}, {"message": "hi", **run}):
+        params.pop("runId", None)
+        assert refused(host, "run/start", params).kind is ErrorType.UNKNOWN_PROFILE
+    assert refused(host, "profile/delete", {"name": "work"}).kind is ErrorType.UNKNOWN_PROFILE
+    # Its name is free again.
+    assert create(host, "work")["home"] == str(home / "profiles" / "work")
+
+
+def test_default_or_an_unknown_profile_is_never_deleted(host: HostClient, home: Path) -> None:
+    assert refused(host, "profile/delete", {"name": "default"}).kind is ErrorType.INVALID_PROFILE
+    assert refused(host, "profile/delete", {"name": "nobody"}).kind is ErrorType.UNKNOWN_PROFILE
+    assert refused(host, "profile/delete", {"name": "../x"}).kind is ErrorType.INVALID_PROFILE
+    assert (home / "config.yaml").is_file()
+    assert sorted(p.name for p in (home / "profiles").iterdir()) == ["play", "work"]

@@ -1,5 +1,5 @@
-"""profile_make: the supervisor's side of profile/create, with stand-in children
-for what the real one (tests/e2e/test_profile_create.py) never does."""
+"""profile_admin: the supervisor's side of profile/create and profile/delete, with stand-in children
+for what the real one (tests/e2e/test_profiles_admin.py) never does."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from hermes_stdio.supervisor import profile_make
-from hermes_stdio.supervisor.profile_make import make_profile
+from hermes_stdio.supervisor import profile_admin
+from hermes_stdio.supervisor.profile_admin import delete_profile, make_profile
 from hermes_stdio.wire import ErrorType, RpcError
 
 
@@ -31,6 +31,8 @@ def made(python: str, tmp_path: Path) -> Path:
     [
         ('{"error": "exists", "message": "taken"}', ErrorType.PROFILE_EXISTS),
         ('{"error": "invalid", "message": "reserved"}', ErrorType.INVALID_PROFILE),
+        ('{"error": "missing", "message": "gone"}', ErrorType.UNKNOWN_PROFILE),
+        ('{"error": "failed", "message": "EACCES"}', ErrorType.INTERNAL_ERROR),
         ('{"error": "unavailable", "message": "no hermes"}', ErrorType.AGENT_UNAVAILABLE),
         ('{"error": "odd"}', ErrorType.INTERNAL_ERROR),
         ('{"home": 3}', ErrorType.INTERNAL_ERROR),
@@ -59,7 +61,7 @@ def test_the_childs_home_is_returned_and_its_stderr_is_relayed(
 def test_a_child_past_the_timeout_is_killed_with_its_group(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(profile_make, "TIMEOUT_S", 0.3)
+    monkeypatch.setattr(profile_admin, "TIMEOUT_S", 0.3)
     pid_file = tmp_path / "grandchild"
     python = child(tmp_path, f"sleep 30 & echo $! > {pid_file}; wait")
     with pytest.raises(RpcError) as err:
@@ -85,3 +87,10 @@ def test_the_child_gets_no_profiles_secrets_and_the_root_as_its_home(tmp_path: P
     assert "ROOT_SECRET" not in seen
     assert seen["HERMES_HOME"] == str(tmp_path)
     assert seen["HERMES_DISABLE_LAZY_INSTALLS"] == "1"
+
+
+def test_delete_asks_the_child_to_delete_the_named_profile(tmp_path: Path) -> None:
+    out = tmp_path / "argv"
+    python = child(tmp_path, f'echo "$@" > {out}; echo \'{{"home": "/h/kiwi"}}\'')
+    assert delete_profile(python, tmp_path, dict(os.environ), "kiwi") == Path("/h/kiwi")
+    assert out.read_text().split()[-3:] == ["delete", "--name", "kiwi"]

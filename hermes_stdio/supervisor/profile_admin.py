@@ -1,16 +1,18 @@
-"""``profile/create``: a new profile, made by hermes' own code in a child process.
+"""``profile/create`` and ``profile/delete``: hermes' own code, run in a child process.
 
 Contract: ``make_profile(python, home, base_env, name, clone_from, no_skills,
-description)`` runs ``worker.profile_create`` with ``python`` (the workers'
-interpreter; the supervisor never imports hermes-agent) in a session of its
-own, stdin from /dev/null, ``HERMES_HOME`` the Hermes root and no profile's
-secrets (``template_env``: a clone copies the source's ``.env`` as a file,
-never through an environment), lazy installs off; its stderr goes to ours. It
-waits at most ``TIMEOUT_S``, then kills the child's group. It returns the new
+description)`` and ``delete_profile(python, home, base_env, name)`` run
+``worker.profile_admin`` with ``python`` (the workers' interpreter; the
+supervisor never imports hermes-agent) in a session of its own, stdin from
+/dev/null, ``HERMES_HOME`` the Hermes root and no profile's secrets
+(``template_env``: a clone copies the source's ``.env`` as a file, never
+through an environment), lazy installs off; its stderr goes to ours. Each
+waits at most ``TIMEOUT_S``, then kills the child's group. Each returns the
 profile's directory, or raises: ``profile_exists`` (``data.profile``),
-``invalid_profile`` for a name or source hermes refuses, ``agent_unavailable``
-without hermes-agent, ``internal_error`` for anything else (a crash, a
-timeout, an answer that is not one).
+``unknown_profile`` (nothing to delete), ``invalid_profile`` for a name or
+source hermes refuses, ``agent_unavailable`` without hermes-agent,
+``internal_error`` for anything else (a directory that could not be
+removed, a crash, a timeout, an answer that is not one).
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from ..wire import ErrorType, RpcError
 from .launch import python_command
 from .profiles import template_env
 
-TIMEOUT_S = 120.0  # hermes copies skills and memory: seconds at most, even on a slow disk
+TIMEOUT_S = 120.0  # hermes copies or removes a profile: seconds at most, even on a slow disk
 
 
 def make_profile(
@@ -39,15 +41,23 @@ def make_profile(
     no_skills: bool,
     description: str | None,
 ) -> Path:
-    import subprocess  # here: the supervisor answers initialize without it
-
-    args = ["--name", name]
+    args = ["create", "--name", name]
     if clone_from is not None:
         args += ["--clone-from", clone_from]
     if no_skills:
         args.append("--no-skills")
     if description is not None:
         args += ["--description", description]
+    return _run(python, home, base_env, name, args)
+
+
+def delete_profile(python: str, home: Path, base_env: dict[str, str], name: str) -> Path:
+    return _run(python, home, base_env, name, ["delete", "--name", name])
+
+
+def _run(python: str, home: Path, base_env: dict[str, str], name: str, args: list[str]) -> Path:
+    import subprocess  # here: the supervisor answers initialize without it
+
     env = {
         **template_env(home, base_env),
         "HERMES_HOME": str(home),
@@ -55,7 +65,7 @@ def make_profile(
         **UTF8_ENV,
     }
     proc = subprocess.Popen(
-        python_command(python, "hermes_stdio.worker.profile_create", args),
+        python_command(python, "hermes_stdio.worker.profile_admin", args),
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -70,10 +80,10 @@ def make_profile(
             os.killpg(proc.pid, signal.SIGKILL)
         proc.communicate()
         raise RpcError(
-            ErrorType.INTERNAL_ERROR, f"making profile {name!r} took over {TIMEOUT_S:g} s"
+            ErrorType.INTERNAL_ERROR, f"profile/{args[0]} {name!r} took over {TIMEOUT_S:g} s"
         ) from None
     for line in err.splitlines(keepends=True):
-        log_bytes(b"[profile/create] " + line)
+        log_bytes(f"[profile/{args[0]}] ".encode() + line)
     return _answer(name, proc.returncode, out)
 
 
@@ -83,17 +93,19 @@ def _answer(name: str, code: int, out: bytes) -> Path:
         if not isinstance(answer, dict):
             raise ValueError(answer)
     except (ValueError, IndexError):
-        log(f"hermes-stdio: profile/create child exited {code} without an answer")
+        log(f"hermes-stdio: a profile child exited {code} without an answer")
         raise RpcError(ErrorType.INTERNAL_ERROR) from None
     error, message = answer.get("error"), str(answer.get("message", ""))
     if error == "exists":
         raise RpcError(ErrorType.PROFILE_EXISTS, message, profile=name)
+    if error == "missing":
+        raise RpcError(ErrorType.UNKNOWN_PROFILE, message, profile=name)
     if error == "invalid":
         raise RpcError(ErrorType.INVALID_PROFILE, message, profile=name)
     if error == "unavailable":
         raise RpcError(ErrorType.AGENT_UNAVAILABLE, message)
     if error is not None or not isinstance(answer.get("home"), str):
-        log(f"hermes-stdio: profile/create child answered {answer!r}")
+        log(f"hermes-stdio: a profile child answered {answer!r}")
         raise RpcError(ErrorType.INTERNAL_ERROR)
     if answer.get("seeded") is False:
         log(f"hermes-stdio: profile {name!r} was made, but hermes' bundled skills were not copied")

@@ -1,5 +1,5 @@
-"""worker.profile_create: hermes' create_profile in a process of its own, answering
-one JSON line on its stdout whatever hermes prints."""
+"""worker.profile_admin: hermes' create_profile and delete_profile in a process of its
+own, answering one JSON line on its stdout whatever hermes prints."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from hermes_stdio.testing.home import make_home, offline_env
 
 def make(home: Path, *args: str) -> dict[str, Any]:
     proc = subprocess.run(
-        [sys.executable, "-m", "hermes_stdio.worker.profile_create", *args],
+        [sys.executable, "-m", "hermes_stdio.worker.profile_admin", *args],
         env=offline_env(home),
         capture_output=True,
         text=True,
@@ -32,20 +32,20 @@ def test_a_fresh_profile_is_made_with_hermes_defaults_and_its_skills_seeded(
     tmp_path: Path,
 ) -> None:
     home = make_home(tmp_path, "http://127.0.0.1:9/v1")
-    assert make(home, "--name", "kiwi", "--description", "Fruit") == {
+    assert make(home, "create", "--name", "kiwi", "--description", "Fruit") == {
         "home": str(home / "profiles" / "kiwi"),
         "seeded": True,
     }
     kiwi = home / "profiles" / "kiwi"
     assert "Fruit" in (kiwi / "profile.yaml").read_text()
     assert not (kiwi / "config.yaml").exists()  # hermes' defaults
-    assert make(home, "--name", "lime", "--no-skills")["seeded"] is None
+    assert make(home, "create", "--name", "lime", "--no-skills")["seeded"] is None
     assert (home / "profiles" / "lime" / ".no-bundled-skills").exists()
 
 
 def test_a_clone_copies_its_sources_files(tmp_path: Path) -> None:
     home = make_home(tmp_path, "http://127.0.0.1:9/v1", profiles={"work": {"K": "v"}})
-    assert make(home, "--name", "kiwi", "--clone-from", "work")["seeded"] is None
+    assert make(home, "create", "--name", "kiwi", "--clone-from", "work")["seeded"] is None
     kiwi = home / "profiles" / "kiwi"
     assert (kiwi / ".env").read_text() == "K=v\n"
     copied = yaml.safe_load((kiwi / "config.yaml").read_text())  # migrated to hermes' schema
@@ -56,7 +56,16 @@ def test_a_clone_copies_its_sources_files(tmp_path: Path) -> None:
 
 def test_what_hermes_refuses_is_answered_as_such(tmp_path: Path) -> None:
     home = make_home(tmp_path, "http://127.0.0.1:9/v1", profiles={"work": {}})
-    assert make(home, "--name", "work")["error"] == "exists"
-    assert make(home, "--name", "sudo")["error"] == "invalid"  # reserved by hermes
-    assert make(home, "--name", "kiwi", "--clone-from", "gone")["error"] == "invalid"
+    assert make(home, "create", "--name", "work")["error"] == "exists"
+    assert make(home, "create", "--name", "sudo")["error"] == "invalid"  # reserved by hermes
+    assert make(home, "create", "--name", "kiwi", "--clone-from", "gone")["error"] == "invalid"
     assert sorted(p.name for p in (home / "profiles").iterdir()) == ["work"]
+
+
+def test_a_profile_is_deleted_as_hermes_deletes_it_and_default_never(tmp_path: Path) -> None:
+    home = make_home(tmp_path, "http://127.0.0.1:9/v1", profiles={"work": {}, "play": {}})
+    assert make(home, "delete", "--name", "work") == {"home": str(home / "profiles" / "work")}
+    assert sorted(p.name for p in (home / "profiles").iterdir()) == ["play"]
+    assert make(home, "delete", "--name", "work")["error"] == "missing"
+    assert make(home, "delete", "--name", "default")["error"] == "invalid"
+    assert (home / "config.yaml").is_file()

@@ -1,0 +1,88 @@
+"""Make or delete a profile with hermes' own code, in a process of its own
+(``profile/create``, ``profile/delete``).
+
+Contract: ``main(argv)`` runs with ``HERMES_HOME`` the Hermes root and no
+profile's secrets in its environment (the supervisor's ``template_env``):
+- ``create --name N [--clone-from P] [--no-skills] [--description D]`` makes
+  the profile as ``hermes profile create`` does: hermes' ``create_profile``
+  (with ``--clone-from``: copying that profile's config.yaml, .env, SOUL.md,
+  skills and memory), then, for a fresh profile not made with
+  ``--no-skills``, hermes' bundled skills (``seed_profile_skills``, whose own
+  process inherits this clean environment). No wrapper script is written
+  (hermes' CLI alias in ~/.local/bin).
+- ``delete --name N`` deletes it as ``hermes profile delete --yes`` does
+  (hermes' ``delete_profile``: its gateway service and processes stopped, its
+  alias removed, its directory removed).
+hermes' prints go to stderr: the answer alone is written to the original
+stdout, one JSON line, ``{"home": path, "seeded": bool | null}`` (``seeded``:
+create only) or ``{"error": kind, "message": text}`` with kind ``exists``,
+``missing`` (no such profile to delete), ``invalid`` (a name hermes refuses,
+a source that is gone), ``failed`` (the directory could not be removed) or
+``unavailable`` (hermes-agent missing). It exits 0 once it has answered.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+from typing import Any
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="hermes_stdio.worker.profile_admin")
+    actions = parser.add_subparsers(dest="action", required=True)
+    create = actions.add_parser("create")
+    create.add_argument("--name", required=True)
+    create.add_argument("--clone-from")
+    create.add_argument("--no-skills", action="store_true")
+    create.add_argument("--description")
+    delete = actions.add_parser("delete")
+    delete.add_argument("--name", required=True)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    out = os.dup(1)
+    os.dup2(2, 1)  # whatever hermes prints must not pass for the answer
+
+    def answer(value: dict[str, Any]) -> int:
+        os.write(out, (json.dumps(value) + "\n").encode())
+        return 0
+
+    try:
+        from hermes_cli import profiles
+    except ImportError as exc:
+        return answer({"error": "unavailable", "message": f"cannot import hermes-agent: {exc}"})
+    if args.action == "delete":
+        try:
+            gone = profiles.delete_profile(args.name, yes=True)
+        except FileNotFoundError as exc:
+            return answer({"error": "missing", "message": str(exc)})
+        except ValueError as exc:
+            return answer({"error": "invalid", "message": str(exc)})
+        except RuntimeError as exc:
+            return answer({"error": "failed", "message": str(exc)})
+        return answer({"home": str(gone)})
+    try:
+        path = profiles.create_profile(
+            args.name,
+            clone_from=args.clone_from,
+            clone_config=args.clone_from is not None,
+            no_alias=True,
+            no_skills=args.no_skills,
+            description=args.description,
+        )
+    except FileExistsError as exc:
+        return answer({"error": "exists", "message": str(exc)})
+    except (ValueError, FileNotFoundError) as exc:
+        return answer({"error": "invalid", "message": str(exc)})
+    seeded = None
+    if args.clone_from is None and not args.no_skills:
+        seeded = profiles.seed_profile_skills(path, quiet=True) is not None
+    return answer({"home": str(path), "seeded": seeded})
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
