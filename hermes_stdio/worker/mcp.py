@@ -23,8 +23,9 @@ profile's final environment):
   non-interactive discovery, as at startup); it waits for the attempt at most
   ``wait_s``, and a slower one goes on in the background.
 - ``report(reread)`` sends ``changed`` (if given) the servers' status when it
-  differs from the last one sent, in order, never raising: on its own when
-  discovery starts and when it ends (a thread blocked on it: no polling), when
+  differs from the last one sent, in order, never raising: on its own just
+  before discovery starts (each server connecting, even if discovery ends at
+  once) and when it ends (a thread blocked on it: no polling), when
   an ``mcp/connect`` attempt ends, and when the adapter calls it (after each
   turn, when a server may have dropped; with ``reread`` when the profile's
   config.yaml changed). Nothing is sent for a profile that has listed no
@@ -76,14 +77,22 @@ class McpServers:
             self._started = True
             self._configured = configured = self._listed()
         if configured:
-            self._startup.start_background_mcp_discovery(logger=log, thread_name="mcp-discovery")
+            # "connecting" is told before discovery starts: a report made after could
+            # come once a fast discovery has ended (a loaded machine), and skip it.
+            self._trying = True
+            try:
+                self.report()
+                self._startup.start_background_mcp_discovery(
+                    logger=log, thread_name="mcp-discovery"
+                )
+            finally:
+                self._trying = False  # hermes' discovery is in flight from now on
             if self._changed is not None:
                 follow = threading.Thread(target=self._follow_discovery, name="mcp-report")
                 follow.daemon = True
                 follow.start()
 
     def _follow_discovery(self) -> None:
-        self.report()  # connecting
         self._startup.join_mcp_discovery(None)
         self.report()
 

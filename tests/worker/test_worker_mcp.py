@@ -175,6 +175,24 @@ def test_startups_discovery_is_reported_as_connecting_then_as_it_ended() -> None
     assert sent.empty()
 
 
+def test_connecting_is_reported_even_when_discovery_ends_before_any_thread_could_tell() -> None:
+    tools = FakeTools([status("a", "configured")])
+
+    class InstantStartup(DiscoveringStartup):
+        """Discovery that has ended when its start returns (a loaded machine)."""
+
+        def start_background_mcp_discovery(self, *, logger: Any, thread_name: str) -> None:
+            super().start_background_mcp_discovery(logger=logger, thread_name=thread_name)
+            tools.statuses = [status("a", "connected", 1)]
+            self.done.set()
+
+    sent: queue.Queue[list[McpServerInfo]] = queue.Queue()
+    servers = McpServers(InstantStartup(tools), lambda: tools, lambda: True, sent.put)
+    servers.start()
+    assert [s.status for s in sent.get(timeout=5)] == ["connecting"]
+    assert [s.status for s in sent.get(timeout=5)] == ["connected"]
+
+
 def test_a_connect_attempt_is_reported_when_it_ends_and_a_failing_send_is_logged(
     capfd: pytest.CaptureFixture[str],
 ) -> None:
