@@ -3,15 +3,13 @@
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
+import hermes_probe
 import yaml
 
-from hermes_stdio.testing.home import make_home, offline_env
+from hermes_stdio.testing.home import make_home
 
 # Two tool calls of one session wait at once; the host answers the second first.
 _PROBE = r"""
@@ -137,15 +135,7 @@ def _probe(tmp_path: Path, probe: str = _PROBE, timeout_s: int = 3) -> dict[str,
     config = yaml.safe_load((home / "config.yaml").read_text())
     config["approvals"]["timeout"] = timeout_s
     (home / "config.yaml").write_text(yaml.safe_dump(config))
-    proc = subprocess.run(
-        [sys.executable, "-c", probe],
-        env=offline_env(home),
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    result: dict[str, Any] = json.loads(proc.stdout.strip().splitlines()[-1])
+    result: dict[str, Any] = hermes_probe.probe(home, probe)
     return result
 
 

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
-from hermes_stdio.testing.home import make_home, offline_env
+import hermes_probe
+
+from hermes_stdio.testing.home import make_home
 from hermes_stdio.worker.keys import hermes_session_key
 from hermes_stdio.worker.scope import TurnModules, forget_session, session_scope, set_auto_approve
 from hermes_stdio.worker.state import Session
@@ -162,15 +161,7 @@ def test_a_session_let_go_loses_its_sudo_password_and_approvals_in_hermes_itself
     tmp_path: Path,
 ) -> None:
     home = make_home(tmp_path, "http://127.0.0.1:9/v1")
-    proc = subprocess.run(
-        [sys.executable, "-c", _PROBE],
-        env=offline_env(home),
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    out = json.loads(proc.stdout.strip().splitlines()[-1])
+    out = hermes_probe.probe(home, _PROBE)
     assert out["before"] == [["pw-s1", True], ["pw-s2", True]]
     assert out["after"] == [["", False], ["pw-s2", True]]  # the other session keeps its own
 

@@ -3,16 +3,14 @@ in a child process (importing hermes changes process-wide state), on the real on
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
+import hermes_probe
 import yaml
 
-from hermes_stdio.testing.home import make_home, offline_env
+from hermes_stdio.testing.home import make_home
 from hermes_stdio.worker.shell_policy import ShellPolicy, line_of
 
 
@@ -95,15 +93,7 @@ def test_hermes_real_rules_rate_commands_and_its_env_keeps_provider_keys_out(
     config = yaml.safe_load((home / "config.yaml").read_text())
     config["approvals"]["deny"] = ["touch *"]
     (home / "config.yaml").write_text(yaml.safe_dump(config))
-    proc = subprocess.run(
-        [sys.executable, "-c", _PROBE],
-        env=offline_env(home),
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    out = json.loads(proc.stdout.strip().splitlines()[-1])
+    out = hermes_probe.probe(home, _PROBE)
     assert out["hardline"][0] == "blocked"
     assert out["dangerous"][0] == "dangerous" and "reset" in out["dangerous"][1]
     assert out["denied"] == ["blocked", "the profile's approvals.deny rule 'touch *'"]
