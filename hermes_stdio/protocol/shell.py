@@ -16,6 +16,7 @@ MAX_SHELL_TIMEOUT_MS = 600_000
 MAX_COMMAND_ARGS = 1024
 MAX_COMMAND_CHARS = 131_072  # all arguments together; far below the kernel's ARG_MAX
 MAX_SHELL_OUTPUT = 1_048_576  # bytes of each stream a result keeps (the end of it)
+MAX_SHELL_STDIN = 1_048_576  # characters a command may be given on its stdin
 MAX_STREAM_ID = 128
 
 OutputStream = Literal["stdout", "stderr"]
@@ -36,6 +37,11 @@ class ShellExecParams(Record):
         f"Ended (SIGTERM to its process group, SIGKILL 2 s later) after this long:"
         f" 1 to {MAX_SHELL_TIMEOUT_MS}.",
         DEFAULT_SHELL_TIMEOUT_MS,
+    )
+    stdin: str | None = doc_field(
+        f"Text for its stdin (UTF-8, at most {MAX_SHELL_STDIN} characters), closed after;"
+        " null: /dev/null.",
+        None,
     )
     approved: bool = doc_field(
         "The user confirmed a command hermes rates dangerous (see command_dangerous).", False

@@ -1,10 +1,13 @@
 """One command a host runs itself (``shell/exec``): spawned, read, bounded, ended.
 
 Contract (``Command``; no hermes, no wire):
-- ``Command(argv, on_output=None, keep=...)``; ``run(cwd, env, timeout_s)``
-  spawns argv as given (no shell) in a session and process group of its own,
-  stdin from /dev/null (never ours), and reads its stdout and stderr on the
-  calling thread until the program has exited and both are read:
+- ``Command(argv, on_output=None, keep=..., stdin=None)``; ``run(cwd, env,
+  timeout_s)`` spawns argv as given (no shell) in a session and process group
+  of its own, and reads its stdout and stderr on the calling thread until the
+  program has exited and both are read. Its stdin (never ours) is ``stdin``'s
+  bytes, written as the program takes them, then closed (one that exits or
+  closes its stdin first gets no more: no error); without them, /dev/null.
+  Output:
   - with ``on_output``, each piece read is handed to it as text (UTF-8,
     decoded incrementally so a character split between reads stays whole,
     invalid bytes replaced) with its stream's name, in order, and nothing is
@@ -60,8 +63,9 @@ class Command:
         argv: list[str],
         on_output: Output | None = None,
         keep: int = 1 << 20,
+        stdin: bytes | None = None,
     ) -> None:
-        self._argv = argv
+        self._argv, self._stdin = argv, stdin
         self._on_output, self._keep = on_output, keep
         self._lock = threading.Lock()
         self._cancelled = False
@@ -105,7 +109,7 @@ class Command:
                     self._argv,
                     cwd=cwd,
                     env=env,
-                    stdin=subprocess.DEVNULL,
+                    stdin=subprocess.DEVNULL if self._stdin is None else subprocess.PIPE,
                     stdout=subprocess.PIPE,
                     stderr=subprocess.PIPE,
                     close_fds=True,
@@ -136,6 +140,7 @@ class Command:
             proc.stderr.fileno(): "stderr",
         }
         sel = selectors.DefaultSelector()
+        feed = _Feed(proc, self._stdin or b"", sel)
         try:
             for fd in (*streams, exited_fd, self._wake_r):
                 sel.register(fd, selectors.EVENT_READ)
@@ -161,10 +166,13 @@ class Command:
                 wait = None if due is None else max(0.0, due - now)
                 for key, _ in sel.select(wait):
                     fd = int(key.fd)
-                    if fd == self._wake_r:
+                    if fd == feed.fd:
+                        feed.write()
+                    elif fd == self._wake_r:
                         sel.unregister(fd)  # cancelled: the loop sees it
                     elif fd == exited_fd:
                         sel.unregister(fd)
+                        feed.close()
                         with self._lock:
                             self._signal(signal.SIGKILL)  # what it left in its group
                         drain_until = time.monotonic() + DRAIN_S
@@ -177,6 +185,7 @@ class Command:
                             del streams[fd]
             return timed_out
         finally:
+            feed.close()
             sel.close()
             os.close(exited_fd)
             proc.stdout.close()
@@ -207,3 +216,42 @@ class Command:
                 skip += 1
             kept = kept[skip:]
         return kept.decode("utf-8", "replace")
+
+
+class _Feed:
+    """The command's stdin: ``data`` written as the pipe takes it, then closed."""
+
+    def __init__(
+        self, proc: subprocess.Popen[bytes], data: bytes, sel: selectors.BaseSelector
+    ) -> None:
+        self._pipe, self._sel = proc.stdin, sel
+        self._data = memoryview(data)
+        self.fd = -1
+        if self._pipe is None:
+            return
+        if not data:
+            self._pipe.close()
+            return
+        self.fd = self._pipe.fileno()
+        os.set_blocking(self.fd, False)
+        sel.register(self.fd, selectors.EVENT_WRITE)
+
+    def write(self) -> None:
+        try:
+            sent = os.write(self.fd, self._data[:_READ])
+        except BlockingIOError:
+            return
+        except OSError:  # it closed its stdin, or exited: it takes no more
+            self.close()
+            return
+        self._data = self._data[sent:]
+        if not self._data:
+            self.close()
+
+    def close(self) -> None:
+        if self._pipe is None or self._pipe.closed:
+            return
+        if self.fd >= 0:
+            self._sel.unregister(self.fd)
+            self.fd = -1
+        self._pipe.close()

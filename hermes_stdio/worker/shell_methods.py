@@ -4,8 +4,9 @@
 Contract (a mixin of ``WorkerService``, which provides ``adapter``, ``peer``
 and ``_session_workspace``):
 - Checked on the reader: ``command`` (1 to ``MAX_COMMAND_ARGS`` arguments,
-  ``MAX_COMMAND_CHARS`` in all, a non-empty program, no NUL), ``timeoutMs`` and
-  ``workspace`` (``invalid_params`` naming the field); a worker that is
+  ``MAX_COMMAND_CHARS`` in all, a non-empty program, no NUL), ``stdin`` (at
+  most ``MAX_SHELL_STDIN`` characters), ``timeoutMs`` and ``workspace``
+  (``invalid_params`` naming the field); a worker that is
   stopping is ``shutting_down``; with ``MAX_COMMANDS`` already running,
   ``too_many_commands``.
 - Each command then has a thread of its own (never a ``JobQueue`` one: it may
@@ -84,6 +85,12 @@ class ShellMethods:
                 f"timeoutMs must be 1 to {sh.MAX_SHELL_TIMEOUT_MS}",
                 field="params.timeoutMs",
             )
+        if p.stdin is not None and len(p.stdin) > sh.MAX_SHELL_STDIN:
+            raise RpcError(
+                ErrorType.INVALID_PARAMS,
+                f"stdin is longer than {sh.MAX_SHELL_STDIN} characters",
+                field="params.stdin",
+            )
         check_workspace(p.workspace)
         stream_id, peer = p.stream_id, self.peer
         assert peer is not None
@@ -92,7 +99,10 @@ class ShellMethods:
             note = sh.ShellOutputNotification(stream_id or "", stream, text)
             peer.notify("shell/output", encode(note))
 
-        command = Command(argv, output if stream_id is not None else None, sh.MAX_SHELL_OUTPUT)
+        stdin = None if p.stdin is None else p.stdin.encode()
+        command = Command(
+            argv, output if stream_id is not None else None, sh.MAX_SHELL_OUTPUT, stdin
+        )
 
         def run() -> None:
             try:

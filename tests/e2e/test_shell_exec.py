@@ -40,6 +40,13 @@ def test_a_command_runs_in_the_workspace_and_answers_its_exit_and_outputs(
     assert isinstance(got["durationMs"], int) and got["durationMs"] >= 0
 
 
+def test_text_given_as_stdin_is_piped_through_the_command(host: HostClient) -> None:
+    got = shell(host, "sort", stdin="pear\napple\nkiwi\n")
+    assert (got["exitCode"], got["stdout"]) == (0, "apple\nkiwi\npear\n")
+    # Without stdin the command reads /dev/null: it ends at once.
+    assert shell(host, "cat")["stdout"] == ""
+
+
 def test_it_sees_its_own_profiles_env_without_provider_keys_and_no_other_profiles(
     host: HostClient, home: Path
 ) -> None:

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from worker_service_helpers import WAIT, error_of
 
-from hermes_stdio.protocol.shell import MAX_COMMAND_ARGS, MAX_SHELL_TIMEOUT_MS
+from hermes_stdio.protocol.shell import MAX_COMMAND_ARGS, MAX_SHELL_STDIN, MAX_SHELL_TIMEOUT_MS
 from hermes_stdio.transport.process import WORKER_TAG
 from hermes_stdio.wire import ErrorType, Notification, Request
 from hermes_stdio.worker.shell_methods import MAX_COMMANDS
@@ -77,6 +77,7 @@ def test_without_a_workspace_or_session_it_runs_in_the_workers_directory(shell: 
         ({"command": ["echo", "a\0b"]}, "params.command[1]"),
         ({"command": ["echo"] * (MAX_COMMAND_ARGS + 1)}, "params.command"),
         ({"command": ["echo", "x" * 200_000]}, "params.command"),
+        ({"command": ["cat"], "stdin": "x" * (MAX_SHELL_STDIN + 1)}, "params.stdin"),
         ({"command": ["true"], "timeoutMs": 0}, "params.timeoutMs"),
         ({"command": ["true"], "timeoutMs": MAX_SHELL_TIMEOUT_MS + 1}, "params.timeoutMs"),
         ({"command": ["true"], "workspace": "relative/dir"}, "params.workspace"),
@@ -190,3 +191,8 @@ def test_a_command_carries_the_workers_tag_whatever_hermes_env_keeps(
     assert shell.call("shell/exec", {"command": ["bash", "-c", script]})["result"]["stdout"] == (
         "tag-1\n"
     )
+
+
+def test_stdin_given_is_the_commands_input(shell: Any) -> None:
+    got = shell.call("shell/exec", {"command": ["tr", "a-z", "A-Z"], "stdin": "kiwi é\n"})
+    assert got["result"]["stdout"] == "KIWI é\n"

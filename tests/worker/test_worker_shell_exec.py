@@ -148,7 +148,22 @@ def test_no_descriptor_is_left_open(tmp_path: Path) -> None:
     before = set(os.listdir("/proc/self/fd"))
     for argv in (["true"], ["bash", "-c", "sleep 30 & echo x"]):
         Command(argv).run(str(tmp_path), ENV, 10)
+    Command(["cat"], stdin=b"fed").run(str(tmp_path), ENV, 10)
+    Command(["true"], stdin=b"x" * 1_000_000).run(str(tmp_path), ENV, 10)
     command = Command(["true"])
     command.cancel()
     command.run(str(tmp_path), ENV, 10)
     assert set(os.listdir("/proc/self/fd")) == before
+
+
+def test_stdin_is_fed_whole_as_the_program_takes_it_then_closed(tmp_path: Path) -> None:
+    data = ("é" * 700_000).encode()  # 1.4 MB: many times a pipe's buffer
+    code = "import sys; d = sys.stdin.buffer.read(); sys.stdout.write(str(len(d)))"
+    done = Command([sys.executable, "-c", code], stdin=data).run(str(tmp_path), ENV, 20)
+    assert (done.returncode, done.stdout) == (0, str(len(data)))
+
+
+def test_a_program_that_takes_none_of_its_stdin_neither_hangs_nor_fails(tmp_path: Path) -> None:
+    for script in ("exit 0", "exec 0<&-; sleep 0.2; echo closed", "head -c 1 >/dev/null; echo one"):
+        done = Command(["bash", "-c", script], stdin=b"x" * 2_000_000).run(str(tmp_path), ENV, 20)
+        assert done.returncode == 0 and not done.timed_out, script

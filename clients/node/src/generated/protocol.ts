@@ -2797,6 +2797,10 @@ export interface ShellExecParams {
    */
   timeoutMs?: number;
   /**
+   * Text for its stdin (UTF-8, at most 1048576 characters), closed after; null: /dev/null.
+   */
+  stdin?: string | null;
+  /**
    * The user confirmed a command hermes rates dangerous (see command_dangerous).
    */
   approved?: boolean;
