@@ -166,7 +166,14 @@ class Command:
                 wait = None if due is None else max(0.0, due - now)
                 for key, _ in sel.select(wait):
                     fd = int(key.fd)
-                    if fd == feed.fd:
+                    if fd in streams:
+                        data = os.read(fd, _READ)
+                        if data:
+                            self._take(streams[fd], data)
+                        else:
+                            sel.unregister(fd)
+                            del streams[fd]
+                    elif fd == feed.fd:
                         feed.write()
                     elif fd == self._wake_r:
                         sel.unregister(fd)  # cancelled: the loop sees it
@@ -176,13 +183,7 @@ class Command:
                         with self._lock:
                             self._signal(signal.SIGKILL)  # what it left in its group
                         drain_until = time.monotonic() + DRAIN_S
-                    else:
-                        data = os.read(fd, _READ)
-                        if data:
-                            self._take(streams[fd], data)
-                        else:
-                            sel.unregister(fd)
-                            del streams[fd]
+                    # else: stdin, closed earlier in this batch (the program exited)
             return timed_out
         finally:
             feed.close()

@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import os
 import select
+import selectors
 import sys
 import threading
+import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -167,3 +170,20 @@ def test_a_program_that_takes_none_of_its_stdin_neither_hangs_nor_fails(tmp_path
     for script in ("exit 0", "exec 0<&-; sleep 0.2; echo closed", "head -c 1 >/dev/null; echo one"):
         done = Command(["bash", "-c", script], stdin=b"x" * 2_000_000).run(str(tmp_path), ENV, 20)
         assert done.returncode == 0 and not done.timed_out, script
+
+
+def test_stdin_left_when_the_program_exits_is_dropped_whatever_order_the_events_come_in(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    class ExitSeenFirst(selectors.DefaultSelector):
+        """Lets everything become ready, then reports stdin's event after the rest."""
+
+        def select(self, timeout: float | None = None) -> Any:
+            time.sleep(0.05)  # not a wait for the test: a batch with every event in it
+            events = super().select(timeout)
+            return sorted(events, key=lambda e: bool(e[1] & selectors.EVENT_WRITE))
+
+    monkeypatch.setattr(selectors, "DefaultSelector", ExitSeenFirst)
+    script = "exec 0<&-; echo bye"
+    done = Command(["bash", "-c", script], stdin=b"x" * 2_000_000).run(str(tmp_path), ENV, 20)
+    assert (done.returncode, done.stdout) == (0, "bye\n")
