@@ -12,7 +12,6 @@ the wall clock in ms that ``started_at`` and ``last_used_at`` use.
 
 from __future__ import annotations
 
-import signal
 import threading
 import time
 from collections import deque
@@ -20,20 +19,13 @@ from collections.abc import Callable
 
 from ..protocol import workers as pw
 from ..transport import Peer
-from ..transport.process import ChildProcess
+from ..transport.process import ChildProcess, exit_status
 from ..wire import Request, RpcError
 from .routes import SlotKey
 
 
 def now_ms() -> int:
     return int(time.time() * 1000)
-
-
-def _signal_name(number: int) -> str:
-    try:
-        return signal.Signals(number).name
-    except ValueError:  # e.g. a real-time signal
-        return f"SIG{number}"
 
 
 class WorkerSlot:
@@ -91,12 +83,13 @@ class WorkerSlot:
     def exit_note(
         self, pid: int, code: int | None, expected: bool, reason: pw.ExitReason
     ) -> pw.WorkerExitedNotification:
+        exit_code, ended_by = exit_status(code)
         return pw.WorkerExitedNotification(
             profile=self.profile,
             worker_key=self.worker_key,
             pid=pid,
-            exit_code=code if code is None or code >= 0 else None,
-            signal=_signal_name(-code) if code is not None and code < 0 else None,
+            exit_code=exit_code,
+            signal=ended_by,
             expected=expected,
             reason=reason,
         )

@@ -13,6 +13,8 @@ Contract:
   the group (then SIGCONT, so that a stopped process gets it too), SIGKILL
   the group; each step has a bounded wait. It returns the exit status and
   never hangs.
+- ``exit_status(code)`` splits a return code into an exit code and a signal
+  name (one of them None).
 - ``proc_stat(pid)``: the fields of its ``/proc/<pid>/stat`` after the
   command name; ``is_stopped(pid)``: whether that process is stopped now (by
   a signal or a debugger), so it cannot read or answer until something
@@ -145,6 +147,16 @@ def stop_child(
     except subprocess.TimeoutExpired:
         log(f"hermes-stdio: pid {proc.pid} survived SIGKILL")
         return None
+
+
+def exit_status(code: int | None) -> tuple[int | None, str | None]:
+    """A return code as (exit code, signal name): ``-9`` is ``(None, "SIGKILL")``."""
+    if code is None or code >= 0:
+        return code, None
+    try:
+        return None, signal.Signals(-code).name
+    except ValueError:  # e.g. a real-time signal
+        return None, f"SIG{-code}"
 
 
 WORKER_TAG = "HERMES_STDIO_WORKER_TOKEN"

@@ -30,7 +30,6 @@ and ``_session_workspace``):
 from __future__ import annotations
 
 import os
-import signal
 import threading
 import time
 from collections.abc import Callable
@@ -39,7 +38,7 @@ from ..protocol import encode
 from ..protocol import shell as sh
 from ..transport import Peer
 from ..transport.log import report_error
-from ..transport.process import WORKER_TAG
+from ..transport.process import WORKER_TAG, exit_status
 from ..wire import ErrorType, Request, RequestId, RpcError
 from .checks import check_workspace
 from .contract import AgentAdapter, AgentUnavailable
@@ -197,14 +196,7 @@ def _tagged(env: dict[str, str]) -> dict[str, str]:
 
 
 def _result(done: Outcome, root: str) -> sh.ShellExecResult:
-    code = done.returncode
-    ended_by = None
-    if code is not None and code < 0:
-        try:
-            ended_by = signal.Signals(-code).name
-        except ValueError:
-            ended_by = f"signal {-code}"
-        code = None
+    code, ended_by = exit_status(done.returncode)
     return sh.ShellExecResult(
         exit_code=code,
         signal=ended_by,

@@ -12,7 +12,7 @@ import time
 import pytest
 
 from hermes_stdio.transport import relay_stderr, spawn_child, stop_child
-from hermes_stdio.transport.process import is_stopped
+from hermes_stdio.transport.process import exit_status, is_stopped
 
 WAIT = 10.0
 
@@ -164,3 +164,11 @@ def test_is_stopped_tells_a_stopped_process_from_a_running_or_gone_one(children)
     proc.kill()
     proc.wait(WAIT)
     assert is_stopped(proc.pid) is False  # reaped: no such process
+
+
+def test_a_return_code_splits_into_an_exit_code_or_a_signal_name() -> None:
+    assert exit_status(0) == (0, None)
+    assert exit_status(3) == (3, None)
+    assert exit_status(None) == (None, None)
+    assert exit_status(-9) == (None, "SIGKILL")
+    assert exit_status(-40) == (None, "SIG40")  # a real-time signal has no name
