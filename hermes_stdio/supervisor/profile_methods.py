@@ -45,6 +45,7 @@ class ProfileMethods:
     _lock: threading.Lock
     _reply: Callable[..., bool]
     _key: Callable[[str | None, str | None], SlotKey]
+    _refuse_deleted: Callable[[str], None]
     _profile_listing: Callable[[], pf.ProfileListResult]
 
     def _h_profile_create(self, req: Request, p: pf.ProfileCreateParams) -> None:
@@ -73,10 +74,9 @@ class ProfileMethods:
             raise RpcError(
                 ErrorType.INVALID_PROFILE, "default is the Hermes home itself", profile=name
             )
-        self._key(name, None)  # unknown_profile, one that escapes, or one being deleted
+        self._key(name, None)  # unknown_profile, or one that escapes
         with self._lock:
-            if name in self.deleting:
-                raise RpcError(ErrorType.UNKNOWN_PROFILE, f"{name!r} is being deleted")
+            self._refuse_deleted(name)  # a second delete of it
             self.deleting.add(name)
 
         def delete() -> None:
@@ -89,7 +89,12 @@ class ProfileMethods:
                     self.deleting.discard(name)
             self._reply(req, encode(pf.ProfileDeleteResult(str(gone))))
 
-        self._off_reader(req, delete)
+        try:
+            self._off_reader(req, delete)
+        except BaseException:  # no thread: the profile must not stay marked for good
+            with self._lock:
+                self.deleting.discard(name)
+            raise
 
     def _stop_workers(self, name: str) -> None:
         for slot in self.pool.slots():

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from hermes_stdio.protocol import HOST_METHODS, WORKER_METHODS
-from hermes_stdio.supervisor import routing, server
+from hermes_stdio.supervisor import profile_methods, routing, server
 from hermes_stdio.supervisor.server import Supervisor
 from hermes_stdio.wire import ErrorType, Notification, Request
 from hermes_stdio.worker.service import WorkerService
@@ -193,3 +193,16 @@ def test_while_a_profile_is_deleted_no_request_may_start_one_of_its_workers(
         sup.on_request(host, Request(n, method, params))  # type: ignore[arg-type]
     assert [error["data"]["type"] for _, _, error in host.answers] == ["unknown_profile"] * 5
     assert not [s for s in sup.pool.slots() if s.state != "exited"]
+
+
+def test_a_delete_whose_thread_cannot_start_fails_and_leaves_the_profile_usable(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    sup, host = supervisor(tmp_path)
+    monkeypatch.setattr(profile_methods, "spawn_thread", no_thread)
+    sup.on_request(host, Request(1, "profile/delete", {"name": "play"}))  # type: ignore[arg-type]
+    ((_, _, error),) = host.answers
+    assert error["code"] == ErrorType.INTERNAL_ERROR.code
+    assert sup.deleting == set()
+    assert sup._key("play", None) == ("play", None)  # not refused as being deleted
+    assert (tmp_path / "profiles" / "play").is_dir()
