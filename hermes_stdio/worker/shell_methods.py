@@ -33,6 +33,7 @@ import os
 import threading
 import time
 from collections.abc import Callable
+from typing import Any
 
 from ..protocol import encode
 from ..protocol import shell as sh
@@ -104,20 +105,22 @@ class ShellMethods:
         )
 
         def run() -> None:
+            error: RpcError | dict[str, Any] | None = None
             try:
                 result = self._exec(command, argv, p)
             except AgentUnavailable as exc:
-                peer.respond_error(req.id, RpcError(ErrorType.AGENT_UNAVAILABLE, str(exc)))
+                error = RpcError(ErrorType.AGENT_UNAVAILABLE, str(exc))
             except Exception as exc:
-                peer.respond_error(req.id, report_error(exc))
-            else:
-                if result is None:
-                    peer.respond_error(req.id, RpcError(ErrorType.REQUEST_CANCELLED))
-                else:
-                    peer.respond(req.id, encode(result))
+                error = report_error(exc)
             finally:
-                with self.commands_lock:
+                with self.commands_lock:  # its place is free before the host hears
                     self.commands.pop(req.id, None)
+            if error is None and result is None:
+                error = RpcError(ErrorType.REQUEST_CANCELLED)
+            if error is not None:
+                peer.respond_error(req.id, error)
+            else:
+                peer.respond(req.id, encode(result))
 
         thread = threading.Thread(target=run, name="shell-exec", daemon=True)
         with self.commands_lock:

@@ -15,7 +15,15 @@ from hermes_stdio.testing.host import HostClient
 from hermes_stdio.testing.llm_server import Reply, ScriptedLLM
 from hermes_stdio.wire import ErrorType
 
-from .conftest import DEFAULT_SECRET, WORK_SECRET, received, refused, wait_gone, worker_pids
+from .conftest import (
+    DEFAULT_SECRET,
+    WORK_SECRET,
+    received,
+    refused,
+    until_created,
+    wait_gone,
+    worker_pids,
+)
 
 
 def shell(host: HostClient, *argv: str, **params: Any) -> dict[str, Any]:
@@ -184,3 +192,19 @@ def test_a_killed_workers_commands_are_ended_and_answered_worker_crashed(
     resp = host.response(msg_id)
     assert resp.error is not None and resp.error["code"] == ErrorType.WORKER_CRASHED.code
     assert wait_gone(pid, timeout=10)  # found by the tag in its environment, then killed
+
+
+def test_past_eight_running_commands_a_worker_refuses_more_until_one_ends(
+    host: HostClient, tmp_path: Path
+) -> None:
+    go = tmp_path / "go"
+    held = host.send_request("shell/exec", {"command": ["bash", "-c", until_created(go, "true")]})
+    running_ones = [running(host, f"m-{n}") for n in range(7)]
+    err = refused(host, "shell/exec", {"command": ["true"]})
+    assert err.kind is ErrorType.TOO_MANY_COMMANDS
+    go.touch()  # the held one ends: its place is free once it is answered
+    assert host.response(held).result["exitCode"] == 0
+    assert shell(host, "true")["exitCode"] == 0
+    for msg_id, pid in running_ones:
+        host.notify("$/cancelRequest", {"id": msg_id})
+        assert wait_gone(pid, timeout=10)
