@@ -67,7 +67,8 @@ class McpServers:
         self._started = False
         self._configured = False
         self._connecting: threading.Thread | None = None
-        self._trying = False  # an mcp/connect attempt is under way
+        self._trying = 0  # attempts under way (startup's about to start, mcp/connect's)
+        self._trying_lock = threading.Lock()
         self._announced = False  # listed servers after the start: reported from then on
 
     def start(self) -> None:
@@ -79,14 +80,14 @@ class McpServers:
         if configured:
             # "connecting" is told before discovery starts: a report made after could
             # come once a fast discovery has ended (a loaded machine), and skip it.
-            self._trying = True
+            self._attempt(+1)
             try:
                 self.report()
                 self._startup.start_background_mcp_discovery(
                     logger=log, thread_name="mcp-discovery"
                 )
             finally:
-                self._trying = False  # hermes' discovery is in flight from now on
+                self._attempt(-1)  # hermes' discovery is in flight from now on
             if self._changed is not None:
                 follow = threading.Thread(target=self._follow_discovery, name="mcp-report")
                 follow.daemon = True
@@ -117,14 +118,14 @@ class McpServers:
     def _connect(self) -> None:
         # Startup's discovery first: two attempts at once would start a server twice.
         self._startup.join_mcp_discovery(None)
-        self._trying = True
+        self._attempt(+1)
         self.report()  # what it starts is connecting
         try:
             self._startup._discover_mcp_tools_without_interactive_oauth()
         except Exception:
             log.debug("connecting MCP servers failed", exc_info=True)
         finally:
-            self._trying = False
+            self._attempt(-1)
         self.report()
 
     def report(self, reread: bool = False) -> None:
@@ -148,11 +149,15 @@ class McpServers:
             except Exception as exc:
                 note(f"worker: the MCP servers' status was not sent: {exc!r}")
 
+    def _attempt(self, change: int) -> None:
+        with self._trying_lock:  # startup's and mcp/connect's may overlap
+            self._trying += change
+
     def _attempting(self) -> bool:
         """Whether an attempt (startup's, or mcp/connect's) is under way: it tries
         each server not connected yet, before hermes marks them connecting."""
         in_flight = getattr(self._startup, "mcp_discovery_in_flight", None)
-        return self._trying or bool(callable(in_flight) and in_flight())
+        return self._trying > 0 or bool(callable(in_flight) and in_flight())
 
     def _state(self, given: Any, attempting: bool) -> tx.McpServerState:
         if given not in _STATES:

@@ -253,3 +253,31 @@ def test_servers_a_profile_lists_after_its_start_are_reported_once_its_config_is
     assert sent[-1] == [] and len(sent) == 2
     servers.report(reread=True)
     assert len(sent) == 2
+
+
+def test_an_mcp_connect_attempt_that_overlaps_startups_start_still_shows_connecting() -> None:
+    tools = FakeTools([status("a", "configured")])
+    in_start, let_start_end = threading.Event(), threading.Event()
+    in_discovery = threading.Event()
+
+    class SlowStart(FakeStartup):
+        def start_background_mcp_discovery(self, *, logger: Any, thread_name: str) -> None:
+            in_start.set()
+            let_start_end.wait(30)
+
+        def _discover_mcp_tools_without_interactive_oauth(self) -> None:
+            in_discovery.set()
+            super()._discover_mcp_tools_without_interactive_oauth()
+
+    startup = SlowStart()
+    startup.gate = threading.Event()  # the connect attempt runs until the test ends it
+    servers = McpServers(startup, lambda: tools, lambda: True)
+    starting = threading.Thread(target=servers.start)
+    starting.start()
+    assert in_start.wait(5)
+    servers.connect(0.0)  # its attempt goes on in the background
+    assert in_discovery.wait(5)
+    let_start_end.set()
+    starting.join(5)
+    assert [s.status for s in servers.status()] == ["connecting"]  # the attempt goes on
+    startup.gate.set()
