@@ -1,10 +1,10 @@
 """``profile/create`` and ``profile/delete``: the supervisor's side.
 
-Contract (a mixin of ``Supervisor``, which provides ``home``, ``pool``,
-``agent_python``, ``base_env``, ``deleting``, ``_lock``, ``_reply``, ``_key``
-and ``_profile_listing``): both check their params on the host's reader, then
-run hermes' own code in a child process (``profile_admin``) on a handler
-thread, never on the reader.
+Contract (a mixin of ``Supervisor``, which provides ``home``, ``pool`` (whose
+Python and environment the child runs with), ``deleting``, ``_lock``,
+``_reply``, ``_key``, ``_refuse_deleted`` and ``_profile_listing``): both
+check their params on the host's reader, then run hermes' own code in a child
+process (``profile_admin``) on a handler thread, never on the reader.
 - ``profile/create``: ``name`` a valid name (``invalid_profile``) other than
   ``default`` (``profile_exists``), ``cloneFrom`` an existing profile,
   ``noSkills`` only without it (``invalid_params``). The answer is the new
@@ -20,7 +20,6 @@ thread, never on the reader.
 
 from __future__ import annotations
 
-import functools
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -39,8 +38,6 @@ from .workers import WorkerPool
 class ProfileMethods:
     home: Path
     pool: WorkerPool
-    agent_python: str
-    base_env: dict[str, str]
     deleting: set[str]
     _lock: threading.Lock
     _reply: Callable[..., bool]
@@ -59,10 +56,9 @@ class ProfileMethods:
                 "noSkills is for a fresh profile: a clone copies its source's skills",
                 field="params.noSkills",
             )
-        made = functools.partial(make_profile, self.agent_python, self.home, self.base_env)
 
         def create() -> None:
-            made(name, source, p.no_skills, p.description)
+            make_profile(*self._child(), name, source, p.no_skills, p.description)
             info = next(i for i in self._profile_listing().profiles if i.name == name)
             self._reply(req, encode(pf.ProfileCreateResult(info)))
 
@@ -82,7 +78,7 @@ class ProfileMethods:
         def delete() -> None:
             try:
                 self._stop_workers(name)
-                gone = delete_profile(self.agent_python, self.home, self.base_env, name)
+                gone = delete_profile(*self._child(), name)
                 self._stop_workers(name)  # one a request started meanwhile
             finally:
                 with self._lock:
@@ -95,6 +91,10 @@ class ProfileMethods:
             with self._lock:
                 self.deleting.discard(name)
             raise
+
+    def _child(self) -> tuple[str, Path, dict[str, str]]:
+        """What a profile_admin child runs with: the workers' Python, the home, the env."""
+        return self.pool.agent_python, self.home, self.pool.base_env
 
     def _stop_workers(self, name: str) -> None:
         for slot in self.pool.slots():

@@ -90,7 +90,6 @@ class Supervisor(RoutedMethods, RelayMethods, ProfileMethods):
         self.routes = Routes()
         self.command_states = CommandStates()
         env = dict(os.environ if base_env is None else base_env)
-        self.agent_python, self.base_env = agent_python, env
         self.deleting: set[str] = set()  # profiles profile/delete is deleting now
         template = (
             WorkerTemplate(agent_python, functools.partial(template_env, home, env))
