@@ -116,6 +116,13 @@ HOST_METHODS: dict[str, Method] = _methods(
         "Delete a profile as hermes profile delete does, once its workers have stopped.",
     ),
     Method(
+        "profile/rename",
+        pf.ProfileRenameParams,
+        pf.ProfileRenameResult,
+        "supervisor",
+        "Rename a profile as hermes profile rename does, once its workers have stopped.",
+    ),
+    Method(
         "worker/restart",
         t.WorkerTarget,
         pw.WorkerRestartResult,

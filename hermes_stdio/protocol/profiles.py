@@ -66,3 +66,14 @@ class ProfileDeleteParams(Record):
 
 class ProfileDeleteResult(Record):
     home: str = doc_field("The directory that was removed.")
+
+
+class ProfileRenameParams(Record):
+    name: Annotated[str, Name(64)] = doc_field("The profile to rename; never default.")
+    new_name: Annotated[str, Name(64)] = doc_field(
+        "Its new name, by profile/create's rules: not default, nor one taken or reserved."
+    )
+
+
+class ProfileRenameResult(Record):
+    profile: ProfileInfo = doc_field("The profile under its new name, as profile/list gives it.")

@@ -19,7 +19,7 @@ WorkerState = Literal["starting", "ready", "stopping", "exited", "backoff"]
 StartMode = Literal["forked", "spawned"]
 TemplateState = Literal["starting", "ready", "unsafe", "exited", "failed"]
 # Why a worker stopped: the supervisor's reasons, or "crashed" when it did not ask.
-StopReason = Literal["idle", "limit", "restart", "shutdown", "start_failed", "deleted"]
+StopReason = Literal["idle", "limit", "restart", "shutdown", "start_failed", "deleted", "renamed"]
 ExitReason = Literal[StopReason, "crashed"]
 
 
@@ -88,7 +88,8 @@ class WorkerExitedNotification(Record):
     reason: ExitReason = doc_field(
         "Why: idle (--worker-idle-timeout), limit (stopped to make room under"
         " --max-workers), restart (worker/restart), shutdown, start_failed (it did not"
-        " get ready), deleted (its profile was, by profile/delete), or crashed (the supervisor"
+        " get ready), deleted (its profile was, by profile/delete), renamed (by"
+        " profile/rename), or crashed (the supervisor"
         " did not ask it to stop)."
     )
 

@@ -1,7 +1,9 @@
-"""``profile/create`` and ``profile/delete``: hermes' own code, run in a child process.
+"""``profile/create``, ``profile/rename`` and ``profile/delete``: hermes' own code,
+run in a child process.
 
 Contract: ``make_profile(python, home, base_env, name, clone_from, no_skills,
-description)`` and ``delete_profile(python, home, base_env, name)`` run
+description)``, ``rename_profile(python, home, base_env, name, new_name)`` and
+``delete_profile(python, home, base_env, name)`` run
 ``worker.profile_admin`` with ``python`` (the workers' interpreter; the
 supervisor never imports hermes-agent) in a session of its own, stdin from
 /dev/null, ``HERMES_HOME`` the Hermes root and no profile's secrets
@@ -9,10 +11,10 @@ supervisor never imports hermes-agent) in a session of its own, stdin from
 through an environment), lazy installs off; its stderr goes to ours. Each
 waits at most ``TIMEOUT_S``, then kills the child's group. Each returns the
 profile's directory, or raises: ``profile_exists`` (``data.profile``),
-``unknown_profile`` (nothing to delete), ``invalid_profile`` for a name or
-source hermes refuses, ``agent_unavailable`` without hermes-agent,
-``internal_error`` for anything else (a directory that could not be
-removed, a crash, a timeout, an answer that is not one).
+``unknown_profile`` (nothing to rename or delete), ``invalid_profile`` for a
+name or source hermes refuses, ``agent_unavailable`` without hermes-agent,
+``internal_error`` for anything else (a directory that could not be moved
+or removed, a crash, a timeout, an answer that is not one).
 """
 
 from __future__ import annotations
@@ -51,11 +53,25 @@ def make_profile(
     return _run(python, home, base_env, name, args)
 
 
+def rename_profile(
+    python: str, home: Path, base_env: dict[str, str], name: str, new_name: str
+) -> Path:
+    args = ["rename", "--name", name, "--new-name", new_name]
+    return _run(python, home, base_env, name, args, taken=new_name)
+
+
 def delete_profile(python: str, home: Path, base_env: dict[str, str], name: str) -> Path:
     return _run(python, home, base_env, name, ["delete", "--name", name])
 
 
-def _run(python: str, home: Path, base_env: dict[str, str], name: str, args: list[str]) -> Path:
+def _run(
+    python: str,
+    home: Path,
+    base_env: dict[str, str],
+    name: str,
+    args: list[str],
+    taken: str | None = None,  # the name profile_exists is about, when not ``name``
+) -> Path:
     import subprocess  # here: the supervisor answers initialize without it
 
     env = {
@@ -84,10 +100,10 @@ def _run(python: str, home: Path, base_env: dict[str, str], name: str, args: lis
         ) from None
     for line in err.splitlines(keepends=True):
         log_bytes(f"[profile/{args[0]}] ".encode() + line)
-    return _answer(name, proc.returncode, out)
+    return _answer(name, proc.returncode, out, taken or name)
 
 
-def _answer(name: str, code: int, out: bytes) -> Path:
+def _answer(name: str, code: int, out: bytes, taken: str) -> Path:
     try:
         answer = json.loads(out.strip().splitlines()[-1])
         if not isinstance(answer, dict):
@@ -97,7 +113,7 @@ def _answer(name: str, code: int, out: bytes) -> Path:
         raise RpcError(ErrorType.INTERNAL_ERROR) from None
     error, message = answer.get("error"), str(answer.get("message", ""))
     if error == "exists":
-        raise RpcError(ErrorType.PROFILE_EXISTS, message, profile=name)
+        raise RpcError(ErrorType.PROFILE_EXISTS, message, profile=taken)
     if error == "missing":
         raise RpcError(ErrorType.UNKNOWN_PROFILE, message, profile=name)
     if error == "invalid":

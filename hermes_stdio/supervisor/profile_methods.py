@@ -1,25 +1,34 @@
-"""``profile/create`` and ``profile/delete``: the supervisor's side.
+"""``profile/create``, ``profile/rename`` and ``profile/delete``: the supervisor's side.
 
 Contract (a mixin of ``Supervisor``, which provides ``home``, ``pool`` (whose
-Python and environment the child runs with), ``deleting``, ``_lock``,
-``_reply``, ``_key``, ``_refuse_deleted`` and ``_profile_listing``): both
-check their params on the host's reader, then run hermes' own code in a child
-process (``profile_admin``) on a handler thread, never on the reader.
+Python and environment the child runs with), ``routes``, ``closing``,
+``_lock``, ``_reply``, ``_key``, ``_refuse_closing`` and
+``_profile_listing``): each checks its params on the host's reader, then runs
+hermes' own code in a child process (``profile_admin``) on a handler thread,
+never on the reader.
 - ``profile/create``: ``name`` a valid name (``invalid_profile``) other than
-  ``default`` (``profile_exists``), ``cloneFrom`` an existing profile,
-  ``noSkills`` only without it (``invalid_params``). The answer is the new
-  profile as ``profile/list`` gives it.
+  ``default`` (``profile_exists``) and not a rename's new name now,
+  ``cloneFrom`` an existing profile, ``noSkills`` only without it
+  (``invalid_params``). The answer is the new profile as ``profile/list``
+  gives it.
 - ``profile/delete``: ``name`` an existing profile other than ``default``
-  (``invalid_profile``). The profile is marked as being deleted, so every
+  (``invalid_profile``). The profile is marked as closing, so every
   request that would start one of its workers fails with ``unknown_profile``
   from then on (``RoutedMethods._key``); each of its workers is
   stopped (``worker/exited`` reason ``deleted``; its runs end as for any
   stop), hermes deletes it, and any worker a request started meanwhile is
   stopped too; then the mark goes. The answer is the directory removed.
+- ``profile/rename``: ``name`` as for delete, ``newName`` a valid name not
+  taken (``profile_exists``, ``default`` included). Both names are marked,
+  its workers stopped as for delete (reason ``renamed``), hermes renames it,
+  and every route to its workers (its sessions, its finished runs) then
+  points at the new name's: its sessions go on there. The answer is the
+  profile under its new name.
 """
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -27,10 +36,11 @@ from typing import Any
 
 from ..protocol import encode
 from ..protocol import profiles as pf
+from ..protocol import workers as pw
 from ..wire import ErrorType, Request, RpcError
-from .profile_admin import delete_profile, make_profile
+from .profile_admin import delete_profile, make_profile, rename_profile
 from .profiles import DEFAULT_PROFILE, check_name
-from .routes import SlotKey
+from .routes import Routes, SlotKey
 from .routing import spawn_thread
 from .workers import WorkerPool
 
@@ -38,17 +48,17 @@ from .workers import WorkerPool
 class ProfileMethods:
     home: Path
     pool: WorkerPool
-    deleting: set[str]
+    routes: Routes
+    closing: dict[str, str]
     _lock: threading.Lock
     _reply: Callable[..., bool]
     _key: Callable[[str | None, str | None], SlotKey]
-    _refuse_deleted: Callable[[str], None]
+    _refuse_closing: Callable[[str], None]
     _profile_listing: Callable[[], pf.ProfileListResult]
 
     def _h_profile_create(self, req: Request, p: pf.ProfileCreateParams) -> None:
-        name = check_name(p.name)
-        if name == DEFAULT_PROFILE:
-            raise RpcError(ErrorType.PROFILE_EXISTS, "default is the Hermes home", profile=name)
+        name = self._new_name(p.name)
+        self._refuse_closing(name)  # a rename's new name, not made yet
         source = None if p.clone_from is None else self._key(p.clone_from, None)[0]
         if p.no_skills and source is not None:
             raise RpcError(
@@ -65,41 +75,82 @@ class ProfileMethods:
         self._off_reader(req, create)
 
     def _h_profile_delete(self, req: Request, p: pf.ProfileDeleteParams) -> None:
-        name = check_name(p.name)
+        name = self._old_name(p.name)
+
+        def delete() -> Any:
+            self._stop_workers(name, "deleted")
+            gone = delete_profile(*self._child(), name)
+            self._stop_workers(name, "deleted")  # one a request started meanwhile
+            return encode(pf.ProfileDeleteResult(str(gone)))
+
+        self._closing(req, {name: "is being deleted"}, delete)
+
+    def _h_profile_rename(self, req: Request, p: pf.ProfileRenameParams) -> None:
+        name = self._old_name(p.name)
+        new = self._new_name(p.new_name)
+        if os.path.lexists(self.home / "profiles" / new):  # a dangling link too
+            raise RpcError(ErrorType.PROFILE_EXISTS, f"profile {new!r} exists", profile=new)
+
+        def rename() -> Any:
+            self._stop_workers(name, "renamed")
+            rename_profile(*self._child(), name, new)
+            self._stop_workers(name, "renamed")
+            self.routes.rename_profile(name, new)  # its sessions moved with it
+            info = next(i for i in self._profile_listing().profiles if i.name == new)
+            return encode(pf.ProfileRenameResult(info))
+
+        self._closing(req, {name: "is being renamed", new: "is a rename's new name"}, rename)
+
+    def _old_name(self, given: str) -> str:
+        """An existing profile that may be renamed or deleted: never default."""
+        name = check_name(given)
         if name == DEFAULT_PROFILE:
             raise RpcError(
                 ErrorType.INVALID_PROFILE, "default is the Hermes home itself", profile=name
             )
-        self._key(name, None)  # unknown_profile, or one that escapes
-        with self._lock:
-            self._refuse_deleted(name)  # a second delete of it
-            self.deleting.add(name)
+        self._key(name, None)  # unknown_profile, one that escapes, or one closing
+        return name
 
-        def delete() -> None:
+    def _new_name(self, given: str) -> str:
+        name = check_name(given)
+        if name == DEFAULT_PROFILE:
+            raise RpcError(ErrorType.PROFILE_EXISTS, "default is the Hermes home", profile=name)
+        return name
+
+    def _closing(self, req: Request, marks: dict[str, str], job: Callable[[], Any]) -> None:
+        """Run ``job`` off the reader with ``marks`` set meanwhile: no worker of those
+        profiles may start, nor a second delete or rename of them begin."""
+        with self._lock:
+            for name in marks:
+                self._refuse_closing(name)
+            self.closing.update(marks)
+
+        def unmark() -> None:
+            with self._lock:
+                for name in marks:
+                    self.closing.pop(name, None)
+
+        def run() -> None:
             try:
-                self._stop_workers(name)
-                gone = delete_profile(*self._child(), name)
-                self._stop_workers(name)  # one a request started meanwhile
+                result = job()
             finally:
-                with self._lock:
-                    self.deleting.discard(name)
-            self._reply(req, encode(pf.ProfileDeleteResult(str(gone))))
+                unmark()
+            self._reply(req, result)
 
         try:
-            self._off_reader(req, delete)
-        except BaseException:  # no thread: the profile must not stay marked for good
-            with self._lock:
-                self.deleting.discard(name)
+            self._off_reader(req, run)
+        except BaseException:  # no thread: the profiles must not stay marked for good
+            unmark()
             raise
 
     def _child(self) -> tuple[str, Path, dict[str, str]]:
         """What a profile_admin child runs with: the workers' Python, the home, the env."""
         return self.pool.agent_python, self.home, self.pool.base_env
 
-    def _stop_workers(self, name: str) -> None:
+    def _stop_workers(self, name: str, reason: pw.StopReason) -> None:
         for slot in self.pool.slots():
             if slot.profile == name:
-                self.pool.stop(slot, reason="deleted")
+                self.pool.stop(slot, reason=reason)
 
     def _off_reader(self, req: Request, job: Callable[[], Any]) -> None:
         def run() -> None:

@@ -152,3 +152,17 @@ class Routes:
     def counts(self, slot: SlotKey) -> tuple[int, int]:
         with self._lock:
             return self._session_count[slot], self._running_count[slot]
+
+    def rename_profile(self, old: str, new: str) -> None:
+        """Point every route to one of ``old``'s workers at ``new``'s: its sessions
+        and finished runs moved with its directory (profile/rename)."""
+        with self._lock:
+            for session_id, slot in list(self._sessions.items()):
+                if slot[0] == old:
+                    self._route_session(session_id, (new, slot[1]))
+            for route in self._runs.values():
+                if route.slot[0] == old:
+                    if not route.done:
+                        self._uncount(self._running_count, route.slot)
+                        self._running_count[(new, route.slot[1])] += 1
+                    route.slot = (new, route.slot[1])

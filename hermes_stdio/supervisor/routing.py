@@ -57,7 +57,7 @@ class RoutedMethods:
     host: Peer | None
     _lock: threading.Lock
     _inflight: dict[RequestId, Request]
-    deleting: set[str]  # profiles profile/delete is deleting now: no worker may start
+    closing: dict[str, str]  # profiles being deleted or renamed now: no worker may start
     forwards: Forwards  # host requests sent on to workers, not answered yet
 
     def _reply(self, req: Request, result: Any = None, error: Any = None) -> bool:
@@ -67,23 +67,24 @@ class RoutedMethods:
 
     def _key(self, profile: str | None, worker_key: str | None) -> SlotKey:
         """Validate a profile/workerKey target; unknown or escaping profiles fail here,
-        and so does one profile/delete is deleting."""
+        and so does one profile/delete or profile/rename is working on."""
         name = check_name(profile)
-        self._refuse_deleted(name)
+        self._refuse_closing(name)
         profile_home(self.home, name)
         return (name, worker_key)  # a workerKey's form is checked as params are decoded
 
-    def _refuse_deleted(self, name: str) -> None:
-        if name in self.deleting:
+    def _refuse_closing(self, name: str) -> None:
+        doing = self.closing.get(name)
+        if doing is not None:
             raise RpcError(
-                ErrorType.UNKNOWN_PROFILE, f"profile {name!r} is being deleted", profile=name
+                ErrorType.UNKNOWN_PROFILE, f"profile {name!r} is being {doing}", profile=name
             )
 
     def _session_key(self, session_id: str, profile: str | None, worker_key: str | None) -> SlotKey:
         key = self.routes.session(session_id)
         if key is None:
             return self._key(profile, worker_key)
-        self._refuse_deleted(key[0])
+        self._refuse_closing(key[0])
         wanted = (
             check_name(profile) if profile is not None else key[0],
             worker_key if worker_key is not None else key[1],

@@ -90,7 +90,7 @@ class Supervisor(RoutedMethods, RelayMethods, ProfileMethods):
         self.routes = Routes()
         self.command_states = CommandStates()
         env = dict(os.environ if base_env is None else base_env)
-        self.deleting: set[str] = set()  # profiles profile/delete is deleting now
+        self.closing: dict[str, str] = {}  # profiles being deleted or renamed now
         template = (
             WorkerTemplate(agent_python, functools.partial(template_env, home, env))
             if worker_template and TEMPLATE_SUPPORTED

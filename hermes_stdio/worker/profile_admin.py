@@ -1,5 +1,5 @@
-"""Make or delete a profile with hermes' own code, in a process of its own
-(``profile/create``, ``profile/delete``).
+"""Make, rename or delete a profile with hermes' own code, in a process of its
+own (``profile/create``, ``profile/rename``, ``profile/delete``).
 
 Contract: ``main(argv)`` runs with ``HERMES_HOME`` the Hermes root and no
 profile's secrets in its environment (the supervisor's ``template_env``):
@@ -10,14 +10,20 @@ profile's secrets in its environment (the supervisor's ``template_env``):
   ``--no-skills``, hermes' bundled skills (``seed_profile_skills``, whose own
   process inherits this clean environment). No wrapper script is written
   (hermes' CLI alias in ~/.local/bin).
+- ``rename --name N --new-name M`` renames it as ``hermes profile rename``
+  does (hermes' ``rename_profile``: its gateway stopped, its directory moved,
+  the sticky active profile and Honcho host blocks updated). Its command
+  alias follows it only if it had one: a profile without hermes' wrapper in
+  ~/.local/bin gets none.
 - ``delete --name N`` deletes it as ``hermes profile delete --yes`` does
   (hermes' ``delete_profile``: its gateway service and processes stopped, its
   alias removed, its directory removed).
 hermes' prints go to stderr: the answer alone is written to the original
 stdout, one JSON line, ``{"home": path, "seeded": bool | null}`` (``seeded``:
 create only) or ``{"error": kind, "message": text}`` with kind ``exists``,
-``missing`` (no such profile to delete), ``invalid`` (a name hermes refuses,
-a source that is gone), ``failed`` (the directory could not be removed) or
+``missing`` (no such profile to rename or delete), ``invalid`` (a name
+hermes refuses, a source that is gone), ``failed`` (the directory could not
+be moved or removed) or
 ``unavailable`` (hermes-agent missing). It exits 0 once it has answered.
 """
 
@@ -37,6 +43,9 @@ def _parser() -> argparse.ArgumentParser:
     create.add_argument("--clone-from")
     create.add_argument("--no-skills", action="store_true")
     create.add_argument("--description")
+    rename = actions.add_parser("rename")
+    rename.add_argument("--name", required=True)
+    rename.add_argument("--new-name", required=True)
     delete = actions.add_parser("delete")
     delete.add_argument("--name", required=True)
     return parser
@@ -55,6 +64,8 @@ def main(argv: list[str] | None = None) -> int:
         from hermes_cli import profiles
     except ImportError as exc:
         return answer({"error": "unavailable", "message": f"cannot import hermes-agent: {exc}"})
+    if args.action == "rename":
+        return answer(_rename(profiles, args.name, args.new_name))
     if args.action == "delete":
         try:
             gone = profiles.delete_profile(args.name, yes=True)
@@ -82,6 +93,27 @@ def main(argv: list[str] | None = None) -> int:
     if args.clone_from is None and not args.no_skills:
         seeded = profiles.seed_profile_skills(path, quiet=True) is not None
     return answer({"home": str(path), "seeded": seeded})
+
+
+def _rename(profiles: Any, old: str, new: str) -> dict[str, Any]:
+    wrapper = profiles._get_wrapper_dir() / old
+    try:
+        had_alias = "hermes -p" in wrapper.read_text()  # the test hermes' own removal makes
+    except (OSError, UnicodeDecodeError):
+        had_alias = False
+    if not had_alias:  # hermes would write one for the new name regardless
+        profiles.create_wrapper_script = lambda *_a, **_k: None
+    try:
+        path = profiles.rename_profile(old, new)
+    except FileExistsError as exc:
+        return {"error": "exists", "message": str(exc)}
+    except FileNotFoundError as exc:
+        return {"error": "missing", "message": str(exc)}
+    except ValueError as exc:
+        return {"error": "invalid", "message": str(exc)}
+    except OSError as exc:
+        return {"error": "failed", "message": str(exc)}
+    return {"home": str(path)}
 
 
 if __name__ == "__main__":

@@ -5,6 +5,7 @@ stopped first."""
 
 from __future__ import annotations
 
+import json
 import stat
 from pathlib import Path
 from typing import Any
@@ -115,3 +116,58 @@ def test_default_or_an_unknown_profile_is_never_deleted(host: HostClient, home: 
     assert refused(host, "profile/delete", {"name": "../x"}).kind is ErrorType.INVALID_PROFILE
     assert (home / "config.yaml").is_file()
     assert sorted(p.name for p in (home / "profiles").iterdir()) == ["play", "work"]
+
+
+def test_renaming_a_profile_stops_its_workers_and_its_sessions_go_on_under_the_new_name(
+    host: HostClient, llm: ScriptedLLM, home: Path
+) -> None:
+    llm.enqueue(Reply.text(["noted"]))
+    first = host.request("run/start", {"message": "remember the kiwi", "profile": "work"})
+    sid = first["sessionId"]
+    assert host.wait_run_completed(first["runId"]).params["status"] == "complete"
+    held = Gate()
+    llm.enqueue(Reply.text(["never finished"], gate=held))
+    run = host.request("run/start", {"message": "and then?", "sessionId": sid})
+    assert held.arrived.wait(30)  # its turn is in its model call
+    try:
+        renamed = host.request("profile/rename", {"name": "work", "newName": "job"}, timeout=60)
+    finally:
+        held.release.set()
+    job = home / "profiles" / "job"
+    assert renamed["profile"] == {
+        "name": "job",
+        "home": str(job),
+        "model": "test-model",
+        "provider": "custom",
+        "description": "",
+        "workers": 0,
+        "problem": None,
+    }
+    assert not (home / "profiles" / "work").exists()
+    done = host.wait_run_completed(run["runId"])
+    assert done.params["error"]["type"] == "worker_stopped"
+    exited = [n.params for n in received(host, "worker/exited")]
+    assert [(e["profile"], e["reason"], e["expected"]) for e in exited] == [
+        ("work", "renamed", True)
+    ]
+    # The session, by its id alone, goes on in the new name's worker, from its database.
+    llm.enqueue(Reply.text(["the kiwi, still"]))
+    third = host.request("run/start", {"message": "what was it?", "sessionId": sid})
+    assert third["sessionId"] == sid
+    assert host.wait_run_completed(third["runId"]).params["status"] == "complete"
+    asked = json.dumps(llm.requests[-1]["messages"])
+    assert "remember the kiwi" in asked and "noted" in asked
+    started = [n.params for n in received(host, "worker/started")]
+    assert started[-1]["worker"]["profile"] == "job"
+    seen = host.request(
+        "shell/exec", {"command": ["bash", "-c", "echo $WORK_SECRET"], "sessionId": sid}
+    )
+    assert seen["stdout"] == f"{WORK_SECRET}\n"  # its keys moved with it
+    for method, params in [
+        ("run/start", {"message": "hi", "profile": "work"}),
+        ("profile/rename", {"name": "work", "newName": "job2"}),
+    ]:
+        assert refused(host, method, params).kind is ErrorType.UNKNOWN_PROFILE
+    taken = refused(host, "profile/rename", {"name": "job", "newName": "play"})
+    assert taken.kind is ErrorType.PROFILE_EXISTS and taken.data["profile"] == "play"
+    assert sorted(p.name for p in (home / "profiles").iterdir()) == ["job", "play"]

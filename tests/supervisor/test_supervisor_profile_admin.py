@@ -1,4 +1,4 @@
-"""profile_admin: the supervisor's side of profile/create and profile/delete, with stand-in children
+"""profile_admin: the supervisor's side of profile/create, rename and delete, with stand-in children
 for what the real one (tests/e2e/test_profiles_admin.py) never does."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from hermes_stdio.supervisor import profile_admin
-from hermes_stdio.supervisor.profile_admin import delete_profile, make_profile
+from hermes_stdio.supervisor.profile_admin import delete_profile, make_profile, rename_profile
 from hermes_stdio.wire import ErrorType, RpcError
 
 
@@ -94,3 +94,15 @@ def test_delete_asks_the_child_to_delete_the_named_profile(tmp_path: Path) -> No
     python = child(tmp_path, f'echo "$@" > {out}; echo \'{{"home": "/h/kiwi"}}\'')
     assert delete_profile(python, tmp_path, dict(os.environ), "kiwi") == Path("/h/kiwi")
     assert out.read_text().split()[-3:] == ["delete", "--name", "kiwi"]
+
+
+def test_rename_asks_the_child_to_rename_and_a_taken_name_is_the_new_one(tmp_path: Path) -> None:
+    out = tmp_path / "argv"
+    python = child(tmp_path, f'echo "$@" > {out}; echo \'{{"home": "/h/job"}}\'')
+    assert rename_profile(python, tmp_path, dict(os.environ), "work", "job") == Path("/h/job")
+    assert out.read_text().split()[-5:] == ["rename", "--name", "work", "--new-name", "job"]
+    taken = child(tmp_path, """echo '{"error": "exists", "message": "taken"}'""")
+    with pytest.raises(RpcError) as err:
+        rename_profile(taken, tmp_path, dict(os.environ), "work", "job")
+    assert err.value.kind is ErrorType.PROFILE_EXISTS
+    assert err.value.data["profile"] == "job"

@@ -230,10 +230,11 @@ def test_a_destroyed_sessions_route_stays_while_a_later_run_of_it_is_live() -> N
 def test_counts_kept_per_slot_match_a_recount_after_any_sequence_of_changes() -> None:
     rng = random.Random(7)
     routes = Routes(keep_finished=5)
-    slots, sessions = [A, B, A_KEYED], [f"s{i}" for i in range(6)]
+    slots = [A, B, A_KEYED, ("play", None), ("play", "k1")]
+    sessions = [f"s{i}" for i in range(6)]
     started: list[str] = []
     for step in range(3000):
-        op, sid, slot = rng.randrange(8), rng.choice(sessions), rng.choice(slots)
+        op, sid, slot = rng.randrange(9), rng.choice(sessions), rng.choice(slots)
         if op == 0:
             routes.add_session(sid, slot)
         elif op == 1:
@@ -255,9 +256,30 @@ def test_counts_kept_per_slot_match_a_recount_after_any_sequence_of_changes() ->
         elif op == 7:
             for route in routes.unfinished(slot):
                 routes.finish(route)
+        elif op == 8:
+            routes.rename_profile(slot[0], rng.choice(["default", "work", "play"]))
         for key in slots:
             recount = (
                 sum(1 for k in routes._sessions.values() if k == key),
                 sum(1 for r in routes._runs.values() if r.slot == key and not r.done),
             )
             assert routes.counts(key) == recount, (step, op, key)
+
+
+def test_renaming_a_profile_moves_its_sessions_and_runs_and_leaves_the_others() -> None:
+    routes = Routes()
+    routes.add_session("s1", B)
+    routes.add_run("r1", "s2", ("work", "k1"))
+    routes.add_run("r2", "s3", B)
+    routes.note_seq("r2", 1, completed=True)
+    routes.add_session("s4", A)
+    routes.rename_profile("work", "job")
+    assert routes.session("s1") == ("job", None)
+    assert routes.session("s2") == ("job", "k1")
+    route = routes.run("r2")
+    assert route is not None and route.slot == ("job", None)
+    assert routes.session("s4") == A
+    assert routes.counts(B) == (0, 0)
+    assert routes.counts(("job", None)) == (2, 0)
+    assert routes.counts(("job", "k1")) == (1, 1)
+    assert [r.run_id for r in routes.unfinished(("job", "k1"))] == ["r1"]

@@ -181,7 +181,7 @@ def test_while_a_profile_is_deleted_no_request_may_start_one_of_its_workers(
 ) -> None:
     sup, host = supervisor(tmp_path)
     sup.routes.add_session("sess_1", ("play", None))
-    sup.deleting.add("play")
+    sup.closing["play"] = "is being deleted"
     asks: list[tuple[str, dict[str, Any]]] = [
         ("run/start", {"message": "hi", "profile": "play"}),
         ("run/start", {"message": "hi", "sessionId": "sess_1"}),  # routed to it
@@ -203,6 +203,91 @@ def test_a_delete_whose_thread_cannot_start_fails_and_leaves_the_profile_usable(
     sup.on_request(host, Request(1, "profile/delete", {"name": "play"}))  # type: ignore[arg-type]
     ((_, _, error),) = host.answers
     assert error["code"] == ErrorType.INTERNAL_ERROR.code
-    assert sup.deleting == set()
+    assert sup.closing == {}
     assert sup._key("play", None) == ("play", None)  # not refused as being deleted
     assert (tmp_path / "profiles" / "play").is_dir()
+
+
+def test_while_a_profile_is_renamed_neither_name_may_start_a_worker_or_be_made_or_moved(
+    tmp_path: Path,
+) -> None:
+    sup, host = supervisor(tmp_path)
+    (tmp_path / "profiles" / "kiwi").mkdir()
+    sup.routes.add_session("sess_1", ("play", None))
+    sup.closing.update({"play": "is being renamed", "job": "is a rename's new name"})
+    asks: list[tuple[str, dict[str, Any]]] = [
+        ("run/start", {"message": "hi", "profile": "play"}),
+        ("run/start", {"message": "hi", "sessionId": "sess_1"}),
+        ("profile/create", {"name": "job"}),
+        ("profile/create", {"name": "lime", "cloneFrom": "play"}),
+        ("profile/rename", {"name": "play", "newName": "lime"}),
+        ("profile/rename", {"name": "kiwi", "newName": "job"}),
+        ("profile/delete", {"name": "play"}),
+    ]
+    for n, (method, params) in enumerate(asks):
+        sup.on_request(host, Request(n, method, params))  # type: ignore[arg-type]
+    assert [error["data"]["type"] for _, _, error in host.answers] == ["unknown_profile"] * 7
+    assert not [s for s in sup.pool.slots() if s.state != "exited"]
+    assert sorted(p.name for p in (tmp_path / "profiles").iterdir()) == ["kiwi", "play"]
+
+
+def test_a_rename_to_a_taken_name_or_of_default_is_refused_on_the_reader(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    sup, host = supervisor(tmp_path)
+    monkeypatch.setattr(profile_methods, "spawn_thread", no_thread)  # none may get that far
+    (tmp_path / "profiles" / "dangling").symlink_to(tmp_path / "nowhere")
+    asks = [
+        ({"name": "play", "newName": "play"}, ErrorType.PROFILE_EXISTS, "play"),
+        ({"name": "play", "newName": "dangling"}, ErrorType.PROFILE_EXISTS, "dangling"),
+        ({"name": "play", "newName": "default"}, ErrorType.PROFILE_EXISTS, "default"),
+        ({"name": "default", "newName": "job"}, ErrorType.INVALID_PROFILE, "default"),
+        ({"name": "nobody", "newName": "job"}, ErrorType.UNKNOWN_PROFILE, "nobody"),
+        ({"name": "play", "newName": "Job!"}, ErrorType.INVALID_PROFILE, "Job!"),
+    ]
+    for n, (params, _, _) in enumerate(asks):
+        sup.on_request(host, Request(n, "profile/rename", params))  # type: ignore[arg-type]
+    got = [(e["code"], e["data"]["profile"]) for _, _, e in host.answers]
+    assert got == [(kind.code, name) for _, kind, name in asks]
+    assert sup.closing == {}
+
+
+def test_a_rename_whose_thread_cannot_start_fails_and_leaves_both_names_usable(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    sup, host = supervisor(tmp_path)
+    monkeypatch.setattr(profile_methods, "spawn_thread", no_thread)
+    params = {"name": "play", "newName": "job"}
+    sup.on_request(host, Request(1, "profile/rename", params))  # type: ignore[arg-type]
+    ((_, _, error),) = host.answers
+    assert error["code"] == ErrorType.INTERNAL_ERROR.code
+    assert sup.closing == {}
+
+
+def test_a_renamed_profiles_sessions_and_runs_are_routed_to_its_new_name(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    sup, host = supervisor(tmp_path)
+    moved: list[tuple[str, str]] = []
+
+    def rename(python: str, home: Path, env: dict[str, str], name: str, new: str) -> Path:
+        moved.append((name, new))
+        assert sup.closing == {"play": "is being renamed", "job": "is a rename's new name"}
+        (home / "profiles" / name).rename(home / "profiles" / new)
+        return home / "profiles" / new
+
+    monkeypatch.setattr(profile_methods, "rename_profile", rename)
+    monkeypatch.setattr(profile_methods, "spawn_thread", lambda fn: fn())
+    sup.routes.add_session("sess_1", ("play", "k1"))
+    sup.routes.add_run("run_1", "sess_2", ("play", None))
+    sup.routes.note_seq("run_1", 3, completed=True)
+    params = {"name": "play", "newName": "job"}
+    sup.on_request(host, Request(1, "profile/rename", params))  # type: ignore[arg-type]
+    ((_, result, error),) = host.answers
+    assert error is None and moved == [("play", "job")]
+    assert result["profile"]["name"] == "job"
+    assert result["profile"]["home"] == str(tmp_path / "profiles" / "job")
+    assert sup.closing == {}
+    assert sup.routes.session("sess_1") == ("job", "k1")
+    assert sup.routes.session("sess_2") == ("job", None)
+    assert sup._session_key("sess_1", None, None) == ("job", "k1")

@@ -69,3 +69,36 @@ def test_a_profile_is_deleted_as_hermes_deletes_it_and_default_never(tmp_path: P
     assert make(home, "delete", "--name", "work")["error"] == "missing"
     assert make(home, "delete", "--name", "default")["error"] == "invalid"
     assert (home / "config.yaml").is_file()
+
+
+def test_a_profile_is_renamed_as_hermes_renames_it_and_gets_no_alias_it_had_not(
+    tmp_path: Path,
+) -> None:
+    home = make_home(tmp_path, "http://127.0.0.1:9/v1", profiles={"work": {"K": "v"}})
+    (home / "active_profile").write_text("work\n")
+    assert make(home, "rename", "--name", "work", "--new-name", "job") == {
+        "home": str(home / "profiles" / "job")
+    }
+    assert (home / "profiles" / "job" / ".env").read_text() == "K=v\n"
+    assert not (home / "profiles" / "work").exists()
+    assert (home / "active_profile").read_text().strip() == "job"  # hermes profile use follows
+    assert not (tmp_path / "user-home" / ".local" / "bin").exists()
+
+
+def test_a_renamed_profiles_alias_follows_it_when_it_had_one(tmp_path: Path) -> None:
+    home = make_home(tmp_path, "http://127.0.0.1:9/v1", profiles={"work": {}})
+    bin_dir = tmp_path / "user-home" / ".local" / "bin"
+    bin_dir.mkdir(parents=True)
+    (bin_dir / "work").write_text('#!/bin/sh\nexec hermes -p work "$@"\n')
+    make(home, "rename", "--name", "work", "--new-name", "job")
+    assert sorted(p.name for p in bin_dir.iterdir()) == ["job"]
+    assert "-p job" in (bin_dir / "job").read_text()
+
+
+def test_a_rename_hermes_refuses_is_answered_as_such_and_moves_nothing(tmp_path: Path) -> None:
+    home = make_home(tmp_path, "http://127.0.0.1:9/v1", profiles={"work": {}, "play": {}})
+    assert make(home, "rename", "--name", "work", "--new-name", "play")["error"] == "exists"
+    assert make(home, "rename", "--name", "gone", "--new-name", "job")["error"] == "missing"
+    assert make(home, "rename", "--name", "work", "--new-name", "sudo")["error"] == "invalid"
+    assert make(home, "rename", "--name", "default", "--new-name", "job")["error"] == "invalid"
+    assert sorted(p.name for p in (home / "profiles").iterdir()) == ["play", "work"]

@@ -1529,6 +1529,24 @@ export interface ProfileListResult {
   profiles: ProfileInfo[];
 }
 
+export interface ProfileRenameParams {
+  /**
+   * The profile to rename; never default.
+   */
+  name: string;
+  /**
+   * Its new name, by profile/create's rules: not default, nor one taken or reserved.
+   */
+  newName: string;
+}
+
+export interface ProfileRenameResult {
+  /**
+   * The profile under its new name, as profile/list gives it.
+   */
+  profile: ProfileInfo;
+}
+
 export interface ProviderModels {
   /**
    * The provider as run/start and session/switchModel name it.
@@ -3674,9 +3692,10 @@ export interface WorkerExitedNotification {
    */
   expected: boolean;
   /**
-   * Why: idle (--worker-idle-timeout), limit (stopped to make room under --max-workers), restart (worker/restart), shutdown, start_failed (it did not get ready), deleted (its profile was, by profile/delete), or crashed (the supervisor did not ask it to stop).
+   * Why: idle (--worker-idle-timeout), limit (stopped to make room under --max-workers), restart (worker/restart), shutdown, start_failed (it did not get ready), deleted (its profile was, by profile/delete), renamed (by profile/rename), or crashed (the supervisor did not ask it to stop).
    */
-  reason: 'idle' | 'limit' | 'restart' | 'shutdown' | 'start_failed' | 'deleted' | 'crashed';
+  reason:
+    'idle' | 'limit' | 'restart' | 'shutdown' | 'start_failed' | 'deleted' | 'renamed' | 'crashed';
 }
 
 export interface WorkerInfo {
@@ -3857,6 +3876,8 @@ export interface HostRequests {
   'profile/delete': { params: ProfileDeleteParams; result: ProfileDeleteResult };
   /** The profiles in the Hermes home, read from disk; never starts a worker. */
   'profile/list': { params: EmptyParams; result: ProfileListResult };
+  /** Rename a profile as hermes profile rename does, once its workers have stopped. */
+  'profile/rename': { params: ProfileRenameParams; result: ProfileRenameResult };
   /** The @ references (keywords, files, folders) that complete the one being typed. */
   'reference/complete': { params: ReferenceCompleteParams; result: ReferenceCompleteResult };
   /** Ask a running run to stop; it ends with run/completed status interrupted. */
@@ -4038,6 +4059,7 @@ export const HOST_REQUEST_METHODS: readonly HostRequestMethod[] = [
   'profile/create',
   'profile/delete',
   'profile/list',
+  'profile/rename',
   'reference/complete',
   'run/interrupt',
   'run/result',
