@@ -22,9 +22,7 @@ Contract: ``ConfigFile(path, rules)``.
   cannot give that, the mapping is written plainly (comments lost) rather than
   a file that means something else.
 - Writes are made one at a time, in a process and across processes, by
-  ``flock`` on the file's directory (``flocked(directory)``, which ``env_vars``
-  shares: each holder opens the directory afresh, so threads exclude each other
-  too).
+  ``flock`` on the file's directory (``transport.file_replace.flocked``).
 - ``unknown_key(validate)`` turns hermes' key check into ``Rules.unknown``.
 - ``jsonable(value)`` is a parsed value in JSON terms: a date or a key that is
   not a string becomes a string.
@@ -35,17 +33,15 @@ from __future__ import annotations
 import contextlib
 import copy
 import datetime
-import fcntl
 import hashlib
 import os
-import stat
-import tempfile
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from ..transport.file_replace import flocked, replace_file
 from ..transport.profile_files import parse_yaml, read_regular
 
 Edit = tuple[Sequence[str], Any]
@@ -139,7 +135,7 @@ class ConfigFile:
                 _apply(intended, key_path, value, index, dict)
             data = _round_trip(raw, edits, intended).encode("utf-8")
             with self.rules.guard():
-                _replace(real, data)
+                replace_file(real, data, 0o600)  # hermes keeps config.yaml private
                 self.rules.written()
         after = Snapshot(intended, hashlib.sha256(data).hexdigest())
         warnings = [
@@ -317,38 +313,3 @@ def _plain_text(intended: dict[str, Any], bare: bool) -> str:
     return yaml.dump(
         intended, Dumper=Dumper, sort_keys=False, allow_unicode=bare, default_flow_style=False
     )
-
-
-@contextlib.contextmanager
-def flocked(directory: Path) -> Iterator[None]:
-    fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        yield
-    finally:
-        os.close(fd)  # releases the lock
-
-
-def _replace(real: Path, data: bytes) -> None:
-    try:
-        mode = stat.S_IMODE(os.stat(real).st_mode)
-    except FileNotFoundError:
-        mode = 0o600  # hermes keeps config.yaml private
-    fd, tmp = tempfile.mkstemp(dir=real.parent, prefix=f".{real.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fchmod(f.fileno(), mode)
-            os.fsync(f.fileno())
-        os.replace(tmp, real)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-    with contextlib.suppress(OSError):
-        dir_fd = os.open(real.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
-        try:
-            os.fsync(dir_fd)
-        finally:
-            os.close(dir_fd)

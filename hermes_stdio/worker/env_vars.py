@@ -34,8 +34,9 @@ from pathlib import Path
 from typing import Any
 
 from ..protocol.env import EnvSource, EnvVarInfo
+from ..transport.file_replace import flocked
 from ..transport.profile_files import not_regular
-from .config_file import ReadOnly, Unusable, flocked
+from .config_file import ReadOnly, Unusable
 
 # What hermes' .env functions open (its credential lifecycle edits config.yaml too).
 _READ = (".env", "config.yaml")
