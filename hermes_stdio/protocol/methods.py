@@ -26,6 +26,7 @@ from . import processes as pr
 from . import profiles as pf
 from . import providers as pv
 from . import shell as sh
+from . import soul as so
 from . import stored as st
 from . import toolbox as x
 from . import types as t
@@ -422,6 +423,20 @@ HOST_METHODS: dict[str, Method] = _methods(
         cf.ConfigWriteResult,
         "profile",
         "Change the profile's settings, keeping the file's comments and layout.",
+    ),
+    Method(
+        "soul/read",
+        so.SoulReadParams,
+        so.SoulReadResult,
+        "supervisor",
+        "The profile's SOUL.md, the agent's identity in its system prompt; never starts a worker.",
+    ),
+    Method(
+        "soul/write",
+        so.SoulWriteParams,
+        so.SoulWriteResult,
+        "supervisor",
+        "Replace the profile's SOUL.md, for the sessions it starts from then on.",
     ),
     Method(
         "env/list",

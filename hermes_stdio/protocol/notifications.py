@@ -21,6 +21,7 @@ from . import memory as mm
 from . import processes as pr
 from . import profiles as pf
 from . import shell as sh
+from . import soul as so
 from . import toolbox as tx
 from . import types as t
 from . import workers as pw
@@ -186,6 +187,13 @@ SERVER_NOTIFICATIONS: dict[str, NotificationSpec] = {
             cf.ConfigChangedNotification,
             "A profile's config.yaml changed on disk, whoever changed it (a config/write,"
             " the user's editor, hermes' CLI): config/read gives it.",
+            origin="supervisor",
+        ),
+        NotificationSpec(
+            "soul/changed",
+            so.SoulChangedNotification,
+            "A profile's SOUL.md changed on disk, whoever changed it (a soul/write, the"
+            " user's editor): soul/read gives it.",
             origin="supervisor",
         ),
         NotificationSpec(

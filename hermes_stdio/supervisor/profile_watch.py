@@ -1,7 +1,8 @@
 """A push when the profiles a host may name change (``profile/listChanged``),
 and when one of a profile's files a host shows does: its cron jobs
 (``cron/listChanged``), its ``config.yaml`` (``config/changed``), its ``.env``
-(``env/changed``), its memory (``memory/changed``).
+(``env/changed``), its ``SOUL.md`` (``soul/changed``), its memory
+(``memory/changed``).
 
 A profile switcher would otherwise go stale when the user makes, removes or
 renames a profile (``hermes profile create``), or changes the model, provider

@@ -8,10 +8,12 @@ Contract:
   a pending one at once with -32800 and drops its later result. It names the
   request by the id it was sent with, even one the params rules would refuse.
 - Requests are validated against the method table before anything else.
-  Supervisor-only methods (lifecycle, ``supervisor/status``, ``profile/list``,
-  ``worker/restart``) never touch a worker, except restart's own; the rest is
-  routed to workers (``routing.RoutedMethods``). Restarts of one worker that
-  arrive before the pending one has stopped the old process share its result;
+  Supervisor-only methods (lifecycle, ``supervisor/status``, the ``profile/*``
+  methods (``profile_methods``), ``soul/*`` (``soul``), ``worker/restart``)
+  never touch a worker, except those of a profile deleted, renamed or
+  restarted; the rest is routed to workers (``routing.RoutedMethods``).
+  Restarts of one worker that arrive before the pending one has stopped the
+  old process share its result;
   ``profile/list`` requests that arrive while one is being read share the
   next reading (``batch``).
 """
@@ -40,6 +42,7 @@ from ..protocol import cron as cr
 from ..protocol import env as ev
 from ..protocol import memory as mm
 from ..protocol import profiles as pf
+from ..protocol import soul as so
 from ..protocol import types as t
 from ..protocol import workers as pw
 from ..protocol.events import EVENT_TYPES
@@ -56,6 +59,7 @@ from .relay import CommandStates, RelayMethods
 from .routes import Routes
 from .routing import RoutedMethods, spawn_thread
 from .slot import WorkerSlot
+from .soul import SoulMethods
 from .template import SUPPORTED as TEMPLATE_SUPPORTED
 from .template import WorkerTemplate
 from .workers import WorkerPool
@@ -70,7 +74,7 @@ def _any_request_id(note: Notification) -> RequestId | None:
     return target if ok and set(params) == {"id"} else None
 
 
-class Supervisor(RoutedMethods, RelayMethods, ProfileMethods):
+class Supervisor(RoutedMethods, RelayMethods, ProfileMethods, SoulMethods):
     def __init__(
         self,
         home: Path,
@@ -268,6 +272,7 @@ class Supervisor(RoutedMethods, RelayMethods, ProfileMethods):
 
         files = {
             "config.yaml": lambda p, v: push("config/changed", cf.ConfigChangedNotification(p, v)),
+            "SOUL.md": lambda p, v: push("soul/changed", so.SoulChangedNotification(p, v)),
             "cron/jobs.json": lambda p, _: push(
                 "cron/listChanged", cr.CronListChangedNotification(p)
             ),

@@ -2949,6 +2949,61 @@ export interface SnippetPart {
   match: boolean;
 }
 
+export interface SoulChangedNotification {
+  /**
+   * The profile whose SOUL.md changed: soul/read gives it.
+   */
+  profile: string;
+  /**
+   * The file's new version (soul/read's); null once it is gone or is not a regular file.
+   */
+  version: string | null;
+}
+
+export interface SoulReadParams {
+  /**
+   * Hermes profile; default when absent.
+   */
+  profile?: string | null;
+}
+
+export interface SoulReadResult {
+  /**
+   * The profile's SOUL.md (absolute; a symlink is not resolved).
+   */
+  path: string;
+  /**
+   * The file's content, as a SHA-256 hex digest of its bytes: soul/write's expectedVersion, soul/changed's version. Null when there is no file.
+   */
+  version: string | null;
+  /**
+   * Its text (UTF-8; a byte that is not is read as U+FFFD). "" when there is no file.
+   */
+  content: string;
+}
+
+export interface SoulWriteParams {
+  /**
+   * The new text, at most 1048576 characters. Empty: hermes' own default identity applies.
+   */
+  content: string;
+  /**
+   * The version the text was edited from (soul/read's): when the file now holds something else, nothing is written and the request fails with config_conflict. Absent: written over whatever the file holds.
+   */
+  expectedVersion?: string | null;
+  /**
+   * Hermes profile; default when absent.
+   */
+  profile?: string | null;
+}
+
+export interface SoulWriteResult {
+  /**
+   * The file's new version.
+   */
+  version: string;
+}
+
 /**
  * Lifecycle messages and warnings (retries, errors).
  */
@@ -3930,6 +3985,10 @@ export interface HostRequests {
   'skill/list': { params: WorkerTarget; result: SkillListResult };
   /** Enable or disable a skill for the profile's agents (hermes' skills.disabled). */
   'skill/setEnabled': { params: SkillSetEnabledParams; result: SkillResult };
+  /** The profile's SOUL.md, the agent's identity in its system prompt; never starts a worker. */
+  'soul/read': { params: SoulReadParams; result: SoulReadResult };
+  /** Replace the profile's SOUL.md, for the sessions it starts from then on. */
+  'soul/write': { params: SoulWriteParams; result: SoulWriteResult };
   /** Tell every subagent a session's agent started in the background, still at work, to stop. */
   'subagent/interrupt': { params: SessionTarget; result: SubagentInterruptResult };
   /** The subagents a session's agent started in the background, running or recently finished. */
@@ -4006,6 +4065,8 @@ export interface ServerNotifications {
   'session/titled': SessionTitledNotification;
   /** The next output of a shell/exec request that asked for it to be streamed. */
   'shell/output': ShellOutputNotification;
+  /** A profile's SOUL.md changed on disk, whoever changed it (a soul/write, the user's editor): soul/read gives it. */
+  'soul/changed': SoulChangedNotification;
   /** A subagent a session's agent started in the background has ended. */
   'subagent/ended': SubagentEndedNotification;
   /** A subagent a session's agent started in the background did something (its tools, text, thinking), during its parent's run or after it. */
@@ -4086,6 +4147,8 @@ export const HOST_REQUEST_METHODS: readonly HostRequestMethod[] = [
   'shutdown',
   'skill/list',
   'skill/setEnabled',
+  'soul/read',
+  'soul/write',
   'subagent/interrupt',
   'subagent/list',
   'sudo/respond',
@@ -4124,6 +4187,7 @@ export const SERVER_NOTIFICATION_METHODS: readonly ServerNotificationMethod[] = 
   'secret/resolved',
   'session/titled',
   'shell/output',
+  'soul/changed',
   'subagent/ended',
   'subagent/progress',
   'subagent/started',
