@@ -124,6 +124,13 @@ HOST_METHODS: dict[str, Method] = _methods(
         "Rename a profile as hermes profile rename does, once its workers have stopped.",
     ),
     Method(
+        "profile/setDescription",
+        pf.ProfileSetDescriptionParams,
+        pf.ProfileSetDescriptionResult,
+        "supervisor",
+        "Set or clear a profile's description, as hermes' dashboard does; no worker needed.",
+    ),
+    Method(
         "worker/restart",
         t.WorkerTarget,
         pw.WorkerRestartResult,

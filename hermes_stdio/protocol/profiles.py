@@ -77,3 +77,14 @@ class ProfileRenameParams(Record):
 
 class ProfileRenameResult(Record):
     profile: ProfileInfo = doc_field("The profile under its new name, as profile/list gives it.")
+
+
+class ProfileSetDescriptionParams(Record):
+    name: Annotated[str, Name(64)] = doc_field("The profile; default is the Hermes home's.")
+    description: Annotated[str, Name(MAX_PROFILE_DESCRIPTION)] | None = doc_field(
+        "Its new description (profile.yaml), as profile/list shows it; null clears it."
+    )
+
+
+class ProfileSetDescriptionResult(Record):
+    profile: ProfileInfo = doc_field("The profile now, as profile/list gives it.")

@@ -1,11 +1,12 @@
-"""``profile/create``, ``profile/rename`` and ``profile/delete``: the supervisor's side.
+"""``profile/create``, ``profile/rename``, ``profile/delete`` and
+``profile/setDescription``: the supervisor's side.
 
 Contract (a mixin of ``Supervisor``, which provides ``home``, ``pool`` (whose
 Python and environment the child runs with), ``routes``, ``closing``,
-``_lock``, ``_reply``, ``_key``, ``_refuse_closing`` and
-``_profile_listing``): each checks its params on the host's reader, then runs
-hermes' own code in a child process (``profile_admin``) on a handler thread,
-never on the reader.
+``_lock``, ``_reply``, ``_in_thread``, ``_key``, ``_refuse_closing`` and
+``_profile_listing``): each checks its params on the host's reader, then does
+its work on a handler thread, never on the reader; the first three run
+hermes' own code in a child process (``profile_admin``).
 - ``profile/create``: ``name`` a valid name (``invalid_profile``) other than
   ``default`` (``profile_exists``) and not a rename's new name now,
   ``cloneFrom`` an existing profile, ``noSkills`` only without it
@@ -24,6 +25,13 @@ never on the reader.
   and every route to its workers (its sessions, its finished runs) then
   points at the new name's: its sessions go on there. The answer is the
   profile under its new name.
+- ``profile/setDescription``: ``name`` any existing profile; its
+  ``profile.yaml`` gets the description (stripped; null clears it) and
+  ``description_auto: false`` as hermes' dashboard writes them (hermes'
+  auto-describer then leaves it), its other keys kept (a file hermes could
+  not read starts afresh, as hermes' own write does), replaced at once under
+  the directory's flock, on a handler thread; no worker is started. The
+  answer is the profile as ``profile/list`` gives it.
 """
 
 from __future__ import annotations
@@ -37,9 +45,11 @@ from typing import Any
 from ..protocol import encode
 from ..protocol import profiles as pf
 from ..protocol import workers as pw
+from ..transport.file_replace import flocked, replace_file
+from ..transport.profile_files import load_config
 from ..wire import ErrorType, Request, RpcError
 from .profile_admin import delete_profile, make_profile, rename_profile
-from .profiles import DEFAULT_PROFILE, check_name
+from .profiles import DEFAULT_PROFILE, check_name, profile_home
 from .routes import Routes, SlotKey
 from .routing import spawn_thread
 from .workers import WorkerPool
@@ -55,6 +65,7 @@ class ProfileMethods:
     _key: Callable[[str | None, str | None], SlotKey]
     _refuse_closing: Callable[[str], None]
     _profile_listing: Callable[[], pf.ProfileListResult]
+    _in_thread: Callable[[Request, Callable[[], Any]], None]
 
     def _h_profile_create(self, req: Request, p: pf.ProfileCreateParams) -> None:
         name = self._new_name(p.name)
@@ -100,6 +111,25 @@ class ProfileMethods:
             return encode(pf.ProfileRenameResult(info))
 
         self._closing(req, {name: "is being renamed", new: "is a rename's new name"}, rename)
+
+    def _h_profile_setDescription(self, req: Request, p: pf.ProfileSetDescriptionParams) -> None:
+        name = self._key(p.name, None)[0]
+        home = profile_home(self.home, name)
+
+        def describe() -> pf.ProfileSetDescriptionResult:
+            import yaml  # here: the supervisor answers initialize without it
+
+            real = Path(os.path.realpath(home / "profile.yaml"))
+            with flocked(real.parent):
+                meta = dict(load_config(home, "profile.yaml"))  # the cached one is shared
+                meta["description"] = (p.description or "").strip()
+                meta["description_auto"] = False  # the user's: hermes' describer keeps off it
+                text = yaml.safe_dump(meta, sort_keys=False, allow_unicode=True)
+                replace_file(real, text.encode("utf-8"), 0o644)
+            info = next(i for i in self._profile_listing().profiles if i.name == name)
+            return pf.ProfileSetDescriptionResult(info)
+
+        self._in_thread(req, describe)
 
     def _old_name(self, given: str) -> str:
         """An existing profile that may be renamed or deleted: never default."""

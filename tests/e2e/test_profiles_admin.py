@@ -10,6 +10,8 @@ import stat
 from pathlib import Path
 from typing import Any
 
+import yaml
+
 from hermes_stdio.testing.host import HostClient
 from hermes_stdio.testing.llm_server import Reply, ScriptedLLM
 from hermes_stdio.testing.replies import Gate
@@ -171,3 +173,34 @@ def test_renaming_a_profile_stops_its_workers_and_its_sessions_go_on_under_the_n
     taken = refused(host, "profile/rename", {"name": "job", "newName": "play"})
     assert taken.kind is ErrorType.PROFILE_EXISTS and taken.data["profile"] == "play"
     assert sorted(p.name for p in (home / "profiles").iterdir()) == ["job", "play"]
+
+
+def test_a_description_is_set_and_cleared_as_the_dashboard_does_without_a_worker(
+    host: HostClient, home: Path
+) -> None:
+    meta = home / "profiles" / "work" / "profile.yaml"
+    meta.write_text("description: old\nkanban_lane: reviews\n")
+    host.wait_stderr(lambda line: "watching the profiles" in line, timeout=20)
+    set_ = host.request("profile/setDescription", {"name": "work", "description": "  Day job  "})
+    assert set_["profile"]["description"] == "Day job"
+    assert set_["profile"] in host.request("profile/list")["profiles"]
+    host.wait_for(lambda n: n.method == "profile/listChanged", timeout=20)
+    assert yaml.safe_load(meta.read_text()) == {
+        "description": "Day job",
+        "kanban_lane": "reviews",  # kept
+        "description_auto": False,  # the user's: hermes' describer leaves it
+    }
+    cleared = host.request("profile/setDescription", {"name": "work", "description": None})
+    assert cleared["profile"]["description"] == ""
+    root = host.request("profile/setDescription", {"name": "default", "description": "Home"})
+    assert root["profile"]["home"] == str(home)
+    assert yaml.safe_load((home / "profile.yaml").read_text())["description"] == "Home"
+    for params, kind in [
+        ({"name": "work", "description": "x" * 501}, ErrorType.INVALID_PARAMS),
+        ({"name": "work", "description": "a\nb"}, ErrorType.INVALID_PARAMS),
+        ({"name": "work", "description": ""}, ErrorType.INVALID_PARAMS),
+        ({"name": "nobody", "description": "x"}, ErrorType.UNKNOWN_PROFILE),
+        ({"name": "../work", "description": "x"}, ErrorType.INVALID_PROFILE),
+    ]:
+        assert refused(host, "profile/setDescription", params).kind is kind, params
+    assert not received(host, "worker/started")

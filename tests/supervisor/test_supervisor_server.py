@@ -291,3 +291,17 @@ def test_a_renamed_profiles_sessions_and_runs_are_routed_to_its_new_name(
     assert sup.routes.session("sess_1") == ("job", "k1")
     assert sup.routes.session("sess_2") == ("job", None)
     assert sup._session_key("sess_1", None, None) == ("job", "k1")
+
+
+def test_a_description_set_over_a_profile_yaml_hermes_cannot_read_starts_it_afresh(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    sup, host = supervisor(tmp_path)
+    monkeypatch.setattr(server, "spawn_thread", lambda fn: fn())
+    meta = tmp_path / "profiles" / "play" / "profile.yaml"
+    meta.write_text("description: [unclosed\n")
+    params = {"name": "play", "description": "Games"}
+    sup.on_request(host, Request(1, "profile/setDescription", params))  # type: ignore[arg-type]
+    ((_, result, error),) = host.answers
+    assert error is None and result["profile"]["description"] == "Games"
+    assert meta.read_text() == "description: Games\ndescription_auto: false\n"

@@ -1547,6 +1547,24 @@ export interface ProfileRenameResult {
   profile: ProfileInfo;
 }
 
+export interface ProfileSetDescriptionParams {
+  /**
+   * The profile; default is the Hermes home's.
+   */
+  name: string;
+  /**
+   * Its new description (profile.yaml), as profile/list shows it; null clears it.
+   */
+  description: string | null;
+}
+
+export interface ProfileSetDescriptionResult {
+  /**
+   * The profile now, as profile/list gives it.
+   */
+  profile: ProfileInfo;
+}
+
 export interface ProviderModels {
   /**
    * The provider as run/start and session/switchModel name it.
@@ -3933,6 +3951,8 @@ export interface HostRequests {
   'profile/list': { params: EmptyParams; result: ProfileListResult };
   /** Rename a profile as hermes profile rename does, once its workers have stopped. */
   'profile/rename': { params: ProfileRenameParams; result: ProfileRenameResult };
+  /** Set or clear a profile's description, as hermes' dashboard does; no worker needed. */
+  'profile/setDescription': { params: ProfileSetDescriptionParams; result: ProfileSetDescriptionResult };
   /** The @ references (keywords, files, folders) that complete the one being typed. */
   'reference/complete': { params: ReferenceCompleteParams; result: ReferenceCompleteResult };
   /** Ask a running run to stop; it ends with run/completed status interrupted. */
@@ -4121,6 +4141,7 @@ export const HOST_REQUEST_METHODS: readonly HostRequestMethod[] = [
   'profile/delete',
   'profile/list',
   'profile/rename',
+  'profile/setDescription',
   'reference/complete',
   'run/interrupt',
   'run/result',
