@@ -178,9 +178,13 @@ class ProfileMethods:
         return self.pool.agent_python, self.home, self.pool.base_env
 
     def _stop_workers(self, name: str, reason: pw.StopReason) -> None:
+        """Stop each of the profile's workers, and drop its slots: supervisor/status
+        lists no worker of a profile that is gone (a request for one of its sessions
+        makes a slot again, which its answer, unknown_profile, leaves exited)."""
         for slot in self.pool.slots():
             if slot.profile == name:
                 self.pool.stop(slot, reason=reason)
+                self.pool.forget(slot, lambda _key: False, any_key=True)
 
     def _off_reader(self, req: Request, job: Callable[[], Any]) -> None:
         def run() -> None:

@@ -30,9 +30,11 @@ Contract:
   returned), so the runs that exit ends never include the new process's.
 - ``forget(slot, in_use)`` drops a keyed slot whose worker has exited and
   that ``in_use`` says nothing refers to, so slots do not pile up with every
-  workerKey ever used. A slot whose lock another thread holds (a start may
-  be under way) is kept. A caller still holding a forgotten slot that starts
-  it gets the key's current slot started instead.
+  workerKey ever used; with ``any_key``, an unkeyed one too (its profile is
+  gone: its crash back-off means nothing any more). A slot whose lock
+  another thread holds (a start may be under way) is kept. A caller still
+  holding a forgotten slot that starts it gets the key's current slot
+  started instead.
 - ``close()`` (shutdown): no worker starts any more (``shutting_down``), and
   every worker is stopped, a start in progress included.
 - With a ``template``, a worker is forked from it when it can be, and spawned
@@ -153,11 +155,13 @@ class WorkerPool:
         with self._lock:
             return list(self._slots.values())
 
-    def forget(self, slot: WorkerSlot, in_use: Callable[[SlotKey], bool]) -> bool:
-        """Drop ``slot`` if it is keyed, its worker has exited (not crashed into
-        back-off), no other thread holds its lock and ``in_use`` is false for its
-        key; whether it was dropped."""
-        if slot.worker_key is None or not slot.lock.acquire(blocking=False):
+    def forget(
+        self, slot: WorkerSlot, in_use: Callable[[SlotKey], bool], any_key: bool = False
+    ) -> bool:
+        """Drop ``slot`` if it is keyed (or ``any_key``), its worker has exited (not
+        crashed into back-off), no other thread holds its lock and ``in_use`` is
+        false for its key; whether it was dropped."""
+        if (slot.worker_key is None and not any_key) or not slot.lock.acquire(blocking=False):
             return False
         try:
             with self._lock:

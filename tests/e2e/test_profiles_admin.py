@@ -104,6 +104,7 @@ def test_deleting_a_profile_stops_its_workers_then_removes_it_and_refuses_it_aft
         ("work", "deleted", True)
     ]
     assert "work" not in [p["name"] for p in host.request("profile/list")["profiles"]]
+    assert "work" not in [w["profile"] for w in host.request("supervisor/status")["workers"]]
     for params in ({"message": "hi", "profile": "work"}, {"message": "hi", **run}):
         params.pop("runId", None)
         assert refused(host, "run/start", params).kind is ErrorType.UNKNOWN_PROFILE
@@ -152,6 +153,7 @@ def test_renaming_a_profile_stops_its_workers_and_its_sessions_go_on_under_the_n
     assert [(e["profile"], e["reason"], e["expected"]) for e in exited] == [
         ("work", "renamed", True)
     ]
+    assert "work" not in [w["profile"] for w in host.request("supervisor/status")["workers"]]
     # The session, by its id alone, goes on in the new name's worker, from its database.
     llm.enqueue(Reply.text(["the kiwi, still"]))
     third = host.request("run/start", {"message": "what was it?", "sessionId": sid})
