@@ -12,14 +12,20 @@ file that is there but hermes could not use (``config_file.Unusable``):
 or, for a change of config.yaml, ``config_conflict`` (``config_file.Conflict``,
 ``data.version``) or ``config_read_only`` (``config_file.ReadOnly``,
 ``data.keyPath``); None for any other exception.
+
+``request_error(exc)`` is the one way a worker answers a request that failed
+with ``exc``: an ``AgentUnavailable`` as ``agent_unavailable`` with its
+message, an ``RpcError`` as itself, anything else as ``internal_error`` with
+its traceback on stderr only (``report_error``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from ..protocol.record import Record
+from ..transport.log import report_error
 from ..wire import ErrorType, Request, RpcError
 from .config_file import Conflict, ReadOnly, Unusable
 from .contract import AgentUnavailable
@@ -67,3 +73,9 @@ def config_refusal(profile: str, exc: Exception) -> RpcError | None:
     if isinstance(exc, ReadOnly):
         return RpcError(ErrorType.CONFIG_READ_ONLY, str(exc), keyPath=exc.key_path)
     return unreadable(profile, exc)
+
+
+def request_error(exc: BaseException) -> RpcError | dict[str, Any]:
+    if isinstance(exc, AgentUnavailable):
+        return RpcError(ErrorType.AGENT_UNAVAILABLE, str(exc))
+    return report_error(exc)

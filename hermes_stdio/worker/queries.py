@@ -41,13 +41,13 @@ from ..protocol import types as t
 from ..protocol import usage as u
 from ..protocol.record import Record
 from ..transport import Peer
-from ..transport.log import report_error
 from ..wire import ErrorType, Request, RpcError
 from . import checkpoints
 from .catalog import Found, Spent, UnknownSession, snippet_parts
-from .contract import AgentAdapter, AgentUnavailable
+from .contract import AgentAdapter
 from .jobs import JobQueue
 from .messages import public
+from .parts import request_error
 from .runner import AgentNotReady, ready_agent
 from .state import Session
 
@@ -71,10 +71,8 @@ class QueryMethods:
             assert self.peer is not None
             try:
                 result = answer()
-            except AgentUnavailable as exc:
-                self.peer.respond_error(req.id, RpcError(ErrorType.AGENT_UNAVAILABLE, str(exc)))
             except Exception as exc:
-                self.peer.respond_error(req.id, report_error(exc))
+                self.peer.respond_error(req.id, request_error(exc))
             else:
                 self.peer.respond(req.id, encode(result))
 

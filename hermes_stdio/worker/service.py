@@ -44,12 +44,13 @@ from . import images
 from .answers import AnswerMethods
 from .checks import check_toolsets, check_workspace, usable_model
 from .config_methods import ConfigMethods
-from .contract import AgentAdapter, AgentUnavailable
+from .contract import AgentAdapter
 from .cron_methods import CronMethods
 from .jobs import JobQueue
 from .launch import RunLauncher
 from .memory_methods import MemoryMethods
 from .outbox import Outbox
+from .parts import request_error
 from .queries import DEFERRED as _DEFERRED
 from .queries import QueryMethods
 from .reference_methods import ReferenceMethods
@@ -288,11 +289,8 @@ class WorkerService(
             session = self._session(p.session_id)
             try:  # the rest of what is stored with it stays
                 self.adapter.recall_settings(session)
-            except AgentUnavailable as exc:
-                self.peer.respond_error(req.id, RpcError(ErrorType.AGENT_UNAVAILABLE, str(exc)))
-                return
             except Exception as exc:
-                self.peer.respond_error(req.id, report_error(exc))
+                self.peer.respond_error(req.id, request_error(exc))
                 return
             with self._lock:
                 session.choose(model=p.model, provider=provider)

@@ -38,11 +38,11 @@ from typing import Any
 from ..protocol import encode
 from ..protocol import shell as sh
 from ..transport import Peer
-from ..transport.log import report_error
 from ..transport.process import WORKER_TAG, exit_status
 from ..wire import ErrorType, Request, RequestId, RpcError
 from .checks import check_workspace
 from .contract import AgentAdapter, AgentUnavailable
+from .parts import request_error
 from .queries import DEFERRED
 from .shell_exec import DRAIN_S, KILL_GRACE_S, Command, Outcome, Stream
 from .shell_policy import line_of
@@ -108,10 +108,8 @@ class ShellMethods:
             error: RpcError | dict[str, Any] | None = None
             try:
                 result = self._exec(command, argv, p)
-            except AgentUnavailable as exc:
-                error = RpcError(ErrorType.AGENT_UNAVAILABLE, str(exc))
             except Exception as exc:
-                error = report_error(exc)
+                error = request_error(exc)
             finally:
                 with self.commands_lock:  # its place is free before the host hears
                     self.commands.pop(req.id, None)

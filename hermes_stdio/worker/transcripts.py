@@ -37,11 +37,11 @@ from typing import Any
 from ..protocol import stored as st
 from ..protocol import types as t
 from ..protocol.record import Record
-from ..transport.log import report_error
 from ..transport.peer import Peer
 from ..wire import ErrorType, Request, RpcError
 from .catalog import SessionExists, TitleRefused, UnknownSession
-from .contract import AgentAdapter, AgentUnavailable
+from .contract import AgentAdapter
+from .parts import request_error
 from .queries import session_busy, stored_only
 from .runner import execute_compaction
 from .state import Run, Session, new_id
@@ -90,10 +90,8 @@ class TranscriptMethods:
                         sessionId=p.session_id,
                     )
                 start()
-            except AgentUnavailable as exc:
-                self.peer.respond_error(req.id, RpcError(ErrorType.AGENT_UNAVAILABLE, str(exc)))
             except Exception as exc:
-                self.peer.respond_error(req.id, report_error(exc))
+                self.peer.respond_error(req.id, request_error(exc))
 
         return self.queue(req, "compress", look_up)
 
