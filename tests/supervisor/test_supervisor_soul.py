@@ -4,28 +4,20 @@ e2e tests (tests/e2e/test_soul.py) leave out."""
 from __future__ import annotations
 
 import hashlib
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from hermes_stdio.supervisor import server
-from hermes_stdio.supervisor.server import Supervisor
 from hermes_stdio.wire import ErrorType, Request
 
-from .test_supervisor_server import Host
+from .test_supervisor_server import supervisor
 
 
 @pytest.fixture
 def ask(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
-    (tmp_path / "profiles" / "play").mkdir(parents=True)
-    sup = Supervisor(
-        tmp_path, sys.executable, max_body_bytes=1 << 20, base_env={}, worker_template=False
-    )
-    host = Host()
-    sup.host = host  # type: ignore[assignment]
-    sup.state = "initialized"
+    sup, host = supervisor(tmp_path)
     monkeypatch.setattr(server, "spawn_thread", lambda fn: fn())
 
     def ask(method: str, params: dict[str, Any]) -> tuple[Any, Any]:
