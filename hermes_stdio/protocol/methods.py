@@ -348,6 +348,20 @@ HOST_METHODS: dict[str, Method] = _methods(
         "Run a command in the profile's environment, outside any turn (a user's !command).",
     ),
     Method(
+        "shell/write",
+        sh.ShellWriteParams,
+        sh.ShellWriteResult,
+        "profile",
+        "Send input to a running interactive or terminal shell/exec, or close it.",
+    ),
+    Method(
+        "shell/resize",
+        sh.ShellResizeParams,
+        sh.ShellResizeResult,
+        "profile",
+        "Change the size of a running shell/exec's terminal.",
+    ),
+    Method(
         "tool/list",
         x.ToolListParams,
         x.ToolListResult,

@@ -18,8 +18,14 @@ MAX_COMMAND_CHARS = 131_072  # all arguments together; far below the kernel's AR
 MAX_SHELL_OUTPUT = 1_048_576  # bytes of each stream a result keeps (the end of it)
 MAX_SHELL_STDIN = 1_048_576  # characters a command may be given on its stdin
 MAX_STREAM_ID = 128
+MAX_TERMINAL_SIDE = 10_000  # rows or columns of a terminal
 
 OutputStream = Literal["stdout", "stderr"]
+
+
+class TerminalSize(Record):
+    rows: int = doc_field(f"Its height in lines: 1 to {MAX_TERMINAL_SIDE}.")
+    cols: int = doc_field(f"Its width in characters: 1 to {MAX_TERMINAL_SIDE}.")
 
 
 class ShellExecParams(Record):
@@ -51,6 +57,15 @@ class ShellExecParams(Record):
         " the result's stdout and stderr are then empty.",
         None,
     )
+    interactive: bool = doc_field(
+        "Keep its stdin open after stdin's text, for shell/write (needs streamId).", False
+    )
+    terminal: TerminalSize | None = doc_field(
+        "Run it in a pseudo-terminal of this size, its controlling terminal and its"
+        " stdin, stdout and stderr (output all as stdout; input by shell/write; size by"
+        " shell/resize). Needs streamId; null: pipes.",
+        None,
+    )
     profile: str | None = doc_field("Hermes profile; default when absent.", None)
     worker_key: WorkerKey | None = doc_field("Worker isolation key.", None)
 
@@ -73,3 +88,42 @@ class ShellOutputNotification(Record):
     stream_id: str = doc_field("The streamId of the shell/exec request.")
     stream: OutputStream = doc_field("Which of its outputs this came from.")
     text: str = doc_field("The next piece of that output, as it came (UTF-8, in order).")
+
+
+class ShellWriteParams(Record):
+    stream_id: Annotated[str, Name(MAX_STREAM_ID)] = doc_field(
+        "The streamId of the running shell/exec (interactive, or in a terminal)."
+    )
+    text: str | None = doc_field(
+        f"Text for its input (UTF-8, at most {MAX_SHELL_STDIN} characters); in a terminal,"
+        ' what the user typed: "\\r" for Enter, "\\u0003" for ^C.',
+        None,
+    )
+    close_input: bool = doc_field(
+        "Then close its input once what is queued is written (in a terminal: ^D).", False
+    )
+    session_id: SessionId | None = doc_field(
+        "The sessionId its shell/exec named, if any: the worker it runs in.", None
+    )
+    profile: str | None = doc_field("The profile its shell/exec named; default when absent.", None)
+    worker_key: WorkerKey | None = doc_field("The workerKey its shell/exec named.", None)
+
+
+class ShellWriteResult(Record):
+    """No fields: the text was queued for the command, and its input closed if asked."""
+
+
+class ShellResizeParams(Record):
+    stream_id: Annotated[str, Name(MAX_STREAM_ID)] = doc_field(
+        "The streamId of the running shell/exec (interactive, or in a terminal)."
+    )
+    size: TerminalSize = doc_field("The terminal's new size; the program gets SIGWINCH.")
+    session_id: SessionId | None = doc_field(
+        "The sessionId its shell/exec named, if any: the worker it runs in.", None
+    )
+    profile: str | None = doc_field("The profile its shell/exec named; default when absent.", None)
+    worker_key: WorkerKey | None = doc_field("The workerKey its shell/exec named.", None)
+
+
+class ShellResizeResult(Record):
+    """No fields: the terminal has its new size."""

@@ -19,7 +19,6 @@ from typing import Any
 from ..protocol import asks as a
 from ..protocol import encode
 from ..protocol import providers as pv
-from ..protocol import shell as sh
 from ..protocol import stored as st
 from ..protocol import types as t
 from ..protocol import usage as u
@@ -39,7 +38,6 @@ def spawn_thread(fn: Callable[[], None]) -> None:
 
 
 REQUEST_TIMEOUT_S = 60.0  # a worker answers every request at once; this bounds a wedged one
-SHELL_SLACK_S = 15.0  # shell/exec: ending a command past its timeout, then reading its rest
 
 
 def _belongs_elsewhere(session_id: str, key: SlotKey) -> RpcError:
@@ -147,7 +145,8 @@ class RoutedMethods:
 
         with slot.use_lock:
             peer = slot.peer
-            if slot.state == "ready" and peer is not None:
+            # Behind requests still waiting for this worker's start, never before them.
+            if slot.state == "ready" and peer is not None and not slot.waiting:
                 slot.last_used_at = int(time.time() * 1000)
                 send(peer)
                 return
@@ -177,13 +176,23 @@ class RoutedMethods:
                 return  # the thread already starting it answers this one too
 
         def deliver(outcome: Peer | Exception) -> None:
-            with slot.use_lock:
-                waiting, slot.waiting = slot.waiting, []
-            for after, failed in waiting:
+            def each(call: Callable[[Any], object], arg: Any) -> None:
                 try:
-                    failed(outcome) if isinstance(outcome, Exception) else after(outcome)
+                    call(arg)
                 except Exception as exc:  # one waiter's bug must not strand the rest
                     log(f"hermes-stdio: after starting {slot.label}: {exc!r}")
+
+            with slot.use_lock:
+                waiting, slot.waiting = slot.waiting, []
+                if not isinstance(outcome, Exception):
+                    # Sent under the lock the ready path sends under: a request that
+                    # arrives now goes after these, in the order the host sent them
+                    # (a shell/write after its shell/exec).
+                    for after, _ in waiting:
+                        each(after, outcome)
+                    return
+            for _, failed in waiting:
+                each(failed, outcome)
 
         def run() -> None:
             outcome: Peer | Exception
@@ -335,12 +344,6 @@ class RoutedMethods:
 
     # The same targeting: a session's worker, else the profile's.
     _h_tool_list = _h_reference_complete = _h_model_list
-
-    def _h_shell_exec(self, req: Request, p: sh.ShellExecParams) -> None:
-        # A command may run for timeoutMs, then be ended: the worker answers after that.
-        wait = p.timeout_ms / 1000 + SHELL_SLACK_S
-        slot = self.pool.slot(*self._target(p.session_id, p.profile, p.worker_key))
-        self._forward(req, slot, timeout=max(REQUEST_TIMEOUT_S, wait))
 
     def _h_session_list(self, req: Request, p: t.SessionListParams) -> None:
         slot = self._running(self._key(p.profile, p.worker_key))

@@ -58,6 +58,7 @@ from .profiles import listing, template_env
 from .relay import CommandStates, RelayMethods
 from .routes import Routes
 from .routing import RoutedMethods, spawn_thread
+from .shell_routing import ShellRouting
 from .slot import WorkerSlot
 from .soul import SoulMethods
 from .template import SUPPORTED as TEMPLATE_SUPPORTED
@@ -74,7 +75,7 @@ def _any_request_id(note: Notification) -> RequestId | None:
     return target if ok and set(params) == {"id"} else None
 
 
-class Supervisor(RoutedMethods, RelayMethods, ProfileMethods, SoulMethods):
+class Supervisor(RoutedMethods, ShellRouting, RelayMethods, ProfileMethods, SoulMethods):
     def __init__(
         self,
         home: Path,

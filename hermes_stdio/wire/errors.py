@@ -153,6 +153,17 @@ class ErrorType(Enum):
         "profile_exists",
         "A profile of that name exists already (or something else has its directory's name).",
     )
+    COMMAND_NOT_RUNNING = (
+        -32039,
+        "command_not_running",
+        "No command of that streamId takes input in that worker now: it ended, or was"
+        " started neither interactive nor in a terminal.",
+    )
+    COMMAND_BUSY = (
+        -32040,
+        "command_busy",
+        "The command has not read what it was sent yet (1 MiB waits): send more once it has.",
+    )
 
     def __init__(self, code: int, type_: str, summary: str) -> None:
         self.code = code

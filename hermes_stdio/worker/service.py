@@ -111,6 +111,7 @@ class WorkerService(
         self.jobs = JobQueue(name="query")
         self.repo_files = RepoFiles()
         self.commands, self.commands_lock, self.commands_stopped = {}, threading.Lock(), False
+        self.streams = {}
 
     def attach(self, peer: Peer) -> None:
         self.peer = peer

@@ -25,6 +25,15 @@ and ``_session_workspace``):
   ``join_commands()`` then waits for them, bounded.
 - With ``streamId`` each piece of output is a ``shell/output`` notification,
   written before the answer.
+- ``interactive`` (its stdin stays open) and ``terminal`` (a pseudo-terminal
+  of that size, ``MAX_TERMINAL_SIDE`` at most each way) need ``streamId``,
+  which no other running command of this worker may have (``invalid_params``
+  naming ``params.streamId``). While it runs, ``shell/write`` queues text for
+  its input (``command_busy`` past ``shell_exec.MAX_BACKLOG`` bytes it has
+  not read) and may close it, and ``shell/resize`` sets its terminal's size
+  (``invalid_params`` for one without a terminal); either is
+  ``command_not_running`` (``data.streamId``) for a stream no running
+  command of this worker has, or one whose input is closed.
 """
 
 from __future__ import annotations
@@ -74,6 +83,7 @@ class ShellMethods:
     _session_workspace: Callable[[str | None], str | None]
 
     commands: dict[RequestId, tuple[Command, threading.Thread]]  # running ones, by request
+    streams: dict[str, Command]  # running interactive or terminal ones, by streamId
     commands_lock: threading.Lock
     commands_stopped: bool
 
@@ -94,6 +104,14 @@ class ShellMethods:
         check_workspace(p.workspace)
         stream_id, peer = p.stream_id, self.peer
         assert peer is not None
+        live = p.interactive or p.terminal is not None
+        if live and stream_id is None:
+            raise RpcError(
+                ErrorType.INVALID_PARAMS,
+                "an interactive or terminal command needs a streamId",
+                field="params.streamId",
+            )
+        size = None if p.terminal is None else _size(p.terminal, "params.terminal")
 
         def output(stream: Stream, text: str) -> None:
             note = sh.ShellOutputNotification(stream_id or "", stream, text)
@@ -101,7 +119,12 @@ class ShellMethods:
 
         stdin = None if p.stdin is None else p.stdin.encode()
         command = Command(
-            argv, output if stream_id is not None else None, sh.MAX_SHELL_OUTPUT, stdin
+            argv,
+            output if stream_id is not None else None,
+            sh.MAX_SHELL_OUTPUT,
+            stdin,
+            live=p.interactive,
+            terminal=size,
         )
 
         def run() -> None:
@@ -113,6 +136,8 @@ class ShellMethods:
             finally:
                 with self.commands_lock:  # its place is free before the host hears
                     self.commands.pop(req.id, None)
+                    if live and stream_id is not None:
+                        self.streams.pop(stream_id, None)
             if error is None and result is None:
                 error = RpcError(ErrorType.REQUEST_CANCELLED)
             if error is not None:
@@ -130,13 +155,62 @@ class ShellMethods:
                     ErrorType.TOO_MANY_COMMANDS,
                     f"{MAX_COMMANDS} commands of this worker are running",
                 )
+            if live and stream_id in self.streams:
+                raise RpcError(
+                    ErrorType.INVALID_PARAMS,
+                    f"streamId {stream_id!r} is a running command's",
+                    field="params.streamId",
+                )
             table[req.id] = (command, thread)
+            if live and stream_id is not None:
+                self.streams[stream_id] = command
             try:
                 thread.start()
             except BaseException:
                 del table[req.id]
+                self.streams.pop(stream_id or "", None)
                 raise
         return DEFERRED
+
+    def _h_shell_write(self, req: Request, p: sh.ShellWriteParams) -> sh.ShellWriteResult:
+        text = p.text or ""
+        if len(text) > sh.MAX_SHELL_STDIN:
+            raise RpcError(
+                ErrorType.INVALID_PARAMS,
+                f"text is longer than {sh.MAX_SHELL_STDIN} characters",
+                field="params.text",
+            )
+        command = self._streamed(p.stream_id)
+        accepted = command.write(text.encode()) if text else "ok"
+        if accepted == "full":
+            raise RpcError(
+                ErrorType.COMMAND_BUSY,
+                f"{p.stream_id!r} has not read what it was sent yet",
+                streamId=p.stream_id,
+            )
+        if accepted == "closed" or (p.close_input and not command.close_input()):
+            raise _not_running(p.stream_id)
+        return sh.ShellWriteResult()
+
+    def _h_shell_resize(self, req: Request, p: sh.ShellResizeParams) -> sh.ShellResizeResult:
+        rows, cols = _size(p.size, "params.size")
+        command = self._streamed(p.stream_id)
+        if not command.in_terminal:
+            raise RpcError(
+                ErrorType.INVALID_PARAMS,
+                f"{p.stream_id!r} runs without a terminal",
+                field="params.streamId",
+            )
+        if not command.resize(rows, cols):
+            raise _not_running(p.stream_id)
+        return sh.ShellResizeResult()
+
+    def _streamed(self, stream_id: str) -> Command:
+        with self.commands_lock:
+            command = self.streams.get(stream_id)
+        if command is None:
+            raise _not_running(stream_id)
+        return command
 
     def _exec(
         self, command: Command, argv: list[str], p: sh.ShellExecParams
@@ -187,6 +261,25 @@ class ShellMethods:
         deadline = time.monotonic() + KILL_GRACE_S + DRAIN_S + 1.0
         for _, thread in running:
             thread.join(max(0.0, deadline - time.monotonic()))
+
+
+def _not_running(stream_id: str) -> RpcError:
+    return RpcError(
+        ErrorType.COMMAND_NOT_RUNNING,
+        f"no running command of streamId {stream_id!r} takes input here",
+        streamId=stream_id,
+    )
+
+
+def _size(size: sh.TerminalSize, field: str) -> tuple[int, int]:
+    for side, value in (("rows", size.rows), ("cols", size.cols)):
+        if not 1 <= value <= sh.MAX_TERMINAL_SIDE:
+            raise RpcError(
+                ErrorType.INVALID_PARAMS,
+                f"{side} must be 1 to {sh.MAX_TERMINAL_SIDE}",
+                field=f"{field}.{side}",
+            )
+    return size.rows, size.cols
 
 
 def _tagged(env: dict[str, str]) -> dict[str, str]:

@@ -208,3 +208,82 @@ def test_past_eight_running_commands_a_worker_refuses_more_until_one_ends(
     for msg_id, pid in running_ones:
         host.notify("$/cancelRequest", {"id": msg_id})
         assert wait_gone(pid, timeout=10)
+
+
+def output(host: HostClient, stream_id: str) -> str:
+    """All ``stream_id``'s shell/output so far, in order."""
+    notes = received(host, "shell/output")
+    return "".join(n.params["text"] for n in notes if n.params["streamId"] == stream_id)
+
+
+def shows(host: HostClient, stream_id: str, text: str) -> None:
+    """Wait (bounded) until ``stream_id``'s output holds ``text``."""
+    if text not in output(host, stream_id):
+        host.wait_for(lambda _n: text in output(host, stream_id), timeout=20)
+
+
+def test_an_interactive_command_reads_what_the_host_writes_until_its_input_closes(
+    host: HostClient,
+) -> None:
+    script = 'read -r -p "name? " who; echo "hi $who"; cat; echo "bye"'
+    params = {"command": ["bash", "-c", script], "streamId": "i-1", "interactive": True}
+    msg_id = host.send_request("shell/exec", params)
+    assert host.request("shell/write", {"streamId": "i-1", "text": "ada\n"}) == {}
+    shows(host, "i-1", "hi ada")
+    host.request("shell/write", {"streamId": "i-1", "text": "more\n", "closeInput": True})
+    resp = host.response(msg_id)
+    assert resp.result["exitCode"] == 0 and resp.result["stdout"] == ""
+    assert output(host, "i-1") == "hi ada\nmore\nbye\n"  # read -p prompts only on a terminal
+    late = refused(host, "shell/write", {"streamId": "i-1", "text": "late"})
+    assert late.kind is ErrorType.COMMAND_NOT_RUNNING and late.data["streamId"] == "i-1"
+
+
+def test_a_terminal_command_is_typed_into_resized_and_interrupted_like_a_terminals(
+    host: HostClient, tmp_path: Path
+) -> None:
+    script = (
+        'stty size; read -r -p "name? " who; echo "hi $who"; read -r _; stty size;'
+        ' trap "echo interrupted; exit 7" INT; echo waiting; sleep 60 & wait'
+    )
+    params = {
+        "command": ["bash", "-c", script],
+        "streamId": "t-1",
+        "terminal": {"rows": 24, "cols": 80},
+        "workspace": str(tmp_path),
+    }
+    msg_id = host.send_request("shell/exec", params)
+    shows(host, "t-1", "name? ")
+    host.request("shell/write", {"streamId": "t-1", "text": "ada\r"})
+    shows(host, "t-1", "hi ada")
+    size = {"streamId": "t-1", "size": {"rows": 40, "cols": 120}}
+    assert host.request("shell/resize", size) == {}
+    host.request("shell/write", {"streamId": "t-1", "text": "\r"})
+    shows(host, "t-1", "waiting")
+    host.request("shell/write", {"streamId": "t-1", "text": "\u0003"})  # ^C
+    resp = host.response(msg_id)
+    assert resp.result["exitCode"] == 7
+    assert output(host, "t-1") == (
+        "24 80\r\nname? ada\r\nhi ada\r\n\r\n40 120\r\nwaiting\r\n^Cinterrupted\r\n"
+    )
+    assert {n.params["stream"] for n in received(host, "shell/output")} == {"stdout"}
+
+
+def test_input_for_a_worker_not_running_starts_none_and_a_pipe_has_no_size(
+    host: HostClient,
+) -> None:
+    for method, params in [
+        ("shell/write", {"streamId": "x", "text": "hi", "profile": "work"}),
+        ("shell/resize", {"streamId": "x", "size": {"rows": 5, "cols": 5}, "profile": "work"}),
+    ]:
+        err = refused(host, method, params)
+        assert err.kind is ErrorType.COMMAND_NOT_RUNNING and err.data["streamId"] == "x"
+    assert not received(host, "worker/started")
+    msg_id = host.send_request(
+        "shell/exec", {"command": ["cat"], "streamId": "p-1", "interactive": True}
+    )
+    host.wait_for(lambda n: n.method == "worker/started", timeout=30)
+    resize = {"streamId": "p-1", "size": {"rows": 5, "cols": 5}}
+    err = refused(host, "shell/resize", resize)
+    assert err.kind is ErrorType.INVALID_PARAMS and err.data["field"] == "params.streamId"
+    host.request("shell/write", {"streamId": "p-1", "closeInput": True})
+    assert host.response(msg_id).result["exitCode"] == 0

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from hermes_stdio.protocol import HOST_METHODS, WORKER_METHODS
-from hermes_stdio.supervisor import profile_methods, routing, server
+from hermes_stdio.supervisor import profile_methods, routing, server, shell_routing
 from hermes_stdio.supervisor.server import Supervisor
 from hermes_stdio.wire import ErrorType, Notification, Request
 from hermes_stdio.worker.service import WorkerService
@@ -156,9 +156,9 @@ class RecordingPeer:
 @pytest.mark.parametrize(
     ("timeout_ms", "waits"),
     [
-        (None, 60 + routing.SHELL_SLACK_S),  # the default timeoutMs: 60 s
+        (None, 60 + shell_routing.SHELL_SLACK_S),  # the default timeoutMs: 60 s
         (1_000, routing.REQUEST_TIMEOUT_S),
-        (300_000, 300 + routing.SHELL_SLACK_S),
+        (300_000, 300 + shell_routing.SHELL_SLACK_S),
     ],
 )
 def test_a_shell_command_is_waited_for_its_timeout_plus_the_slack_and_never_less_than_any(
@@ -305,3 +305,23 @@ def test_a_description_set_over_a_profile_yaml_hermes_cannot_read_starts_it_afre
     ((_, result, error),) = host.answers
     assert error is None and result["profile"]["description"] == "Games"
     assert meta.read_text() == "description: Games\ndescription_auto: false\n"
+
+
+def test_a_request_arriving_as_its_worker_gets_ready_goes_after_those_waiting_for_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    sup, host = supervisor(tmp_path)
+    starts: list[Callable[[], None]] = []
+    monkeypatch.setattr(routing, "spawn_thread", starts.append)
+    exec_params = {"command": ["cat"], "profile": "play", "streamId": "s", "interactive": True}
+    sup.on_request(host, Request(1, "shell/exec", exec_params))  # type: ignore[arg-type]
+    slot = sup.pool.slot("play", None)
+    assert slot.state == "starting" and len(starts) == 1
+    peer = RecordingPeer()
+    slot.peer, slot.state = peer, "ready"  # type: ignore[assignment]  # ready, not delivered yet
+    write = {"streamId": "s", "text": "hi", "profile": "play"}
+    sup.on_request(host, Request(2, "shell/write", write))  # type: ignore[arg-type]
+    assert peer.asked == []  # not before the shell/exec that waits
+    monkeypatch.setattr(sup.pool, "ensure_ready", lambda _slot: peer)
+    starts[0]()  # the start's thread delivers what waited
+    assert [method for method, _ in peer.asked] == ["shell/exec", "shell/write"]

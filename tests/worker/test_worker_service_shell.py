@@ -82,6 +82,20 @@ def test_without_a_workspace_or_session_it_runs_in_the_workers_directory(shell: 
         ({"command": ["true"], "timeoutMs": MAX_SHELL_TIMEOUT_MS + 1}, "params.timeoutMs"),
         ({"command": ["true"], "workspace": "relative/dir"}, "params.workspace"),
         ({"command": ["/no/such/program"]}, "params.command"),
+        ({"command": ["cat"], "interactive": True}, "params.streamId"),
+        ({"command": ["cat"], "terminal": {"rows": 24, "cols": 80}}, "params.streamId"),
+        (
+            {"command": ["cat"], "streamId": "t", "terminal": {"rows": 0, "cols": 80}},
+            "params.terminal.rows",
+        ),
+        (
+            {"command": ["cat"], "streamId": "t", "terminal": {"rows": 24, "cols": 10_001}},
+            "params.terminal.cols",
+        ),
+        (
+            {"command": ["/no/such/program"], "streamId": "t", "terminal": {"rows": 1, "cols": 1}},
+            "params.command",
+        ),
     ],
 )
 def test_bad_params_are_invalid_params_naming_the_field(
@@ -196,3 +210,36 @@ def test_a_command_carries_the_workers_tag_whatever_hermes_env_keeps(
 def test_stdin_given_is_the_commands_input(shell: Any) -> None:
     got = shell.call("shell/exec", {"command": ["tr", "a-z", "A-Z"], "stdin": "kiwi é\n"})
     assert got["result"]["stdout"] == "KIWI é\n"
+
+
+def test_input_reaches_a_live_command_by_its_stream_and_none_once_it_ended(shell: Any) -> None:
+    script = 'read -r a; echo "<$a>"; cat'
+    send(shell, 101, {"command": ["bash", "-c", script], "streamId": "s-1", "interactive": True})
+    wrote = shell.call("shell/write", {"streamId": "s-1", "text": "hi\n"})
+    assert wrote.get("result") == {}, wrote
+    shell.peer.wait_for(
+        lambda log: any(m.get("method") == "shell/output" and "<hi>" in m["params"]["text"]
+                        for m in log)
+    )  # fmt: skip
+    again = shell.call("shell/exec", {"command": ["cat"], "streamId": "s-1", "interactive": True})
+    assert again["error"]["data"]["field"] == "params.streamId"  # a running one has it
+    closed = shell.call("shell/write", {"streamId": "s-1", "closeInput": True})
+    assert closed["result"] == {}
+    assert answer(shell, 101)["result"]["exitCode"] == 0
+    for method, params in [
+        ("shell/write", {"streamId": "s-1", "text": "late"}),
+        ("shell/write", {"streamId": "never", "text": "x"}),
+        ("shell/resize", {"streamId": "s-1", "size": {"rows": 5, "cols": 5}}),
+    ]:
+        got = shell.call(method, params)
+        assert error_of(got) is ErrorType.COMMAND_NOT_RUNNING
+        assert got["error"]["data"]["streamId"] == params["streamId"]
+
+
+def test_a_resize_of_a_command_without_a_terminal_is_invalid_params(shell: Any) -> None:
+    send(shell, 102, {"command": ["cat"], "streamId": "s-2", "interactive": True})
+    got = shell.call("shell/resize", {"streamId": "s-2", "size": {"rows": 5, "cols": 5}})
+    assert error_of(got) is ErrorType.INVALID_PARAMS
+    assert got["error"]["data"]["field"] == "params.streamId"
+    shell.call("shell/write", {"streamId": "s-2", "closeInput": True})
+    assert answer(shell, 102)["result"]["exitCode"] == 0

@@ -2845,6 +2845,14 @@ export interface ShellExecParams {
    */
   streamId?: string | null;
   /**
+   * Keep its stdin open after stdin's text, for shell/write (needs streamId).
+   */
+  interactive?: boolean;
+  /**
+   * Run it in a pseudo-terminal of this size, its controlling terminal and its stdin, stdout and stderr (output all as stdout; input by shell/write; size by shell/resize). Needs streamId; null: pipes.
+   */
+  terminal?: TerminalSize | null;
+  /**
    * Hermes profile; default when absent.
    */
   profile?: string | null;
@@ -2903,6 +2911,66 @@ export interface ShellOutputNotification {
    */
   text: string;
 }
+
+export interface ShellResizeParams {
+  /**
+   * The streamId of the running shell/exec (interactive, or in a terminal).
+   */
+  streamId: string;
+  /**
+   * The terminal's new size; the program gets SIGWINCH.
+   */
+  size: TerminalSize;
+  /**
+   * The sessionId its shell/exec named, if any: the worker it runs in.
+   */
+  sessionId?: string | null;
+  /**
+   * The profile its shell/exec named; default when absent.
+   */
+  profile?: string | null;
+  /**
+   * The workerKey its shell/exec named.
+   */
+  workerKey?: string | null;
+}
+
+/**
+ * No fields: the terminal has its new size.
+ */
+export type ShellResizeResult = Record<string, never>;
+
+export interface ShellWriteParams {
+  /**
+   * The streamId of the running shell/exec (interactive, or in a terminal).
+   */
+  streamId: string;
+  /**
+   * Text for its input (UTF-8, at most 1048576 characters); in a terminal, what the user typed: "\r" for Enter, "\u0003" for ^C.
+   */
+  text?: string | null;
+  /**
+   * Then close its input once what is queued is written (in a terminal: ^D).
+   */
+  closeInput?: boolean;
+  /**
+   * The sessionId its shell/exec named, if any: the worker it runs in.
+   */
+  sessionId?: string | null;
+  /**
+   * The profile its shell/exec named; default when absent.
+   */
+  profile?: string | null;
+  /**
+   * The workerKey its shell/exec named.
+   */
+  workerKey?: string | null;
+}
+
+/**
+ * No fields: the text was queued for the command, and its input closed if asked.
+ */
+export type ShellWriteResult = Record<string, never>;
 
 export interface SkillInfo {
   /**
@@ -3387,6 +3455,17 @@ export interface TemplateInfo {
    * Why it is unsafe or failed; null otherwise.
    */
   problem: string | null;
+}
+
+export interface TerminalSize {
+  /**
+   * Its height in lines: 1 to 10000.
+   */
+  rows: number;
+  /**
+   * Its width in characters: 1 to 10000.
+   */
+  cols: number;
 }
 
 /**
@@ -3999,6 +4078,10 @@ export interface HostRequests {
   'session/undo': { params: SessionUndoParams; result: SessionUndoResult };
   /** Run a command in the profile's environment, outside any turn (a user's !command). */
   'shell/exec': { params: ShellExecParams; result: ShellExecResult };
+  /** Change the size of a running shell/exec's terminal. */
+  'shell/resize': { params: ShellResizeParams; result: ShellResizeResult };
+  /** Send input to a running interactive or terminal shell/exec, or close it. */
+  'shell/write': { params: ShellWriteParams; result: ShellWriteResult };
   /** Stops every worker; then only exit is accepted. */
   'shutdown': { params: EmptyParams; result: ShutdownResult };
   /** The profile's skills, each enabled for its agents or not. */
@@ -4165,6 +4248,8 @@ export const HOST_REQUEST_METHODS: readonly HostRequestMethod[] = [
   'session/switchModel',
   'session/undo',
   'shell/exec',
+  'shell/resize',
+  'shell/write',
   'shutdown',
   'skill/list',
   'skill/setEnabled',
@@ -4277,5 +4362,7 @@ export const ERROR_CODES = {
   'command_blocked': -32036,
   'too_many_commands': -32037,
   'profile_exists': -32038,
+  'command_not_running': -32039,
+  'command_busy': -32040,
 } as const;
 export type ErrorDataType = keyof typeof ERROR_CODES;

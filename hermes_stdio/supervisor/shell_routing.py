@@ -1,0 +1,49 @@
+"""``shell/exec``, ``shell/write`` and ``shell/resize``: the supervisor's side.
+
+Contract (a mixin of ``Supervisor``, which provides ``pool``, ``_target`` and
+``_forward``): ``shell/exec`` goes to its session's worker, else its
+profile's (started if needed), and is waited for its ``timeoutMs`` plus
+``SHELL_SLACK_S`` (never less than any request). ``shell/write`` and
+``shell/resize`` go to the same worker only if it is ready or starting (a
+starting one is about to run the ``shell/exec`` sent before them, and gets
+them after it); none is started for them: ``command_not_running``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from ..protocol import shell as sh
+from ..wire import ErrorType, Request, RpcError
+from .routes import SlotKey
+from .routing import REQUEST_TIMEOUT_S
+from .slot import WorkerSlot
+from .workers import WorkerPool
+
+SHELL_SLACK_S = 15.0  # ending a command past its timeout, then reading its rest
+
+
+class ShellRouting:
+    pool: WorkerPool
+    _target: Callable[[str | None, str | None, str | None], SlotKey]
+    _forward: Callable[..., None]
+
+    def _h_shell_exec(self, req: Request, p: sh.ShellExecParams) -> None:
+        # A command may run for timeoutMs, then be ended: the worker answers after that.
+        wait = p.timeout_ms / 1000 + SHELL_SLACK_S
+        slot = self.pool.slot(*self._target(p.session_id, p.profile, p.worker_key))
+        self._forward(req, slot, timeout=max(REQUEST_TIMEOUT_S, wait))
+
+    def _h_shell_write(self, req: Request, p: sh.ShellWriteParams | sh.ShellResizeParams) -> None:
+        slot: WorkerSlot | None = self.pool.existing(
+            self._target(p.session_id, p.profile, p.worker_key)
+        )
+        if slot is None or slot.state not in ("starting", "ready"):
+            raise RpcError(
+                ErrorType.COMMAND_NOT_RUNNING,
+                f"no running command of streamId {p.stream_id!r} takes input here",
+                streamId=p.stream_id,
+            )
+        self._forward(req, slot)
+
+    _h_shell_resize = _h_shell_write
