@@ -313,6 +313,46 @@ describe('hermes-stdio supervisor', { skip: !haveBin && `no ${hermesBin}`, timeo
     }
   });
 
+  test('shell/exec in a terminal takes typing through shell/write and a size through shell/resize', { skip: !python && 'no python for the profile home', timeout: 120_000 }, async () => {
+    const home = await makeHome(python, path.join(root, 'tty-home'), 9);
+    const client = await HermesStdioClient.spawn({ command: hermesBin, env: offlineEnv(home) });
+    try {
+      await client.initialize({ name: 'node-test' });
+      let text = '';
+      let seen = () => {};
+      const sub = client.onNotification('shell/output', (n) => {
+        text += n.text;
+        seen();
+      });
+      const shows = (wanted) => new Promise((resolve) => {
+        seen = () => text.includes(wanted) && resolve();
+        seen();
+      });
+      const script = 'read -r -p "name? " who; echo "hi $who"; read -r _; stty size';
+      const exec = client.request(
+        'shell/exec',
+        { command: ['bash', '-c', script], streamId: 't-1', terminal: { rows: 24, cols: 80 } },
+        { timeoutMs: 90_000 },
+      );
+      await shows('name? ');
+      assert.deepEqual(await client.request('shell/write', { streamId: 't-1', text: 'ada\r' }), {});
+      await shows('hi ada');
+      await client.request('shell/resize', { streamId: 't-1', size: { rows: 40, cols: 100 } });
+      await client.request('shell/write', { streamId: 't-1', text: '\r' });
+      const done = await exec;
+      sub.dispose();
+      assert.equal(done.exitCode, 0, client.stderrTail);
+      assert.ok(text.endsWith('40 100\r\n'), JSON.stringify(text));
+      await assert.rejects(client.request('shell/write', { streamId: 't-1', text: 'late' }), (err) => {
+        assert.equal(err.data.type, 'command_not_running');
+        return true;
+      });
+      assert.deepEqual(await client.shutdown({ timeoutMs: 30_000 }), { code: 0, signal: null });
+    } finally {
+      await client.dispose();
+    }
+  });
+
   test('runToCompletion gives a sudo password through onSudo, and it never comes back', { skip: !python && 'no python for the scripted LLM', timeout: 120_000 }, async () => {
     // The stand-in sudo of the Python e2e tests, first on a login shell's PATH (hermes'
     // terminal runs commands with one) through a user home of this test's own.
