@@ -168,7 +168,8 @@ class ShellMethods:
                 thread.start()
             except BaseException:
                 del table[req.id]
-                self.streams.pop(stream_id or "", None)
+                if live and stream_id is not None:  # not another command's, of the same id
+                    self.streams.pop(stream_id, None)
                 raise
         return DEFERRED
 

@@ -4,6 +4,7 @@ rating, a thread per command, cancel and stop."""
 from __future__ import annotations
 
 import os
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -14,6 +15,7 @@ from worker_service_helpers import WAIT, error_of
 from hermes_stdio.protocol.shell import MAX_COMMAND_ARGS, MAX_SHELL_STDIN, MAX_SHELL_TIMEOUT_MS
 from hermes_stdio.transport.process import WORKER_TAG
 from hermes_stdio.wire import ErrorType, Notification, Request
+from hermes_stdio.worker import shell_methods
 from hermes_stdio.worker.shell_methods import MAX_COMMANDS
 
 
@@ -243,3 +245,21 @@ def test_a_resize_of_a_command_without_a_terminal_is_invalid_params(shell: Any) 
     assert got["error"]["data"]["field"] == "params.streamId"
     shell.call("shell/write", {"streamId": "s-2", "closeInput": True})
     assert answer(shell, 102)["result"]["exitCode"] == 0
+
+
+def test_a_command_whose_thread_cannot_start_leaves_a_live_one_of_its_stream_id_alone(
+    shell: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    send(shell, 103, {"command": ["cat"], "streamId": "s-3", "interactive": True})
+
+    class NoThread(threading.Thread):
+        def start(self) -> None:
+            raise RuntimeError("can't start new thread")
+
+    monkeypatch.setattr(shell_methods.threading, "Thread", NoThread)
+    failed = shell.call("shell/exec", {"command": ["true"], "streamId": "s-3"})
+    assert error_of(failed) is ErrorType.INTERNAL_ERROR
+    monkeypatch.undo()
+    closed = shell.call("shell/write", {"streamId": "s-3", "text": "x", "closeInput": True})
+    assert closed.get("result") == {}, closed  # still the live one's
+    assert answer(shell, 103)["result"]["exitCode"] == 0
