@@ -43,25 +43,27 @@ def make_profile(
     no_skills: bool,
     description: str | None,
 ) -> Path:
-    args = ["create", "--name", name]
+    # Each value joined to its option: argparse would take a description such as
+    # "-rf" for an option of its own.
+    args = ["create", f"--name={name}"]
     if clone_from is not None:
-        args += ["--clone-from", clone_from]
+        args.append(f"--clone-from={clone_from}")
     if no_skills:
         args.append("--no-skills")
     if description is not None:
-        args += ["--description", description]
+        args.append(f"--description={description}")
     return _run(python, home, base_env, name, args)
 
 
 def rename_profile(
     python: str, home: Path, base_env: dict[str, str], name: str, new_name: str
 ) -> Path:
-    args = ["rename", "--name", name, "--new-name", new_name]
+    args = ["rename", f"--name={name}", f"--new-name={new_name}"]
     return _run(python, home, base_env, name, args, taken=new_name)
 
 
 def delete_profile(python: str, home: Path, base_env: dict[str, str], name: str) -> Path:
-    return _run(python, home, base_env, name, ["delete", "--name", name])
+    return _run(python, home, base_env, name, ["delete", f"--name={name}"])
 
 
 def _run(

@@ -206,3 +206,18 @@ def test_a_description_is_set_and_cleared_as_the_dashboard_does_without_a_worker
     ]:
         assert refused(host, "profile/setDescription", params).kind is kind, params
     assert not received(host, "worker/started")
+
+
+def test_a_description_that_looks_like_an_option_is_taken_as_text(
+    host: HostClient, home: Path
+) -> None:
+    made = create(host, "kiwi", description="-rf --profile=work")
+    assert made["description"] == "-rf --profile=work"
+    cloned = create(host, "lime", cloneFrom="kiwi", description="--no-skills")
+    assert cloned["description"] == "--no-skills"
+    assert (
+        host.request("profile/rename", {"name": "lime", "newName": "lemon"})["profile"][
+            "description"
+        ]
+        == "--no-skills"
+    )

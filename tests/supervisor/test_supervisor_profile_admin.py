@@ -93,14 +93,14 @@ def test_delete_asks_the_child_to_delete_the_named_profile(tmp_path: Path) -> No
     out = tmp_path / "argv"
     python = child(tmp_path, f'echo "$@" > {out}; echo \'{{"home": "/h/kiwi"}}\'')
     assert delete_profile(python, tmp_path, dict(os.environ), "kiwi") == Path("/h/kiwi")
-    assert out.read_text().split()[-3:] == ["delete", "--name", "kiwi"]
+    assert out.read_text().split()[-2:] == ["delete", "--name=kiwi"]
 
 
 def test_rename_asks_the_child_to_rename_and_a_taken_name_is_the_new_one(tmp_path: Path) -> None:
     out = tmp_path / "argv"
     python = child(tmp_path, f'echo "$@" > {out}; echo \'{{"home": "/h/job"}}\'')
     assert rename_profile(python, tmp_path, dict(os.environ), "work", "job") == Path("/h/job")
-    assert out.read_text().split()[-5:] == ["rename", "--name", "work", "--new-name", "job"]
+    assert out.read_text().split()[-3:] == ["rename", "--name=work", "--new-name=job"]
     taken = child(tmp_path, """echo '{"error": "exists", "message": "taken"}'""")
     with pytest.raises(RpcError) as err:
         rename_profile(taken, tmp_path, dict(os.environ), "work", "job")
