@@ -287,3 +287,16 @@ def test_input_for_a_worker_not_running_starts_none_and_a_pipe_has_no_size(
     assert err.kind is ErrorType.INVALID_PARAMS and err.data["field"] == "params.streamId"
     host.request("shell/write", {"streamId": "p-1", "closeInput": True})
     assert host.response(msg_id).result["exitCode"] == 0
+
+
+def test_input_a_command_has_not_read_past_one_mib_is_refused_command_busy(
+    host: HostClient,
+) -> None:
+    params = {"command": ["sleep", "60"], "streamId": "b-1", "interactive": True}
+    msg_id = host.send_request("shell/exec", params)
+    chunk = "x" * 1_000_000  # the pipe takes 64 KiB; the rest waits, unread
+    assert host.request("shell/write", {"streamId": "b-1", "text": chunk}) == {}
+    busy = refused(host, "shell/write", {"streamId": "b-1", "text": chunk})
+    assert busy.kind is ErrorType.COMMAND_BUSY and busy.data["streamId"] == "b-1"
+    host.notify("$/cancelRequest", {"id": msg_id})
+    assert host.response(msg_id).error is not None
