@@ -21,6 +21,7 @@ from . import config as cf
 from . import cron as cr
 from . import env as en
 from . import inputs as i
+from . import insights as ins
 from . import memory as mm
 from . import processes as pr
 from . import profiles as pf
@@ -185,6 +186,13 @@ HOST_METHODS: dict[str, Method] = _methods(
         st.SessionListStoredResult,
         "profile",
         "The profile's stored sessions, most recently active first, to browse and resume.",
+    ),
+    Method(
+        "usage/summary",
+        ins.UsageSummaryParams,
+        ins.UsageSummaryResult,
+        "profile",
+        "What the profile's sessions used over a period, per model, source, tool and day.",
     ),
     Method(
         "session/search",

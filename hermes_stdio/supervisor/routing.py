@@ -331,7 +331,7 @@ class RoutedMethods:
     _h_mcp_status = _h_mcp_connect = _h_command_list
     _h_skill_list = _h_skill_setEnabled = _h_command_list
     _h_toolset_list = _h_toolset_setEnabled = _h_command_list
-    _h_session_listStored = _h_session_search = _h_command_list
+    _h_session_listStored = _h_session_search = _h_usage_summary = _h_command_list
     _h_checkpoint_list = _h_checkpoint_diff = _h_checkpoint_restore = _h_command_list
     _h_cron_list = _h_cron_create = _h_cron_update = _h_command_list
     _h_cron_pause = _h_cron_resume = _h_cron_remove = _h_cron_output = _h_command_list

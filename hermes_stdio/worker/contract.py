@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
 from ..protocol import events as ev
+from ..protocol import insights as ins
 from ..protocol import toolbox as tx
 from ..protocol import types as t
 from ..protocol.processes import ProcessInfo, SubagentInfo
@@ -338,6 +339,13 @@ class AgentAdapter(Protocol):
 
     def archive_session(self, session_id: str, archived: bool) -> bool:
         """Hide a stored session from the listing, or show it again (``catalog``)."""
+        ...
+
+    def usage_summary(
+        self, days: int, source: str | None, utc_offset_minutes: int
+    ) -> ins.UsageSummaryResult | None:
+        """The profile's usage over the last ``days`` days, as hermes' insights count
+        it (``insights``); None when the agent keeps no session database."""
         ...
 
     def undo_turns(self, session_id: str, turns: int) -> Rewound:

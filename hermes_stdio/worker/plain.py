@@ -15,6 +15,7 @@ from collections.abc import Callable
 from typing import Any, Literal
 
 from ..protocol import events as ev
+from ..protocol import insights as ins
 from ..protocol import toolbox as tx
 from ..protocol import types as t
 from ..protocol.processes import ProcessInfo, SubagentInfo
@@ -201,6 +202,11 @@ class PlainAdapterMethods:
 
     def archive_session(self, session_id: str, archived: bool) -> bool:
         raise UnknownSession(session_id)
+
+    def usage_summary(
+        self, days: int, source: str | None, utc_offset_minutes: int
+    ) -> ins.UsageSummaryResult | None:
+        return None  # keeps no database
 
     def undo_turns(self, session_id: str, turns: int) -> Rewound:
         raise UnknownSession(session_id)

@@ -62,6 +62,7 @@ from .tasks import TaskMethods
 from .toggle_methods import ToggleMethods
 from .transcripts import TranscriptMethods
 from .unloading import SessionUnloading
+from .usage_methods import UsageMethods
 
 _METHODS = {**HOST_METHODS, **WORKER_METHODS}
 # What a worker answers: every request the supervisor routes to it, and its own.
@@ -81,6 +82,7 @@ class WorkerService(
     ShellMethods,
     TaskMethods,
     TranscriptMethods,
+    UsageMethods,
     SessionUnloading,
     RunLauncher,
 ):

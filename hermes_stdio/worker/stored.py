@@ -4,7 +4,8 @@ session database keeps them.
 Contract: ``HermesSessions`` is a mixin of ``HermesAdapter`` (which provides
 ``_modules``, importing hermes-agent, ``_db``, the profile's ``SessionDB``,
 ``home``, its hermes home, and ``resolve_model``) and implements the ``contract.AgentAdapter``
-methods that read or edit stored sessions, each through ``catalog``. With the adapter and
+methods that read or edit stored sessions, each through ``catalog`` (and
+``usage_summary``, through ``insights``). With the adapter and
 ``profile``, ``models`` and ``profile_settings`` it is the only code that imports hermes-agent.
 """
 
@@ -15,7 +16,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from . import catalog, settings
+from ..protocol import insights as ins
+from . import catalog, insights, settings
 from .state import Session
 
 
@@ -73,6 +75,16 @@ class HermesSessions:
     def archive_session(self, session_id: str, archived: bool) -> bool:
         self._modules()
         return catalog.archive(self._db, session_id, archived)
+
+    def usage_summary(
+        self, days: int, source: str | None, utc_offset_minutes: int
+    ) -> ins.UsageSummaryResult:
+        self._modules()  # hermes' SessionDB has made the database by now
+        from agent.insights import InsightsEngine
+
+        return insights.summarize(
+            InsightsEngine, self.home / "state.db", days, source, utc_offset_minutes
+        )
 
     def undo_turns(self, session_id: str, turns: int) -> catalog.Rewound:
         self._modules()

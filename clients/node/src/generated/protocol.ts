@@ -820,6 +820,33 @@ export interface CronUpdateParams {
   workerKey?: string | null;
 }
 
+export interface DayUsage {
+  /**
+   * The day, YYYY-MM-DD, at utcOffsetMinutes.
+   */
+  date: string;
+  /**
+   * Sessions started that day.
+   */
+  sessions: number;
+  /**
+   * Model calls of those sessions' conversations.
+   */
+  apiCalls: number;
+  /**
+   * Their prompt tokens.
+   */
+  inputTokens: number;
+  /**
+   * Tokens the model wrote in them.
+   */
+  outputTokens: number;
+  /**
+   * hermes' cost estimate stored with them (0 when unpriced).
+   */
+  costUsd: number;
+}
+
 /**
  * No params: send {} or omit params.
  */
@@ -1322,6 +1349,53 @@ export interface ModelListResult {
    * The providers the profile can use (with credentials), in hermes' order.
    */
   providers: ProviderModels[];
+}
+
+export interface ModelUsage {
+  /**
+   * The model, without its provider prefix.
+   */
+  model: string;
+  /**
+   * Sessions that called it.
+   */
+  sessions: number;
+  /**
+   * Calls made to it.
+   */
+  apiCalls: number;
+  /**
+   * Tool calls of the sessions that last ran with it.
+   */
+  toolCalls: number;
+  /**
+   * Prompt tokens sent to it.
+   */
+  inputTokens: number;
+  /**
+   * Tokens it wrote.
+   */
+  outputTokens: number;
+  /**
+   * Of the input, tokens served from cache.
+   */
+  cacheReadTokens: number;
+  /**
+   * Of the input, tokens written to cache.
+   */
+  cacheWriteTokens: number;
+  /**
+   * Of the output, reasoning tokens.
+   */
+  reasoningTokens: number;
+  /**
+   * hermes' estimate in US dollars; null when unpriced.
+   */
+  costUsd: number | null;
+  /**
+   * What its provider reported it charged, where it does.
+   */
+  actualCostUsd: number;
 }
 
 /**
@@ -3024,6 +3098,25 @@ export interface SkillSetEnabledParams {
   workerKey?: string | null;
 }
 
+export interface SkillUsage {
+  /**
+   * The skill's name.
+   */
+  skill: string;
+  /**
+   * Times the model loaded it (skill_view).
+   */
+  loads: number;
+  /**
+   * Times the model changed it (skill_manage).
+   */
+  edits: number;
+  /**
+   * When it was last loaded or changed (ms).
+   */
+  lastUsedAt: number | null;
+}
+
 export interface SnippetPart {
   /**
    * A piece of the message, in order.
@@ -3088,6 +3181,33 @@ export interface SoulWriteResult {
    * The file's new version.
    */
   version: string;
+}
+
+export interface SourceUsage {
+  /**
+   * Where sessions came from: a run/start source, cli, and so on.
+   */
+  source: string;
+  /**
+   * Sessions started from it.
+   */
+  sessions: number;
+  /**
+   * Messages they hold.
+   */
+  messages: number;
+  /**
+   * Tool calls the model made in them.
+   */
+  toolCalls: number;
+  /**
+   * Prompt tokens of their conversations.
+   */
+  inputTokens: number;
+  /**
+   * Tokens the model wrote in them.
+   */
+  outputTokens: number;
 }
 
 /**
@@ -3694,6 +3814,17 @@ export interface ToolStartedEvent {
   };
 }
 
+export interface ToolUsage {
+  /**
+   * The tool's name.
+   */
+  tool: string;
+  /**
+   * Times the model called it.
+   */
+  calls: number;
+}
+
 export interface ToolsetInfo {
   /**
    * The toolset, as platform_toolsets and tool/list name it.
@@ -3802,6 +3933,139 @@ export interface UsageLimitsEvent {
    * Tokens, per hour.
    */
   tokensPerHour: RateLimitWindow | null;
+}
+
+export interface UsageSummaryParams {
+  /**
+   * Hermes profile; default when absent.
+   */
+  profile?: string | null;
+  /**
+   * Worker isolation key.
+   */
+  workerKey?: string | null;
+  /**
+   * How far back to look, in days (1 to 3650).
+   */
+  days?: number;
+  /**
+   * Only sessions started with this run/start source, e.g. vscode.
+   */
+  source?: string | null;
+  /**
+   * The host's offset from UTC in minutes (-1440 to 1440): where daily's days begin.
+   */
+  utcOffsetMinutes?: number;
+}
+
+export interface UsageSummaryResult {
+  /**
+   * The period asked for, in days.
+   */
+  days: number;
+  /**
+   * Its start (ms): sessions started from then on count.
+   */
+  since: number;
+  /**
+   * The source filter asked for.
+   */
+  source: string | null;
+  /**
+   * The period's figures, added up.
+   */
+  totals: UsageTotals;
+  /**
+   * Per model, most tokens first.
+   */
+  models: ModelUsage[];
+  /**
+   * Per source, most sessions first.
+   */
+  sources: SourceUsage[];
+  /**
+   * Per tool, most calls first.
+   */
+  tools: ToolUsage[];
+  /**
+   * Per skill, most loads and edits first.
+   */
+  skills: SkillUsage[];
+  /**
+   * Every day of the period, oldest first, idle days too.
+   */
+  daily: DayUsage[];
+}
+
+export interface UsageTotals {
+  /**
+   * Sessions started in the period (hermes' session rows).
+   */
+  sessions: number;
+  /**
+   * Messages they hold.
+   */
+  messages: number;
+  /**
+   * Of those, the user's.
+   */
+  userMessages: number;
+  /**
+   * Of those, the model's.
+   */
+  assistantMessages: number;
+  /**
+   * Tool calls the model made.
+   */
+  toolCalls: number;
+  /**
+   * Model calls made, auxiliary ones (titles, compression) included.
+   */
+  apiCalls: number;
+  /**
+   * Prompt tokens sent.
+   */
+  inputTokens: number;
+  /**
+   * Tokens the model wrote.
+   */
+  outputTokens: number;
+  /**
+   * Of the input, tokens the provider served from its cache.
+   */
+  cacheReadTokens: number;
+  /**
+   * Of the input, tokens the provider wrote to its cache.
+   */
+  cacheWriteTokens: number;
+  /**
+   * Of the output, reasoning tokens.
+   */
+  reasoningTokens: number;
+  /**
+   * What they cost in US dollars, as hermes estimates it; null if it priced no model.
+   */
+  costUsd: number | null;
+  /**
+   * What providers reported they charged, where they do.
+   */
+  actualCostUsd: number;
+  /**
+   * The ended sessions' durations, added up.
+   */
+  activeSeconds: number;
+  /**
+   * Days (as daily counts them) on which a session started.
+   */
+  activeDays: number;
+  /**
+   * When the earliest session started (ms).
+   */
+  firstStartedAt: number | null;
+  /**
+   * When the latest session started (ms).
+   */
+  lastStartedAt: number | null;
 }
 
 export interface WorkerBackgroundResult {
@@ -4106,6 +4370,8 @@ export interface HostRequests {
   'toolset/list': { params: WorkerTarget; result: ToolsetListResult };
   /** Enable or disable a toolset for the profile's agents (hermes' platform_toolsets.cli). */
   'toolset/setEnabled': { params: ToolsetSetEnabledParams; result: ToolsetResult };
+  /** What the profile's sessions used over a period, per model, source, tool and day. */
+  'usage/summary': { params: UsageSummaryParams; result: UsageSummaryResult };
   /** Stop a profile's worker (gracefully), clear its crash back-off and start it again. */
   'worker/restart': { params: WorkerTarget; result: WorkerRestartResult };
 }
@@ -4262,6 +4528,7 @@ export const HOST_REQUEST_METHODS: readonly HostRequestMethod[] = [
   'tool/list',
   'toolset/list',
   'toolset/setEnabled',
+  'usage/summary',
   'worker/restart',
 ];
 export const HOST_NOTIFICATION_METHODS: readonly HostNotificationMethod[] = [
