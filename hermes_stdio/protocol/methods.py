@@ -27,6 +27,7 @@ from . import processes as pr
 from . import profiles as pf
 from . import providers as pv
 from . import shell as sh
+from . import skill_docs as sd
 from . import soul as so
 from . import stored as st
 from . import toolbox as x
@@ -326,6 +327,34 @@ HOST_METHODS: dict[str, Method] = _methods(
         x.SkillResult,
         "profile",
         "Enable or disable a skill for the profile's agents (hermes' skills.disabled).",
+    ),
+    Method(
+        "skill/read",
+        sd.SkillReadParams,
+        sd.SkillReadResult,
+        "profile",
+        "A skill's SKILL.md, with its version, for a skill editor.",
+    ),
+    Method(
+        "skill/write",
+        sd.SkillWriteParams,
+        sd.SkillWriteResult,
+        "profile",
+        "Replace a skill's SKILL.md through hermes' own checks (skill_manage's edit).",
+    ),
+    Method(
+        "skill/create",
+        sd.SkillCreateParams,
+        sd.SkillWriteResult,
+        "profile",
+        "Make a new skill from its SKILL.md through hermes' own checks (skill_manage's create).",
+    ),
+    Method(
+        "skill/delete",
+        sd.SkillDeleteParams,
+        sd.SkillDeleteResult,
+        "profile",
+        "Delete a skill's directory as skill_manage's delete does (a pinned one is refused).",
     ),
     Method(
         "toolset/list",

@@ -164,6 +164,11 @@ class ErrorType(Enum):
         "command_busy",
         "The command has not read what it was sent yet (1 MiB waits): send more once it has.",
     )
+    SKILL_EXISTS = (
+        -32041,
+        "skill_exists",
+        "A skill of the profile already has that name (in its skills or an external directory).",
+    )
 
     def __init__(self, code: int, type_: str, summary: str) -> None:
         self.code = code

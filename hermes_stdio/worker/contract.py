@@ -34,6 +34,7 @@ from .images import Attachment
 from .memories import Memories
 from .notices import Notice
 from .runtime import Fingerprint
+from .skill_docs import SkillDocs
 from .skill_toggles import SkillToggles
 from .state import Session
 from .toolset_toggles import ToolsetToggles
@@ -254,6 +255,11 @@ class AgentAdapter(Protocol):
     def skill_toggles(self) -> SkillToggles | None:
         """The profile's skills, enabled or not, through hermes' scan and its
         config (``skill_toggles``); None when the agent has no skills."""
+        ...
+
+    def skill_docs(self) -> SkillDocs | None:
+        """The profile's skills' ``SKILL.md`` files, through hermes' ``skill_manage``
+        functions (``skill_docs``); None when the agent has no skills."""
         ...
 
     def toolset_toggles(self) -> ToolsetToggles | None:

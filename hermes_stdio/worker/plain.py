@@ -28,6 +28,7 @@ from .images import Attachment
 from .memories import Memories
 from .notices import Notice
 from .runtime import Fingerprint
+from .skill_docs import SkillDocs
 from .skill_toggles import SkillToggles
 from .state import Session
 from .toolset_toggles import ToolsetToggles
@@ -130,6 +131,9 @@ class PlainAdapterMethods:
         return None  # remembers nothing
 
     def skill_toggles(self) -> SkillToggles | None:
+        return None  # has no skills
+
+    def skill_docs(self) -> SkillDocs | None:
         return None  # has no skills
 
     def toolset_toggles(self) -> ToolsetToggles | None:

@@ -169,9 +169,11 @@ class HermesProfile:
 
     def _watch_commands(self, deliver: Callable[[str], None]) -> None:
         """Report the state of the files behind the profile's slash commands now, on
-        each change (``command_watch``) and after each ``skill_manage`` call."""
+        each change (``command_watch``) and after each ``skill_manage`` call, with
+        hermes' in-process skill index for the system prompt dropped first."""
         try:
             from agent import skill_bundles, skill_utils
+            from agent.prompt_builder import clear_skills_system_prompt_cache
             from hermes_constants import get_config_path
             from tools import skill_manager_tool, skills_tool
         except ImportError as exc:
@@ -189,7 +191,13 @@ class HermesProfile:
                 frozenset(skill_utils.SKILL_SUPPORT_DIRS),
             )
 
-        watch = command_watch.CommandWatch(sources, deliver)
+        def changed(fingerprint: str) -> None:
+            # hermes keeps its skill index for the system prompt per process, so a
+            # skill changed on disk would reach no agent of this worker without this.
+            clear_skills_system_prompt_cache()
+            deliver(fingerprint)
+
+        watch = command_watch.CommandWatch(sources, changed)
         watch.start()
         if not skill_changes.install(skill_manager_tool, watch.check):
             log("worker: hermes' skill_manage changed: its changes are pushed once seen on disk")

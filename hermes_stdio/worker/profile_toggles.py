@@ -10,6 +10,8 @@ disabled lists; the toolsets its ``hermes tools`` lets a ``cli`` user configure
 enabled set and its rule for saving one (``_save_platform_tools``), run on a
 copy with its own write held back, so that only ``config_file`` writes; and its
 overlay of the administrator's managed scope, which hermes' agents see.
+It also implements ``skill_docs`` (one per adapter) with the functions behind
+hermes' ``skill_manage`` tool and its skills prompt cache.
 """
 
 from __future__ import annotations
@@ -19,15 +21,46 @@ from collections.abc import Callable
 from typing import Any
 
 from . import config_file, skill_toggles, toolset_toggles
+from . import skill_docs as docs
 from .keys import PLATFORM
 
 # hermes' save rule ends by writing the file; its write is swapped out meanwhile.
 _HELD = threading.Lock()
+_MADE = threading.Lock()  # one SkillDocs (and so one lock) per adapter
 
 
 class HermesToggles:
     _modules: Callable[[], Any]
     config_file: Callable[[], config_file.ConfigFile]
+
+    _skill_docs: docs.SkillDocs | None = None
+
+    def skill_docs(self) -> docs.SkillDocs:
+        self._modules()
+        with _MADE:
+            if self._skill_docs is None:
+                self._skill_docs = self._new_skill_docs()
+            return self._skill_docs
+
+    def _new_skill_docs(self) -> docs.SkillDocs:
+        from agent.prompt_builder import clear_skills_system_prompt_cache
+        from tools import skill_manager_tool as manage
+
+        def find(name: str) -> Any:
+            found = manage._find_skill(name)
+            return found["path"] if found else None
+
+        return docs.SkillDocs(
+            docs.HermesSkillDocs(
+                find=find,
+                check_name=manage._validate_name,
+                check_category=manage._validate_category,
+                create=manage._create_skill,
+                edit=manage._edit_skill,
+                delete=lambda name: manage._delete_skill(name, absorbed_into=""),
+                changed=lambda: clear_skills_system_prompt_cache(clear_snapshot=True),
+            )
+        )
 
     def skill_toggles(self) -> skill_toggles.SkillToggles:
         self._modules()

@@ -57,6 +57,7 @@ from .reference_methods import ReferenceMethods
 from .repo_files import RepoFiles
 from .runner import execute_run
 from .shell_methods import ShellMethods
+from .skill_doc_methods import SkillDocMethods
 from .state import Run, RunTable, Session, new_id
 from .tasks import TaskMethods
 from .toggle_methods import ToggleMethods
@@ -78,6 +79,7 @@ class WorkerService(
     CronMethods,
     MemoryMethods,
     ToggleMethods,
+    SkillDocMethods,
     ReferenceMethods,
     ShellMethods,
     TaskMethods,

@@ -3046,6 +3046,55 @@ export interface ShellWriteParams {
  */
 export type ShellWriteResult = Record<string, never>;
 
+export interface SkillCreateParams {
+  /**
+   * The new skill's name (its directory's).
+   */
+  name: string;
+  /**
+   * Its SKILL.md: YAML frontmatter (name, description), then text.
+   */
+  content: string;
+  /**
+   * A directory to group it in, under skills/.
+   */
+  category?: string | null;
+  /**
+   * Hermes profile; default when absent.
+   */
+  profile?: string | null;
+  /**
+   * Worker isolation key.
+   */
+  workerKey?: string | null;
+}
+
+export interface SkillDeleteParams {
+  /**
+   * The skill's name.
+   */
+  name: string;
+  /**
+   * Hermes profile; default when absent.
+   */
+  profile?: string | null;
+  /**
+   * Worker isolation key.
+   */
+  workerKey?: string | null;
+}
+
+export interface SkillDeleteResult {
+  /**
+   * The skill's name.
+   */
+  name: string;
+  /**
+   * The SKILL.md it had (its directory is gone).
+   */
+  path: string;
+}
+
 export interface SkillInfo {
   /**
    * The skill's name, as hermes and skills.disabled name it.
@@ -3070,6 +3119,40 @@ export interface SkillListResult {
    * Each skill hermes finds for the profile, enabled or not, by category then name.
    */
   skills: SkillInfo[];
+}
+
+export interface SkillReadParams {
+  /**
+   * The skill's name.
+   */
+  name: string;
+  /**
+   * Hermes profile; default when absent.
+   */
+  profile?: string | null;
+  /**
+   * Worker isolation key.
+   */
+  workerKey?: string | null;
+}
+
+export interface SkillReadResult {
+  /**
+   * The skill's name.
+   */
+  name: string;
+  /**
+   * Its SKILL.md (absolute).
+   */
+  path: string;
+  /**
+   * The file's bytes as a SHA-256 hex digest: skill/write's check.
+   */
+  version: string;
+  /**
+   * Its text (a byte that is not UTF-8 is given as U+FFFD).
+   */
+  content: string;
 }
 
 export interface SkillResult {
@@ -3115,6 +3198,44 @@ export interface SkillUsage {
    * When it was last loaded or changed (ms).
    */
   lastUsedAt: number | null;
+}
+
+export interface SkillWriteParams {
+  /**
+   * The skill's name.
+   */
+  name: string;
+  /**
+   * The new SKILL.md: YAML frontmatter (name, description), then text.
+   */
+  content: string;
+  /**
+   * The version it was edited from; when the file holds another, nothing is written.
+   */
+  expectedVersion?: string | null;
+  /**
+   * Hermes profile; default when absent.
+   */
+  profile?: string | null;
+  /**
+   * Worker isolation key.
+   */
+  workerKey?: string | null;
+}
+
+export interface SkillWriteResult {
+  /**
+   * The skill's name.
+   */
+  name: string;
+  /**
+   * Its SKILL.md (absolute).
+   */
+  path: string;
+  /**
+   * The file's new version.
+   */
+  version: string;
 }
 
 export interface SnippetPart {
@@ -4348,10 +4469,18 @@ export interface HostRequests {
   'shell/write': { params: ShellWriteParams; result: ShellWriteResult };
   /** Stops every worker; then only exit is accepted. */
   'shutdown': { params: EmptyParams; result: ShutdownResult };
+  /** Make a new skill from its SKILL.md through hermes' own checks (skill_manage's create). */
+  'skill/create': { params: SkillCreateParams; result: SkillWriteResult };
+  /** Delete a skill's directory as skill_manage's delete does (a pinned one is refused). */
+  'skill/delete': { params: SkillDeleteParams; result: SkillDeleteResult };
   /** The profile's skills, each enabled for its agents or not. */
   'skill/list': { params: WorkerTarget; result: SkillListResult };
+  /** A skill's SKILL.md, with its version, for a skill editor. */
+  'skill/read': { params: SkillReadParams; result: SkillReadResult };
   /** Enable or disable a skill for the profile's agents (hermes' skills.disabled). */
   'skill/setEnabled': { params: SkillSetEnabledParams; result: SkillResult };
+  /** Replace a skill's SKILL.md through hermes' own checks (skill_manage's edit). */
+  'skill/write': { params: SkillWriteParams; result: SkillWriteResult };
   /** The profile's SOUL.md, the agent's identity in its system prompt; never starts a worker. */
   'soul/read': { params: SoulReadParams; result: SoulReadResult };
   /** Replace the profile's SOUL.md, for the sessions it starts from then on. */
@@ -4517,8 +4646,12 @@ export const HOST_REQUEST_METHODS: readonly HostRequestMethod[] = [
   'shell/resize',
   'shell/write',
   'shutdown',
+  'skill/create',
+  'skill/delete',
   'skill/list',
+  'skill/read',
   'skill/setEnabled',
+  'skill/write',
   'soul/read',
   'soul/write',
   'subagent/interrupt',
@@ -4631,5 +4764,6 @@ export const ERROR_CODES = {
   'profile_exists': -32038,
   'command_not_running': -32039,
   'command_busy': -32040,
+  'skill_exists': -32041,
 } as const;
 export type ErrorDataType = keyof typeof ERROR_CODES;
