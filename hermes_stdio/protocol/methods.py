@@ -133,6 +133,13 @@ HOST_METHODS: dict[str, Method] = _methods(
         "Set or clear a profile's description, as hermes' dashboard does; no worker needed.",
     ),
     Method(
+        "profile/setActive",
+        pf.ProfileSetActiveParams,
+        pf.ProfileSetActiveResult,
+        "supervisor",
+        "Make a profile the one hermes' CLI runs without -p, as hermes profile use does.",
+    ),
+    Method(
         "worker/restart",
         t.WorkerTarget,
         pw.WorkerRestartResult,

@@ -27,6 +27,9 @@ class ProfileInfo(Record):
         " too deeply, or a file hermes reads first is not a regular file. Null when none.",
         None,
     )
+    active: bool = doc_field(
+        "Whether it is the active profile: the one hermes' CLI runs without -p.", False
+    )
 
 
 class ProfileListChangedNotification(Record):
@@ -87,4 +90,12 @@ class ProfileSetDescriptionParams(Record):
 
 
 class ProfileSetDescriptionResult(Record):
+    profile: ProfileInfo = doc_field("The profile now, as profile/list gives it.")
+
+
+class ProfileSetActiveParams(Record):
+    name: Annotated[str, Name(64)] = doc_field("The profile; default clears the choice.")
+
+
+class ProfileSetActiveResult(Record):
     profile: ProfileInfo = doc_field("The profile now, as profile/list gives it.")

@@ -1,5 +1,5 @@
-"""``profile/create``, ``profile/rename``, ``profile/delete`` and
-``profile/setDescription``: the supervisor's side.
+"""``profile/create``, ``profile/rename``, ``profile/delete``,
+``profile/setDescription`` and ``profile/setActive``: the supervisor's side.
 
 Contract (a mixin of ``Supervisor``, which provides ``home``, ``pool`` (whose
 Python and environment the child runs with), ``routes``, ``closing``,
@@ -32,6 +32,10 @@ hermes' own code in a child process (``profile_admin``).
   not read starts afresh, as hermes' own write does), replaced at once under
   the directory's flock, on a handler thread; no worker is started. The
   answer is the profile as ``profile/list`` gives it.
+- ``profile/setActive``: ``name`` any existing profile; the Hermes home's
+  ``active_profile`` is written as ``hermes profile use`` writes it (removed
+  for ``default``), replaced at once under the home's flock, on a handler
+  thread. The answer is the profile as ``profile/list`` gives it.
 """
 
 from __future__ import annotations
@@ -49,7 +53,7 @@ from ..transport.file_replace import flocked, replace_file
 from ..transport.profile_files import load_config
 from ..wire import ErrorType, Request, RpcError
 from .profile_admin import delete_profile, make_profile, rename_profile
-from .profiles import DEFAULT_PROFILE, check_name, profile_home
+from .profiles import ACTIVE_FILE, DEFAULT_PROFILE, check_name, profile_home
 from .routes import Routes, SlotKey
 from .routing import spawn_thread
 from .workers import WorkerPool
@@ -130,6 +134,21 @@ class ProfileMethods:
             return pf.ProfileSetDescriptionResult(info)
 
         self._in_thread(req, describe)
+
+    def _h_profile_setActive(self, req: Request, p: pf.ProfileSetActiveParams) -> None:
+        name = self._key(p.name, None)[0]
+
+        def activate() -> pf.ProfileSetActiveResult:
+            path = self.home / ACTIVE_FILE
+            with flocked(self.home):
+                if name == DEFAULT_PROFILE:  # as hermes: no file is the default
+                    path.unlink(missing_ok=True)
+                else:
+                    replace_file(path, f"{name}\n".encode(), 0o644)
+            info = next(i for i in self._profile_listing().profiles if i.name == name)
+            return pf.ProfileSetActiveResult(info)
+
+        self._in_thread(req, activate)
 
     def _old_name(self, given: str) -> str:
         """An existing profile that may be renamed or deleted: never default."""

@@ -40,10 +40,11 @@ from pathlib import Path
 
 from ..transport import dirwatch
 from ..transport.profile_files import read_regular
-from .profiles import Listing, listing
+from .profiles import ACTIVE_FILE, Listing, listing
 
 # What profile/list shows of a profile is read from these (.env and SOUL.md: its problem).
-_FILES = frozenset({"config.yaml", "profile.yaml", ".env", "SOUL.md"})
+# The Hermes home's active_profile says which one is active (only the default's home has it).
+_FILES = frozenset({"config.yaml", "profile.yaml", ".env", "SOUL.md", ACTIVE_FILE})
 
 
 def digest(path: Path) -> str | None:

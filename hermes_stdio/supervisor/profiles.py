@@ -147,19 +147,34 @@ class Listed(NamedTuple):
     provider: str | None
     description: str
     problem: str | None  # why its worker would be refused (``unreadable``)
+    active: bool = False  # the one hermes' CLI runs without -p (``active_name``)
 
 
 Listing = list[Listed]
 
 
 def listing(home: Path) -> Listing:
-    """Each listed profile's name, home, model, provider, description and problem."""
+    """Each listed profile's name, home, model, provider, description, problem and
+    whether it is the active one."""
     found: Listing = []
+    active = active_name(home)
     for name, path in listed_profiles(home):
         config, refused = _read_profile(path)  # config.yaml parsed once for both
         problem = None if refused is None else " ".join(refused)
-        found.append(Listed(name, str(path), *_describe(config, path), problem))
+        found.append(Listed(name, str(path), *_describe(config, path), problem, name == active))
     return found
+
+
+ACTIVE_FILE = "active_profile"
+
+
+def active_name(home: Path) -> str:
+    """The sticky profile hermes' CLI runs without ``-p`` (``hermes profile use``):
+    the name in ``<home>/active_profile``, default when it is empty or not there
+    (or not a regular file, which hermes would hang reading)."""
+    raw = read_regular(home / ACTIVE_FILE)
+    name = raw.decode(errors="replace").strip() if raw is not None else ""
+    return name or DEFAULT_PROFILE
 
 
 def all_profile_homes(home: Path) -> dict[str, Path]:

@@ -357,6 +357,7 @@ class Supervisor(RoutedMethods, ShellRouting, RelayMethods, ProfileMethods, Soul
                     p.description,
                     live.count(p.name),
                     p.problem,
+                    p.active,
                 )
                 for p in listing(self.home)
             ]

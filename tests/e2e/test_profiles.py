@@ -33,6 +33,7 @@ def test_profile_list_names_every_profile_a_request_may_name_without_starting_a_
             "description": "Day job" if name == "work" else "",
             "workers": 0,
             "problem": None,
+            "active": name == "default",  # no active_profile file: hermes' default
         }
         for name, path in [
             ("default", home),

@@ -35,6 +35,7 @@ def test_a_fresh_profile_is_made_listed_and_pushed(host: HostClient, home: Path)
         "description": "Fruit research",
         "workers": 0,
         "problem": None,
+        "active": False,
     }
     assert made in host.request("profile/list")["profiles"]
     assert stat.S_IMODE((kiwi / ".env").stat().st_mode) == 0o600
@@ -145,6 +146,7 @@ def test_renaming_a_profile_stops_its_workers_and_its_sessions_go_on_under_the_n
         "description": "",
         "workers": 0,
         "problem": None,
+        "active": False,
     }
     assert not (home / "profiles" / "work").exists()
     done = host.wait_run_completed(run["runId"])
@@ -221,3 +223,35 @@ def test_a_description_that_looks_like_an_option_is_taken_as_text(
         ]
         == "--no-skills"
     )
+
+
+def test_the_active_profile_is_set_as_hermes_profile_use_does_and_pushed_when_it_changes(
+    host: HostClient, home: Path
+) -> None:
+    def active() -> list[str]:
+        return [p["name"] for p in host.request("profile/list")["profiles"] if p["active"]]
+
+    assert active() == ["default"]
+    host.wait_stderr(lambda line: "watching the profiles" in line, timeout=20)
+    made = host.request("profile/setActive", {"name": "work"})["profile"]
+    assert (made["name"], made["active"]) == ("work", True)
+    assert (home / "active_profile").read_text() == "work\n"
+    assert active() == ["work"]
+    host.wait_for(lambda n: n.method == "profile/listChanged", timeout=20)
+
+    pushes = len(received(host, "profile/listChanged"))
+    (home / "active_profile").write_text("play\n")  # hermes profile use play
+    host.wait_for(lambda _n: len(received(host, "profile/listChanged")) > pushes, timeout=20)
+    assert active() == ["play"]
+
+    assert host.request("profile/setActive", {"name": "default"})["profile"]["active"] is True
+    assert not (home / "active_profile").exists()  # as hermes: no file is the default
+    assert active() == ["default"]
+    for params, kind in [
+        ({"name": "nobody"}, ErrorType.UNKNOWN_PROFILE),
+        ({"name": "../work"}, ErrorType.INVALID_PROFILE),
+        ({"name": ""}, ErrorType.INVALID_PARAMS),
+    ]:
+        assert refused(host, "profile/setActive", params).kind is kind, params
+    assert not (home / "active_profile").exists()
+    assert not received(host, "worker/started")

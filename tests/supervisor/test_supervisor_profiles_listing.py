@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
 
 from hermes_stdio.supervisor.profiles import (
     DEFAULT_PROFILE,
+    active_name,
     describe,
     dotenv_keys,
     listed_profiles,
@@ -177,3 +179,29 @@ def test_a_fifo_put_in_place_of_a_parsed_config_reads_as_empty(
     (work / "config.yaml").unlink()
     os.mkfifo(work / "config.yaml")
     assert describe(work)[0] is None
+
+
+@pytest.mark.parametrize(
+    ("written", "active"),
+    [
+        (None, "default"),  # no file: hermes' default
+        ("work\n", "work"),
+        ("  play  ", "play"),
+        ("\n", "default"),  # empty: the default too
+        ("gone\n", None),  # names no profile: none is active
+    ],
+)
+def test_the_active_profile_is_the_one_hermes_active_profile_file_names(
+    home: Path, written: str | None, active: str | None
+) -> None:
+    if written is not None:
+        (home / "active_profile").write_text(written)
+    assert [p.name for p in listing(home) if p.active] == ([active] if active else [])
+
+
+def test_an_active_profile_file_that_is_not_regular_reads_as_default_and_is_never_opened(
+    home: Path,
+) -> None:
+    os.mkfifo(home / "active_profile")  # hermes would hang reading it; nothing writes to it
+    assert active_name(home) == DEFAULT_PROFILE
+    assert [p.name for p in listing(home) if p.active] == ["default"]

@@ -1589,6 +1589,10 @@ export interface ProfileInfo {
    * Why a request that needs its worker fails with profile_unreadable now: its config.yaml is not YAML hermes could use (hermes would run on its defaults), nests too deeply, or a file hermes reads first is not a regular file. Null when none.
    */
   problem: string | null;
+  /**
+   * Whether it is the active profile: the one hermes' CLI runs without -p.
+   */
+  active: boolean;
 }
 
 /**
@@ -1617,6 +1621,20 @@ export interface ProfileRenameParams {
 export interface ProfileRenameResult {
   /**
    * The profile under its new name, as profile/list gives it.
+   */
+  profile: ProfileInfo;
+}
+
+export interface ProfileSetActiveParams {
+  /**
+   * The profile; default clears the choice.
+   */
+  name: string;
+}
+
+export interface ProfileSetActiveResult {
+  /**
+   * The profile now, as profile/list gives it.
    */
   profile: ProfileInfo;
 }
@@ -4415,6 +4433,8 @@ export interface HostRequests {
   'profile/list': { params: EmptyParams; result: ProfileListResult };
   /** Rename a profile as hermes profile rename does, once its workers have stopped. */
   'profile/rename': { params: ProfileRenameParams; result: ProfileRenameResult };
+  /** Make a profile the one hermes' CLI runs without -p, as hermes profile use does. */
+  'profile/setActive': { params: ProfileSetActiveParams; result: ProfileSetActiveResult };
   /** Set or clear a profile's description, as hermes' dashboard does; no worker needed. */
   'profile/setDescription': { params: ProfileSetDescriptionParams; result: ProfileSetDescriptionResult };
   /** The @ references (keywords, files, folders) that complete the one being typed. */
@@ -4619,6 +4639,7 @@ export const HOST_REQUEST_METHODS: readonly HostRequestMethod[] = [
   'profile/delete',
   'profile/list',
   'profile/rename',
+  'profile/setActive',
   'profile/setDescription',
   'reference/complete',
   'run/interrupt',
