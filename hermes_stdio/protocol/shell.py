@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
+from ..wire import ErrorType, RpcError
 from .model import Name
 from .names import SessionId, WorkerKey
 from .record import Record, doc_field
@@ -127,3 +128,13 @@ class ShellResizeParams(Record):
 
 class ShellResizeResult(Record):
     """No fields: the terminal has its new size."""
+
+
+def command_not_running(stream_id: str) -> RpcError:
+    """What shell/write and shell/resize answer for a stream that takes no input:
+    the supervisor's answer (no worker runs) and the worker's (no such command) alike."""
+    return RpcError(
+        ErrorType.COMMAND_NOT_RUNNING,
+        f"no running command of streamId {stream_id!r} takes input here",
+        streamId=stream_id,
+    )

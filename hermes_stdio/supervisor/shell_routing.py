@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ..protocol import shell as sh
-from ..wire import ErrorType, Request, RpcError
+from ..wire import Request
 from .routes import SlotKey
 from .routing import REQUEST_TIMEOUT_S
 from .slot import WorkerSlot
@@ -39,11 +39,7 @@ class ShellRouting:
             self._target(p.session_id, p.profile, p.worker_key)
         )
         if slot is None or slot.state not in ("starting", "ready"):
-            raise RpcError(
-                ErrorType.COMMAND_NOT_RUNNING,
-                f"no running command of streamId {p.stream_id!r} takes input here",
-                streamId=p.stream_id,
-            )
+            raise sh.command_not_running(p.stream_id)
         self._forward(req, slot)
 
     _h_shell_resize = _h_shell_write

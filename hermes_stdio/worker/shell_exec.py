@@ -112,7 +112,7 @@ class Command:
 
     def write(self, data: bytes) -> Accepted:
         with self._lock:
-            if not self._live or self._input_closed or self._exited or self._closed:
+            if not self._takes_input():
                 return "closed"
             if len(self._incoming) + self._backlog + len(data) > MAX_BACKLOG:
                 return "full"
@@ -122,11 +122,14 @@ class Command:
 
     def close_input(self) -> bool:
         with self._lock:
-            if not self._live or self._input_closed or self._exited or self._closed:
+            if not self._takes_input():
                 return False
             self._input_closed = True
             self._poke()
         return True
+
+    def _takes_input(self) -> bool:  # with _lock held
+        return self._live and not (self._input_closed or self._exited or self._closed)
 
     @property
     def in_terminal(self) -> bool:

@@ -190,7 +190,7 @@ class ShellMethods:
                 streamId=p.stream_id,
             )
         if accepted == "closed" or (p.close_input and not command.close_input()):
-            raise _not_running(p.stream_id)
+            raise sh.command_not_running(p.stream_id)
         return sh.ShellWriteResult()
 
     def _h_shell_resize(self, req: Request, p: sh.ShellResizeParams) -> sh.ShellResizeResult:
@@ -203,14 +203,14 @@ class ShellMethods:
                 field="params.streamId",
             )
         if not command.resize(rows, cols):
-            raise _not_running(p.stream_id)
+            raise sh.command_not_running(p.stream_id)
         return sh.ShellResizeResult()
 
     def _streamed(self, stream_id: str) -> Command:
         with self.commands_lock:
             command = self.streams.get(stream_id)
         if command is None:
-            raise _not_running(stream_id)
+            raise sh.command_not_running(stream_id)
         return command
 
     def _exec(
@@ -262,14 +262,6 @@ class ShellMethods:
         deadline = time.monotonic() + KILL_GRACE_S + DRAIN_S + 1.0
         for _, thread in running:
             thread.join(max(0.0, deadline - time.monotonic()))
-
-
-def _not_running(stream_id: str) -> RpcError:
-    return RpcError(
-        ErrorType.COMMAND_NOT_RUNNING,
-        f"no running command of streamId {stream_id!r} takes input here",
-        streamId=stream_id,
-    )
 
 
 def _size(size: sh.TerminalSize, field: str) -> tuple[int, int]:
