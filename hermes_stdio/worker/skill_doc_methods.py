@@ -7,7 +7,9 @@ scans the skill directories to find a name). A name no skill has is
 ``unknown_skill`` (``data.name``); a ``skill/create`` name any skill has is
 ``skill_exists`` (``data.name``); a stale ``expectedVersion`` is
 ``config_conflict`` (``data.version``); what hermes refuses is
-``invalid_params`` naming the param at fault, with hermes' reason; a
+``invalid_params`` naming the param at fault, with hermes' reason; a change
+the file system refuses (a read-only directory) is ``config_read_only``
+(``data.name``); a
 ``SKILL.md`` that is not a regular file is ``profile_unreadable``
 (``data.file``); an agent with no skills (the synthetic one) is
 ``agent_unavailable``.
@@ -22,7 +24,7 @@ from ..protocol.record import Record
 from ..wire import ErrorType, Request, RpcError
 from .contract import AgentAdapter
 from .parts import answer_through, config_refusal
-from .skill_docs import Doc, SkillDocs, SkillRefused, SkillTaken
+from .skill_docs import Doc, SkillDocs, SkillReadOnly, SkillRefused, SkillTaken
 from .skill_toggles import UnknownSkill
 
 
@@ -39,6 +41,8 @@ class SkillDocMethods:
                 )
             if isinstance(exc, SkillTaken):
                 return RpcError(ErrorType.SKILL_EXISTS, str(exc), name=exc.name)
+            if isinstance(exc, SkillReadOnly):
+                return RpcError(ErrorType.CONFIG_READ_ONLY, str(exc), name=exc.name)
             if isinstance(exc, SkillRefused):
                 return RpcError(ErrorType.INVALID_PARAMS, str(exc), field=f"params.{exc.field}")
             return config_refusal(self.profile, exc)  # Conflict, Unusable

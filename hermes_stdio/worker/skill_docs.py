@@ -16,7 +16,9 @@ SHA-256 of the file's bytes; text that is not UTF-8 reads as U+FFFD.
 - ``delete(name)``: removes the skill's directory through hermes' own delete
   (its pinned and target checks); the ``SKILL.md`` path it had.
 ``UnknownSkill`` for a name no skill has; ``SkillRefused(field, why)`` for
-what hermes refuses, ``field`` naming the param at fault; ``Unusable`` for a
+what hermes refuses, ``field`` naming the param at fault; ``SkillReadOnly``
+when the file system refuses the change (a read-only external directory,
+say: permission denied or a read-only file system); ``Unusable`` for a
 ``SKILL.md`` that is there but is not a regular file (read, written or
 replaced, it would block). One lock orders these requests, so a version check
 and its write are one step for them (an agent's ``skill_manage`` is not
@@ -26,6 +28,7 @@ next session's system prompt lists the skill as it is now.
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import threading
 from collections.abc import Callable
@@ -43,6 +46,12 @@ Outcome = dict[str, Any]  # hermes' {"success": bool, "error": str, ...}
 class SkillTaken(Exception):
     def __init__(self, name: str, path: Path) -> None:
         super().__init__(f"a skill named {name!r} is already at {path}")
+        self.name = name
+
+
+class SkillReadOnly(Exception):
+    def __init__(self, name: str, exc: OSError) -> None:
+        super().__init__(f"skill {name!r} cannot be changed there: {exc.strerror or exc}")
         self.name = name
 
 
@@ -87,7 +96,7 @@ class SkillDocs:
                 now = _version(path)
                 if now != expected:
                     raise Conflict(now, f"skill {name}'s SKILL.md changed since that version")
-            self._done(self.hermes.edit(name, content), "content")
+            self._done(_guarded(name, lambda: self.hermes.edit(name, content)), "content")
             return self._doc(name, path)
 
     def create(self, name: str, content: str, category: str | None) -> Doc:
@@ -101,13 +110,14 @@ class SkillDocs:
             taken = self.hermes.find(name)
             if taken is not None:
                 raise SkillTaken(name, taken)
-            self._done(self.hermes.create(name, content, category), "content")
+            made = _guarded(name, lambda: self.hermes.create(name, content, category))
+            self._done(made, "content")
             return self._doc(name, self._file(name))
 
     def delete(self, name: str) -> str:
         with self._lock:
             path = self._file(name)
-            self._done(self.hermes.delete(name), "name")
+            self._done(_guarded(name, lambda: self.hermes.delete(name)), "name")
             return str(path)
 
     def _file(self, name: str) -> Path:
@@ -127,6 +137,15 @@ class SkillDocs:
     def _doc(self, name: str, path: Path) -> Doc:
         raw = path.read_bytes()
         return Doc(name, str(path), hashlib.sha256(raw).hexdigest(), raw.decode(errors="replace"))
+
+
+def _guarded(name: str, change: Callable[[], Outcome]) -> Outcome:
+    try:
+        return change()
+    except OSError as exc:
+        if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+            raise SkillReadOnly(name, exc) from exc
+        raise
 
 
 def _version(path: Path) -> str | None:

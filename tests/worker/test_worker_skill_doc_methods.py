@@ -3,6 +3,7 @@ wire names, and each refusal as its error."""
 
 from __future__ import annotations
 
+import errno
 import os
 from pathlib import Path
 from typing import Any
@@ -20,6 +21,10 @@ TEXT = "---\nname: kiwi\ndescription: d\n---\n\nbody\n"
 def skills(tmp_path: Path) -> Path:
     (tmp_path / "kiwi").mkdir()
     (tmp_path / "kiwi" / "SKILL.md").write_text(TEXT)
+    (tmp_path / "locked").mkdir()  # in a directory the file system will not change
+    (tmp_path / "locked" / "SKILL.md").write_text(TEXT)
+    (tmp_path / "full").mkdir()
+    (tmp_path / "full" / "SKILL.md").write_text(TEXT)
     (tmp_path / "pipe").mkdir()
     os.mkfifo(tmp_path / "pipe" / "SKILL.md")
     return tmp_path
@@ -31,10 +36,19 @@ def docs(harness: Any, skills: Path) -> SkillDocs:
         return skills / name if (skills / name).is_dir() else None
 
     def edit(name: str, content: str) -> dict[str, Any]:
+        if name == "locked":
+            raise PermissionError(errno.EACCES, "Permission denied")
+        if name == "full":
+            raise OSError(errno.ENOSPC, "No space left on device")
         if "description" not in content:
             return {"success": False, "error": "Frontmatter must include 'description' field."}
         (skills / name / "SKILL.md").write_text(content)
         return {"success": True}
+
+    def delete(name: str) -> dict[str, Any]:
+        if name == "locked":
+            raise OSError(errno.EROFS, "Read-only file system")
+        return {"success": False, "error": f"Skill '{name}' is pinned"}
 
     made = SkillDocs(
         HermesSkillDocs(
@@ -43,7 +57,7 @@ def docs(harness: Any, skills: Path) -> SkillDocs:
             check_category=lambda c: None,
             create=lambda n, c, cat: {"success": False, "error": "scan blocked it"},
             edit=edit,
-            delete=lambda n: {"success": False, "error": f"Skill '{n}' is pinned"},
+            delete=delete,
             changed=lambda: None,
         )
     )
@@ -80,6 +94,10 @@ BAD, STALE = ErrorType.INVALID_PARAMS, "0" * 64
         ("skill/write", {"name": "kiwi", "content": TEXT, "expectedVersion": STALE},
          ErrorType.CONFIG_CONFLICT, {}),
         ("skill/read", {"name": "pipe"}, ErrorType.PROFILE_UNREADABLE, {}),
+        ("skill/write", {"name": "locked", "content": TEXT}, ErrorType.CONFIG_READ_ONLY,
+         {"name": "locked"}),
+        ("skill/delete", {"name": "locked"}, ErrorType.CONFIG_READ_ONLY, {"name": "locked"}),
+        ("skill/write", {"name": "full", "content": TEXT}, ErrorType.INTERNAL_ERROR, {}),
         ("skill/read", {"name": ""}, BAD, {"field": "params.name"}),
     ],
 )  # fmt: skip
