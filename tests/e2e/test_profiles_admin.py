@@ -25,6 +25,8 @@ def create(host: HostClient, name: str, **params: Any) -> dict[str, Any]:
 
 
 def test_a_fresh_profile_is_made_listed_and_pushed(host: HostClient, home: Path) -> None:
+    # Pushed are changes the watch sees: one set up after the create would see none.
+    host.wait_stderr(lambda line: "watching the profiles" in line, timeout=20)
     made = create(host, "kiwi", description="Fruit research")
     kiwi = home / "profiles" / "kiwi"
     assert made == {
