@@ -36,6 +36,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..transport.profile_files import read_regular
 from .config_file import Conflict, Unusable
 from .context_files import hangs
 from .skill_toggles import UnknownSkill
@@ -126,7 +127,7 @@ class SkillDocs:
             raise UnknownSkill(name)
         path = found / "SKILL.md"
         if hangs(path):
-            raise Unusable("is not a regular file", f"skills/{name}/SKILL.md")
+            raise Unusable("is not a regular file", str(path))
         return path
 
     def _done(self, outcome: Outcome, field: str) -> None:
@@ -135,7 +136,9 @@ class SkillDocs:
         self.hermes.changed()
 
     def _doc(self, name: str, path: Path) -> Doc:
-        raw = path.read_bytes()
+        raw = read_regular(path)  # checked on the open file: a FIFO swapped in never blocks
+        if raw is None:
+            raise Unusable("is not a regular file", str(path))
         return Doc(name, str(path), hashlib.sha256(raw).hexdigest(), raw.decode(errors="replace"))
 
 
@@ -149,7 +152,5 @@ def _guarded(name: str, change: Callable[[], Outcome]) -> Outcome:
 
 
 def _version(path: Path) -> str | None:
-    try:
-        return hashlib.sha256(path.read_bytes()).hexdigest()
-    except FileNotFoundError:
-        return None
+    raw = read_regular(path)
+    return None if raw is None else hashlib.sha256(raw).hexdigest()
