@@ -641,4 +641,13 @@ WORKER_METHODS: dict[str, Method] = _methods(
         "supervisor",
         "The sessions whose background work goes on (asked before an idle or limit stop).",
     ),
+    Method(
+        "worker/setOptOut",
+        pw.WorkerSetOptOutParams,
+        None,
+        "supervisor",
+        "The run notifications the host opted out of, for runs started from now on;"
+        " sent first to a new worker, and again when a later initialize changes them.",
+        notification=True,
+    ),
 )

@@ -7,6 +7,8 @@ Contract:
 - ``RUN_NOTIFICATIONS`` are those about one run (their params start with
   ``runId``, ``sessionId`` and ``seq``); ``RELAYED_NOTIFICATIONS`` those a
   worker writes, which the supervisor relays to the host as they came.
+- ``REQUIRED_NOTIFICATIONS`` are those a host cannot opt out of
+  (``ClientCapabilities``).
 """
 
 from __future__ import annotations
@@ -253,6 +255,14 @@ WORKER_NOTIFICATIONS: dict[str, NotificationSpec] = {
     ),
 }
 
+# What a host cannot opt out of: a run's bounds, and each request a run waits on
+# with its end (a host that never heard of one could leave the run waiting).
+REQUIRED_NOTIFICATIONS = frozenset(
+    n
+    for n, spec in SERVER_NOTIFICATIONS.items()
+    if n in ("run/started", "run/completed")
+    or (spec.run_scoped and n.endswith(("/requested", "/resolved")))
+)
 RUN_NOTIFICATIONS = frozenset(n for n, spec in SERVER_NOTIFICATIONS.items() if spec.run_scoped)
 # What the supervisor relays from workers to the host as it came.
 RELAYED_NOTIFICATIONS = frozenset(

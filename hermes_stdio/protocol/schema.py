@@ -52,7 +52,7 @@ def build_schema() -> dict[str, Any]:
         **{
             m.name: {
                 "params": schema_of(m.params, defs),
-                "result": schema_of(m.result, defs),
+                **({} if m.notification else {"result": schema_of(m.result, defs)}),
                 "description": m.doc,
             }
             for m in WORKER_METHODS.values()

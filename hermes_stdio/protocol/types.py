@@ -56,6 +56,21 @@ class ClientInfo(Record):
     version: str | None = doc_field("The host's version.", None)
 
 
+class ClientCapabilities(Record):
+    opt_out_notification_methods: list[str] | None = doc_field(
+        "Notifications the server must not send this host (each one of"
+        " ServerCapabilities.notifications). Those a run or a waiting request needs"
+        " (run/started, run/completed, and every .../requested and .../resolved) cannot"
+        " be opted out of.",
+        None,
+    )
+    opt_out_run_events: list[str] | None = doc_field(
+        "run/event types the server must not send this host (each one of"
+        " ServerCapabilities.runEvents).",
+        None,
+    )
+
+
 class InitializeOptions(Record):
     prewarm_profiles: list[str] | None = doc_field(
         "Profiles whose workers start (and import hermes-agent) right after initialize, "
@@ -67,7 +82,9 @@ class InitializeOptions(Record):
 class InitializeParams(Record):
     protocol_version: int = doc_field("The protocol version the host speaks; this server speaks 1.")
     client_info: ClientInfo | None = doc_field("Who the host is.", None)
-    capabilities: JsonObject | None = doc_field("Host capabilities; reserved, send {}.", None)
+    capabilities: ClientCapabilities | None = doc_field(
+        "What the host wants sent; null or {} for everything.", None
+    )
     options: InitializeOptions | None = doc_field("Server options.", None)
 
 

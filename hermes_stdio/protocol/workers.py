@@ -108,6 +108,14 @@ class WorkerReadyNotification(Record):
     )
 
 
+class WorkerSetOptOutParams(Record):
+    notifications: list[str] = doc_field(
+        "Run notifications the host opted out of (run/delta, run/event): not sent, and"
+        " not numbered."
+    )
+    run_events: list[str] = doc_field("run/event types the host opted out of: the same.")
+
+
 class WorkerBackgroundResult(Record):
     sessions: list[str] = doc_field(
         "The sessions whose background work goes on: a background process still running,"

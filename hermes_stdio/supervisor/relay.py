@@ -23,6 +23,9 @@ Contract (a mixin of ``Supervisor``, which provides ``routes`` and ``host``):
   one starts.
 - ``worker/mcpChanged`` becomes the host's ``mcp/statusChanged``, naming the
   worker's profile and ``workerKey``.
+- A notification outside any run that the host opted out of (``opt_out``) is
+  dropped here (``_notify_host`` for the supervisor's own); a run's never
+  reaches us, its worker drops it.
 """
 
 from __future__ import annotations
@@ -43,6 +46,7 @@ from ..protocol import toolbox as tx
 from ..protocol import types as t
 from ..protocol import workers as pw
 from ..protocol.model import fields_of
+from ..protocol.opt_out import OptOut
 from ..transport import Peer
 from ..transport.log import log
 from ..wire import Notification, RpcError
@@ -84,6 +88,13 @@ class RelayMethods:
     routes: Routes
     host: Peer | None
     command_states: CommandStates
+    opt_out: OptOut
+
+    def _notify_host(self, method: str, params: Any) -> None:
+        """A notification outside any run, unless the host opted out of it."""
+        assert self.host is not None
+        if not self.opt_out.mutes(method):
+            self.host.notify(method, params)
 
     def _fast_relay(
         self, slot: WorkerSlot
@@ -121,6 +132,8 @@ class RelayMethods:
             ident = params.get(f"{kind}Id")
             if event in ("requested", "resolved") and isinstance(ident, str):
                 self.routes.note_waiting(run_id, (kind, ident), event == "requested")
+        elif self.opt_out.mutes(note.method):
+            return  # (a run's: its worker dropped it before numbering)
         assert self.host is not None
         self.host.send_raw(body)
 
@@ -131,14 +144,13 @@ class RelayMethods:
         except RpcError as exc:
             log(f"hermes-stdio: bad {note.method} from {slot.label!r}: {exc.message}")
             return
-        assert self.host is not None
         if isinstance(told, pw.WorkerCommandsChangedNotification):
             if self.command_states.changed(slot.profile, told.fingerprint):
                 listed = tx.CommandListChangedNotification(slot.profile)
-                self.host.notify("command/listChanged", encode(listed))
+                self._notify_host("command/listChanged", encode(listed))
         elif isinstance(told, pw.WorkerMcpChangedNotification):
             status = tx.McpStatusChangedNotification(slot.profile, slot.worker_key, told.servers)
-            self.host.notify("mcp/statusChanged", encode(status))
+            self._notify_host("mcp/statusChanged", encode(status))
 
     def _track(self, slot: WorkerSlot, method: str, run_id: str, session_id: str, seq: int) -> None:
         """What a relayed run notification tells the routes (fast and slow path alike)."""
@@ -175,4 +187,4 @@ class RelayMethods:
             final = t.RunResultResult(route.run_id, route.session_id, "error", None, error)
             self.routes.finish(route, encode(final))
             self.host.send_raw(encode_notification("run/completed", encode(done)))
-        self.host.notify("worker/exited", encode(note))
+        self._notify_host("worker/exited", encode(note))

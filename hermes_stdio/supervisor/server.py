@@ -3,7 +3,9 @@
 Contract:
 - Lifecycle like LSP: ``initialize`` first (others get -32002), ``shutdown``
   stops every worker, then ``exit`` ends the process (0 after shutdown, else
-  1). EOF on stdin means the host is gone.
+  1). EOF on stdin means the host is gone. What ``initialize``'s capabilities
+  opt out of is checked first (``protocol.opt_out``) and holds until the next
+  ``initialize``: the workers are told (``WorkerPool.tell_opt_out``).
 - Every host request gets exactly one response; ``$/cancelRequest`` answers
   a pending one at once with -32800 and drops its later result. It names the
   request by the id it was sent with, even one the params rules would refuse.
@@ -46,6 +48,7 @@ from ..protocol import soul as so
 from ..protocol import types as t
 from ..protocol import workers as pw
 from ..protocol.events import EVENT_TYPES
+from ..protocol.opt_out import NO_OPT_OUT, opt_out
 from ..protocol.record import Record
 from ..transport import Peer
 from ..transport.log import log, report_error
@@ -117,6 +120,7 @@ class Supervisor(RoutedMethods, ShellRouting, RelayMethods, ProfileMethods, Soul
         self.pool.on_ready = self._worker_started
         self.pool.before_start = self.idle.make_room
         self.host: Peer | None = None
+        self.opt_out = NO_OPT_OUT  # initialize's capabilities
         self.state = "uninitialized"  # -> initialized -> shut_down
         self.exit_code: int | None = None
         self.exited = threading.Event()
@@ -232,6 +236,7 @@ class Supervisor(RoutedMethods, ShellRouting, RelayMethods, ProfileMethods, Soul
             )
         # Checked before anything changes: a refused initialize leaves no trace.
         prewarm = list(dict.fromkeys(self._key(name, None) for name in self._prewarm_list(p)))
+        muted = opt_out(p.capabilities)
         limit = self.idle.max_workers
         if 0 < limit < len(prewarm):
             raise RpcError(
@@ -240,6 +245,8 @@ class Supervisor(RoutedMethods, ShellRouting, RelayMethods, ProfileMethods, Soul
                 field="params.options.prewarmProfiles",
             )
         self.state = "initialized"
+        self.opt_out = muted
+        self.pool.tell_opt_out(muted)
         self.pool.reset_backoff()
         caps = t.ServerCapabilities(
             methods=list(HOST_METHODS),
@@ -264,12 +271,10 @@ class Supervisor(RoutedMethods, ShellRouting, RelayMethods, ProfileMethods, Soul
         from .profile_watch import ProfileWatch  # ctypes: not on the way to initialize
 
         def announce() -> None:
-            assert self.host is not None
-            self.host.notify("profile/listChanged", encode(pf.ProfileListChangedNotification()))
+            self._notify_host("profile/listChanged", encode(pf.ProfileListChangedNotification()))
 
         def push(method: str, params: Record) -> None:
-            assert self.host is not None
-            self.host.notify(method, encode(params))
+            self._notify_host(method, encode(params))
 
         files = {
             "config.yaml": lambda p, v: push("config/changed", cf.ConfigChangedNotification(p, v)),
@@ -336,8 +341,7 @@ class Supervisor(RoutedMethods, ShellRouting, RelayMethods, ProfileMethods, Soul
         )
 
     def _worker_started(self, slot: WorkerSlot) -> None:
-        assert self.host is not None
-        self.host.notify(
+        self._notify_host(
             "worker/started", encode(pw.WorkerStartedNotification(self._worker_info(slot)))
         )
         self.idle.arm()

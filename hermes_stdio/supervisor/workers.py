@@ -37,6 +37,9 @@ Contract:
   started instead.
 - ``close()`` (shutdown): no worker starts any more (``shutting_down``), and
   every worker is stopped, a start in progress included.
+- ``tell_opt_out`` sends ``worker/setOptOut`` to the running workers when what
+  the host opted out of changes; a worker started later gets it before
+  anything else (nothing when the host opted out of nothing).
 - With a ``template``, a worker is forked from it when it can be, and spawned
   cold otherwise; the slot records which and why (``start_mode``,
   ``fork_fallback``). Either way the rest is the same.
@@ -52,8 +55,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ..protocol import PROTOCOL_VERSION, decode
+from ..protocol import PROTOCOL_VERSION, decode, encode
 from ..protocol import workers as pw
+from ..protocol.opt_out import NO_OPT_OUT, OptOut
 from ..transport import Peer, relay_stderr, spawn_child, stop_child
 from ..transport.log import log
 from ..transport.process import WORKER_TAG, ChildProcess, is_stopped, kill_tagged
@@ -104,6 +108,9 @@ class _Connection:
             self.exit_handled.set()
 
 
+_NOTHING_OPTED_OUT = encode(NO_OPT_OUT.for_worker())
+
+
 class WorkerPool:
     def __init__(
         self,
@@ -139,6 +146,8 @@ class WorkerPool:
         self.on_ready: Callable[[WorkerSlot], None] | None = None
         # Called under the slot's lock before a start; may stop another worker or raise.
         self.before_start: Callable[[WorkerSlot], None] | None = None
+        self._opt_out_lock = threading.Lock()
+        self._opt_out = _NOTHING_OPTED_OUT
 
     def slot(self, profile: str, worker_key: str | None) -> WorkerSlot:
         with self._lock:
@@ -282,7 +291,10 @@ class WorkerPool:
             f"{INPUT_BACKLOG_BYTES >> 20} MiB already sent to it; try again later",
             profile=slot.profile,
         )
-        slot.peer = peer
+        with self._opt_out_lock:  # told before anything else: before its first run
+            slot.peer = peer
+            if self._opt_out != _NOTHING_OPTED_OUT:
+                peer.notify("worker/setOptOut", self._opt_out)
         peer.start()
         if not slot.ready.wait(self.ready_timeout):
             slot.start_error = RpcError(
@@ -292,6 +304,18 @@ class WorkerPool:
             self.stop(slot, reason="start_failed")
             raise slot.start_error
         return peer
+
+    def tell_opt_out(self, opt_out: OptOut) -> None:
+        """The run notifications the host opted out of: told to every worker running
+        now when they change, and first to each worker started from now on."""
+        params = encode(opt_out.for_worker())
+        with self._opt_out_lock:
+            if params == self._opt_out:
+                return
+            self._opt_out = params
+            for slot in self.slots():
+                if slot.peer is not None and slot.state in ("starting", "ready"):
+                    slot.peer.notify("worker/setOptOut", params)
 
     def mark_ready(self, slot: WorkerSlot, proc: ChildProcess, params: dict[str, Any]) -> None:
         try:

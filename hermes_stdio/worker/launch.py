@@ -1,7 +1,8 @@
 """Opening a run of a session and running it on a thread of its own.
 
 Contract (a mixin of ``WorkerService``, which provides ``sessions``, ``runs``,
-``_lock``, ``peer``, ``profile``, ``_threads``, ``_outbox`` and ``_release``):
+``_lock``, ``peer``, ``profile``, ``_threads``, ``_outbox``, ``opt_out`` and
+``_release``):
 ``_open_run`` makes the session's new run (creating the session, to be
 restored from the database when asked, if this worker does not hold it or it
 was destroyed) or raises ``session_busy``; ``_launch`` acknowledges it with
@@ -31,6 +32,7 @@ from collections.abc import Callable
 
 from ..protocol import encode
 from ..protocol import types as t
+from ..protocol.opt_out import OptOut
 from ..transport import Peer
 from ..transport.log import log, report_error
 from ..wire import Request
@@ -51,6 +53,7 @@ class RunLauncher:
     profile: str
     _threads: dict[str, threading.Thread]
     _outbox: Callable[[], Outbox | Callable[[bytes], bool]]
+    opt_out: OptOut  # the host's (``worker/setOptOut``), for each run as it opens
     _release: Callable[[Session, Run], None]
     _titled: Callable[[str], Announce]
     _stopped: bool
@@ -73,7 +76,7 @@ class RunLauncher:
                 self.sessions[session_id] = session
             if session.run is not None:
                 raise session_busy(session_id, session.run.run_id)
-            run = Run(new_id("run"), session_id, self._outbox())
+            run = Run(new_id("run"), session_id, self._outbox(), self.opt_out)
             run.on_complete = lambda: self._release(session, run)
             session.run = run
             session.last_used_at = int(time.time() * 1000)
@@ -174,7 +177,7 @@ class RunLauncher:
         if session.run is not None or not session.notices:
             return None  # its run's end starts the next
         notice = session.notices.pop(0)
-        run = Run(new_id("run"), session.session_id, self._outbox())
+        run = Run(new_id("run"), session.session_id, self._outbox(), self.opt_out)
         run.trigger = t.RunTrigger(notice.kind, notice.source_id, notice.message)
         run.on_complete = lambda: self._release(session, run)
         session.run = run

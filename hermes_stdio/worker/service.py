@@ -24,6 +24,8 @@ Contract:
   earliest such moment, from the end of each run; nothing polls.
 - ``worker/background`` answers the sessions whose background work goes on
   (``tasks``, with the host's requests about that work).
+- ``worker/setOptOut`` sets the run notifications the host opted out of, for
+  each run opened after it (``state.Run`` drops them before numbering).
 """
 
 from __future__ import annotations
@@ -36,6 +38,8 @@ from typing import Any
 
 from ..protocol import HOST_METHODS, WORKER_METHODS, decode, encode
 from ..protocol import types as t
+from ..protocol import workers as pw
+from ..protocol.opt_out import NO_OPT_OUT, OptOut
 from ..transport import FrameWriter, Peer
 from ..transport.log import log, report_error
 from ..transport.timers import TIMERS, Soonest, Timers
@@ -69,7 +73,7 @@ _METHODS = {**HOST_METHODS, **WORKER_METHODS}
 # What a worker answers: every request the supervisor routes to it, and its own.
 _ROUTED = {
     name for name, m in HOST_METHODS.items() if m.route != "supervisor" and not m.notification
-} | set(WORKER_METHODS)
+} | {name for name, m in WORKER_METHODS.items() if not m.notification}
 
 
 class WorkerService(
@@ -116,6 +120,7 @@ class WorkerService(
         self.repo_files = RepoFiles()
         self.commands, self.commands_lock, self.commands_stopped = {}, threading.Lock(), False
         self.streams = {}
+        self.opt_out = NO_OPT_OUT
 
     def attach(self, peer: Peer) -> None:
         self.peer = peer
@@ -154,6 +159,14 @@ class WorkerService(
                 return
             self.jobs.cancel(target.id)
             self.cancel_command(target.id)
+            return
+        if note.method == "worker/setOptOut":
+            try:
+                told: pw.WorkerSetOptOutParams = decode(pw.WorkerSetOptOutParams, note.params)
+            except RpcError as exc:
+                log(f"worker: ignoring worker/setOptOut: {exc.message}")
+                return
+            self.opt_out = OptOut.from_worker(told)
             return
         log(f"worker: ignoring notification {note.method!r}")
 

@@ -4,7 +4,8 @@ Contract:
 - ``Run.emit`` / ``Run.delta`` queue run-scoped notifications under the run's
   lock; each takes its ``seq`` (1, 2, 3 ...) when written (see ``outbox``), so
   the wire order is the seq order even when callbacks arrive on several
-  threads, and lagging deltas coalesce.
+  threads, and lagging deltas coalesce. What the host opted out of (its
+  ``OptOut``) is dropped before it is queued, so it takes no ``seq``.
 - ``Run.complete`` sends the one ``run/completed``; afterwards every emit is
   dropped (late stream deltas cannot follow the terminal notification). Its
   ``on_complete`` is called once and then let go, so a finished run is in no
@@ -29,6 +30,7 @@ from typing import Any
 
 from ..protocol import encode
 from ..protocol import types as t
+from ..protocol.opt_out import NO_OPT_OUT, OptOut
 from .images import Attachment
 from .notices import Notice
 from .outbox import DeltaItem, NoteItem, Outbox, as_outbox, delta_head
@@ -132,7 +134,13 @@ class Session:
 
 
 class Run:
-    def __init__(self, run_id: str, session_id: str, out: Outbox | Callable[[bytes], bool]) -> None:
+    def __init__(
+        self,
+        run_id: str,
+        session_id: str,
+        out: Outbox | Callable[[bytes], bool],
+        opt_out: OptOut = NO_OPT_OUT,
+    ) -> None:
         self.run_id = run_id
         self.session_id = session_id
         self._out = as_outbox(out)
@@ -147,6 +155,9 @@ class Run:
         # (the session) is free by the time the host hears the run ended.
         self.on_complete: Callable[[], None] | None = None
         self._delta_head = delta_head(run_id, session_id)
+        # What the host opted out of is dropped here, before it takes a seq.
+        self._opt_out = opt_out
+        self._no_deltas = opt_out.mutes("run/delta")
         self.last_written = 0.0  # set by its items as they are rendered (outbox)
         self.expand_commands = True  # run/start expandCommands
         self.expand_references = True  # run/start expandReferences
@@ -210,12 +221,16 @@ class Run:
         with self._lock:
             if self.done:
                 return False
+            if self._opt_out.mutes_run_note(method, payload):
+                return True
             return self._out.send_lazy(NoteItem(self, method, payload))
 
     def delta(self, text: str) -> bool:
         with self._lock:
             if self.done:
                 return False
+            if self._no_deltas:
+                return True
             if self._out.merge_tail(self, text):
                 return True
             return self._out.send_lazy(DeltaItem(self, self._delta_head, text))

@@ -240,7 +240,8 @@ def test_encode_recurses_through_lists_and_dicts_of_records():
 
 def test_decode_of_an_encoded_record_gives_back_an_equal_record():
     options = t.InitializeOptions(prewarm_profiles=["work"])
-    params = t.InitializeParams(1, t.ClientInfo("editor", "2.0"), {}, options)
+    caps = t.ClientCapabilities(["run/delta"], None)
+    params = t.InitializeParams(1, t.ClientInfo("editor", "2.0"), caps, options)
     assert decode(t.InitializeParams, encode(params)) == params
     note = t.RunCompletedNotification("r", "s", 4, "error", None, t.RunError("agent_error", "x"))
     assert decode(t.RunCompletedNotification, encode(note)) == note

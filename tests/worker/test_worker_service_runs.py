@@ -288,3 +288,30 @@ def test_late_deltas_after_completion_are_dropped(harness):
     msgs = harness.run_messages(ack["runId"])
     assert [m["method"] for m in msgs] == ["run/started", "run/delta", "run/completed"]
     assert "too late" not in str(harness.peer.snapshot())
+
+
+def test_runs_opened_after_worker_set_opt_out_drop_what_it_names_and_number_the_rest(harness):
+    from hermes_stdio.wire import Notification
+
+    before = harness.start("hi")
+    harness.wait_completed(before["runId"])
+    told = {"notifications": ["run/delta"], "runEvents": ["status"]}
+    harness.service.on_notification(harness.peer, Notification("worker/setOptOut", told), b"")
+    after = harness.start("hi")
+    done = harness.wait_completed(after["runId"])
+    msgs = harness.run_messages(after["runId"])
+    assert [m["method"] for m in msgs] == ["run/started", "run/completed"]
+    assert seqs(msgs) == [1, 2]
+    assert done["result"]["finalResponse"] == "Hello"  # the text is still in the result
+    # The run before it was sent everything.
+    assert [m["method"] for m in harness.run_messages(before["runId"])].count("run/delta") == 2
+
+
+def test_a_malformed_worker_set_opt_out_is_ignored_and_changes_nothing(harness):
+    from hermes_stdio.wire import Notification
+
+    bad = {"notifications": "run/delta", "runEvents": []}
+    harness.service.on_notification(harness.peer, Notification("worker/setOptOut", bad), b"")
+    ack = harness.start("hi")
+    harness.wait_completed(ack["runId"])
+    assert seqs(harness.run_messages(ack["runId"])) == [1, 2, 3, 4, 5]

@@ -184,3 +184,22 @@ def test_new_ids_are_prefixed_and_unique():
     ids = {new_id("run") for _ in range(1000)}
     assert len(ids) == 1000
     assert all(i.startswith("run_") for i in ids)
+
+
+def test_what_the_host_opted_out_of_is_dropped_before_it_takes_a_seq():
+    from hermes_stdio.protocol.opt_out import OptOut
+
+    sent = Sent()
+    run = Run("r", "s", sent, OptOut(frozenset({"run/delta"}), frozenset({"tool.progress"})))
+    run.emit("run/started", {"profile": "p"})
+    assert run.delta("dropped")
+    assert run.emit("run/event", {"event": {"type": "tool.progress"}})
+    run.emit("run/event", {"event": {"type": "status"}})
+    run.complete("complete")
+    methods = [json.loads(b)["method"] for b in sent.bodies]
+    assert [(p["seq"], m) for p, m in zip(sent.params(), methods, strict=True)] == [
+        (1, "run/started"),
+        (2, "run/event"),
+        (3, "run/completed"),
+    ]
+    assert sent.params()[1]["event"] == {"type": "status"}

@@ -318,6 +318,17 @@ export interface ClarifyRespondResult {
   outcome: 'answered';
 }
 
+export interface ClientCapabilities {
+  /**
+   * Notifications the server must not send this host (each one of ServerCapabilities.notifications). Those a run or a waiting request needs (run/started, run/completed, and every .../requested and .../resolved) cannot be opted out of.
+   */
+  optOutNotificationMethods?: string[] | null;
+  /**
+   * run/event types the server must not send this host (each one of ServerCapabilities.runEvents).
+   */
+  optOutRunEvents?: string[] | null;
+}
+
 export interface ClientInfo {
   /**
    * The host's name, for logs.
@@ -1122,11 +1133,9 @@ export interface InitializeParams {
    */
   clientInfo?: ClientInfo | null;
   /**
-   * Host capabilities; reserved, send {}.
+   * What the host wants sent; null or {} for everything.
    */
-  capabilities?: {
-    [k: string]: unknown;
-  } | null;
+  capabilities?: ClientCapabilities | null;
   /**
    * Server options.
    */
@@ -4339,6 +4348,17 @@ export interface WorkerRestartResult {
    * The worker after the restart.
    */
   worker: WorkerInfo;
+}
+
+export interface WorkerSetOptOutParams {
+  /**
+   * Run notifications the host opted out of (run/delta, run/event): not sent, and not numbered.
+   */
+  notifications: string[];
+  /**
+   * run/event types the host opted out of: the same.
+   */
+  runEvents: string[];
 }
 
 export interface WorkerStartedNotification {
