@@ -45,6 +45,12 @@ class ShellExecParams(Record):
         f" 1 to {MAX_SHELL_TIMEOUT_MS}.",
         DEFAULT_SHELL_TIMEOUT_MS,
     )
+    disable_timeout: bool = doc_field(
+        "Run it with no time limit (timeoutMs is then ignored): until it exits, the"
+        " request is cancelled, or its worker stops. For a host's terminal panel or a"
+        " dev server it watches.",
+        False,
+    )
     stdin: str | None = doc_field(
         f"Text for its stdin (UTF-8, at most {MAX_SHELL_STDIN} characters), closed after;"
         " null: /dev/null.",

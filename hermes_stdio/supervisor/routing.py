@@ -114,9 +114,10 @@ class RoutedMethods:
         *,
         on_cancelled: Callable[[Any], None] | None = None,
         on_failed: Callable[[], None] | None = None,
-        timeout: float = REQUEST_TIMEOUT_S,
+        timeout: float | None = REQUEST_TIMEOUT_S,
     ) -> None:
-        """Send ``req`` to ``slot``'s worker (starting it if needed) and relay the answer."""
+        """Send ``req`` to ``slot``'s worker (starting it if needed) and relay the answer
+        (waited for ``timeout`` seconds; None: until the worker answers or dies)."""
 
         sent = Forward(req)
 

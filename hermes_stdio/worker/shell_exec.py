@@ -29,7 +29,7 @@ Contract (``Command``; no hermes, no wire):
   killed, before the program is reaped (so the group's id cannot have been
   reused meanwhile); output already written is read to its end, for at most
   ``DRAIN_S`` more (a process that left the group may hold the pipes open).
-- Past ``timeout_s``, or once ``cancel()`` is called (from any thread, at any
+- Past ``timeout_s`` (None: no limit), or once ``cancel()`` is called (from any thread, at any
   time, before ``run`` too), the group gets SIGTERM (with SIGCONT, so a
   stopped process gets it) and, ``KILL_GRACE_S`` later, SIGKILL. A cancelled
   command is never spawned if it had not been yet.
@@ -161,7 +161,7 @@ class Command:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(self._pid, sig)
 
-    def run(self, cwd: str, env: dict[str, str], timeout_s: float) -> Outcome:
+    def run(self, cwd: str, env: dict[str, str], timeout_s: float | None) -> Outcome:
         start = time.monotonic()
         try:
             with self._lock:
@@ -169,7 +169,8 @@ class Command:
                     return Outcome(None, False, True, "", "", False, 0.0)
                 proc, reads, feed_fd = self._spawn(cwd, env)
                 self._pid = proc.pid
-            timed_out = self._follow(proc, reads, feed_fd, start + timeout_s)
+            deadline = None if timeout_s is None else start + timeout_s
+            timed_out = self._follow(proc, reads, feed_fd, deadline)
             with self._lock:
                 self._pid = None  # reaped below: its id may be reused from now on
             code = proc.wait()
@@ -237,7 +238,7 @@ class Command:
         proc: subprocess.Popen[bytes],
         streams: dict[int, Stream],
         feed_fd: int | None,
-        deadline: float,
+        deadline: float | None,
     ) -> bool:
         """Read until the program exited and its output is read; True if it timed out."""
         exited_fd = os.pidfd_open(proc.pid)
@@ -258,7 +259,7 @@ class Command:
                     due = drain_until
                 else:
                     with self._lock:
-                        if self._ending_at is None and now >= deadline:
+                        if self._ending_at is None and deadline is not None and now >= deadline:
                             timed_out = not self._cancelled
                             self._end()
                         ending = self._ending_at

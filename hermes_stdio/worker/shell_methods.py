@@ -5,7 +5,8 @@ Contract (a mixin of ``WorkerService``, which provides ``adapter``, ``peer``
 and ``_session_workspace``):
 - Checked on the reader: ``command`` (1 to ``MAX_COMMAND_ARGS`` arguments,
   ``MAX_COMMAND_CHARS`` in all, a non-empty program, no NUL), ``stdin`` (at
-  most ``MAX_SHELL_STDIN`` characters), ``timeoutMs`` and ``workspace``
+  most ``MAX_SHELL_STDIN`` characters), ``timeoutMs`` (unless
+  ``disableTimeout``: no limit) and ``workspace``
   (``invalid_params`` naming the field); a worker that is
   stopping is ``shutting_down``; with ``MAX_COMMANDS`` already running,
   ``too_many_commands``.
@@ -89,7 +90,7 @@ class ShellMethods:
 
     def _h_shell_exec(self, req: Request, p: sh.ShellExecParams) -> object:
         argv = _checked(p.command)
-        if not 1 <= p.timeout_ms <= sh.MAX_SHELL_TIMEOUT_MS:
+        if not p.disable_timeout and not 1 <= p.timeout_ms <= sh.MAX_SHELL_TIMEOUT_MS:
             raise RpcError(
                 ErrorType.INVALID_PARAMS,
                 f"timeoutMs must be 1 to {sh.MAX_SHELL_TIMEOUT_MS}",
@@ -235,7 +236,8 @@ class ShellMethods:
                     description=why,
                 )
         try:
-            done = command.run(root, _tagged(policy.env()), p.timeout_ms / 1000)
+            limit = None if p.disable_timeout else p.timeout_ms / 1000
+            done = command.run(root, _tagged(policy.env()), limit)
         except OSError as exc:
             raise RpcError(
                 ErrorType.INVALID_PARAMS, f"cannot run {argv[0]!r}: {exc}", field="params.command"

@@ -133,6 +133,26 @@ def test_past_its_timeout_a_command_is_ended_with_what_it_left_running(
     assert wait_gone(int(pid_file.read_text()), timeout=10)
 
 
+def test_with_disable_timeout_a_command_outlives_its_timeout_ms_until_it_exits(
+    host: HostClient,
+) -> None:
+    params = {
+        "command": ["bash", "-c", "echo ready; read line; echo got $line"],
+        "streamId": "t-1",
+        "interactive": True,
+        "timeoutMs": 1,  # would end it at once
+        "disableTimeout": True,
+    }
+    msg_id = host.send_request("shell/exec", params)
+    host.wait_for(lambda n: n.method == "shell/output" and n.params["text"] == "ready\n")
+    host.request("shell/write", {"streamId": "t-1", "text": "hello\n"})
+    resp = host.response(msg_id)
+    assert resp.result is not None, resp.error
+    assert (resp.result["timedOut"], resp.result["exitCode"]) == (False, 0)
+    said = [n.params["text"] for n in received(host, "shell/output")]
+    assert "".join(said) == "ready\ngot hello\n"
+
+
 def running(host: HostClient, stream_id: str) -> tuple[Any, int]:
     """Send a command that runs until ended; its request id and pid, once it runs
     (it says so on its streamed output)."""

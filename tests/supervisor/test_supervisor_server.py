@@ -147,23 +147,24 @@ class RecordingPeer:
     """A ready worker's peer that records what it is asked, and how long it waits."""
 
     def __init__(self) -> None:
-        self.asked: list[tuple[str, float]] = []
+        self.asked: list[tuple[str, float | None]] = []
 
-    def request(self, method: str, params: Any, handle: Any, timeout: float) -> int:
+    def request(self, method: str, params: Any, handle: Any, timeout: float | None) -> int:
         self.asked.append((method, timeout))
         return len(self.asked)
 
 
 @pytest.mark.parametrize(
-    ("timeout_ms", "waits"),
+    ("timeout_ms", "waits", "unlimited"),
     [
-        (None, 60 + shell_routing.SHELL_SLACK_S),  # the default timeoutMs: 60 s
-        (1_000, routing.REQUEST_TIMEOUT_S),
-        (300_000, 300 + shell_routing.SHELL_SLACK_S),
+        (None, 60 + shell_routing.SHELL_SLACK_S, False),  # the default timeoutMs: 60 s
+        (1_000, routing.REQUEST_TIMEOUT_S, False),
+        (300_000, 300 + shell_routing.SHELL_SLACK_S, False),
+        (1_000, None, True),  # disableTimeout: until it answers or dies
     ],
 )
 def test_a_shell_command_is_waited_for_its_timeout_plus_the_slack_and_never_less_than_any(
-    tmp_path: Path, timeout_ms: int | None, waits: float
+    tmp_path: Path, timeout_ms: int | None, waits: float | None, unlimited: bool
 ) -> None:
     sup, host = supervisor(tmp_path)
     slot = sup.pool.slot("play", None)
@@ -172,6 +173,8 @@ def test_a_shell_command_is_waited_for_its_timeout_plus_the_slack_and_never_less
     params: dict[str, Any] = {"command": ["true"], "profile": "play"}
     if timeout_ms is not None:
         params["timeoutMs"] = timeout_ms
+    if unlimited:
+        params["disableTimeout"] = True
     req = Request(5, "shell/exec", params)
     sup.on_request(host, req)  # type: ignore[arg-type]
     assert peer.asked == [("shell/exec", waits)] and host.answers == []

@@ -173,6 +173,15 @@ def test_past_its_timeout_a_command_is_ended_and_answered(shell: Any) -> None:
     assert (got["timedOut"], got["exitCode"], got["signal"]) == (True, None, "SIGTERM")
 
 
+def test_with_disable_timeout_a_command_outlives_its_timeout_ms_which_is_not_checked(
+    shell: Any,
+) -> None:
+    script = ["bash", "-c", "sleep 0.3; echo done"]
+    params = {"command": script, "timeoutMs": 0, "disableTimeout": True}
+    got = shell.call("shell/exec", params)["result"]
+    assert (got["timedOut"], got["exitCode"], got["stdout"]) == (False, 0, "done\n")
+
+
 def test_more_than_the_limit_at_once_is_too_many_commands(shell: Any, tmp_path: Path) -> None:
     for n in range(MAX_COMMANDS):
         started(shell, 100 + n, tmp_path / f"ready{n}")

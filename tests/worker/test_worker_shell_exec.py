@@ -89,6 +89,15 @@ def test_cancel_from_another_thread_ends_it_and_says_so(tmp_path: Path) -> None:
     assert done.returncode == -15 and done.duration_s < 10
 
 
+def test_with_no_time_limit_it_runs_until_cancelled(tmp_path: Path) -> None:
+    started = threading.Event()
+    command = Command(["bash", "-c", "echo up; exec sleep 30"], lambda _s, _t: started.set())
+    threading.Thread(target=lambda: started.wait(10) and command.cancel()).start()
+    done = command.run(str(tmp_path), ENV, None)
+    assert done.cancelled and not done.timed_out
+    assert done.returncode == -15 and done.duration_s < 10
+
+
 def test_a_command_cancelled_before_it_runs_is_never_spawned(tmp_path: Path) -> None:
     marker = tmp_path / "ran"
     command = Command(["touch", str(marker)])

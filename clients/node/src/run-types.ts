@@ -90,7 +90,10 @@ export type ApprovalAnswer = Pick<ApprovalRespondParams, 'decision' | 'reason'>;
 export interface CollectedRun {
   runId: string;
   sessionId: string;
-  /** All delta texts joined, in `seq` order. */
+  /**
+   * All delta texts joined, in `seq` order; empty for a client that opted out of
+   * `run/delta` at `initialize` (the answer is then `completed.result.finalResponse`).
+   */
   text: string;
   deltas: RunDeltaNotification[];
   events: RunEventNotification[];

@@ -120,6 +120,36 @@ describe('hermes-stdio supervisor', { skip: !haveBin && `no ${hermesBin}`, timeo
     }
   });
 
+  test('a client that opted out of run/delta and status events gets the answer in run/completed, seq gapless', { skip: !python && 'no python for the scripted LLM', timeout: 120_000 }, async () => {
+    const reply = 'Hello from the scripted model';
+    const llm = await startScriptedLLM(python, reply);
+    let client;
+    try {
+      const home = await makeHome(python, path.join(root, 'optout'), llm.port);
+      client = await HermesStdioClient.spawn({ command: hermesBin, env: offlineEnv(home) });
+      await client.initialize(
+        { name: 'node-test' },
+        { capabilities: { optOutNotificationMethods: ['run/delta'], optOutRunEvents: ['status'] } },
+      );
+      const deltas = [];
+      const run = await client.runToCompletion({ message: 'Say hello' }, { onDelta: (d) => deltas.push(d.text), timeoutMs: 90_000 });
+      assert.equal(run.completed.status, 'complete', `${JSON.stringify(run.completed)}\nstderr:\n${client.stderrTail}`);
+      assert.deepEqual([deltas, run.deltas, run.text], [[], [], '']);
+      assert.ok(run.events.every((e) => e.event.type !== 'status'));
+      assert.equal(run.completed.result?.finalResponse, reply);
+      const seqs = [run.started.seq, ...run.events.map((e) => e.seq), run.completed.seq].sort((a, b) => a - b);
+      assert.deepEqual(seqs, seqs.map((_, i) => i + 1), 'seq is 1..n without gaps');
+      await assert.rejects(
+        client.initialize({ name: 'node-test' }, { capabilities: { optOutNotificationMethods: ['run/completed'] } }),
+        (e) => e instanceof HermesStdioError && e.data.type === 'invalid_params',
+      );
+      assert.deepEqual(await client.shutdown({ timeoutMs: 30_000 }), { code: 0, signal: null });
+    } finally {
+      await client?.dispose();
+      await llm.stop();
+    }
+  });
+
   test('runToCompletion answers approvals, questions and compression through onApproval, onClarify and onCompression', { skip: !python && 'no python for the scripted LLM', timeout: 120_000 }, async () => {
     const kept = path.join(root, 'approvals', 'kept');
     const gone = path.join(root, 'approvals', 'gone');

@@ -2934,6 +2934,10 @@ export interface ShellExecParams {
    */
   timeoutMs?: number;
   /**
+   * Run it with no time limit (timeoutMs is then ignored): until it exits, the request is cancelled, or its worker stops. For a host's terminal panel or a dev server it watches.
+   */
+  disableTimeout?: boolean;
+  /**
    * Text for its stdin (UTF-8, at most 1048576 characters), closed after; null: /dev/null.
    */
   stdin?: string | null;
