@@ -78,6 +78,10 @@ def _any_request_id(note: Notification) -> RequestId | None:
     return target if ok and set(params) == {"id"} else None
 
 
+# How long a profile/list waits for the profile watch to read its starting point.
+WATCH_SETTLE_S = 5.0
+
+
 class Supervisor(RoutedMethods, ShellRouting, RelayMethods, ProfileMethods, SoulMethods):
     def __init__(
         self,
@@ -128,6 +132,8 @@ class Supervisor(RoutedMethods, ShellRouting, RelayMethods, ProfileMethods, Soul
         self._inflight: dict[RequestId, Request] = {}  # host requests not answered yet
         self.forwards = Forwards()
         self._profile_lists = Batch(self._profile_listing, self._answer_all)
+        self._watch_started = False  # one profile watch per process, whatever initializes
+        self._watch_settled = threading.Event()  # it read its baseline (or cannot watch)
 
     def attach(self, host: Peer) -> None:
         self.host = host
@@ -261,7 +267,13 @@ class Supervisor(RoutedMethods, ShellRouting, RelayMethods, ProfileMethods, Soul
             # After the answer, and off the host's reader: reading the profiles' .env
             # files and spawning it would delay the next request.
             spawn_thread(self.pool.template.start)
-        spawn_thread(self._watch_profiles)  # reads every profile's YAML: off the reader
+        if not self._watch_started:  # another would push every change once more
+            self._watch_started = True
+            try:
+                spawn_thread(self._watch_profiles)  # reads every profile's YAML: off the reader
+            except RuntimeError:
+                self._watch_settled.set()  # no watch: listings need not wait for one
+                raise
         for slot in [self.pool.slot(*key) for key in prewarm]:
             self._start_worker(
                 slot, lambda _peer: None, functools.partial(self._prewarm_failed, slot)
@@ -290,10 +302,16 @@ class Supervisor(RoutedMethods, ShellRouting, RelayMethods, ProfileMethods, Soul
                 "memory/changed", mm.MemoryChangedNotification(p, "user")
             ),
         }
-        if ProfileWatch(self.home, announce, files).start():
-            log("hermes-stdio: watching the profiles for profile/listChanged")
-        else:
-            log("hermes-stdio: profiles are not watched (no inotify): profile/listChanged not sent")
+        try:
+            if ProfileWatch(self.home, announce, files).start():
+                log("hermes-stdio: watching the profiles for profile/listChanged")
+            else:
+                log(
+                    "hermes-stdio: profiles are not watched (no inotify):"
+                    " profile/listChanged not sent"
+                )
+        finally:
+            self._watch_settled.set()
 
     @staticmethod
     def _prewarm_list(p: t.InitializeParams) -> list[str]:
@@ -350,6 +368,9 @@ class Supervisor(RoutedMethods, ShellRouting, RelayMethods, ProfileMethods, Soul
         self._profile_lists.add(req)  # reads every profile's YAML: off the host's reader
 
     def _profile_listing(self) -> pf.ProfileListResult:
+        # Never a listing older than the watch's starting point: a change made between
+        # the two would reach the host neither in the listing nor as a push.
+        self._watch_settled.wait(WATCH_SETTLE_S)
         live = [s.profile for s in self.pool.slots() if s.state in ("starting", "ready")]
         return pf.ProfileListResult(
             [

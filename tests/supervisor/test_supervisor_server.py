@@ -37,6 +37,7 @@ def supervisor(home: Path) -> tuple[Supervisor, Host]:
     host = Host()
     sup.host = host  # type: ignore[assignment]
     sup.state = "initialized"
+    sup._watch_settled.set()  # as initialize's watch would (it watches nothing here)
     return sup, host
 
 
@@ -329,3 +330,33 @@ def test_a_request_arriving_as_its_worker_gets_ready_goes_after_those_waiting_fo
     monkeypatch.setattr(sup.pool, "ensure_ready", lambda _slot: peer)
     starts[0]()  # the start's thread delivers what waited
     assert [method for method, _ in peer.asked] == ["shell/exec", "shell/write"]
+
+
+def test_an_initialize_after_the_first_starts_no_second_profile_watch(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    sup, host = supervisor(tmp_path)
+    sup.state = "uninitialized"
+    started: list[Callable[[], None]] = []
+    monkeypatch.setattr(server, "spawn_thread", started.append)
+    for msg_id in (1, 2, 3):
+        sup.on_request(host, Request(msg_id, "initialize", {"protocolVersion": 1}))  # type: ignore[arg-type]
+    assert [error for _, _, error in host.answers] == [None, None, None]
+    # Each watch pushes every change: a second one would push each twice.
+    assert [getattr(fn, "__name__", "") for fn in started] == ["_watch_profiles"]
+
+
+def test_a_profile_listing_waits_for_the_watch_to_read_its_starting_point(
+    tmp_path: Path,
+) -> None:
+    sup, _host = supervisor(tmp_path)
+    waits: list[float | None] = []
+
+    class Settled:
+        def wait(self, timeout: float | None = None) -> bool:
+            waits.append(timeout)
+            return True
+
+    sup._watch_settled = Settled()  # type: ignore[assignment]
+    assert [p.name for p in sup._profile_listing().profiles] == ["default", "play"]
+    assert waits == [server.WATCH_SETTLE_S]
