@@ -6,9 +6,10 @@ Contract:
   ``invalid_params`` naming its place in the params; otherwise an ``OptOut``.
   ``NO_OPT_OUT`` mutes nothing.
 - Who applies it: a run's notifications are dropped by the worker before they
-  are numbered, so ``seq`` stays gapless (``OptOut.for_worker`` is what a worker
-  is told, ``from_worker`` what it rebuilds); every other notification by the
-  supervisor as it sends it (``mutes``).
+  are numbered, so ``seq`` stays gapless; the others a worker writes are not
+  written (``OptOut.for_worker`` is what a worker is told, ``from_worker`` what
+  it rebuilds); the supervisor drops those it sends itself, and those a worker
+  wrote before it was told (``mutes``).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from typing import Any
 
 from ..wire import ErrorType, RpcError
 from .events import EVENT_TYPES
-from .notifications import REQUIRED_NOTIFICATIONS, RUN_NOTIFICATIONS, SERVER_NOTIFICATIONS
+from .notifications import REQUIRED_NOTIFICATIONS, SERVER_NOTIFICATIONS
 from .types import ClientCapabilities
 from .workers import WorkerSetOptOutParams
 
@@ -42,9 +43,7 @@ class OptOut:
         return isinstance(event, dict) and event.get("type") in self.run_events
 
     def for_worker(self) -> WorkerSetOptOutParams:
-        return WorkerSetOptOutParams(
-            sorted(self.methods & RUN_NOTIFICATIONS), sorted(self.run_events)
-        )
+        return WorkerSetOptOutParams(sorted(self.methods), sorted(self.run_events))
 
     @staticmethod
     def from_worker(p: WorkerSetOptOutParams) -> OptOut:

@@ -110,8 +110,7 @@ class WorkerReadyNotification(Record):
 
 class WorkerSetOptOutParams(Record):
     notifications: list[str] = doc_field(
-        "Run notifications the host opted out of (run/delta, run/event): not sent, and"
-        " not numbered."
+        "Notifications the host opted out of: not sent (a run's not numbered either)."
     )
     run_events: list[str] = doc_field("run/event types the host opted out of: the same.")
 

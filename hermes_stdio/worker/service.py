@@ -24,8 +24,9 @@ Contract:
   earliest such moment, from the end of each run; nothing polls.
 - ``worker/background`` answers the sessions whose background work goes on
   (``tasks``, with the host's requests about that work).
-- ``worker/setOptOut`` sets the run notifications the host opted out of, for
-  each run opened after it (``state.Run`` drops them before numbering).
+- ``worker/setOptOut`` sets the notifications the host opted out of: not
+  written from then on; a run's, for each run opened after it (``state.Run``
+  drops them before numbering).
 """
 
 from __future__ import annotations
@@ -245,7 +246,7 @@ class WorkerService(
 
     def _titled(self, session_id: str) -> Callable[[str], None]:
         def announce(title: str) -> None:
-            if self.peer is not None:
+            if self.peer is not None and not self.opt_out.mutes("session/titled"):
                 note = t.SessionTitledNotification(session_id, title)
                 self.peer.notify("session/titled", encode(note))
 

@@ -47,6 +47,7 @@ from typing import Any
 
 from ..protocol import encode
 from ..protocol import shell as sh
+from ..protocol.opt_out import OptOut
 from ..transport import Peer
 from ..transport.process import WORKER_TAG, exit_status
 from ..wire import ErrorType, Request, RequestId, RpcError
@@ -82,6 +83,7 @@ class ShellMethods:
     adapter: AgentAdapter
     peer: Peer | None
     _session_workspace: Callable[[str | None], str | None]
+    opt_out: OptOut  # shell/output opted out of is not written
 
     commands: dict[RequestId, tuple[Command, threading.Thread]]  # running ones, by request
     streams: dict[str, Command]  # running interactive or terminal ones, by streamId
@@ -115,8 +117,9 @@ class ShellMethods:
         size = None if p.terminal is None else _size(p.terminal, "params.terminal")
 
         def output(stream: Stream, text: str) -> None:
-            note = sh.ShellOutputNotification(stream_id or "", stream, text)
-            peer.notify("shell/output", encode(note))
+            if not self.opt_out.mutes("shell/output"):
+                note = sh.ShellOutputNotification(stream_id or "", stream, text)
+                peer.notify("shell/output", encode(note))
 
         stdin = None if p.stdin is None else p.stdin.encode()
         command = Command(

@@ -34,6 +34,7 @@ from ..protocol import encode
 from ..protocol import processes as pr
 from ..protocol import types as t
 from ..protocol import workers as pw
+from ..protocol.opt_out import OptOut
 from ..protocol.record import Record
 from ..protocol.toolbox import McpServerInfo
 from ..transport import Peer
@@ -59,6 +60,7 @@ class TaskMethods:
     answer_off_reader: Callable[[Request, str, Callable[[], Record]], object]  # ``queries``
     _outbox: Callable[[], Outbox | Callable[[bytes], bool]]
     _text_streams: dict[tuple[str, str, str | None], TextStream]
+    opt_out: OptOut  # what the host opted out of is not written
 
     def _h_process_list(self, req: Request, p: t.SessionTarget) -> Any:
         def listed() -> pr.ProcessListResult:
@@ -109,6 +111,8 @@ class TaskMethods:
     def _subagent_progress(
         self, session_id: str, subagent_id: str, progress: pr.SubagentProgress
     ) -> None:
+        if self.opt_out.mutes("subagent/progress"):
+            return
         note = pr.SubagentProgressNotification(session_id, subagent_id, progress)
         if progress.kind != "subagent.text" or not progress.preview or self.peer is None:
             self._tell("subagent", "progress", note)
@@ -140,7 +144,7 @@ class TaskMethods:
         self._tell("worker", "commandsChanged", pw.WorkerCommandsChangedNotification(fingerprint))
 
     def _tell(self, work: str, change: str, note: Record) -> None:
-        if self.peer is not None:
+        if self.peer is not None and not self.opt_out.mutes(f"{work}/{change}"):
             self.peer.notify(f"{work}/{change}", encode(note))
 
     def _h_worker_background(self, req: Request, p: t.EmptyParams) -> pw.WorkerBackgroundResult:

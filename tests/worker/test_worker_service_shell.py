@@ -134,6 +134,15 @@ def test_a_dangerous_command_runs_only_once_approved(shell: Any, tmp_path: Path)
     assert not victim.exists()
 
 
+def test_streamed_output_the_host_opted_out_of_is_never_written(shell: Any) -> None:
+    from hermes_stdio.protocol.opt_out import OptOut
+
+    shell.service.opt_out = OptOut(frozenset({"shell/output"}))
+    got = shell.call("shell/exec", {"command": ["echo", "one"], "streamId": "s-1"})
+    assert got["result"]["exitCode"] == 0 and got["result"]["stdout"] == ""
+    assert [m for m in shell.peer.snapshot() if m.get("method") == "shell/output"] == []
+
+
 def test_streamed_output_is_notified_before_the_answer_and_not_repeated_in_it(
     shell: Any,
 ) -> None:

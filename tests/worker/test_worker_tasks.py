@@ -169,3 +169,17 @@ def test_a_fast_subagent_stream_lingers_as_a_runs_deltas_do_and_leaves_before_wh
 
     sent = [(p["progress"]["childId"], p["progress"]["preview"]) for p in frames(read_fd, write_fd)]
     assert sent == [("sa-0", "a"), ("sa-0", "bc"), ("sa-0", "ls"), ("sa-1", "z")]
+
+
+def test_what_the_host_opted_out_of_is_never_written(harness: Harness) -> None:
+    from hermes_stdio.protocol.opt_out import OptOut
+
+    service, _writer, read_fd, write_fd = service_on_pipe(harness)
+    service.opt_out = OptOut(frozenset({"subagent/progress", "subagent/started"}))
+    service._subagent_progress("sess_1", "deleg_1", progress("subagent.text", "hidden"))
+    service._subagent_progress("sess_1", "deleg_1", progress("subagent.tool", "hidden"))
+    info = pr.SubagentInfo("deleg_1", "goal", "running", None, 0, None)
+    service._subagent_changed("started", "sess_1", info)
+    service._subagent_changed("ended", "sess_1", info)
+    service.peer.writer.wait_idle(WAIT)  # type: ignore[union-attr]
+    assert [list(p) for p in frames(read_fd, write_fd)] == [["sessionId", "subagent"]]

@@ -4356,7 +4356,7 @@ export interface WorkerRestartResult {
 
 export interface WorkerSetOptOutParams {
   /**
-   * Run notifications the host opted out of (run/delta, run/event): not sent, and not numbered.
+   * Notifications the host opted out of: not sent (a run's not numbered either).
    */
   notifications: string[];
   /**
