@@ -140,6 +140,20 @@ HOST_METHODS: dict[str, Method] = _methods(
         "Make a profile the one hermes' CLI runs without -p, as hermes profile use does.",
     ),
     Method(
+        "profile/export",
+        pf.ProfileExportParams,
+        pf.ProfileExportResult,
+        "supervisor",
+        "Pack a profile into a .tar.gz as hermes profile export does, its secrets left out.",
+    ),
+    Method(
+        "profile/import",
+        pf.ProfileImportParams,
+        pf.ProfileImportResult,
+        "supervisor",
+        "Make a profile from an archive as hermes profile import does.",
+    ),
+    Method(
         "worker/restart",
         t.WorkerTarget,
         pw.WorkerRestartResult,
@@ -646,7 +660,7 @@ WORKER_METHODS: dict[str, Method] = _methods(
         pw.WorkerSetOptOutParams,
         None,
         "supervisor",
-        "The run notifications the host opted out of, for runs started from now on;"
+        "The notifications the host opted out of (a run's: for runs opened from now on);"
         " sent first to a new worker, and again when a later initialize changes them.",
         notification=True,
     ),

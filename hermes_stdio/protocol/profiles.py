@@ -99,3 +99,32 @@ class ProfileSetActiveParams(Record):
 
 class ProfileSetActiveResult(Record):
     profile: ProfileInfo = doc_field("The profile now, as profile/list gives it.")
+
+
+MAX_ARCHIVE_PATH = 4096  # PATH_MAX
+
+
+class ProfileExportParams(Record):
+    name: Annotated[str, Name(64)] = doc_field("The profile to pack; default is the Hermes home's.")
+    path: Annotated[str, Name(MAX_ARCHIVE_PATH)] = doc_field(
+        "Where to write the archive: an absolute path ending in .tar.gz, in an existing"
+        " directory; a file there is replaced."
+    )
+
+
+class ProfileExportResult(Record):
+    path: str = doc_field("The archive written.")
+
+
+class ProfileImportParams(Record):
+    path: Annotated[str, Name(MAX_ARCHIVE_PATH)] = doc_field(
+        "The archive to unpack (a .tar.gz profile/export or hermes profile export wrote):"
+        " an absolute path."
+    )
+    name: Annotated[str, Name(64)] | None = doc_field(
+        "The new profile's name, by profile/create's rules; null: the archive's own.", None
+    )
+
+
+class ProfileImportResult(Record):
+    profile: ProfileInfo = doc_field("The new profile, as profile/list gives it.")

@@ -1,18 +1,22 @@
-"""``profile/create``, ``profile/rename`` and ``profile/delete``: hermes' own code,
-run in a child process.
+"""``profile/create``, ``profile/rename``, ``profile/delete``, ``profile/export``
+and ``profile/import``: hermes' own code, run in a child process.
 
 Contract: ``make_profile(python, home, base_env, name, clone_from, no_skills,
-description)``, ``rename_profile(python, home, base_env, name, new_name)`` and
-``delete_profile(python, home, base_env, name)`` run
+description)``, ``rename_profile(python, home, base_env, name, new_name)``,
+``delete_profile(python, home, base_env, name)``, ``export_profile(python,
+home, base_env, name, path)`` and ``import_profile(python, home, base_env,
+path, name)`` run
 ``worker.profile_admin`` with ``python`` (the workers' interpreter; the
 supervisor never imports hermes-agent) in a session of its own, stdin from
 /dev/null, ``HERMES_HOME`` the Hermes root and no profile's secrets
 (``template_env``: a clone copies the source's ``.env`` as a file, never
 through an environment), lazy installs off; its stderr goes to ours. Each
 waits at most ``TIMEOUT_S``, then kills the child's group. Each returns the
-profile's directory, or raises: ``profile_exists`` (``data.profile``),
-``unknown_profile`` (nothing to rename or delete), ``invalid_profile`` for a
-name or source hermes refuses, ``agent_unavailable`` without hermes-agent,
+profile's directory (export: the archive), or raises: ``profile_exists``
+(``data.profile``), ``unknown_profile`` (nothing to rename, delete or
+export), ``invalid_profile`` for a name or source hermes refuses,
+``invalid_params`` naming ``params.path`` for an archive hermes would not
+unpack or one that could not be written, ``agent_unavailable`` without hermes-agent,
 ``internal_error`` for anything else (a directory that could not be moved
 or removed, a crash, a timeout, an answer that is not one).
 """
@@ -66,6 +70,17 @@ def delete_profile(python: str, home: Path, base_env: dict[str, str], name: str)
     return _run(python, home, base_env, name, ["delete", f"--name={name}"])
 
 
+def export_profile(python: str, home: Path, base_env: dict[str, str], name: str, path: str) -> Path:
+    return _run(python, home, base_env, name, ["export", f"--name={name}", f"--path={path}"])
+
+
+def import_profile(
+    python: str, home: Path, base_env: dict[str, str], path: str, name: str | None
+) -> Path:
+    args = ["import", f"--path={path}", *([f"--name={name}"] if name is not None else [])]
+    return _run(python, home, base_env, name or "", args)
+
+
 def _run(
     python: str,
     home: Path,
@@ -114,6 +129,10 @@ def _answer(name: str, code: int, out: bytes, taken: str) -> Path:
         log(f"hermes-stdio: a profile child exited {code} without an answer")
         raise RpcError(ErrorType.INTERNAL_ERROR) from None
     error, message = answer.get("error"), str(answer.get("message", ""))
+    if isinstance(answer.get("name"), str):  # the name an archive gave
+        name = taken = answer["name"]
+    if error in ("bad_archive", "unwritable"):
+        raise RpcError(ErrorType.INVALID_PARAMS, message, field="params.path")
     if error == "exists":
         raise RpcError(ErrorType.PROFILE_EXISTS, message, profile=taken)
     if error == "missing":

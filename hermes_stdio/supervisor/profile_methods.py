@@ -1,12 +1,13 @@
 """``profile/create``, ``profile/rename``, ``profile/delete``,
-``profile/setDescription`` and ``profile/setActive``: the supervisor's side.
+``profile/setDescription``, ``profile/setActive``, ``profile/export`` and
+``profile/import``: the supervisor's side.
 
 Contract (a mixin of ``Supervisor``, which provides ``home``, ``pool`` (whose
 Python and environment the child runs with), ``routes``, ``closing``,
 ``_lock``, ``_reply``, ``_in_thread``, ``_key``, ``_refuse_closing`` and
 ``_profile_listing``): each checks its params on the host's reader, then does
-its work on a handler thread, never on the reader; the first three run
-hermes' own code in a child process (``profile_admin``).
+its work on a handler thread, never on the reader; create, rename, delete,
+export and import run hermes' own code in a child process (``profile_admin``).
 - ``profile/create``: ``name`` a valid name (``invalid_profile``) other than
   ``default`` (``profile_exists``) and not a rename's new name now,
   ``cloneFrom`` an existing profile, ``noSkills`` only without it
@@ -36,6 +37,13 @@ hermes' own code in a child process (``profile_admin``).
   ``active_profile`` is written as ``hermes profile use`` writes it (removed
   for ``default``), replaced at once under the home's flock, on a handler
   thread. The answer is the profile as ``profile/list`` gives it.
+- ``profile/export``: ``name`` any existing profile not being renamed or
+  deleted, ``path`` an absolute path ending in ``.tar.gz`` whose directory
+  exists (``invalid_params`` naming ``params.path``); its workers go on. The
+  answer is the archive's path.
+- ``profile/import``: ``path`` an absolute path to a regular file (never a
+  FIFO, which would hold the child), ``name`` by ``profile/create``'s rules
+  when given. The answer is the new profile as ``profile/list`` gives it.
 """
 
 from __future__ import annotations
@@ -52,7 +60,13 @@ from ..protocol import workers as pw
 from ..transport.file_replace import flocked, replace_file
 from ..transport.profile_files import load_config
 from ..wire import ErrorType, Request, RpcError
-from .profile_admin import delete_profile, make_profile, rename_profile
+from .profile_admin import (
+    delete_profile,
+    export_profile,
+    import_profile,
+    make_profile,
+    rename_profile,
+)
 from .profiles import ACTIVE_FILE, DEFAULT_PROFILE, check_name, profile_home
 from .routes import Routes, SlotKey
 from .routing import spawn_thread
@@ -150,6 +164,32 @@ class ProfileMethods:
 
         self._in_thread(req, activate)
 
+    def _h_profile_export(self, req: Request, p: pf.ProfileExportParams) -> None:
+        name = self._key(p.name, None)[0]  # unknown, escaping, or being renamed or deleted
+        if not (os.path.isabs(p.path) and p.path.endswith(".tar.gz")):
+            raise _bad_path("an absolute path ending in .tar.gz")
+        if not os.path.isdir(os.path.dirname(p.path)) or os.path.isdir(p.path):
+            raise _bad_path("a file in an existing directory")
+
+        def export() -> pf.ProfileExportResult:
+            return pf.ProfileExportResult(str(export_profile(*self._child(), name, p.path)))
+
+        self._in_thread(req, export)
+
+    def _h_profile_import(self, req: Request, p: pf.ProfileImportParams) -> None:
+        name = None if p.name is None else self._new_name(p.name)
+        if name is not None:
+            self._refuse_closing(name)  # a rename's new name, not made yet
+        if not (os.path.isabs(p.path) and os.path.isfile(p.path)):
+            raise _bad_path("an absolute path to an archive")
+
+        def unpack() -> pf.ProfileImportResult:
+            made = import_profile(*self._child(), p.path, name).name
+            info = next(i for i in self._profile_listing().profiles if i.name == made)
+            return pf.ProfileImportResult(info)
+
+        self._in_thread(req, unpack)
+
     def _old_name(self, given: str) -> str:
         """An existing profile that may be renamed or deleted: never default."""
         name = check_name(given)
@@ -213,3 +253,7 @@ class ProfileMethods:
                 self._reply(req, error=exc)
 
         spawn_thread(run)  # a child process, a second or so: never on the host's reader
+
+
+def _bad_path(wanted: str) -> RpcError:
+    return RpcError(ErrorType.INVALID_PARAMS, f"path must be {wanted}", field="params.path")

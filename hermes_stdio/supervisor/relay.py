@@ -133,7 +133,7 @@ class RelayMethods:
             if event in ("requested", "resolved") and isinstance(ident, str):
                 self.routes.note_waiting(run_id, (kind, ident), event == "requested")
         elif self.opt_out.mutes(note.method):
-            return  # (a run's: its worker dropped it before numbering)
+            return  # one its worker wrote before it was told (a run's it never writes)
         assert self.host is not None
         self.host.send_raw(body)
 

@@ -306,8 +306,8 @@ class WorkerPool:
         return peer
 
     def tell_opt_out(self, opt_out: OptOut) -> None:
-        """The run notifications the host opted out of: told to every worker running
-        now when they change, and first to each worker started from now on."""
+        """What the host opted out of: told to every worker running now when it
+        changes, and first to each worker started from now on."""
         params = encode(opt_out.for_worker())
         with self._opt_out_lock:
             if params == self._opt_out:

@@ -1,5 +1,6 @@
-"""Make, rename or delete a profile with hermes' own code, in a process of its
-own (``profile/create``, ``profile/rename``, ``profile/delete``).
+"""Make, rename, delete, pack or unpack a profile with hermes' own code, in a
+process of its own (``profile/create``, ``profile/rename``, ``profile/delete``,
+``profile/export``, ``profile/import``).
 
 Contract: ``main(argv)`` runs with ``HERMES_HOME`` the Hermes root and no
 profile's secrets in its environment (the supervisor's ``template_env``):
@@ -18,12 +19,23 @@ profile's secrets in its environment (the supervisor's ``template_env``):
 - ``delete --name N`` deletes it as ``hermes profile delete --yes`` does
   (hermes' ``delete_profile``: its gateway service and processes stopped, its
   alias removed, its directory removed).
+- ``export --name N --path P`` packs it into the ``.tar.gz`` ``P`` as ``hermes
+  profile export`` does (hermes' ``export_profile``: a named profile without
+  its ``.env`` and ``auth.json``; the default one, only what hermes' allow-list
+  keeps of the home), tried twice when a file vanished while it was copied (a
+  running worker replaces its files). The answer's ``home`` is the archive.
+- ``import --path P [--name N]`` unpacks it as ``hermes profile import`` does
+  (hermes' ``import_profile``: each member checked, no link, nothing outside
+  the new profile, staged then moved in), under ``N`` or the archive's one
+  top-level directory; the name is checked first. ``bad_archive`` for what is
+  not a profile archive hermes would unpack.
 hermes' prints go to stderr: the answer alone is written to the original
 stdout, one JSON line, ``{"home": path, "seeded": bool | null}`` (``seeded``:
 create only) or ``{"error": kind, "message": text}`` with kind ``exists``,
-``missing`` (no such profile to rename or delete), ``invalid`` (a name
-hermes refuses, a source that is gone), ``failed`` (the directory could not
-be moved or removed) or
+``missing`` (no such profile to rename, delete or export), ``invalid`` (a
+name hermes refuses, a source that is gone), ``failed`` (the directory could
+not be moved or removed), ``bad_archive``, ``unwritable`` (the archive could
+not be written) or
 ``unavailable`` (hermes-agent missing). It exits 0 once it has answered.
 """
 
@@ -48,6 +60,12 @@ def _parser() -> argparse.ArgumentParser:
     rename.add_argument("--new-name", required=True)
     delete = actions.add_parser("delete")
     delete.add_argument("--name", required=True)
+    export = actions.add_parser("export")
+    export.add_argument("--name", required=True)
+    export.add_argument("--path", required=True)
+    unpack = actions.add_parser("import")
+    unpack.add_argument("--path", required=True)
+    unpack.add_argument("--name")
     return parser
 
 
@@ -66,6 +84,10 @@ def main(argv: list[str] | None = None) -> int:
         return answer({"error": "unavailable", "message": f"cannot import hermes-agent: {exc}"})
     if args.action == "rename":
         return answer(_rename(profiles, args.name, args.new_name))
+    if args.action == "export":
+        return answer(_export(profiles, args.name, args.path))
+    if args.action == "import":
+        return answer(_import(profiles, args.path, args.name))
     if args.action == "delete":
         try:
             gone = profiles.delete_profile(args.name, yes=True)
@@ -114,6 +136,56 @@ def _rename(profiles: Any, old: str, new: str) -> dict[str, Any]:
     except OSError as exc:
         return {"error": "failed", "message": str(exc)}
     return {"home": str(path)}
+
+
+def _export(profiles: Any, name: str, path: str) -> dict[str, Any]:
+    import shutil
+
+    try:
+        try:
+            written = profiles.export_profile(name, path)
+        except shutil.Error:  # a file a running worker replaced went while it was copied
+            written = profiles.export_profile(name, path)
+    except shutil.Error as exc:
+        return {"error": "failed", "message": f"the profile kept changing: {exc}"}
+    except FileNotFoundError as exc:
+        return {"error": "missing", "message": str(exc)}
+    except ValueError as exc:
+        return {"error": "invalid", "message": str(exc)}
+    except OSError as exc:
+        return {"error": "unwritable", "message": str(exc)}
+    return {"home": str(written)}
+
+
+def _import(profiles: Any, path: str, name: str | None) -> dict[str, Any]:
+    import tarfile
+    from pathlib import Path
+
+    # What tarfile and gzip raise for a file that is not an archive, or is cut short.
+    unreadable = (ValueError, tarfile.TarError, EOFError, OSError)
+    try:
+        roots = profiles._inspect_profile_archive_roots(Path(path))
+    except unreadable as exc:
+        return {"error": "bad_archive", "message": f"not a profile archive: {exc}"}
+    if name is None and len(roots) != 1:
+        message = "a profile archive has exactly one top-level directory"
+        return {"error": "bad_archive", "message": message}
+    canon = profiles.normalize_profile_name(name or roots.pop())
+    if canon == "default":  # the Hermes home itself: it exists
+        return {"error": "exists", "message": "default is the Hermes home", "name": canon}
+    try:
+        profiles.validate_profile_name(canon)
+    except ValueError as exc:
+        return {"error": "invalid", "message": str(exc), "name": canon}
+    try:
+        made = profiles.import_profile(path, canon)
+    except FileExistsError as exc:
+        return {"error": "exists", "message": str(exc), "name": canon}
+    except unreadable[:3] as exc:
+        return {"error": "bad_archive", "message": f"not a profile archive: {exc}"}
+    except OSError as exc:
+        return {"error": "failed", "message": str(exc)}
+    return {"home": str(made)}
 
 
 if __name__ == "__main__":

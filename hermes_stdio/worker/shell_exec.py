@@ -29,8 +29,8 @@ Contract (``Command``; no hermes, no wire):
   killed, before the program is reaped (so the group's id cannot have been
   reused meanwhile); output already written is read to its end, for at most
   ``DRAIN_S`` more (a process that left the group may hold the pipes open).
-- Past ``timeout_s`` (None: no limit), or once ``cancel()`` is called (from any thread, at any
-  time, before ``run`` too), the group gets SIGTERM (with SIGCONT, so a
+- Past ``timeout_s`` (None: no limit), or once ``cancel()`` is called (from
+  any thread, at any time, before ``run`` too), the group gets SIGTERM (with SIGCONT, so a
   stopped process gets it) and, ``KILL_GRACE_S`` later, SIGKILL. A cancelled
   command is never spawned if it had not been yet.
 - A program that cannot be started (no such file, not executable) raises

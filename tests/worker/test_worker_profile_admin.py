@@ -102,3 +102,26 @@ def test_a_rename_hermes_refuses_is_answered_as_such_and_moves_nothing(tmp_path:
     assert make(home, "rename", "--name", "work", "--new-name", "sudo")["error"] == "invalid"
     assert make(home, "rename", "--name", "default", "--new-name", "job")["error"] == "invalid"
     assert sorted(p.name for p in (home / "profiles").iterdir()) == ["play", "work"]
+
+
+def test_a_profile_is_packed_without_its_secrets_and_unpacked_under_another_name(
+    tmp_path: Path,
+) -> None:
+    home = make_home(tmp_path, "http://127.0.0.1:9/v1", profiles={"work": {"K": "secret"}})
+    (home / "profiles" / "work" / "SOUL.md").write_text("Work soul\n")
+    archive = str(tmp_path / "work.tar.gz")
+    assert make(home, "export", "--name", "work", "--path", archive) == {"home": archive}
+    assert make(home, "export", "--name", "gone", "--path", archive)["error"] == "missing"
+    made = make(home, "import", "--path", archive, "--name", "kiwi")
+    assert made == {"home": str(home / "profiles" / "kiwi")}
+    kiwi = home / "profiles" / "kiwi"
+    assert (kiwi / "SOUL.md").read_text() == "Work soul\n" and not (kiwi / ".env").exists()
+    taken = make(home, "import", "--path", archive)
+    assert (taken["error"], taken["name"]) == ("exists", "work")
+    assert make(home, "import", "--path", archive, "--name", "sudo")["error"] == "invalid"
+    default = make(home, "import", "--path", archive, "--name", "default")
+    assert (default["error"], default["name"]) == ("exists", "default")
+    (tmp_path / "junk.tar.gz").write_bytes(b"junk")
+    junk = make(home, "import", "--path", str(tmp_path / "junk.tar.gz"))
+    assert junk["error"] == "bad_archive"
+    assert sorted(p.name for p in (home / "profiles").iterdir()) == ["kiwi", "work"]

@@ -1569,6 +1569,42 @@ export interface ProfileDeleteResult {
   home: string;
 }
 
+export interface ProfileExportParams {
+  /**
+   * The profile to pack; default is the Hermes home's.
+   */
+  name: string;
+  /**
+   * Where to write the archive: an absolute path ending in .tar.gz, in an existing directory; a file there is replaced.
+   */
+  path: string;
+}
+
+export interface ProfileExportResult {
+  /**
+   * The archive written.
+   */
+  path: string;
+}
+
+export interface ProfileImportParams {
+  /**
+   * The archive to unpack (a .tar.gz profile/export or hermes profile export wrote): an absolute path.
+   */
+  path: string;
+  /**
+   * The new profile's name, by profile/create's rules; null: the archive's own.
+   */
+  name?: string | null;
+}
+
+export interface ProfileImportResult {
+  /**
+   * The new profile, as profile/list gives it.
+   */
+  profile: ProfileInfo;
+}
+
 export interface ProfileInfo {
   /**
    * What requests name it by; default is the Hermes home itself.
@@ -4453,6 +4489,10 @@ export interface HostRequests {
   'profile/create': { params: ProfileCreateParams; result: ProfileCreateResult };
   /** Delete a profile as hermes profile delete does, once its workers have stopped. */
   'profile/delete': { params: ProfileDeleteParams; result: ProfileDeleteResult };
+  /** Pack a profile into a .tar.gz as hermes profile export does, its secrets left out. */
+  'profile/export': { params: ProfileExportParams; result: ProfileExportResult };
+  /** Make a profile from an archive as hermes profile import does. */
+  'profile/import': { params: ProfileImportParams; result: ProfileImportResult };
   /** The profiles in the Hermes home, read from disk; never starts a worker. */
   'profile/list': { params: EmptyParams; result: ProfileListResult };
   /** Rename a profile as hermes profile rename does, once its workers have stopped. */
@@ -4661,6 +4701,8 @@ export const HOST_REQUEST_METHODS: readonly HostRequestMethod[] = [
   'process/list',
   'profile/create',
   'profile/delete',
+  'profile/export',
+  'profile/import',
   'profile/list',
   'profile/rename',
   'profile/setActive',
