@@ -238,6 +238,13 @@ HOST_METHODS: dict[str, Method] = _methods(
         "Hide a stored session from session/listStored, or show it again.",
     ),
     Method(
+        "session/export",
+        st.SessionExportParams,
+        st.SessionExportResult,
+        "session",
+        "A stored session as Markdown, HTML or JSON, as hermes sessions export renders it.",
+    ),
+    Method(
         "session/undo",
         st.SessionUndoParams,
         st.SessionUndoResult,

@@ -84,6 +84,37 @@ class SessionArchiveResult(Record):
     archived: bool = doc_field("Whether it is archived now.")
 
 
+ExportFormat = Literal["markdown", "html", "json"]
+
+
+class SessionExportParams(Record):
+    session_id: SessionId = doc_field("The stored session.")
+    format: ExportFormat = doc_field(
+        "markdown (hermes' .md export, with its front matter), html (its self-contained"
+        " page) or json (the session and its messages as hermes' database holds them).",
+        "markdown",
+    )
+    redact: bool = doc_field(
+        "Mask what hermes recognises as secrets (API keys, tokens, credentials) in the"
+        " messages and tool calls, as hermes sessions export --redact does.",
+        False,
+    )
+    lineage: bool = doc_field(
+        "The whole conversation across hermes' compressions (its earlier ids first),"
+        " not only this id's part.",
+        False,
+    )
+    profile: str | None = doc_field("Profile to look in if no worker holds it.", default=None)
+    worker_key: WorkerKey | None = doc_field("Worker isolation key.", default=None)
+
+
+class SessionExportResult(Record):
+    session_id: str = doc_field("The session.")
+    format: ExportFormat = doc_field("The format of content.")
+    content: str = doc_field("The export, as hermes renders it.")
+    message_count: int = doc_field("The messages it holds.")
+
+
 class SessionUndoParams(Record):
     session_id: SessionId = doc_field("The session.")
     turns: int = doc_field("How many of its last exchanges to take back (1 or more).", default=1)

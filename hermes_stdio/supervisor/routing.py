@@ -322,6 +322,7 @@ class RoutedMethods:
     # background processes and subagents live in the worker of the session that
     # started them.
     _h_session_history = _h_session_rename = _h_session_archive = _h_session_goal
+    _h_session_export = _h_session_goal
     _h_process_list = _h_process_kill = _h_session_goal
     _h_subagent_list = _h_subagent_interrupt = _h_session_goal
 

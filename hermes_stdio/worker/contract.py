@@ -347,6 +347,13 @@ class AgentAdapter(Protocol):
         """Hide a stored session from the listing, or show it again (``catalog``)."""
         ...
 
+    def export_session(
+        self, session_id: str, fmt: str, redact: bool, lineage: bool
+    ) -> tuple[str, int]:
+        """A stored session rendered by hermes' exporters, and its message count;
+        ``UnknownSession`` when the database has none."""
+        ...
+
     def usage_summary(
         self, days: int, source: str | None, utc_offset_minutes: int
     ) -> ins.UsageSummaryResult | None:

@@ -207,6 +207,11 @@ class PlainAdapterMethods:
     def archive_session(self, session_id: str, archived: bool) -> bool:
         raise UnknownSession(session_id)
 
+    def export_session(
+        self, session_id: str, fmt: str, redact: bool, lineage: bool
+    ) -> tuple[str, int]:
+        raise UnknownSession(session_id)
+
     def usage_summary(
         self, days: int, source: str | None, utc_offset_minutes: int
     ) -> ins.UsageSummaryResult | None:

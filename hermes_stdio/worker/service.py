@@ -51,6 +51,7 @@ from .checks import check_toolsets, check_workspace, usable_model
 from .config_methods import ConfigMethods
 from .contract import AgentAdapter
 from .cron_methods import CronMethods
+from .export_methods import ExportMethods
 from .jobs import JobQueue
 from .launch import RunLauncher
 from .memory_methods import MemoryMethods
@@ -90,6 +91,7 @@ class WorkerService(
     TaskMethods,
     TranscriptMethods,
     UsageMethods,
+    ExportMethods,
     SessionUnloading,
     RunLauncher,
 ):

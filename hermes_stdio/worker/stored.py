@@ -5,8 +5,10 @@ Contract: ``HermesSessions`` is a mixin of ``HermesAdapter`` (which provides
 ``_modules``, importing hermes-agent, ``_db``, the profile's ``SessionDB``,
 ``home``, its hermes home, and ``resolve_model``) and implements the ``contract.AgentAdapter``
 methods that read or edit stored sessions, each through ``catalog`` (and
-``usage_summary``, through ``insights``). With the adapter and
-``profile``, ``models`` and ``profile_settings`` it is the only code that imports hermes-agent.
+``usage_summary``, through ``insights``; ``export_session``, through
+``exports``). With the adapter and ``profile``, ``models``,
+``profile_settings`` and ``exports`` it is the only code that imports
+hermes-agent.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from ..protocol import insights as ins
-from . import catalog, insights, settings
+from . import catalog, exports, insights, settings
 from .state import Session
 
 
@@ -75,6 +77,18 @@ class HermesSessions:
     def archive_session(self, session_id: str, archived: bool) -> bool:
         self._modules()
         return catalog.archive(self._db, session_id, archived)
+
+    def export_session(
+        self, session_id: str, fmt: str, redact: bool, lineage: bool
+    ) -> tuple[str, int]:
+        self._modules()
+        db = self._db
+        # A host names a conversation by its first id; hermes goes on under newer ones.
+        newest = catalog.tip(db, session_id) if db.get_session(session_id) else session_id
+        data = db.export_session_lineage(newest) if lineage else db.export_session(newest)
+        if not data:
+            raise catalog.UnknownSession(session_id)
+        return exports.render(data, fmt, redact)
 
     def usage_summary(
         self, days: int, source: str | None, utc_offset_minutes: int

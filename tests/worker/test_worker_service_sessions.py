@@ -227,3 +227,29 @@ def test_an_unknown_disabled_toolset_is_invalid_params_and_starts_nothing(harnes
     assert error_of(answer) is ErrorType.INVALID_PARAMS
     assert answer["error"]["data"]["field"] == "params.disabledToolsets"
     assert "s" not in harness.service.sessions
+
+
+def test_session_export_passes_the_choices_on_and_an_unknown_session_is_named(harness):
+    asked = []
+
+    def export(sid, fmt, redact, lineage):
+        asked.append((sid, fmt, redact, lineage))
+        return "# exported", 2
+
+    unknown = harness.call("session/export", {"sessionId": "sess_nobody"})  # no database
+    assert error_of(unknown) is ErrorType.UNKNOWN_SESSION
+    assert unknown["error"]["data"]["sessionId"] == "sess_nobody"
+    harness.adapter.export_session = export
+    answer = harness.call(
+        "session/export", {"sessionId": "s", "format": "html", "redact": True, "lineage": True}
+    )
+    assert answer["result"] == {
+        "sessionId": "s",
+        "format": "html",
+        "content": "# exported",
+        "messageCount": 2,
+    }
+    harness.call("session/export", {"sessionId": "s"})
+    assert asked == [("s", "html", True, True), ("s", "markdown", False, False)]
+    bad = harness.call("session/export", {"sessionId": "s", "format": "pdf"})
+    assert error_of(bad) is ErrorType.INVALID_PARAMS

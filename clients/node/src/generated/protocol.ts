@@ -2479,6 +2479,52 @@ export interface SessionDestroyResult {
   destroyed: boolean;
 }
 
+export interface SessionExportParams {
+  /**
+   * The stored session.
+   */
+  sessionId: string;
+  /**
+   * markdown (hermes' .md export, with its front matter), html (its self-contained page) or json (the session and its messages as hermes' database holds them).
+   */
+  format?: 'markdown' | 'html' | 'json';
+  /**
+   * Mask what hermes recognises as secrets (API keys, tokens, credentials) in the messages and tool calls, as hermes sessions export --redact does.
+   */
+  redact?: boolean;
+  /**
+   * The whole conversation across hermes' compressions (its earlier ids first), not only this id's part.
+   */
+  lineage?: boolean;
+  /**
+   * Profile to look in if no worker holds it.
+   */
+  profile?: string | null;
+  /**
+   * Worker isolation key.
+   */
+  workerKey?: string | null;
+}
+
+export interface SessionExportResult {
+  /**
+   * The session.
+   */
+  sessionId: string;
+  /**
+   * The format of content.
+   */
+  format: 'markdown' | 'html' | 'json';
+  /**
+   * The export, as hermes renders it.
+   */
+  content: string;
+  /**
+   * The messages it holds.
+   */
+  messageCount: number;
+}
+
 export interface SessionForkParams {
   /**
    * The session to branch off.
@@ -4525,6 +4571,8 @@ export interface HostRequests {
   'session/destroy': { params: SessionTarget; result: SessionDestroyResult };
   /** Rough token count of a session's next request against its model's context window. */
   'session/estimateContext': { params: SessionContextParams; result: SessionContextResult };
+  /** A stored session as Markdown, HTML or JSON, as hermes sessions export renders it. */
+  'session/export': { params: SessionExportParams; result: SessionExportResult };
   /** Branch a session: a new stored session with a copy of its messages, as hermes' /branch. */
   'session/fork': { params: SessionForkParams; result: SessionForkResult };
   /** Set, inspect, pause, resume or clear a session's standing goal and its subgoals. */
@@ -4719,6 +4767,7 @@ export const HOST_REQUEST_METHODS: readonly HostRequestMethod[] = [
   'session/delete',
   'session/destroy',
   'session/estimateContext',
+  'session/export',
   'session/fork',
   'session/goal',
   'session/history',

@@ -1,0 +1,79 @@
+"""session/export through the real binary and real hermes-agent: a stored session
+as hermes' exporters render it, secrets masked on request, a compressed
+conversation named by the host's id."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from hermes_stdio.testing.host import HostClient
+from hermes_stdio.testing.llm_server import Reply, ScriptedLLM
+from hermes_stdio.wire import ErrorType
+
+from .conftest import StartHost, compress_under_new_ids, refused
+
+KEY = "sk-proj-abcdefghijklmnopqrstuvwxyz0123456789ABCD"
+
+
+def turn(host: HostClient, llm: ScriptedLLM, message: str, answer: str, **params: Any) -> str:
+    llm.enqueue(Reply.text([answer]))
+    run = host.request("run/start", {"message": message, **params})
+    assert host.wait_run_completed(run["runId"]).params["status"] == "complete"
+    return str(run["sessionId"])
+
+
+def export(host: HostClient, sid: str, **params: Any) -> dict[str, Any]:
+    return host.request("session/export", {"sessionId": sid, **params})  # type: ignore[no-any-return]
+
+
+def test_a_session_exports_as_markdown_html_and_json_with_secrets_masked_on_request(
+    host: HostClient, llm: ScriptedLLM
+) -> None:
+    sid = turn(host, llm, f"remember {KEY} for me", "I will not repeat it.")
+    md = export(host, sid)
+    assert (md["sessionId"], md["format"], md["messageCount"]) == (sid, "markdown", 2)
+    assert md["content"].startswith("---\n") and f"remember {KEY} for me" in md["content"]
+    assert "I will not repeat it." in md["content"]
+    for fmt in ("markdown", "html", "json"):
+        masked = export(host, sid, format=fmt, redact=True)["content"]
+        assert KEY not in masked and "sk-pro" in masked, fmt
+    data = json.loads(export(host, sid, format="json")["content"])
+    assert data["id"] == sid
+    assert [(m["role"], m["content"]) for m in data["messages"]] == [
+        ("user", f"remember {KEY} for me"),
+        ("assistant", "I will not repeat it."),
+    ]
+    assert "<html" in export(host, sid, format="html")["content"].lower()
+    err = refused(host, "session/export", {"sessionId": "sess_nobody"})
+    assert err.kind is ErrorType.UNKNOWN_SESSION and err.data["sessionId"] == "sess_nobody"
+    err = refused(host, "session/export", {"sessionId": sid, "format": "pdf"})
+    assert (err.kind, err.data["field"]) == (ErrorType.INVALID_PARAMS, "params.format")
+
+
+def test_a_compressed_conversation_exports_as_it_is_now_or_whole_with_lineage(
+    start_host: StartHost, llm: ScriptedLLM, home: Path
+) -> None:
+    compress_under_new_ids(home)
+    host = start_host()
+    host.initialize()
+    sid = turn(host, llm, "question 0", "answer 0")
+    for i in range(1, 4):  # enough turns for hermes to summarise the middle ones
+        answer = f"answer {i}" + (" about figs" if i == 1 else "")  # one hermes summarises
+        turn(host, llm, f"question {i}", answer, sessionId=sid)
+    llm.enqueue(Reply.text(["the user asked four questions"]), Reply.text(["fine"]))
+    run = host.request("run/start", {"sessionId": sid, "message": "go", "forceCompress": True})
+    assert host.wait_run_completed(run["runId"]).params["status"] == "complete"
+    turn(host, llm, "after compression mango", "noted", sessionId=sid)
+
+    now = json.loads(export(host, sid, format="json")["content"])
+    assert now["id"] != sid  # hermes' newer id
+    texts = [str(m["content"]) for m in now["messages"]]
+    assert any("mango" in t for t in texts) and not any("figs" in t for t in texts)
+    whole = export(host, sid, format="json", lineage=True)
+    data = json.loads(whole["content"])
+    assert data["lineage_session_ids"][0] == sid and data["lineage_session_ids"][-1] == now["id"]
+    texts = [str(m["content"]) for m in data["messages"]]
+    assert any("figs" in t for t in texts) and any("mango" in t for t in texts)
+    assert whole["messageCount"] == len(data["messages"]) > len(now["messages"])
