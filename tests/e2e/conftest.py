@@ -66,6 +66,27 @@ def compress_under_new_ids(home: Path) -> None:
     (home / "config.yaml").write_text(yaml.safe_dump(config))
 
 
+def answered(host: HostClient, llm: ScriptedLLM, message: str, answer: str, **params: Any) -> str:
+    """One turn the model answers with ``answer``; its session's id."""
+    llm.enqueue(Reply.text([answer]))
+    run = host.request("run/start", {"message": message, **params})
+    assert host.wait_run_completed(run["runId"]).params["status"] == "complete"
+    return str(run["sessionId"])
+
+
+def compressed_conversation(host: HostClient, llm: ScriptedLLM, answer_one: str) -> str:
+    """Four exchanges (the second answered ``answer_one``, which hermes summarises),
+    a forced compression, then "after compression mango": the host's id for it all."""
+    sid = answered(host, llm, "question 0", "answer 0")
+    for i in range(1, 4):  # enough turns for hermes to summarise the middle ones
+        answered(host, llm, f"question {i}", answer_one if i == 1 else f"answer {i}", sessionId=sid)
+    llm.enqueue(Reply.text(["the user asked four questions"]), Reply.text(["fine"]))
+    run = host.request("run/start", {"sessionId": sid, "message": "go", "forceCompress": True})
+    assert host.wait_run_completed(run["runId"]).params["status"] == "complete"
+    answered(host, llm, "after compression mango", "noted", sessionId=sid)
+    return sid
+
+
 def assert_wire_clean(host: HostClient) -> None:
     assert not [line for line in host.stderr_lines if line.startswith("CLIENT FRAMING ERROR")]
     for _, msg in host.received:

@@ -12,14 +12,7 @@ from hermes_stdio.testing.host import HostClient
 from hermes_stdio.testing.llm_server import Reply, ScriptedLLM
 from hermes_stdio.wire import ErrorType, RpcError
 
-from .conftest import StartHost, compress_under_new_ids
-
-
-def turn(host: HostClient, llm: ScriptedLLM, message: str, answer: str, **params: Any) -> str:
-    llm.enqueue(Reply.text([answer]))
-    run = host.request("run/start", {"message": message, **params})
-    assert host.wait_run_completed(run["runId"]).params["status"] == "complete"
-    return str(run["sessionId"])
+from .conftest import StartHost, answered, compress_under_new_ids, compressed_conversation
 
 
 def found(host: HostClient, query: str, **params: Any) -> list[tuple[str, str]]:
@@ -30,9 +23,9 @@ def found(host: HostClient, query: str, **params: Any) -> list[tuple[str, str]]:
 def test_search_finds_stored_messages_across_a_profiles_sessions_with_the_match_marked(
     host: HostClient, llm: ScriptedLLM
 ) -> None:
-    a = turn(host, llm, "plan the kiwi harvest", "Start at dawn.", source="vscode")
-    b = turn(host, llm, "name a colour", "green, like a kiwi")
-    work = turn(host, llm, "a kiwi at work", "ok", profile="work")
+    a = answered(host, llm, "plan the kiwi harvest", "Start at dawn.", source="vscode")
+    b = answered(host, llm, "name a colour", "green, like a kiwi")
+    work = answered(host, llm, "a kiwi at work", "ok", profile="work")
     host.request("session/destroy", {"sessionId": a})  # read back from the database
     [asked, _] = host.request("session/history", {"sessionId": a})["messages"]
 
@@ -98,18 +91,12 @@ def test_search_names_a_compressed_conversation_by_its_first_id_and_skips_undone
     compress_under_new_ids(home)
     host = start_host()
     host.initialize()
-    sid = turn(host, llm, "question 0", "answer 0")
-    for i in range(1, 4):  # enough turns for hermes to summarise the middle ones
-        turn(host, llm, f"question {i}", f"answer {i}", sessionId=sid)
-    llm.enqueue(Reply.text(["the user asked four questions"]), Reply.text(["fine"]))
-    run = host.request("run/start", {"sessionId": sid, "message": "go", "forceCompress": True})
-    assert host.wait_run_completed(run["runId"]).params["status"] == "complete"
-    turn(host, llm, "after compression mango", "noted", sessionId=sid)
+    sid = compressed_conversation(host, llm, "answer 1")
     [listed] = host.request("session/listStored")["sessions"]
     assert listed["sessionId"] == sid
 
     assert found(host, "mango") == [(sid, "user")]  # stored under hermes' new id
-    turn(host, llm, "what about papaya", "a fruit", sessionId=sid)
+    answered(host, llm, "what about papaya", "a fruit", sessionId=sid)
     assert found(host, "papaya") == [(sid, "user")]
     host.request("session/undo", {"sessionId": sid})
     assert found(host, "papaya") == []

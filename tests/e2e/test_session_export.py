@@ -9,19 +9,12 @@ from pathlib import Path
 from typing import Any
 
 from hermes_stdio.testing.host import HostClient
-from hermes_stdio.testing.llm_server import Reply, ScriptedLLM
+from hermes_stdio.testing.llm_server import ScriptedLLM
 from hermes_stdio.wire import ErrorType
 
-from .conftest import StartHost, compress_under_new_ids, refused
+from .conftest import StartHost, answered, compress_under_new_ids, compressed_conversation, refused
 
 KEY = "sk-proj-abcdefghijklmnopqrstuvwxyz0123456789ABCD"
-
-
-def turn(host: HostClient, llm: ScriptedLLM, message: str, answer: str, **params: Any) -> str:
-    llm.enqueue(Reply.text([answer]))
-    run = host.request("run/start", {"message": message, **params})
-    assert host.wait_run_completed(run["runId"]).params["status"] == "complete"
-    return str(run["sessionId"])
 
 
 def export(host: HostClient, sid: str, **params: Any) -> dict[str, Any]:
@@ -31,7 +24,7 @@ def export(host: HostClient, sid: str, **params: Any) -> dict[str, Any]:
 def test_a_session_exports_as_markdown_html_and_json_with_secrets_masked_on_request(
     host: HostClient, llm: ScriptedLLM
 ) -> None:
-    sid = turn(host, llm, f"remember {KEY} for me", "I will not repeat it.")
+    sid = answered(host, llm, f"remember {KEY} for me", "I will not repeat it.")
     md = export(host, sid)
     assert (md["sessionId"], md["format"], md["messageCount"]) == (sid, "markdown", 2)
     assert md["content"].startswith("---\n") and f"remember {KEY} for me" in md["content"]
@@ -58,14 +51,7 @@ def test_a_compressed_conversation_exports_as_it_is_now_or_whole_with_lineage(
     compress_under_new_ids(home)
     host = start_host()
     host.initialize()
-    sid = turn(host, llm, "question 0", "answer 0")
-    for i in range(1, 4):  # enough turns for hermes to summarise the middle ones
-        answer = f"answer {i}" + (" about figs" if i == 1 else "")  # one hermes summarises
-        turn(host, llm, f"question {i}", answer, sessionId=sid)
-    llm.enqueue(Reply.text(["the user asked four questions"]), Reply.text(["fine"]))
-    run = host.request("run/start", {"sessionId": sid, "message": "go", "forceCompress": True})
-    assert host.wait_run_completed(run["runId"]).params["status"] == "complete"
-    turn(host, llm, "after compression mango", "noted", sessionId=sid)
+    sid = compressed_conversation(host, llm, "answer 1 about figs")  # summarised
 
     now = json.loads(export(host, sid, format="json")["content"])
     assert now["id"] != sid  # hermes' newer id
