@@ -18,7 +18,9 @@ Contract:
   (except a request sent with ``records=False``: its callback records nothing
   another thread reads, so it stops counting once answered).
   ``respond*`` and ``notify`` go through one ``FrameWriter`` (``handoff`` and
-  ``linger_s`` are its options).
+  ``linger_s`` are its options). A result whose frame would be over the body
+  limit (the one we read with, which both sides share) is answered
+  ``message_too_large`` instead: the peer would skip it and never see an answer.
 - With ``refuse_over``, a request is failed at once with ``overload_error``,
   and not queued, while more than that many bytes wait unwritten (``backlog``):
   a peer that stops reading costs its sender bounded memory, never a blocked
@@ -122,7 +124,12 @@ class Peer:
         return self.writer.send(encode_notification(method, params))
 
     def respond(self, msg_id: RequestId | None, result: Any) -> bool:
-        return self.writer.send(encode_result(msg_id, result))
+        body = encode_result(msg_id, result)
+        limit = self._decoder.max_body_bytes
+        if len(body) > limit:  # our peer would skip it unread, and wait for an answer for good
+            too_large = f"the answer is {len(body)} bytes, over the {limit}-byte body limit"
+            return self.respond_error(msg_id, RpcError(ErrorType.MESSAGE_TOO_LARGE, too_large))
+        return self.writer.send(body)
 
     def respond_error(self, msg_id: RequestId | None, error: RpcError | dict[str, Any]) -> bool:
         wire = error.to_wire() if isinstance(error, RpcError) else error

@@ -63,3 +63,16 @@ def test_a_compressed_conversation_exports_as_it_is_now_or_whole_with_lineage(
     texts = [str(m["content"]) for m in data["messages"]]
     assert any("figs" in t for t in texts) and any("mango" in t for t in texts)
     assert whole["messageCount"] == len(data["messages"]) > len(now["messages"])
+
+
+def test_an_export_over_the_body_limit_is_answered_message_too_large_at_once(
+    start_host: StartHost, llm: ScriptedLLM
+) -> None:
+    host = start_host("--max-body-bytes", "16384")
+    host.initialize()
+    sid = answered(host, llm, "a", "x" * 3000)
+    for _ in range(5):  # each turn's frames fit; the export of them all does not
+        answered(host, llm, "b", "y" * 3000, sessionId=sid)
+    err = refused(host, "session/export", {"sessionId": sid, "format": "json"})
+    assert err.kind is ErrorType.MESSAGE_TOO_LARGE
+    assert host.request("session/status", {"sessionId": sid})["sessionId"] == sid  # still serving

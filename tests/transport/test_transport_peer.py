@@ -293,6 +293,18 @@ def test_an_oversized_frame_is_answered_message_too_large_and_skipped(link: Link
     assert link.next() == {"jsonrpc": "2.0", "id": 2, "result": {}}
 
 
+def test_a_result_over_the_body_limit_is_answered_message_too_large_with_its_id(link: Link):
+    for msg_id, size in ((3, MAX_BODY - 100), (4, MAX_BODY)):
+        link.send({"jsonrpc": "2.0", "id": msg_id, "method": "hold", "params": {}})
+        held = link.handler.held.get(timeout=WAIT)
+        link.peer.respond(held.id, {"pad": "x" * size})
+    fits = link.next()
+    assert fits["id"] == 3 and len(fits["result"]["pad"]) == MAX_BODY - 100
+    answer = link.next()  # its frame would be over the limit: the other side would skip it
+    assert error_type(answer) is ErrorType.MESSAGE_TOO_LARGE
+    assert answer["id"] == 4
+
+
 def test_junk_between_frames_is_skipped_without_an_answer(link: Link):
     link.write(b"garbage!!" + encode_frame(encode_request(3, "echo", {"a": 1})))
     assert link.next() == {"jsonrpc": "2.0", "id": 3, "result": {"a": 1}}
