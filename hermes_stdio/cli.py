@@ -12,7 +12,7 @@ import argparse
 import sys
 
 from . import __version__
-from .wire import DEFAULT_MAX_BODY_BYTES
+from .wire import DEFAULT_MAX_BODY_BYTES, link_body_limit
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -93,10 +93,9 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     from .supervisor.main import serve
 
+    link_limit = link_body_limit(args.max_body_bytes)
     worker_args = (
-        []
-        if args.max_body_bytes == DEFAULT_MAX_BODY_BYTES
-        else ["--max-body-bytes", str(args.max_body_bytes)]
+        [] if link_limit == DEFAULT_MAX_BODY_BYTES else ["--max-body-bytes", str(link_limit)]
     )
     if args.synthetic_agent:
         worker_args.append("--synthetic-agent")

@@ -52,7 +52,7 @@ from ..protocol.opt_out import NO_OPT_OUT, opt_out
 from ..protocol.record import Record
 from ..transport import Peer
 from ..transport.log import log, report_error
-from ..wire import ErrorType, Notification, Request, RequestId, RpcError, load_fast
+from ..wire import ErrorType, Notification, Request, RequestId, RpcError, link_body_limit, load_fast
 from .batch import Batch
 from .forwards import Forwards
 from .idle import IdleWorkers
@@ -115,7 +115,7 @@ class Supervisor(RoutedMethods, ShellRouting, RelayMethods, ProfileMethods, Soul
             self._relay,
             self._worker_exited,
             relay_for=self._fast_relay,
-            max_body_bytes=max_body_bytes,
+            max_body_bytes=link_body_limit(max_body_bytes),
             worker_args=worker_args,
             ready_timeout=ready_timeout,
             template=template,

@@ -18,9 +18,9 @@ Contract:
   (except a request sent with ``records=False``: its callback records nothing
   another thread reads, so it stops counting once answered).
   ``respond*`` and ``notify`` go through one ``FrameWriter`` (``handoff`` and
-  ``linger_s`` are its options). A result whose frame would be over the body
-  limit (the one we read with, which both sides share) is answered
-  ``message_too_large`` instead: the peer would skip it and never see an answer.
+  ``linger_s`` are its options). With ``answer_limit`` (the other side's body
+  limit), a result whose frame would be larger is answered ``message_too_large``
+  instead: the other side would skip it unread and wait for an answer for good.
 - With ``refuse_over``, a request is failed at once with ``overload_error``,
   and not queued, while more than that many bytes wait unwritten (``backlog``):
   a peer that stops reading costs its sender bounded memory, never a blocked
@@ -84,8 +84,10 @@ class Peer:
         linger_s: float = 0.0,
         refuse_over: int | None = None,
         owns_write_fd: bool = False,
+        answer_limit: int | None = None,
     ) -> None:
         self.name = name
+        self._answer_limit = answer_limit
         self._refuse_over = refuse_over
         self._read_fd = read_fd
         self._handler = handler
@@ -125,8 +127,8 @@ class Peer:
 
     def respond(self, msg_id: RequestId | None, result: Any) -> bool:
         body = encode_result(msg_id, result)
-        limit = self._decoder.max_body_bytes
-        if len(body) > limit:  # our peer would skip it unread, and wait for an answer for good
+        limit = self._answer_limit
+        if limit is not None and len(body) > limit:  # skipped unread: waited for for good
             too_large = f"the answer is {len(body)} bytes, over the {limit}-byte body limit"
             return self.respond_error(msg_id, RpcError(ErrorType.MESSAGE_TOO_LARGE, too_large))
         return self.writer.send(body)

@@ -5,7 +5,14 @@ Bytes in, messages out; no threads, file descriptors or processes here.
 
 from .codec import load_fast
 from .errors import BY_CODE, BY_TYPE, ErrorType, RpcError, to_wire_error
-from .framing import DEFAULT_MAX_BODY_BYTES, Frame, FrameDecoder, FrameError, encode_frame
+from .framing import (
+    DEFAULT_MAX_BODY_BYTES,
+    Frame,
+    FrameDecoder,
+    FrameError,
+    encode_frame,
+    link_body_limit,
+)
 from .jsonrpc import (
     Invalid,
     JsonObject,
@@ -46,6 +53,7 @@ __all__ = [
     "encode_notification",
     "encode_request",
     "encode_result",
+    "link_body_limit",
     "load_fast",
     "parse_message",
     "to_jsonable",

@@ -32,6 +32,15 @@ import re
 from typing import Final, Literal, NamedTuple
 
 DEFAULT_MAX_BODY_BYTES: Final = 256 * 1024 * 1024
+
+
+def link_body_limit(host_limit: int) -> int:
+    """The body limit between the supervisor and its workers: never below the default,
+    so a host that lowers what the server accepts from it does not make the supervisor
+    drop what its own workers send (a long answer, a tool call's diffs)."""
+    return max(host_limit, DEFAULT_MAX_BODY_BYTES)
+
+
 DEFAULT_MAX_HEADER_BYTES: Final = 8 * 1024
 _HEADER_END: Final = b"\r\n\r\n"
 _LF: Final = ord("\n")

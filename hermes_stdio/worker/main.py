@@ -190,6 +190,7 @@ def _serve(
         answer_invalid=True,
         handoff=True,  # our own pipe: a lagging supervisor never blocks the agent's thread
         linger_s=DELTA_LINGER_S,
+        answer_limit=args.max_body_bytes,  # the supervisor reads us with the same limit
     )
     service.attach(peer)
     peer.start()

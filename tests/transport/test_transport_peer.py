@@ -293,16 +293,26 @@ def test_an_oversized_frame_is_answered_message_too_large_and_skipped(link: Link
     assert link.next() == {"jsonrpc": "2.0", "id": 2, "result": {}}
 
 
-def test_a_result_over_the_body_limit_is_answered_message_too_large_with_its_id(link: Link):
-    for msg_id, size in ((3, MAX_BODY - 100), (4, MAX_BODY)):
-        link.send({"jsonrpc": "2.0", "id": msg_id, "method": "hold", "params": {}})
-        held = link.handler.held.get(timeout=WAIT)
-        link.peer.respond(held.id, {"pad": "x" * size})
-    fits = link.next()
-    assert fits["id"] == 3 and len(fits["result"]["pad"]) == MAX_BODY - 100
-    answer = link.next()  # its frame would be over the limit: the other side would skip it
-    assert error_type(answer) is ErrorType.MESSAGE_TOO_LARGE
-    assert answer["id"] == 4
+def test_a_result_over_the_answer_limit_is_answered_message_too_large_with_its_id() -> None:
+    link = Link(answer_limit=MAX_BODY)
+    try:
+        for msg_id, size in ((3, MAX_BODY - 100), (4, MAX_BODY)):
+            link.send({"jsonrpc": "2.0", "id": msg_id, "method": "hold", "params": {}})
+            held = link.handler.held.get(timeout=WAIT)
+            link.peer.respond(held.id, {"pad": "x" * size})
+        fits = link.next()
+        assert fits["id"] == 3 and len(fits["result"]["pad"]) == MAX_BODY - 100
+        answer = link.next()  # its frame would be over the limit: the other side would skip it
+        assert error_type(answer) is ErrorType.MESSAGE_TOO_LARGE
+        assert answer["id"] == 4
+    finally:
+        link.shutdown()
+
+
+def test_without_an_answer_limit_a_result_is_sent_whatever_our_own_limit(link: Link) -> None:
+    link.send({"jsonrpc": "2.0", "id": 5, "method": "hold", "params": {}})
+    link.peer.respond(link.handler.held.get(timeout=WAIT).id, {"pad": "x" * (MAX_BODY * 2)})
+    assert len(link.next()["result"]["pad"]) == MAX_BODY * 2
 
 
 def test_junk_between_frames_is_skipped_without_an_answer(link: Link):
