@@ -184,6 +184,12 @@ def fuzz(
         if asked and rng.random() < 0.1:  # now and then, answer an ask as a host would
             method, params = answer(asked.pop(rng.randrange(len(asked))), rng)
             spec = METHODS[method]
+        elif rng.random() < 0.03:  # now and then, a turn as a host starts one: runs to lose
+            method, params = (
+                "run/start",
+                {"message": "fuzz", "sessionId": rng.choice(ids["sessionId"])},
+            )
+            spec = METHODS[method]
         if method in STARTS_A_RUN:  # a turn's reply, or a compression's summary
             llm.enqueue(rng.choice(REPLIES)())
         if spec["kind"] == "notification":
