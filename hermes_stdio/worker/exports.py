@@ -16,6 +16,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from ..wire.jsonrpc import to_jsonable
+
 
 def render(data: dict[str, Any], fmt: str, redact: bool) -> tuple[str, int]:
     if redact:
@@ -31,5 +33,5 @@ def render(data: dict[str, Any], fmt: str, redact: bool) -> tuple[str, int]:
         from hermes_cli.session_export_html import generate_html_export
 
         return generate_html_export(data), count
-    # default=str: a value SQLite gave that JSON has no form for (bytes) is still shown.
-    return json.dumps(data, ensure_ascii=False, default=str), count
+    # Strict JSON: what it cannot carry (a NaN, bytes SQLite gave) becomes a string.
+    return json.dumps(to_jsonable(data), ensure_ascii=False, allow_nan=False), count

@@ -59,3 +59,10 @@ def test_html_is_hermes_self_contained_page(stored: dict[str, Any]) -> None:
     content, _ = exports.render(stored, "html", redact=False)
     assert content.lstrip().lower().startswith("<!doctype html>")
     assert "Keys &amp; things" in content
+
+
+def test_json_stays_strict_json_whatever_the_database_holds(stored: dict[str, Any]) -> None:
+    odd = {**stored, "cost": float("nan"), "blob": b"\x00\x01"}
+    content, _ = exports.render(odd, "json", redact=False)
+    data = json.loads(content, parse_constant=lambda c: pytest.fail(f"not strict JSON: {c}"))
+    assert (data["cost"], data["blob"]) == ("nan", "b'\\x00\\x01'")
