@@ -161,11 +161,11 @@ def _import(profiles: Any, path: str, name: str | None) -> dict[str, Any]:
     import tarfile
     from pathlib import Path
 
-    # What tarfile and gzip raise for a file that is not an archive, or is cut short.
-    unreadable = (ValueError, tarfile.TarError, EOFError, OSError)
-    try:
+    # What hermes and tarfile raise for an archive they refuse, or one cut short.
+    refused = (ValueError, tarfile.TarError, EOFError)
+    try:  # the whole archive read once here: gzip's own errors are OSErrors
         roots = profiles._inspect_profile_archive_roots(Path(path))
-    except unreadable as exc:
+    except (*refused, OSError) as exc:
         return {"error": "bad_archive", "message": f"not a profile archive: {exc}"}
     if name is None and len(roots) != 1:
         message = "a profile archive has exactly one top-level directory"
@@ -181,7 +181,7 @@ def _import(profiles: Any, path: str, name: str | None) -> dict[str, Any]:
         made = profiles.import_profile(path, canon)
     except FileExistsError as exc:
         return {"error": "exists", "message": str(exc), "name": canon}
-    except unreadable[:3] as exc:
+    except refused as exc:
         return {"error": "bad_archive", "message": f"not a profile archive: {exc}"}
     except OSError as exc:
         return {"error": "failed", "message": str(exc)}
