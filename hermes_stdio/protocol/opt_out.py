@@ -47,7 +47,8 @@ class OptOut:
 
     @staticmethod
     def from_worker(p: WorkerSetOptOutParams) -> OptOut:
-        return OptOut(frozenset(p.notifications), frozenset(p.run_events))
+        # What a run needs stays, whatever a worker is told: its runs must end.
+        return OptOut(frozenset(p.notifications) - REQUIRED_NOTIFICATIONS, frozenset(p.run_events))
 
 
 NO_OPT_OUT = OptOut()

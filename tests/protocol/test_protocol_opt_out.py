@@ -96,3 +96,9 @@ def test_a_run_note_is_muted_by_its_method_or_its_event_type():
     assert not chosen.mutes_run_note("run/completed", {"status": "complete"})
     everything = OptOut(frozenset({"run/event"}))
     assert everything.mutes_run_note("run/event", {"event": {"type": "status"}})
+
+
+def test_a_worker_told_to_drop_what_a_run_needs_keeps_it() -> None:
+    told = WorkerSetOptOutParams(["approval/requested", "run/completed", "run/delta"], [])
+    kept = OptOut.from_worker(told)
+    assert kept.methods == {"run/delta"}
