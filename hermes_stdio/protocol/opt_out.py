@@ -8,8 +8,8 @@ Contract:
 - Who applies it: a run's notifications are dropped by the worker before they
   are numbered, so ``seq`` stays gapless; the others a worker writes are not
   written (``OptOut.for_worker`` is what a worker is told, ``from_worker`` what
-  it rebuilds, never dropping what a run needs); the supervisor drops those it sends itself, and those a worker
-  wrote before it was told (``mutes``).
+  it rebuilds, never dropping what a run needs); the supervisor drops those it
+  sends itself, and those a worker wrote before it was told (``mutes``).
 """
 
 from __future__ import annotations
