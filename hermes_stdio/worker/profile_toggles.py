@@ -53,6 +53,7 @@ class HermesToggles:
         return docs.SkillDocs(
             docs.HermesSkillDocs(
                 find=find,
+                root=manage._skills_dir,
                 check_name=manage._validate_name,
                 check_category=manage._validate_category,
                 create=manage._create_skill,

@@ -20,28 +20,34 @@ what hermes refuses, ``field`` naming the param at fault; ``SkillReadOnly``
 when the file system refuses the change (a read-only external directory,
 say: permission denied or a read-only file system); ``Unusable`` for a
 ``SKILL.md`` that is there but is not a regular file (read, written or
-replaced, it would block). One lock orders these requests, so a version check
-and its write are one step for them (an agent's ``skill_manage`` is not
-held back). After a change hermes' skills prompt cache is cleared, so the
-next session's system prompt lists the skill as it is now.
+replaced, it would block). One lock orders these requests in a worker, and
+a ``flock`` across processes (``file_replace.flocked``: on the skill's
+directory for a write or delete, on the profile's skills directory for a
+create), so a version check and its write, or a name check and its create,
+are one step for every worker of the profile (an agent's ``skill_manage`` is
+not held back). After a change hermes' skills prompt cache is cleared, so
+the next session's system prompt lists the skill as it is now.
 """
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import hashlib
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
+from ..transport.file_replace import flocked
 from ..transport.profile_files import read_regular
 from .config_file import Conflict, Unusable
 from .context_files import hangs
 from .skill_toggles import UnknownSkill
 
 Outcome = dict[str, Any]  # hermes' {"success": bool, "error": str, ...}
+_T = TypeVar("_T")
 
 
 class SkillTaken(Exception):
@@ -65,6 +71,7 @@ class SkillRefused(Exception):
 @dataclass(frozen=True)
 class HermesSkillDocs:
     find: Callable[[str], Path | None]  # the skill's directory (skill_manager_tool._find_skill)
+    root: Callable[[], Path]  # where a skill is created (_skills_dir)
     check_name: Callable[[str], str | None]  # _validate_name: why not, or None
     check_category: Callable[[str | None], str | None]  # _validate_category
     create: Callable[[str, str, str | None], Outcome]  # _create_skill
@@ -91,8 +98,7 @@ class SkillDocs:
             return self._doc(name, self._file(name))
 
     def write(self, name: str, content: str, expected: str | None) -> Doc:
-        with self._lock:
-            path = self._file(name)
+        with self._lock, self._held(name) as path:
             if expected is not None:
                 now = _version(path)
                 if now != expected:
@@ -108,18 +114,36 @@ class SkillDocs:
             ):
                 if why:
                     raise SkillRefused(field, why)
-            taken = self.hermes.find(name)
-            if taken is not None:
-                raise SkillTaken(name, taken)
-            made = _guarded(name, lambda: self.hermes.create(name, content, category))
-            self._done(made, "content")
-            return self._doc(name, self._file(name))
+            root = self.hermes.root()
+            _guarded(name, lambda: root.mkdir(parents=True, exist_ok=True))
+            with flocked(root):
+                taken = self.hermes.find(name)
+                if taken is not None:
+                    raise SkillTaken(name, taken)
+                made = _guarded(name, lambda: self.hermes.create(name, content, category))
+                self._done(made, "content")
+                return self._doc(name, self._file(name))
 
     def delete(self, name: str) -> str:
-        with self._lock:
-            path = self._file(name)
+        with self._lock, self._held(name) as path:
             self._done(_guarded(name, lambda: self.hermes.delete(name)), "name")
             return str(path)
+
+    @contextlib.contextmanager
+    def _held(self, name: str) -> Iterator[Path]:
+        """The skill's ``SKILL.md``, its directory locked against other workers."""
+        path = self._file(name)
+        try:
+            with flocked(path.parent):
+                # Found again under the lock: another worker may have moved or
+                # deleted it while we waited.
+                if self._file(name) != path:
+                    raise UnknownSkill(name)
+                yield path
+        except FileNotFoundError as exc:
+            if exc.filename != str(path.parent):
+                raise
+            raise UnknownSkill(name) from None
 
     def _file(self, name: str) -> Path:
         found = self.hermes.find(name)
@@ -142,7 +166,7 @@ class SkillDocs:
         return Doc(name, str(path), hashlib.sha256(raw).hexdigest(), raw.decode(errors="replace"))
 
 
-def _guarded(name: str, change: Callable[[], Outcome]) -> Outcome:
+def _guarded(name: str, change: Callable[[], _T]) -> _T:
     try:
         return change()
     except OSError as exc:

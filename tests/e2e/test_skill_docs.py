@@ -4,11 +4,14 @@ removes them, seen by the worker's next agent and its slash commands."""
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 
 from hermes_stdio.testing.host import HostClient
 from hermes_stdio.testing.llm_server import ScriptedLLM
-from hermes_stdio.wire import ErrorType
+from hermes_stdio.testing.locks import flock_waited
+from hermes_stdio.transport.file_replace import flocked
+from hermes_stdio.wire import ErrorType, RpcError
 
 from .conftest import received, refused
 from .test_commands import add_skill
@@ -87,3 +90,28 @@ def test_a_skill_edited_on_disk_reaches_the_next_agent_of_a_warm_worker(
     path.write_text(path.read_text().replace("a kiwi.", "a ripe kiwi."))  # the user's editor
     host.wait_for(lambda _n: len(received(host, "command/listChanged")) > pushes, timeout=20)
     assert "Answers with a ripe kiwi." in prompt_of_next_agent(host, llm)
+
+
+def test_two_workers_of_a_profile_never_both_write_a_skill_from_one_version(
+    home: Path, host: HostClient
+) -> None:
+    made = host.request("skill/create", {"name": "kiwi-word", "content": skill_md("one")})
+    path = Path(made["path"])
+    with flocked(path.parent):  # as another worker of the profile holds it, mid-write
+        pending = host.send_request(
+            "skill/write",
+            {
+                "name": "kiwi-word",
+                "content": skill_md("mine"),
+                "expectedVersion": made["version"],
+                "workerKey": "second-window",
+            },
+        )
+        assert flock_waited(path.parent), "the second worker did not wait for the skill's lock"
+        path.write_text(skill_md("theirs"))
+    answer = host.response(pending)
+    assert answer.error is not None
+    stale = RpcError.from_wire(answer.error)
+    assert stale.kind is ErrorType.CONFIG_CONFLICT
+    assert stale.data["version"] == hashlib.sha256(path.read_bytes()).hexdigest()
+    assert path.read_text() == skill_md("theirs")

@@ -53,6 +53,7 @@ def docs(harness: Any, skills: Path) -> SkillDocs:
     made = SkillDocs(
         HermesSkillDocs(
             find=find,
+            root=lambda: skills,
             check_name=lambda n: None if n.islower() else "lowercase only",
             check_category=lambda c: None,
             create=lambda n, c, cat: {"success": False, "error": "scan blocked it"},

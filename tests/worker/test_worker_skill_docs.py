@@ -6,12 +6,16 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shutil
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from hermes_stdio.testing.locks import flock_waited
+from hermes_stdio.transport.file_replace import flocked
 from hermes_stdio.worker.config_file import Conflict, Unusable
 from hermes_stdio.worker.profile_toggles import HermesToggles
 from hermes_stdio.worker.skill_docs import SkillDocs, SkillRefused, SkillTaken
@@ -129,3 +133,60 @@ def test_text_that_is_not_utf8_reads_as_replacement_characters(docs: SkillDocs, 
 def test_the_adapter_makes_one_skill_docs_so_requests_share_its_lock(home: Path) -> None:
     toggles: Any = Toggles()
     assert toggles.skill_docs() is toggles.skill_docs()
+
+
+def _in_thread(act: Callable[[], object]) -> tuple[threading.Thread, list[object]]:
+    outcome: list[object] = []
+
+    def run() -> None:
+        try:
+            outcome.append(act())
+        except Exception as exc:
+            outcome.append(exc)
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    return thread, outcome
+
+
+def test_a_version_check_and_its_write_hold_the_skill_directory_against_other_workers(
+    docs: SkillDocs, home: Path
+) -> None:
+    made = docs.create("kiwi", skill("kiwi"), None)
+    path = Path(made.path)
+    with flocked(path.parent):  # another worker of the profile, mid-write
+        thread, outcome = _in_thread(
+            lambda: docs.write("kiwi", skill("kiwi", "mine"), made.version)
+        )
+        assert flock_waited(path.parent), "the write did not wait for the skill's lock"
+        path.write_text(skill("kiwi", "theirs"))
+    thread.join(10)
+    assert isinstance(outcome[0], Conflict)
+    assert path.read_text() == skill("kiwi", "theirs")
+
+
+def test_a_create_holds_the_skills_directory_so_two_workers_never_make_one_name_twice(
+    docs: SkillDocs, home: Path
+) -> None:
+    with flocked(home / "skills"):
+        thread, outcome = _in_thread(lambda: docs.create("kiwi", skill("kiwi"), "fruit"))
+        assert flock_waited(home / "skills"), "the create did not wait for the skills' lock"
+        (home / "skills" / "kiwi").mkdir()
+        (home / "skills" / "kiwi" / "SKILL.md").write_text(skill("kiwi", "theirs"))
+    thread.join(10)
+    assert isinstance(outcome[0], SkillTaken)
+    assert not (home / "skills" / "fruit").exists()
+
+
+def test_a_skill_deleted_while_a_write_waited_for_its_lock_is_unknown(
+    docs: SkillDocs, home: Path
+) -> None:
+    made = docs.create("kiwi", skill("kiwi"), None)
+    path = Path(made.path)
+    with flocked(path.parent):
+        thread, outcome = _in_thread(lambda: docs.write("kiwi", skill("kiwi", "mine"), None))
+        assert flock_waited(path.parent)
+        shutil.rmtree(path.parent)
+    thread.join(10)
+    assert isinstance(outcome[0], UnknownSkill)
+    assert not path.parent.exists()
