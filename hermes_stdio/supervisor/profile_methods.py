@@ -19,7 +19,8 @@ export and import run hermes' own code in a child process (``profile_admin``).
   from then on (``RoutedMethods._key``); each of its workers is
   stopped (``worker/exited`` reason ``deleted``; its runs end as for any
   stop), hermes deletes it, and any worker a request started meanwhile is
-  stopped too; then the mark goes. The answer is the directory removed.
+  stopped too; its sessions are retired (``Routes.retire_profile``); then the
+  mark goes. The answer is the directory removed.
 - ``profile/rename``: ``name`` as for delete, ``newName`` a valid name not
   taken (``profile_exists``, ``default`` included). Both names are marked,
   its workers stopped as for delete (reason ``renamed``), hermes renames it,
@@ -110,6 +111,7 @@ class ProfileMethods:
             self._stop_workers(name, "deleted")
             gone = delete_profile(*self._child(), name)
             self._stop_workers(name, "deleted")  # one a request started meanwhile
+            self.routes.retire_profile(name)  # a profile made under its name has none of them
             return encode(pf.ProfileDeleteResult(str(gone)))
 
         self._closing(req, {name: "is being deleted"}, delete)

@@ -5,7 +5,9 @@ clarify requests it waits on) and, once finished,
 among the last ``keep_finished`` finished runs (so ``run/result`` can still be
 routed); a session stays routed to its slot until it is destroyed, whatever
 becomes of the slot's worker (the next one resumes it from the database), and
-a worker's exit returns its unfinished runs.
+a worker's exit returns its unfinished runs. A deleted profile's sessions are
+retired (``retire_profile``): no longer routed, but ``retired(session_id)``
+names the profile they were in until a request routes the id anew.
 The supervisor holds only these routes and worker health; sessions and runs
 themselves live in the workers. ``counts(slot)`` (sessions routed to a worker,
 its runs in progress) costs the same however many routes there are: it is
@@ -40,6 +42,7 @@ class Routes:
     def __init__(self, keep_finished: int = 1024) -> None:
         self._lock = threading.Lock()
         self._sessions: dict[str, SlotKey] = {}
+        self._retired: dict[str, str] = {}  # a deleted profile's session -> its name
         self._runs: dict[str, RunRoute] = {}
         self._finished: OrderedDict[str, None] = OrderedDict()
         self._keep = keep_finished
@@ -48,6 +51,7 @@ class Routes:
         self._running_count: Counter[SlotKey] = Counter()
 
     def _route_session(self, session_id: str, slot: SlotKey) -> None:
+        self._retired.pop(session_id, None)
         old = self._sessions.get(session_id)
         if old != slot:
             if old is not None:
@@ -152,6 +156,20 @@ class Routes:
     def counts(self, slot: SlotKey) -> tuple[int, int]:
         with self._lock:
             return self._session_count[slot], self._running_count[slot]
+
+    def retire_profile(self, name: str) -> None:
+        """Unroute every session of ``name``'s workers, remembering where they were
+        (profile/delete): a profile made later under that name has none of them."""
+        with self._lock:
+            for session_id, slot in list(self._sessions.items()):
+                if slot[0] == name:
+                    self._unroute_session(session_id)
+                    self._retired[session_id] = name
+
+    def retired(self, session_id: str) -> str | None:
+        """The deleted profile a session unrouted since was in."""
+        with self._lock:
+            return self._retired.get(session_id)
 
     def rename_profile(self, old: str, new: str) -> None:
         """Point every route to one of ``old``'s workers at ``new``'s: its sessions

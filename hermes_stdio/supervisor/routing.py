@@ -81,6 +81,13 @@ class RoutedMethods:
     def _session_key(self, session_id: str, profile: str | None, worker_key: str | None) -> SlotKey:
         key = self.routes.session(session_id)
         if key is None:
+            gone = self.routes.retired(session_id) if profile is None else None
+            if gone is not None:  # its database went with its profile
+                raise RpcError(
+                    ErrorType.UNKNOWN_PROFILE,
+                    f"session {session_id!r} was in profile {gone!r}, which was deleted",
+                    profile=gone,
+                )
             return self._key(profile, worker_key)
         self._refuse_closing(key[0])
         wanted = (

@@ -112,8 +112,13 @@ def test_deleting_a_profile_stops_its_workers_then_removes_it_and_refuses_it_aft
         params.pop("runId", None)
         assert refused(host, "run/start", params).kind is ErrorType.UNKNOWN_PROFILE
     assert refused(host, "profile/delete", {"name": "work"}).kind is ErrorType.UNKNOWN_PROFILE
-    # Its name is free again.
+    # Its name is free again, and the new profile holds none of its sessions.
     assert create(host, "work")["home"] == str(home / "profiles" / "work")
+    stale = refused(host, "session/status", {"sessionId": run["sessionId"]})
+    assert stale.kind is ErrorType.UNKNOWN_PROFILE and stale.data["profile"] == "work"
+    for profile in ("work", "default"):  # the id is free wherever a host names it
+        status = host.request("session/status", {"sessionId": run["sessionId"], "profile": profile})
+        assert (status["profile"], status["loaded"]) == (profile, False)
 
 
 def test_default_or_an_unknown_profile_is_never_deleted(host: HostClient, home: Path) -> None:

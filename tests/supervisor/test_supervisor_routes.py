@@ -283,3 +283,22 @@ def test_renaming_a_profile_moves_its_sessions_and_runs_and_leaves_the_others() 
     assert routes.counts(("job", None)) == (2, 0)
     assert routes.counts(("job", "k1")) == (1, 1)
     assert [r.run_id for r in routes.unfinished(("job", "k1"))] == ["r1"]
+
+
+def test_a_deleted_profiles_sessions_are_retired_until_a_request_routes_their_ids_anew() -> None:
+    routes = Routes()
+    routes.add_session("s1", B)
+    routes.add_session("s2", ("work", "k1"))
+    routes.add_session("s3", A)
+    routes.retire_profile("work")
+    assert (routes.session("s1"), routes.session("s2")) == (None, None)
+    assert (routes.retired("s1"), routes.retired("s2"), routes.retired("s3")) == (
+        "work",
+        "work",
+        None,
+    )
+    assert routes.session("s3") == A
+    assert routes.counts(B) == (0, 0) and routes.counts(("work", "k1")) == (0, 0)
+    assert routes.claim_session("s1", A) == (A, True)
+    assert routes.retired("s1") is None
+    assert routes.retired("s2") == "work"
