@@ -23,7 +23,10 @@ profile's secrets in its environment (the supervisor's ``template_env``):
   profile export`` does (hermes' ``export_profile``: a named profile without
   its ``.env`` and ``auth.json``; the default one, only what hermes' allow-list
   keeps of the home), tried twice when a file vanished while it was copied (a
-  running worker replaces its files). The answer's ``home`` is the archive.
+  running worker replaces its files). Each ``*.db`` is packed as a snapshot
+  taken with SQLite's backup API, as ``hermes backup`` takes it, without its
+  ``-wal``/``-shm`` (``db_copy``): a worker writing it meanwhile cannot tear
+  it. The answer's ``home`` is the archive.
 - ``import --path P [--name N]`` unpacks it as ``hermes profile import`` does
   (hermes' ``import_profile``: each member checked, no link, nothing outside
   the new profile, staged then moved in), under ``N`` or the archive's one
@@ -139,13 +142,24 @@ def _rename(profiles: Any, old: str, new: str) -> dict[str, Any]:
 
 
 def _export(profiles: Any, name: str, path: str) -> dict[str, Any]:
+    import contextlib
     import shutil
 
+    from .db_copy import snapshotting
+
     try:
-        try:
-            written = profiles.export_profile(name, path)
-        except shutil.Error:  # a file a running worker replaced went while it was copied
-            written = profiles.export_profile(name, path)
+        from hermes_cli.backup import _safe_copy_db  # what hermes backup copies a db with
+
+        databases: Any = snapshotting(_safe_copy_db)
+    except ImportError:
+        print("hermes-stdio: no hermes_cli.backup: databases are copied as files", flush=True)
+        databases = contextlib.nullcontext()
+    try:
+        with databases:
+            try:
+                written = profiles.export_profile(name, path)
+            except shutil.Error:  # a file a running worker replaced went while it was copied
+                written = profiles.export_profile(name, path)
     except shutil.Error as exc:
         return {"error": "failed", "message": f"the profile kept changing: {exc}"}
     except FileNotFoundError as exc:

@@ -156,3 +156,22 @@ def test_export_and_import_refuse_what_they_cannot_use(host: HostClient, tmp_pat
     err = refused(host, "profile/import", {"path": archive, "name": "Bad Name"})
     assert err.kind is ErrorType.INVALID_PROFILE
     assert not (tmp_path / "x.zip").exists()
+
+
+def test_a_running_profiles_database_is_packed_as_one_snapshot_its_sessions_in_it(
+    host: HostClient, llm: ScriptedLLM, home: Path, tmp_path: Path
+) -> None:
+    llm.enqueue(Reply.text(["kept in the archive"]))
+    run = host.request("run/start", {"message": "remember me", "profile": "work"})
+    assert host.wait_run_completed(run["runId"]).params["status"] == "complete"
+    # Its worker still runs, its state.db open in WAL mode with the turn in its -wal.
+    assert (home / "profiles" / "work" / "state.db-wal").stat().st_size > 0
+    archive = tmp_path / "work.tar.gz"
+    host.request("profile/export", {"name": "work", "path": str(archive)})
+    packed = members(archive)
+    assert "work/state.db" in packed
+    assert not [m for m in packed if m.endswith(("-wal", "-shm", "-journal"))]
+
+    host.request("profile/import", {"path": str(archive), "name": "kiwi"})
+    stored = host.request("session/listStored", {"profile": "kiwi"})["sessions"]
+    assert [(s["sessionId"], s["messageCount"]) for s in stored] == [(run["sessionId"], 2)]
