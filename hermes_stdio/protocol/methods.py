@@ -490,6 +490,13 @@ HOST_METHODS: dict[str, Method] = _methods(
         "Remove a cron job.",
     ),
     Method(
+        "cron/run",
+        cr.CronJobParams,
+        t.RunStartResult,
+        "profile",
+        "Run a cron job now, as a run of its own: its agent's approvals are asked in it.",
+    ),
+    Method(
         "cron/output",
         cr.CronOutputParams,
         cr.CronOutputResult,

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ..protocol import asks as a
+from ..protocol import cron as cr
 from ..protocol import encode
 from ..protocol import providers as pv
 from ..protocol import stored as st
@@ -233,6 +234,9 @@ class RoutedMethods:
     def _h_session_compress(self, req: Request, p: t.SessionCompressParams) -> None:
         key = self._session_key(p.session_id, p.profile, p.worker_key)
         self._to_new_run(req, key, p.session_id)
+
+    def _h_cron_run(self, req: Request, p: cr.CronJobParams) -> None:
+        self._to_new_run(req, self._key(p.profile, p.worker_key), None)
 
     def _to_new_run(self, req: Request, key: SlotKey, session_id: str | None) -> None:
         """Forward a request the worker answers by starting a run (``RunStartResult``)."""

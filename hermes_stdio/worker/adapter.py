@@ -74,6 +74,7 @@ from . import (
     catalog,
     context_files,
     cron_guard,
+    cron_run,
     fence,
     images,
     inturn,
@@ -201,6 +202,7 @@ class HermesAdapter(
                 self._approvals = ApprovalBridge(approval, configured_approval_mode)
                 process_guard.install(process_registry, terminal_tool, approval, registry)
                 cron_guard.install(approval)
+                cron_run.install(run_agent.AIAgent)
                 reaper.install(terminal_tool)
                 shell_identity.install_hermes()
                 self.watch_shells()  # after: its prelude comes after the saved state too
@@ -344,25 +346,15 @@ class HermesAdapter(
         context_files.check(
             self.home, None if skip else context_files.project_dir(session.workspace)
         )
-        from agent import runtime_cwd
-        from gateway import session_context
         from hermes_constants import parse_reasoning_effort
-        from tools import approval, file_tools, terminal_tool
 
         if session.instructions is not None:
             agent.ephemeral_system_prompt = session.instructions
         if session.reasoning_effort is not None:  # wins over the profile's, as hermes' /reasoning
             agent.reasoning_config = parse_reasoning_effort(session.reasoning_effort)
         recall_compression(self._db, session)
-        self._turn_modules = hermes = TurnModules(
-            approval, session_context, runtime_cwd, terminal_tool, file_tools
-        )
-        restore_std_streams()  # what the last turn's wrappers wrapped, not another layer
         try:
-            with (
-                session_scope(session, hermes, self._approvals, self._sudo.callback(session)),
-                self._secrets.serving(session),
-            ):
+            with self._scope(session):
                 agent.clear_interrupt()  # a stale interrupt would otherwise carry into this turn
                 if stop_requested():  # ...but not one meant for this run
                     agent.interrupt(None)
@@ -374,6 +366,24 @@ class HermesAdapter(
         finally:
             if self._mcp is not None:
                 self._mcp.report()  # a server may have dropped, or come back, meanwhile
+
+    @contextlib.contextmanager
+    def _scope(self, session: Session) -> Iterator[None]:
+        """What hermes reads from the thread while the session's agent works (its
+        approvals, sudo and secrets asked in the session's run)."""
+        from agent import runtime_cwd
+        from gateway import session_context
+        from tools import approval, file_tools, terminal_tool
+
+        self._turn_modules = hermes = TurnModules(
+            approval, session_context, runtime_cwd, terminal_tool, file_tools
+        )
+        restore_std_streams()  # what the last turn's wrappers wrapped, not another layer
+        with (
+            session_scope(session, hermes, self._approvals, self._sudo.callback(session)),
+            self._secrets.serving(session),
+        ):
+            yield
 
     def interrupt(self, agent: Any, message: str | None) -> None:
         agent.interrupt(message)

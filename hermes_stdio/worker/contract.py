@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from ..protocol import events as ev
 from ..protocol import insights as ins
@@ -39,6 +39,9 @@ from .skill_toggles import SkillToggles
 from .state import Session
 from .toolset_toggles import ToolsetToggles
 from .watches import Change, ProgressDeliver
+
+if TYPE_CHECKING:
+    from .cron_run import Watch
 
 UserContent = str | list[dict[str, Any]]  # a text, or OpenAI-style content parts
 Announce = Callable[[str], None]
@@ -78,6 +81,18 @@ class TurnOutcome:
             api_calls=calls if isinstance(calls, int) else None,
             usage=usage,
         )
+
+
+@dataclass(frozen=True)
+class CronRanNow:
+    """What ``run_cron_job`` gives: whether hermes ran the job (it claims it first),
+    whether the job succeeded, hermes' reason when not, and its agent's turn (None
+    when none finished)."""
+
+    ran: bool
+    ok: bool
+    error: str | None
+    turn: TurnOutcome | None
 
 
 class ShellRules(Protocol):
@@ -235,6 +250,13 @@ class AgentAdapter(Protocol):
     def cron_jobs(self) -> CronJobs | None:
         """The profile's cron jobs through hermes' ``cronjob`` tool (``cronjobs``); None
         when the agent has none."""
+        ...
+
+    def run_cron_job(self, session: Session, job_id: str, watch: Watch) -> CronRanNow:
+        """``cron/run``: the job run now through hermes' ``cronjob`` tool, its agent
+        working in the session's scope (its approvals asked in the session's run) and
+        watched by ``watch`` (``cron_run``). Raises ``AgentUnavailable`` when the agent
+        has no cron jobs."""
         ...
 
     def config_file(self) -> ConfigFile | None:

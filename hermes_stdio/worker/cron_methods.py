@@ -1,24 +1,45 @@
 """``cron/*`` requests: the profile's cron jobs, through hermes' ``cronjob`` tool.
 
-Contract (a mixin of ``WorkerService``, which provides ``adapter`` and
-``answer_off_reader``): each request is answered off the reader (hermes reads
-and writes ``cron/jobs.json`` under a file lock). A job id the profile does
-not have is ``unknown_cron_job`` (``data.jobId``); a change hermes refuses is
-``invalid_params`` with hermes' reason; an agent without cron jobs (the
-synthetic one) is ``agent_unavailable``.
+Contract (a mixin of ``WorkerService``, which provides ``adapter``,
+``answer_off_reader``, ``queue``, ``sessions``, ``runs``, ``_lock``,
+``profile``, ``opt_out``, ``_outbox``, ``_release`` and ``_launch``): each
+request is answered off the reader (hermes reads and writes ``cron/jobs.json``
+under a file lock). A job id the profile does not have is ``unknown_cron_job``
+(``data.jobId``); a change hermes refuses is ``invalid_params`` with hermes'
+reason; an agent without cron jobs (the synthetic one) is
+``agent_unavailable``.
+
+``cron/run`` answers ``{runId, sessionId}`` once the job is known and not
+paused (else ``invalid_params`` naming ``params.jobId``), then runs it on the
+run's thread: ``run/started`` (the job's model, null for the profile's), the
+job run through hermes' tool in a session of the run's own (listed while
+the run lasts, then dropped: it holds no conversation), its agent's
+approvals, sudo passwords and secrets asked in the run, and one
+``run/completed``: ``complete`` with the job's agent's answer, ``error``
+(``agent_error``, hermes' reason) when hermes did not run it or the job
+failed, ``interrupted`` when ``run/interrupt`` (or the worker's stop) came
+first: that interrupts the job's agent (``cron_run.Watch``). hermes' state
+for the run's session (its "session" approvals) is forgotten at the end.
 """
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 
 from ..protocol import cron as cr
 from ..protocol import types as t
+from ..protocol.opt_out import OptOut
 from ..protocol.record import Record
+from ..transport import Peer
+from ..transport.log import log
 from ..wire import ErrorType, Request, RpcError
-from .contract import AgentAdapter
+from .contract import AgentAdapter, AgentUnavailable
+from .cron_run import Watch
 from .cronjobs import CronJobs, CronRefused, UnknownCronJob
-from .parts import answer_through
+from .outbox import Outbox
+from .parts import answer_through, request_error
+from .state import Run, RunTable, Session, new_id
 
 MAX_OUTPUTS = 50
 
@@ -26,6 +47,16 @@ MAX_OUTPUTS = 50
 class CronMethods:
     adapter: AgentAdapter
     answer_off_reader: Callable[..., object]
+    queue: Callable[[Request, str, Callable[[], None]], object]
+    peer: Peer | None
+    profile: str
+    sessions: dict[str, Session]
+    _lock: threading.Lock
+    runs: RunTable
+    opt_out: OptOut
+    _outbox: Callable[[], Outbox | Callable[[bytes], bool]]
+    _release: Callable[[Session, Run], None]
+    _launch: Callable[[Request, Run, Callable[[], None]], t.RunStartResult]
 
     def _cron(self, req: Request, act: Callable[[CronJobs], Record]) -> object:
         return answer_through(
@@ -59,10 +90,84 @@ class CronMethods:
             )
         return self._cron(req, lambda jobs: cr.CronOutputResult(jobs.outputs(p.job_id, p.limit)))
 
+    def _h_cron_run(self, req: Request, p: cr.CronJobParams) -> object:
+        def start() -> None:
+            assert self.peer is not None
+            try:
+                jobs = self.adapter.cron_jobs()
+                if jobs is None:
+                    raise AgentUnavailable("this agent keeps no cron jobs")
+                try:
+                    model = jobs.runnable(p.job_id).get("model")
+                except CronRefused as exc:  # paused
+                    why = str(exc)
+                    raise RpcError(ErrorType.INVALID_PARAMS, why, field="params.jobId") from exc
+                except UnknownCronJob as exc:
+                    raise _unknown(exc) from exc
+                session = Session(new_id("cron"), self.profile)
+                run = Run(new_id("run"), session.session_id, self._outbox(), self.opt_out)
+                run.on_complete = lambda: self._cron_ended(session, run)
+                session.run = run
+                with self._lock:  # where the host's answers to its asks find it
+                    self.sessions[session.session_id] = session
+                    self.runs.add(run)
+                model = model if isinstance(model, str) else None
+                self._launch(req, run, lambda: self._run_job(session, run, p.job_id, model))
+            except Exception as exc:
+                self.peer.respond_error(req.id, request_error(exc))
+
+        return self.queue(req, "cron", start)
+
+    def _cron_ended(self, session: Session, run: Run) -> None:
+        self._release(session, run)
+        with self._lock:  # it held no conversation: nothing stays loaded
+            session.closing = True
+            if self.sessions.get(session.session_id) is session:
+                del self.sessions[session.session_id]
+
+    def _run_job(self, session: Session, run: Run, job_id: str, model: str | None) -> None:
+        run.emit("run/started", {"profile": self.profile, "model": model, "trigger": None})
+        watch = Watch()
+        stop = threading.Event()
+        run.wake_on_stop(stop)  # set on an interrupt, or once the run has completed
+
+        def relay() -> None:
+            stop.wait()
+            if run.interrupt_requested:
+                watch.interrupt(run.interrupt_message)
+
+        threading.Thread(target=relay, name=f"stop-{run.run_id[-8:]}", daemon=True).start()
+        try:
+            ran = self.adapter.run_cron_job(session, job_id, watch)
+        except Exception as exc:
+            log(f"worker: cron job {job_id} failed to run: {exc!r}")
+            run.complete("error", None, t.RunError(t.RunErrorType.AGENT_ERROR, f"{exc}"))
+            return
+        finally:
+            self.adapter.forget_session(session.session_id)
+        turn = ran.turn
+        output = t.RunOutput(
+            turn.final_response if turn else None,
+            len(turn.messages) if turn else 0,
+            turn.api_calls if turn else 0,
+            turn.usage if turn else None,
+        )
+        if run.interrupt_requested:
+            run.complete("interrupted", output, None)
+        elif not (ran.ran and ran.ok):
+            error = ran.error or "the cron job failed"
+            run.complete("error", None, t.RunError(t.RunErrorType.AGENT_ERROR, error))
+        else:
+            run.complete("complete", output, None)
+
+
+def _unknown(exc: UnknownCronJob) -> RpcError:
+    return RpcError(ErrorType.UNKNOWN_CRON_JOB, f"no cron job {exc}", jobId=str(exc))
+
 
 def _refusal(exc: Exception) -> RpcError | None:
     if isinstance(exc, UnknownCronJob):
-        return RpcError(ErrorType.UNKNOWN_CRON_JOB, f"no cron job {exc}", jobId=str(exc))
+        return _unknown(exc)
     if isinstance(exc, CronRefused):
         return RpcError(ErrorType.INVALID_PARAMS, str(exc), field="params")
     return None

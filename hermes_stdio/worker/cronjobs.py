@@ -11,6 +11,12 @@ read once a request) and ``cron.jobs.get_cron_output_dir``:
 - ``listed()`` gives every job of the profile, paused ones included.
 - ``create``, ``update``, ``pause``, ``resume`` give the job as it is after;
   ``remove`` the job as it was.
+- ``runnable(job_id)`` is the job as stored, unless it is paused
+  (``CronRefused``); ``run_now(job_id)`` runs it at once through the tool's
+  ``run`` (hermes claims it first, so a scheduler firing it meanwhile does not
+  run it twice; its output is saved and its last run recorded): a ``RanNow``,
+  whether hermes ran it, whether the job succeeded, and hermes' reason when
+  not.
 - ``outputs(job_id, limit)`` reads the job's saved outputs (hermes writes one
   file a run, named by its time), newest first, each at most ``MAX_OUTPUT``
   bytes; only from the job's own directory under the output directory.
@@ -25,7 +31,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..protocol import cron as cr
 
@@ -38,6 +44,12 @@ class UnknownCronJob(Exception):
 
 class CronRefused(Exception):
     pass
+
+
+class RanNow(NamedTuple):
+    ran: bool
+    ok: bool
+    error: str | None
 
 
 def _text(value: object) -> str | None:
@@ -127,6 +139,27 @@ class CronJobs:
             raise UnknownCronJob(job_id)
         self._call("remove", job_id=job_id)
         return was
+
+    def runnable(self, job_id: str) -> dict[str, Any]:
+        stored = self._known(job_id)
+        if not stored.get("enabled", True) or stored.get("state") == "paused":
+            raise CronRefused(f"cron job {job_id} is paused: resume it first")
+        return stored
+
+    def run_now(self, job_id: str) -> RanNow:
+        shown = self._call("run", job_id=job_id).get("job")
+        shown = shown if isinstance(shown, dict) else {}
+        if not shown.get("executed"):
+            return RanNow(
+                False, False, str(shown.get("execution_skipped") or "hermes did not run it")
+            )
+        ok = bool(shown.get("execution_success"))
+        error = (
+            None
+            if ok
+            else str(shown.get("execution_error") or shown.get("last_status") or "failed")
+        )
+        return RanNow(True, ok, error)
 
     def outputs(self, job_id: str, limit: int) -> list[cr.CronOutput]:
         self._known(job_id)

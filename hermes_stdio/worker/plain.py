@@ -21,7 +21,15 @@ from ..protocol import types as t
 from ..protocol.processes import ProcessInfo, SubagentInfo
 from .catalog import Deleted, Forked, Found, Rewound, Spent, UnknownSession
 from .config_file import ConfigFile
-from .contract import Announce, ShellRules, TurnOutcome, UserContent
+from .contract import (
+    AgentUnavailable,
+    Announce,
+    CronRanNow,
+    ShellRules,
+    TurnOutcome,
+    UserContent,
+)
+from .cron_run import Watch
 from .cronjobs import CronJobs
 from .env_vars import EnvVars
 from .images import Attachment
@@ -120,6 +128,9 @@ class PlainAdapterMethods:
 
     def cron_jobs(self) -> CronJobs | None:
         return None  # schedules nothing
+
+    def run_cron_job(self, session: Session, job_id: str, watch: Watch) -> CronRanNow:
+        raise AgentUnavailable("this agent keeps no cron jobs")
 
     def config_file(self) -> ConfigFile | None:
         return None  # reads no profile settings

@@ -1,7 +1,8 @@
 """The profile-wide half of ``adapter.HermesAdapter``: what hermes keeps for a profile
 rather than for one agent (goals, skills and slash commands, background processes, file
 checkpoints, the models it can use, the tools its agents offer and the toolsets
-it knows, its MCP servers and its cron jobs).
+it knows, its MCP servers and its cron jobs, run now in a session's scope by
+``run_cron_job``, the adapter's ``_scope``).
 
 Contract: ``HermesProfile`` is a mixin of ``HermesAdapter`` (which provides
 ``_modules``, importing hermes-agent under ``_import_lock``, and ``_secrets``,
@@ -31,6 +32,7 @@ from ..transport.log import log
 from . import (
     background,
     command_watch,
+    cron_run,
     cronjobs,
     edits,
     goals,
@@ -41,6 +43,7 @@ from . import (
     watches,
 )
 from .callbacks import EventSink, SubagentHook, agent_callbacks
+from .contract import CronRanNow
 from .mcp import McpServers
 from .options import checkpoint_settings, disabled_toolsets, enabled_toolsets, lists_mcp_servers
 from .secrets import SecretBridge
@@ -50,6 +53,7 @@ from .watches import ProgressDeliver
 
 class HermesProfile:
     _modules: Callable[[], Any]
+    _scope: Callable[[Session], contextlib.AbstractContextManager[None]]
     _secrets: SecretBridge
     _deliver: Callable[[notices.Notice], None] | None = None
     _process_changed: Callable[[watches.Change, str, ProcessInfo], None] | None = None
@@ -247,6 +251,12 @@ class HermesProfile:
         from tools.cronjob_tools import cronjob
 
         return cronjobs.CronJobs(cronjob, load_jobs, get_cron_output_dir)
+
+    def run_cron_job(self, session: Session, job_id: str, watch: cron_run.Watch) -> CronRanNow:
+        jobs = self.cron_jobs()
+        with self._scope(session), cron_run.watching(watch):
+            ran = jobs.run_now(job_id)
+        return CronRanNow(ran.ran, ran.ok, ran.error, watch.outcome)
 
     def end_background(self, session_id: str) -> list[str]:
         registry = sys.modules.get("tools.process_registry")

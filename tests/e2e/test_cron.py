@@ -144,7 +144,7 @@ def test_a_host_creates_lists_changes_pauses_resumes_and_removes_a_profiles_cron
 
 
 @pytest.mark.parametrize(
-    "method", ["cron/update", "cron/pause", "cron/resume", "cron/remove", "cron/output"]
+    "method", ["cron/update", "cron/pause", "cron/resume", "cron/remove", "cron/output", "cron/run"]
 )
 def test_a_job_id_the_profile_does_not_have_is_unknown_cron_job(
     host: HostClient, method: str

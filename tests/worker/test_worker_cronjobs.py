@@ -11,7 +11,13 @@ from typing import Any
 import pytest
 
 from hermes_stdio.protocol import cron as cr
-from hermes_stdio.worker.cronjobs import MAX_OUTPUT, CronJobs, CronRefused, UnknownCronJob
+from hermes_stdio.worker.cronjobs import (
+    MAX_OUTPUT,
+    CronJobs,
+    CronRefused,
+    RanNow,
+    UnknownCronJob,
+)
 
 SHOWN = {
     "job_id": "abc123",
@@ -130,3 +136,38 @@ def test_outputs_are_read_newest_first_bounded_and_only_from_the_jobs_directory(
     assert jobs.outputs("abc123", 1) == [newest]
     with pytest.raises(UnknownCronJob):  # a hand-edited store's id would climb out
         jobs.outputs("..", 5)
+
+
+def test_a_paused_job_is_not_runnable_and_an_unknown_one_is_unknown() -> None:
+    jobs, tool = jobs_with({"abc123": {"id": "abc123", "model": "m1"}, "p": {"id": "p"}})
+    assert jobs.runnable("abc123")["model"] == "m1"
+    jobs, tool = jobs_with({"p": {"id": "p", "enabled": False, "state": "paused"}})
+    with pytest.raises(CronRefused, match="paused"):
+        jobs.runnable("p")
+    with pytest.raises(UnknownCronJob):
+        jobs.runnable("nope")
+    assert tool.calls == []
+
+
+@pytest.mark.parametrize(
+    ("shown", "ran"),
+    [
+        ({"executed": True, "execution_success": True}, RanNow(True, True, None)),
+        (
+            {"executed": True, "execution_success": False, "execution_error": "model down"},
+            RanNow(True, False, "model down"),
+        ),
+        (
+            {"executed": False, "execution_skipped": "Job is already being fired"},
+            RanNow(False, False, "Job is already being fired"),
+        ),
+    ],
+    ids=["ok", "failed", "skipped"],
+)
+def test_a_job_run_now_says_whether_hermes_ran_it_and_how_it_went(
+    shown: dict[str, Any], ran: RanNow
+) -> None:
+    jobs, tool = jobs_with({"abc123": {"id": "abc123"}})
+    tool.answer = {"success": True, "job": {**SHOWN, **shown}}
+    assert jobs.run_now("abc123") == ran
+    assert tool.calls == [("run", {"job_id": "abc123"})]

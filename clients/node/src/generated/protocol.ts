@@ -4503,6 +4503,8 @@ export interface HostRequests {
   'cron/remove': { params: CronJobParams; result: CronJobResult };
   /** Resume a paused cron job. */
   'cron/resume': { params: CronJobParams; result: CronJobResult };
+  /** Run a cron job now, as a run of its own: its agent's approvals are asked in it. */
+  'cron/run': { params: CronJobParams; result: RunStartResult };
   /** Change a cron job's schedule, prompt, name, repeat, skills or delivery. */
   'cron/update': { params: CronUpdateParams; result: CronJobResult };
   /** The profile's environment variables (API keys, tokens...): which are set, and where from; no secret's value. */
@@ -4733,6 +4735,7 @@ export const HOST_REQUEST_METHODS: readonly HostRequestMethod[] = [
   'cron/pause',
   'cron/remove',
   'cron/resume',
+  'cron/run',
   'cron/update',
   'env/list',
   'env/remove',

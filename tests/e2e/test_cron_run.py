@@ -1,0 +1,99 @@
+"""cron/run through the real binary and real hermes-agent: a host runs a profile's
+cron job now, as hermes' own ``hermes cron run`` does, and follows it as a run of
+its own: its agent's commands are asked about in that run, run/completed carries
+what the job answered, hermes records the run and saves its output, and
+run/interrupt stops the job's agent."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from hermes_stdio.testing.host import HostClient
+from hermes_stdio.testing.llm_server import Reply, ScriptedLLM
+from hermes_stdio.testing.replies import Gate
+from hermes_stdio.wire import ErrorType, RpcError
+
+from .conftest import received
+from .test_cron import asked_or_ended, cron_job
+
+
+def test_a_job_run_now_is_a_run_whose_commands_the_host_is_asked_about(
+    host: HostClient, llm: ScriptedLLM, home: Path, tmp_path: Path
+) -> None:
+    job = cron_job(home, "clean up")
+    victim = tmp_path / "victim"
+    victim.mkdir()
+    llm.enqueue(
+        Reply.tool_call("terminal", {"command": f"rm -rf {victim}"}),
+        Reply.text(["job done"]),
+    )
+    run = host.request("cron/run", {"jobId": job})
+    assert set(run) == {"runId", "sessionId"}
+    assert asked_or_ended(host, run["runId"]) == "approval/requested"
+    [ask] = received(host, "approval/requested")
+    assert ask.params["command"] == f"rm -rf {victim}"
+    host.request(
+        "approval/respond",
+        {"runId": run["runId"], "approvalId": ask.params["approvalId"], "decision": "deny"},
+    )
+    done = host.wait_run_completed(run["runId"]).params
+    assert (done["status"], done["error"]) == ("complete", None)
+    assert done["result"]["finalResponse"] == "job done"
+    assert done["result"]["apiCalls"] == 2 and done["result"]["messageCount"] >= 4
+    assert victim.exists()
+
+    notes = host.run_notifications(run["runId"])
+    assert [n.params["seq"] for n in notes] == list(range(1, len(notes) + 1))
+    started = notes[0]
+    assert started.method == "run/started"
+    assert (started.params["profile"], started.params["model"], started.params["trigger"]) == (
+        "default",
+        None,
+        None,
+    )
+    # hermes recorded the run and saved its output, as its scheduler does.
+    [listed] = host.request("cron/list", {})["jobs"]
+    assert (listed["lastStatus"], listed["lastRunAt"] is not None) == ("ok", True)
+    [output] = host.request("cron/output", {"jobId": job})["outputs"]
+    assert "job done" in output["text"]
+    # The run's session holds nothing: the job's conversation is hermes' own.
+    status = host.request("session/status", {"sessionId": run["sessionId"]})
+    assert (status["loaded"], status["running"]) == (False, False)
+
+
+def test_an_interrupt_stops_the_jobs_agent_and_ends_the_run_interrupted(
+    host: HostClient, llm: ScriptedLLM, home: Path
+) -> None:
+    job = cron_job(home, "think for ever")
+    held = Gate()
+    llm.enqueue(Reply.text(["never sent"], gate=held))
+    run = host.request("cron/run", {"jobId": job})
+    assert held.arrived.wait(30)  # the job's agent is in its model call
+    try:
+        assert host.request("run/interrupt", {"runId": run["runId"]}) == {"interrupted": True}
+        done = host.wait_run_completed(run["runId"], timeout=30).params
+    finally:
+        held.release.set()
+    assert done["status"] == "interrupted"
+    assert done["result"]["finalResponse"] != "never sent"
+    [listed] = host.request("cron/list", {})["jobs"]
+    assert listed["lastRunAt"] is not None  # hermes recorded the run, as it judged it
+
+
+def test_a_paused_or_unknown_job_is_refused_and_nothing_runs(
+    host: HostClient, llm: ScriptedLLM, home: Path
+) -> None:
+    job = cron_job(home, "paused one")
+    host.request("cron/pause", {"jobId": job})
+    with pytest.raises(RpcError) as err:
+        host.request("cron/run", {"jobId": job})
+    assert err.value.kind is ErrorType.INVALID_PARAMS
+    assert err.value.data["field"] == "params.jobId"
+    with pytest.raises(RpcError) as err:
+        host.request("cron/run", {"jobId": job, "profile": "work"})
+    assert err.value.kind is ErrorType.UNKNOWN_CRON_JOB and err.value.data["jobId"] == job
+    assert not received(host, "run/started")
+    [listed] = host.request("cron/list", {})["jobs"]
+    assert listed["lastRunAt"] is None

@@ -1,0 +1,74 @@
+"""cron_run with fake agent classes: inside watching(), the agents that start a
+conversation (on the context or a copy of it, as hermes' scheduler runs a job's
+agent) are in reach of an interrupt and the first one's turn is kept; elsewhere
+the wrapper only calls through."""
+
+from __future__ import annotations
+
+import contextvars
+import threading
+from typing import Any
+
+from hermes_stdio.worker import cron_run
+from hermes_stdio.worker.cron_run import Watch, watching
+
+
+class Agent:
+    def __init__(self, answer: str = "done") -> None:
+        self.answer = answer
+        self.interrupts: list[str | None] = []
+
+    def run_conversation(self, message: str) -> dict[str, Any]:
+        return {"final_response": f"{self.answer}: {message}", "messages": [{}, {}], "api_calls": 1}
+
+    def interrupt(self, message: str | None = None) -> None:
+        self.interrupts.append(message)
+
+
+def test_the_wrapper_calls_through_outside_a_watch_and_installs_once() -> None:
+    class Mine(Agent):
+        pass
+
+    assert cron_run.install(Mine) and cron_run.install(Mine)
+    wrapped = Mine.run_conversation
+    assert cron_run.install(Mine) and Mine.run_conversation is wrapped
+    assert Mine().run_conversation("hi")["final_response"] == "done: hi"
+    assert not cron_run.install(object)
+
+
+def test_the_first_agent_on_a_copied_context_is_the_jobs_and_its_turn_is_kept() -> None:
+    class Mine(Agent):
+        pass
+
+    cron_run.install(Mine)
+    watch = Watch()
+    job, child = Mine("job"), Mine("child")
+    with watching(watch):
+        context = contextvars.copy_context()  # as hermes' scheduler hands its pool thread
+        thread = threading.Thread(target=context.run, args=(job.run_conversation, "go"))
+        thread.start()
+        thread.join(10)
+        child.run_conversation("sub")
+    assert watch.outcome is not None
+    assert (watch.outcome.final_response, len(watch.outcome.messages)) == ("job: go", 2)
+    assert watch.outcome.api_calls == 1
+    watch.interrupt("stop")
+    assert job.interrupts == ["stop"] and child.interrupts == ["stop"]
+    Mine("after").run_conversation("x")  # outside the watch: not reached
+    assert watch.outcome.final_response == "job: go"
+
+
+def test_an_agent_that_starts_after_the_interrupt_is_interrupted_before_it_runs() -> None:
+    seen: list[list[str | None]] = []
+
+    class Mine(Agent):
+        def run_conversation(self, message: str) -> dict[str, Any]:
+            seen.append(list(self.interrupts))
+            return super().run_conversation(message)
+
+    cron_run.install(Mine)
+    watch = Watch()
+    watch.interrupt(None)
+    with watching(watch):
+        Mine().run_conversation("late")
+    assert seen == [[None]]
