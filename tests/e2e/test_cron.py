@@ -49,6 +49,17 @@ def asked_or_ended(host: HostClient, run_id: str) -> str:
     ).method
 
 
+def deny_asked(host: HostClient, run_id: str, command: str) -> None:
+    """The run's first request is an approval for ``command``: deny it."""
+    assert asked_or_ended(host, run_id) == "approval/requested"
+    [ask] = received(host, "approval/requested")
+    assert ask.params["command"] == command
+    host.request(
+        "approval/respond",
+        {"runId": run_id, "approvalId": ask.params["approvalId"], "decision": "deny"},
+    )
+
+
 @pytest.mark.parametrize("cron_mode", ["approve", "deny"])
 def test_a_cron_job_run_now_asks_the_host_and_leaves_later_sessions_asked(
     host: HostClient, llm: ScriptedLLM, home: Path, tmp_path: Path, cron_mode: str
@@ -67,13 +78,7 @@ def test_a_cron_job_run_now_asks_the_host_and_leaves_later_sessions_asked(
     )
     run = host.request("run/start", {"message": "run my job now"})
     # The job runs within the turn: its command is asked about in this run.
-    assert asked_or_ended(host, run["runId"]) == "approval/requested"
-    [ask] = received(host, "approval/requested")
-    assert ask.params["command"] == f"rm -rf {victim}"
-    host.request(
-        "approval/respond",
-        {"runId": run["runId"], "approvalId": ask.params["approvalId"], "decision": "deny"},
-    )
+    deny_asked(host, run["runId"], f"rm -rf {victim}")
     assert host.wait_run_completed(run["runId"]).params["status"] == "complete"
     assert victim.exists()
     # It did run: its output is read back as hermes saved it.

@@ -16,7 +16,7 @@ from hermes_stdio.testing.replies import Gate
 from hermes_stdio.wire import ErrorType, RpcError
 
 from .conftest import received
-from .test_cron import asked_or_ended, cron_job
+from .test_cron import cron_job, deny_asked
 
 
 def test_a_job_run_now_is_a_run_whose_commands_the_host_is_asked_about(
@@ -31,13 +31,7 @@ def test_a_job_run_now_is_a_run_whose_commands_the_host_is_asked_about(
     )
     run = host.request("cron/run", {"jobId": job})
     assert set(run) == {"runId", "sessionId"}
-    assert asked_or_ended(host, run["runId"]) == "approval/requested"
-    [ask] = received(host, "approval/requested")
-    assert ask.params["command"] == f"rm -rf {victim}"
-    host.request(
-        "approval/respond",
-        {"runId": run["runId"], "approvalId": ask.params["approvalId"], "decision": "deny"},
-    )
+    deny_asked(host, run["runId"], f"rm -rf {victim}")  # asked in this run
     done = host.wait_run_completed(run["runId"]).params
     assert (done["status"], done["error"]) == ("complete", None)
     assert done["result"]["finalResponse"] == "job done"
