@@ -144,6 +144,7 @@ class HermesAdapter(
         self._loaded: Fingerprint | None = None
         self._preloaded = Fingerprint(())
         self._turn_modules: TurnModules | None = None  # once a turn has imported them
+        self._cron_turns = cron_run.TurnWatches()
 
     def preload(self) -> None:
         """Import hermes-agent, and what its first agent build and turn would import, and
@@ -354,7 +355,7 @@ class HermesAdapter(
             agent.reasoning_config = parse_reasoning_effort(session.reasoning_effort)
         recall_compression(self._db, session)
         try:
-            with self._scope(session):
+            with self._scope(session), self._cron_turns.turn(agent):
                 agent.clear_interrupt()  # a stale interrupt would otherwise carry into this turn
                 if stop_requested():  # ...but not one meant for this run
                     agent.interrupt(None)
@@ -387,6 +388,7 @@ class HermesAdapter(
 
     def interrupt(self, agent: Any, message: str | None) -> None:
         agent.interrupt(message)
+        self._cron_turns.interrupt(agent, message)  # a cron job its tool runs now
 
     def steer(self, agent: Any, text: str) -> bool:
         return bool(agent.steer(text))

@@ -17,7 +17,14 @@ Contract:
   one that starts later before it runs (hermes keeps an interrupt made before
   a conversation for it). ``Watch.outcome`` is the first agent's (the job's):
   a ``TurnOutcome`` with its final response, messages, model calls and usage;
-  None until it has finished.
+  None until it has finished. ``Watch(platform)`` watches only agents of that
+  hermes platform.
+- ``TurnWatches``: for a session's turn, ``turn(agent)`` watches the cron
+  jobs its agent's ``cronjob`` tool runs now (agents of platform ``cron``;
+  not the turn's own agent, nor its subagents, which hermes interrupts with
+  it); ``interrupt(agent, message)`` interrupts them with the turn. Without
+  it a turn interrupted while a job it runs waits for its model would wait
+  for the whole job.
 """
 
 from __future__ import annotations
@@ -38,7 +45,8 @@ _WATCH: contextvars.ContextVar[Watch | None] = contextvars.ContextVar("cron_watc
 
 
 class Watch:
-    def __init__(self) -> None:
+    def __init__(self, platform: str | None = None) -> None:
+        self._platform = platform
         self._lock = threading.Lock()
         self._agents: list[Any] = []
         self._before: dict[int, usage.Counters | None] = {}
@@ -47,6 +55,8 @@ class Watch:
         self.outcome: TurnOutcome | None = None
 
     def started(self, agent: Any) -> None:
+        if self._platform is not None and getattr(agent, "platform", None) != self._platform:
+            return
         with self._lock:
             first = not self._agents
             self._agents.append(agent)
@@ -69,6 +79,30 @@ class Watch:
             agents = list(self._agents)
         for agent in agents:
             agent.interrupt(message)
+
+
+class TurnWatches:
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._by_agent: dict[int, Watch] = {}
+
+    @contextlib.contextmanager
+    def turn(self, agent: Any) -> Iterator[None]:
+        watch = Watch(platform="cron")
+        with self._lock:
+            self._by_agent[id(agent)] = watch
+        try:
+            with watching(watch):
+                yield
+        finally:
+            with self._lock:
+                self._by_agent.pop(id(agent), None)
+
+    def interrupt(self, agent: Any, message: str | None) -> None:
+        with self._lock:
+            watch = self._by_agent.get(id(agent))
+        if watch is not None:
+            watch.interrupt(message)
 
 
 @contextlib.contextmanager

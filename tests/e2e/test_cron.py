@@ -17,6 +17,7 @@ import yaml
 
 from hermes_stdio.testing.host import HostClient
 from hermes_stdio.testing.llm_server import Reply, ScriptedLLM
+from hermes_stdio.testing.replies import Gate
 from hermes_stdio.wire import ErrorType, RpcError
 
 from .conftest import pushed_so_far, received
@@ -212,3 +213,23 @@ def test_a_change_to_a_profiles_cron_jobs_is_pushed_whoever_makes_it(
     # hermes' own CLI (or its gateway) writing the store is seen too.
     cron_job(home / "profiles" / "play", "from the command line")
     pushed("work", "work", "default", "play")
+
+
+def test_an_interrupted_turn_stops_the_cron_job_its_agent_runs_now(
+    host: HostClient, llm: ScriptedLLM, home: Path
+) -> None:
+    job = cron_job(home, "think for ever")
+    held = Gate()
+    llm.enqueue(
+        Reply.tool_call("cronjob", {"action": "run", "job_id": job}),
+        Reply.text(["never sent"], gate=held),  # the job's agent, in its model call
+    )
+    run = host.request("run/start", {"message": "run my job now"})
+    assert held.arrived.wait(30)
+    try:
+        assert host.request("run/interrupt", {"runId": run["runId"]}) == {"interrupted": True}
+        # Not after the job's own end: the job's agent is interrupted with the turn.
+        done = host.wait_run_completed(run["runId"], timeout=30).params
+    finally:
+        held.release.set()
+    assert done["status"] == "interrupted"

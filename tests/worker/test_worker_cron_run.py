@@ -10,7 +10,7 @@ import threading
 from typing import Any
 
 from hermes_stdio.worker import cron_run
-from hermes_stdio.worker.cron_run import Watch, watching
+from hermes_stdio.worker.cron_run import TurnWatches, Watch, watching
 
 
 class Agent:
@@ -72,3 +72,23 @@ def test_an_agent_that_starts_after_the_interrupt_is_interrupted_before_it_runs(
     with watching(watch):
         Mine().run_conversation("late")
     assert seen == [[None]]
+
+
+def test_a_turns_watch_reaches_the_cron_jobs_its_agent_runs_and_nothing_else() -> None:
+    class Mine(Agent):
+        def __init__(self, platform: str) -> None:
+            super().__init__(platform)
+            self.platform = platform
+
+    cron_run.install(Mine)
+    turns = TurnWatches()
+    own, job, other = Mine("hermes-stdio"), Mine("cron"), Mine("hermes-stdio")
+    with turns.turn(own):
+        own.run_conversation("turn")  # the turn's own agent: the adapter interrupts it
+        job.run_conversation("job")  # what its cronjob tool runs now
+        turns.interrupt(other, "not this turn")
+        assert job.interrupts == []
+        turns.interrupt(own, "stop")
+    assert (own.interrupts, job.interrupts) == ([], ["stop"])
+    turns.interrupt(own, "after the turn")  # nothing watched any more
+    assert job.interrupts == ["stop"]
