@@ -14,7 +14,7 @@ paused (else ``invalid_params`` naming ``params.jobId``), then runs it on the
 run's thread: ``run/started`` (the job's model, null for the profile's), the
 job run through hermes' tool in a session of the run's own (listed while
 the run lasts, then dropped: it holds no conversation), its agent's
-approvals, sudo passwords and secrets asked in the run, and one
+approvals asked in the run, and one
 ``run/completed``: ``complete`` with the job's agent's answer, ``error``
 (``agent_error``, hermes' reason) when hermes did not run it or the job
 failed, ``interrupted`` when ``run/interrupt`` (or the worker's stop) came
