@@ -11,6 +11,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -59,6 +60,17 @@ def deny_asked(host: HostClient, run_id: str, command: str) -> None:
         "approval/respond",
         {"runId": run_id, "approvalId": ask.params["approvalId"], "decision": "deny"},
     )
+
+
+def interrupted_while_held(host: HostClient, run_id: str, held: Gate) -> dict[str, Any]:
+    """``run/interrupt`` while a model call of the run is held; its run/completed,
+    which must come before the call is let go."""
+    assert held.arrived.wait(30)
+    try:
+        assert host.request("run/interrupt", {"runId": run_id}) == {"interrupted": True}
+        return host.wait_run_completed(run_id, timeout=30).params
+    finally:
+        held.release.set()
 
 
 @pytest.mark.parametrize("cron_mode", ["approve", "deny"])
@@ -225,11 +237,5 @@ def test_an_interrupted_turn_stops_the_cron_job_its_agent_runs_now(
         Reply.text(["never sent"], gate=held),  # the job's agent, in its model call
     )
     run = host.request("run/start", {"message": "run my job now"})
-    assert held.arrived.wait(30)
-    try:
-        assert host.request("run/interrupt", {"runId": run["runId"]}) == {"interrupted": True}
-        # Not after the job's own end: the job's agent is interrupted with the turn.
-        done = host.wait_run_completed(run["runId"], timeout=30).params
-    finally:
-        held.release.set()
-    assert done["status"] == "interrupted"
+    # Not after the job's own end: the job's agent is interrupted with the turn.
+    assert interrupted_while_held(host, run["runId"], held)["status"] == "interrupted"

@@ -16,7 +16,7 @@ from hermes_stdio.testing.replies import Gate
 from hermes_stdio.wire import ErrorType, RpcError
 
 from .conftest import received
-from .test_cron import cron_job, deny_asked
+from .test_cron import cron_job, deny_asked, interrupted_while_held
 
 
 def test_a_job_run_now_is_a_run_whose_commands_the_host_is_asked_about(
@@ -64,12 +64,7 @@ def test_an_interrupt_stops_the_jobs_agent_and_ends_the_run_interrupted(
     held = Gate()
     llm.enqueue(Reply.text(["never sent"], gate=held))
     run = host.request("cron/run", {"jobId": job})
-    assert held.arrived.wait(30)  # the job's agent is in its model call
-    try:
-        assert host.request("run/interrupt", {"runId": run["runId"]}) == {"interrupted": True}
-        done = host.wait_run_completed(run["runId"], timeout=30).params
-    finally:
-        held.release.set()
+    done = interrupted_while_held(host, run["runId"], held)  # in the job's model call
     assert done["status"] == "interrupted"
     assert done["result"]["finalResponse"] != "never sent"
     [listed] = host.request("cron/list", {})["jobs"]
