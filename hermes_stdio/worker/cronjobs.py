@@ -16,7 +16,8 @@ read once a request) and ``cron.jobs.get_cron_output_dir``:
   ``run`` (hermes claims it first, so a scheduler firing it meanwhile does not
   run it twice; its output is saved and its last run recorded): a ``RanNow``,
   whether hermes ran it, whether the job succeeded, and hermes' reason when
-  not.
+  not (from ``latest_attempt(job_id)``, hermes' ledger of cron executions,
+  when the tool could not tell: it removes a job after its last run).
 - ``outputs(job_id, limit)`` reads the job's saved outputs (hermes writes one
   file a run, named by its time), newest first, each at most ``MAX_OUTPUT``
   bytes; only from the job's own directory under the output directory.
@@ -84,8 +85,10 @@ class CronJobs:
         cronjob: Callable[..., str],
         load_jobs: Callable[[], list[dict[str, Any]]],
         output_dir: Callable[[], Path],
+        latest_attempt: Callable[[str], dict[str, Any] | None] = lambda _job_id: None,
     ) -> None:
         self._cronjob, self._load_jobs, self._output_dir = cronjob, load_jobs, output_dir
+        self._latest_attempt = latest_attempt
 
     def _call(self, action: str, **args: Any) -> dict[str, Any]:
         try:
@@ -153,13 +156,15 @@ class CronJobs:
             return RanNow(
                 False, False, str(shown.get("execution_skipped") or "hermes did not run it")
             )
-        ok = bool(shown.get("execution_success"))
-        error = (
-            None
-            if ok
-            else str(shown.get("execution_error") or shown.get("last_status") or "failed")
-        )
-        return RanNow(True, ok, error)
+        if shown.get("execution_success"):
+            return RanNow(True, True, None)
+        # hermes judges by the job's record, which it removes after a job's last run:
+        # its ledger entry for the attempt (it holds the job's claim till then) says.
+        attempt = self._latest_attempt(job_id) or {}
+        if attempt.get("status") == "completed" and not shown.get("execution_error"):
+            return RanNow(True, True, None)
+        error = shown.get("execution_error") or attempt.get("error") or shown.get("last_status")
+        return RanNow(True, False, str(error or "failed"))
 
     def outputs(self, job_id: str, limit: int) -> list[cr.CronOutput]:
         self._known(job_id)

@@ -247,10 +247,11 @@ class HermesProfile:
 
     def cron_jobs(self) -> cronjobs.CronJobs:
         self._modules()
+        from cron.executions import latest_execution
         from cron.jobs import get_cron_output_dir, load_jobs
         from tools.cronjob_tools import cronjob
 
-        return cronjobs.CronJobs(cronjob, load_jobs, get_cron_output_dir)
+        return cronjobs.CronJobs(cronjob, load_jobs, get_cron_output_dir, latest_execution)
 
     def run_cron_job(self, session: Session, job_id: str, watch: cron_run.Watch) -> CronRanNow:
         jobs = self.cron_jobs()

@@ -86,3 +86,16 @@ def test_a_paused_or_unknown_job_is_refused_and_nothing_runs(
     assert not received(host, "run/started")
     [listed] = host.request("cron/list", {})["jobs"]
     assert listed["lastRunAt"] is None
+
+
+def test_a_job_run_for_its_last_time_completes_though_hermes_removes_it(
+    host: HostClient, llm: ScriptedLLM, home: Path
+) -> None:
+    made = host.request("cron/create", {"schedule": "every 1h", "prompt": "once", "repeat": 1})
+    job = made["job"]["jobId"]
+    llm.enqueue(Reply.text(["last time"]))
+    run = host.request("cron/run", {"jobId": job})
+    done = host.wait_run_completed(run["runId"]).params
+    assert (done["status"], done["error"]) == ("complete", None)
+    assert done["result"]["finalResponse"] == "last time"
+    assert host.request("cron/list", {})["jobs"] == []  # its repeat is done: hermes removed it

@@ -171,3 +171,29 @@ def test_a_job_run_now_says_whether_hermes_ran_it_and_how_it_went(
     tool.answer = {"success": True, "job": {**SHOWN, **shown}}
     assert jobs.run_now("abc123") == ran
     assert tool.calls == [("run", {"job_id": "abc123"})]
+
+
+@pytest.mark.parametrize(
+    ("attempt", "ran"),
+    [
+        ({"status": "completed", "error": None}, RanNow(True, True, None)),
+        ({"status": "failed", "error": "model down"}, RanNow(True, False, "model down")),
+        (None, RanNow(True, False, "failed")),
+    ],
+    ids=["completed", "failed", "no-entry"],
+)
+def test_a_job_hermes_removed_after_its_last_run_is_judged_by_its_ledger_entry(
+    attempt: dict[str, Any] | None, ran: RanNow
+) -> None:
+    tool = FakeTool()
+    asked: list[str] = []
+    jobs = CronJobs(
+        tool,
+        lambda: [{"id": "abc123"}],
+        lambda: Path("/nonexistent"),
+        lambda job_id: asked.append(job_id) or attempt,  # type: ignore[func-returns-value]
+    )
+    # What hermes' tool answers for a job it removed: no status, no error.
+    tool.answer = {"success": True, "job": {"job_id": "abc123", "executed": True}}
+    assert jobs.run_now("abc123") == ran
+    assert asked == ["abc123"]
