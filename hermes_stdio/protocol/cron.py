@@ -76,6 +76,22 @@ class CronJobParams(Record):
     worker_key: WorkerKey | None = doc_field("Worker isolation key.", None)
 
 
+class CronTickRun(Record):
+    job_id: str = doc_field("The job that came due.")
+    run_id: str = doc_field("The run it runs in: run/started (trigger type cron) comes next.")
+    session_id: str = doc_field("The run's session, listed while the run lasts.")
+
+
+class CronTickResult(Record):
+    busy: bool = doc_field(
+        "True when another scheduler was ticking the profile (a hermes gateway, or another"
+        " worker of it): nothing was fired; its jobs are its to fire."
+    )
+    runs: list[CronTickRun] = doc_field(
+        "A run for each job that was due and is now claimed, in hermes' order; [] when none."
+    )
+
+
 class CronPauseParams(Record):
     job_id: CronJobId = doc_field("The job.")
     reason: str | None = doc_field("Why it is paused; shown in its pausedReason.", None)

@@ -497,6 +497,13 @@ HOST_METHODS: dict[str, Method] = _methods(
         "Run a cron job now, as a run of its own: its agent's approvals are asked in it.",
     ),
     Method(
+        "cron/tick",
+        t.WorkerTarget,
+        cr.CronTickResult,
+        "profile",
+        "Fire the profile's due cron jobs now, as hermes' scheduler tick does: a run each.",
+    ),
+    Method(
         "cron/output",
         cr.CronOutputParams,
         cr.CronOutputResult,

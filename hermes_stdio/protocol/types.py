@@ -45,7 +45,7 @@ class RunErrorType:
 
 
 CompressionMode = Literal["agent", "host"]
-TriggerKind = Literal["subagent", "process"]
+TriggerKind = Literal["subagent", "process", "cron"]
 
 
 # --- lifecycle -------------------------------------------------------------
@@ -75,6 +75,12 @@ class InitializeOptions(Record):
     prewarm_profiles: list[str] | None = doc_field(
         "Profiles whose workers start (and import hermes-agent) right after initialize, "
         "so their first run/start does not wait for a cold worker.",
+        None,
+    )
+    schedule_cron: bool | None = doc_field(
+        "Fire every profile's cron jobs as they come due while this server runs, as"
+        " hermes' gateway does: a cron/tick of the profile's worker (started if need be)"
+        " at the soonest nextRunAt; each job fired is a run of its own. Off when absent.",
         None,
     )
 
@@ -379,9 +385,14 @@ class RunResultResult(Record):
 
 
 class RunTrigger(Record):
-    type: TriggerKind = doc_field("What finished: a background subagent, or a process.")
-    source_id: str = doc_field("The delegation's id, or the background process's.")
-    message: str = doc_field("What the agent is told of it: the turn's user message.")
+    type: TriggerKind = doc_field(
+        "What started it: a background subagent or process that finished, or a cron job"
+        " that came due (cron/tick)."
+    )
+    source_id: str = doc_field("The delegation's id, the background process's, or the job's.")
+    message: str = doc_field(
+        "What the agent is told of it: the turn's user message; a cron job's prompt."
+    )
 
 
 class RunStartedNotification(Record):
@@ -392,7 +403,7 @@ class RunStartedNotification(Record):
     model: str | None = doc_field("The model the agent uses.")
     trigger: RunTrigger | None = doc_field(
         "Set when the worker started the run itself, to hand the session background work"
-        " that finished; null for a host's run."
+        " that finished, or to run a cron job that came due; null for a host's run."
     )
 
 

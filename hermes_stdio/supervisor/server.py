@@ -18,6 +18,9 @@ Contract:
   old process share its result;
   ``profile/list`` requests that arrive while one is being read share the
   next reading (``batch``).
+- ``initialize``'s ``options.scheduleCron`` switches the cron schedule
+  (``cron_schedule``) on or off; the profile watch tells it of job files
+  and profiles that change, and ``shutdown`` switches it off.
 """
 
 from __future__ import annotations
@@ -54,10 +57,11 @@ from ..transport import Peer
 from ..transport.log import log, report_error
 from ..wire import ErrorType, Notification, Request, RequestId, RpcError, link_body_limit, load_fast
 from .batch import Batch
+from .cron_schedule import CronSchedule, CronTicks
 from .forwards import Forwards
 from .idle import IdleWorkers
 from .profile_methods import ProfileMethods
-from .profiles import listing, template_env
+from .profiles import listing, profile_home, template_env
 from .relay import CommandStates, RelayMethods
 from .routes import Routes
 from .routing import RoutedMethods, spawn_thread
@@ -82,7 +86,7 @@ def _any_request_id(note: Notification) -> RequestId | None:
 WATCH_SETTLE_S = 5.0
 
 
-class Supervisor(RoutedMethods, ShellRouting, RelayMethods, ProfileMethods, SoulMethods):
+class Supervisor(RoutedMethods, ShellRouting, RelayMethods, ProfileMethods, SoulMethods, CronTicks):
     def __init__(
         self,
         home: Path,
@@ -134,6 +138,11 @@ class Supervisor(RoutedMethods, ShellRouting, RelayMethods, ProfileMethods, Soul
         self._profile_lists = Batch(self._profile_listing, self._answer_all)
         self._watch_started = False  # one profile watch per process, whatever initializes
         self._watch_settled = threading.Event()  # it read its baseline (or cannot watch)
+        self.cron_schedule = CronSchedule(
+            lambda: [(p.name, Path(p.home)) for p in listing(self.home)],
+            self._scheduled_tick,
+            spawn=spawn_thread,
+        )
 
     def attach(self, host: Peer) -> None:
         self.host = host
@@ -278,12 +287,20 @@ class Supervisor(RoutedMethods, ShellRouting, RelayMethods, ProfileMethods, Soul
             self._start_worker(
                 slot, lambda _peer: None, functools.partial(self._prewarm_failed, slot)
             )
+        scheduled = bool(p.options is not None and p.options.schedule_cron)
+        if scheduled or self.cron_schedule.on:  # reading every profile's jobs: off the reader
+            spawn_thread(functools.partial(self.cron_schedule.enable, scheduled))
 
     def _watch_profiles(self) -> None:
         from .profile_watch import ProfileWatch  # ctypes: not on the way to initialize
 
         def announce() -> None:
             self._notify_host("profile/listChanged", encode(pf.ProfileListChangedNotification()))
+            self.cron_schedule.look_all()
+
+        def jobs_changed(profile: str) -> None:
+            push("cron/listChanged", cr.CronListChangedNotification(profile))
+            self.cron_schedule.look(profile, profile_home(self.home, profile))
 
         def push(method: str, params: Record) -> None:
             self._notify_host(method, encode(params))
@@ -291,9 +308,7 @@ class Supervisor(RoutedMethods, ShellRouting, RelayMethods, ProfileMethods, Soul
         files = {
             "config.yaml": lambda p, v: push("config/changed", cf.ConfigChangedNotification(p, v)),
             "SOUL.md": lambda p, v: push("soul/changed", so.SoulChangedNotification(p, v)),
-            "cron/jobs.json": lambda p, _: push(
-                "cron/listChanged", cr.CronListChangedNotification(p)
-            ),
+            "cron/jobs.json": lambda p, _: jobs_changed(p),
             ".env": lambda p, _: push("env/changed", ev.EnvChangedNotification(p)),
             "memories/MEMORY.md": lambda p, _: push(
                 "memory/changed", mm.MemoryChangedNotification(p, "memory")
@@ -324,6 +339,7 @@ class Supervisor(RoutedMethods, ShellRouting, RelayMethods, ProfileMethods, Soul
     def _h_shutdown(self, req: Request, p: t.EmptyParams) -> None:
         def run() -> None:
             self.state = "shut_down"
+            self.cron_schedule.enable(False)  # starts no worker now
             self.pool.close()
 
         self._in_thread(req, run)

@@ -41,6 +41,7 @@ from .toolset_toggles import ToolsetToggles
 from .watches import Change, ProgressDeliver
 
 if TYPE_CHECKING:
+    from .cron_fire import DueJobs
     from .cron_run import Watch
 
 UserContent = str | list[dict[str, Any]]  # a text, or OpenAI-style content parts
@@ -257,6 +258,18 @@ class AgentAdapter(Protocol):
         working in the session's scope (its approvals asked in the session's run) and
         watched by ``watch`` (``cron_run``). Raises ``AgentUnavailable`` when the agent
         has no cron jobs."""
+        ...
+
+    def due_cron_jobs(self) -> DueJobs | None:
+        """``cron/tick``: the profile's due jobs to claim and fire (``cron_fire``); None
+        when the agent has no cron jobs."""
+        ...
+
+    def fire_cron_job(
+        self, session: Session, due: DueJobs, job: dict[str, Any], watch: Watch
+    ) -> CronRanNow:
+        """One job ``due`` claimed, fired as ``run_cron_job`` runs one: in the session's
+        scope, watched by ``watch``."""
         ...
 
     def config_file(self) -> ConfigFile | None:

@@ -20,21 +20,30 @@ approvals asked in the run, and one
 failed, ``interrupted`` when ``run/interrupt`` (or the worker's stop) came
 first: that interrupts the job's agent (``cron_run.Watch``). hermes' state
 for the run's session (its "session" approvals) is forgotten at the end.
+
+``cron/tick`` claims the profile's due jobs (``cron_fire.DueJobs``; not those
+a run of this worker runs now, ``_cron_firing``) and answers ``{busy, runs}``
+before any of those runs reaches the wire; each then runs as ``cron/run``'s
+does, its ``run/started`` naming the job (``trigger`` type ``cron``, the job's
+id and prompt). ``busy`` when another holds hermes' tick lock.
 """
 
 from __future__ import annotations
 
+import functools
 import threading
 from collections.abc import Callable
+from typing import Any
 
 from ..protocol import cron as cr
+from ..protocol import encode
 from ..protocol import types as t
 from ..protocol.opt_out import OptOut
 from ..protocol.record import Record
 from ..transport import Peer
 from ..transport.log import log
 from ..wire import ErrorType, Request, RpcError
-from .contract import AgentAdapter, AgentUnavailable
+from .contract import AgentAdapter, AgentUnavailable, CronRanNow
 from .cron_run import Watch
 from .cronjobs import CronJobs, CronRefused, UnknownCronJob
 from .outbox import Outbox
@@ -57,6 +66,8 @@ class CronMethods:
     _outbox: Callable[[], Outbox | Callable[[bytes], bool]]
     _release: Callable[[Session, Run], None]
     _launch: Callable[[Request, Run, Callable[[], None]], t.RunStartResult]
+    _spawn_run: Callable[[Run, Callable[[], None]], None]
+    _cron_firing: set[str]
 
     def _cron(self, req: Request, act: Callable[[CronJobs], Record]) -> object:
         return answer_through(
@@ -104,29 +115,90 @@ class CronMethods:
                     raise RpcError(ErrorType.INVALID_PARAMS, why, field="params.jobId") from exc
                 except UnknownCronJob as exc:
                     raise _unknown(exc) from exc
-                session = Session(new_id("cron"), self.profile)
-                run = Run(new_id("run"), session.session_id, self._outbox(), self.opt_out)
-                run.on_complete = lambda: self._cron_ended(session, run)
-                session.run = run
-                with self._lock:  # where the host's answers to its asks find it
-                    self.sessions[session.session_id] = session
-                    self.runs.add(run)
-                model = model if isinstance(model, str) else None
-                self._launch(req, run, lambda: self._run_job(session, run, p.job_id, model))
+                session, run = self._cron_run(p.job_id)
+                fire = lambda watch: self.adapter.run_cron_job(session, p.job_id, watch)  # noqa: E731
+                started = {"profile": self.profile, "model": _model(model), "trigger": None}
+                self._launch(req, run, lambda: self._run_job(session, run, p.job_id, started, fire))
             except Exception as exc:
                 self.peer.respond_error(req.id, request_error(exc))
 
         return self.queue(req, "cron", start)
 
-    def _cron_ended(self, session: Session, run: Run) -> None:
+    def _h_cron_tick(self, req: Request, p: t.WorkerTarget) -> object:
+        def start() -> None:
+            assert self.peer is not None
+            try:
+                due = self.adapter.due_cron_jobs()
+                if due is None:
+                    raise AgentUnavailable("this agent keeps no cron jobs")
+                with self._lock:
+                    busy = set(self._cron_firing)
+                claimed = due.claim(busy)
+            except Exception as exc:
+                self.peer.respond_error(req.id, request_error(exc))
+                return
+            fired: list[tuple[str, Run, Callable[[], None]]] = []
+            for job in claimed or []:
+                job_id = str(job["id"])
+                session, run = self._cron_run(job_id)
+                prompt = job.get("prompt")
+                run.trigger = t.RunTrigger(
+                    "cron", job_id, prompt if isinstance(prompt, str) else ""
+                )
+                started = {
+                    "profile": self.profile,
+                    "model": _model(job.get("model")),
+                    "trigger": encode(run.trigger),
+                }
+                fire = functools.partial(self.adapter.fire_cron_job, session, due, job)
+                fired.append(
+                    (
+                        job_id,
+                        run,
+                        functools.partial(self._run_job, session, run, job_id, started, fire),
+                    )
+                )
+            runs = [cr.CronTickRun(job_id, r.run_id, r.session_id) for job_id, r, _ in fired]
+            # The answer goes out before any of its runs can reach the wire.
+            self.peer.respond(req.id, encode(cr.CronTickResult(claimed is None, runs)))
+            for _, run, body in fired:
+                try:
+                    self._spawn_run(run, body)
+                except Exception as exc:  # no thread: the run still ends, once
+                    run.complete("error", None, t.RunError(t.RunErrorType.INTERNAL_ERROR, f"{exc}"))
+
+        return self.queue(req, "cron", start)
+
+    def _cron_run(self, job_id: str) -> tuple[Session, Run]:
+        """A session of the job's run's own, listed while the run lasts (where the
+        host's answers to its asks find it), and its run."""
+        session = Session(new_id("cron"), self.profile)
+        run = Run(new_id("run"), session.session_id, self._outbox(), self.opt_out)
+        run.on_complete = lambda: self._cron_ended(session, run, job_id)
+        session.run = run
+        with self._lock:
+            self.sessions[session.session_id] = session
+            self.runs.add(run)
+            self._cron_firing.add(job_id)
+        return session, run
+
+    def _cron_ended(self, session: Session, run: Run, job_id: str) -> None:
         self._release(session, run)
         with self._lock:  # it held no conversation: nothing stays loaded
+            self._cron_firing.discard(job_id)
             session.closing = True
             if self.sessions.get(session.session_id) is session:
                 del self.sessions[session.session_id]
 
-    def _run_job(self, session: Session, run: Run, job_id: str, model: str | None) -> None:
-        run.emit("run/started", {"profile": self.profile, "model": model, "trigger": None})
+    def _run_job(
+        self,
+        session: Session,
+        run: Run,
+        job_id: str,
+        started: dict[str, Any],
+        fire: Callable[[Watch], CronRanNow],
+    ) -> None:
+        run.emit("run/started", started)
         watch = Watch()
         stop = threading.Event()
         run.wake_on_stop(stop)  # set on an interrupt, or once the run has completed
@@ -138,7 +210,7 @@ class CronMethods:
 
         threading.Thread(target=relay, name=f"stop-{run.run_id[-8:]}", daemon=True).start()
         try:
-            ran = self.adapter.run_cron_job(session, job_id, watch)
+            ran = fire(watch)
         except Exception as exc:
             log(f"worker: cron job {job_id} failed to run: {exc!r}")
             run.complete("error", None, t.RunError(t.RunErrorType.AGENT_ERROR, f"{exc}"))
@@ -159,6 +231,10 @@ class CronMethods:
             run.complete("error", None, t.RunError(t.RunErrorType.AGENT_ERROR, error))
         else:
             run.complete("complete", output, None)
+
+
+def _model(model: object) -> str | None:
+    return model if isinstance(model, str) else None
 
 
 def _unknown(exc: UnknownCronJob) -> RpcError:

@@ -7,7 +7,8 @@ Contract (a mixin of ``WorkerService``, which provides ``sessions``, ``runs``,
 restored from the database when asked, if this worker does not hold it or it
 was destroyed) or raises ``session_busy``; ``_launch`` acknowledges it with
 ``{runId, sessionId}``, before anything of the run can reach the wire, and
-does the run's work on its own thread, which always ends the run with exactly
+does the run's work on its own thread (``_spawn_run``, for a run already
+acknowledged), which always ends the run with exactly
 one ``run/completed`` (an ``internal_error`` if the work raised or did not end
 it). Once the work is done the run kept for ``run/result`` no longer holds the
 images it was sent, and a worker with no run left hands freed heap back.
@@ -88,12 +89,15 @@ class RunLauncher:
         assert self.peer is not None
         # The ack goes out before the run thread can emit anything for this run.
         self.peer.respond(req.id, encode(t.RunStartResult(run.run_id, run.session_id)))
+        self._spawn_run(run, body)
+        return DEFERRED  # type: ignore[return-value]
+
+    def _spawn_run(self, run: Run, body: Callable[[], None]) -> None:
         thread = threading.Thread(
             target=self._run_thread, args=(run, body), name=f"run-{run.run_id[-8:]}", daemon=True
         )
-        self._threads[run.run_id] = thread
+        self._threads[run.run_id] = thread  # registered before stop_runs can look for it
         thread.start()
-        return DEFERRED  # type: ignore[return-value]
 
     def _run_thread(self, run: Run, body: Callable[[], None]) -> None:
         try:
@@ -184,10 +188,7 @@ class RunLauncher:
         session.last_used_at = int(time.time() * 1000)
         self.runs.add(run)
         titled = self._titled(session.session_id)
-        body = lambda: execute_run(self.adapter, session, run, notice.message, titled)  # noqa: E731
-        thread = threading.Thread(
-            target=self._run_thread, args=(run, body), name=f"run-{run.run_id[-8:]}", daemon=True
+        self._spawn_run(
+            run, lambda: execute_run(self.adapter, session, run, notice.message, titled)
         )
-        self._threads[run.run_id] = thread  # registered before stop_runs can look for it
-        thread.start()
         return notice

@@ -29,6 +29,7 @@ from .contract import (
     TurnOutcome,
     UserContent,
 )
+from .cron_fire import DueJobs
 from .cron_run import Watch
 from .cronjobs import CronJobs
 from .env_vars import EnvVars
@@ -130,6 +131,14 @@ class PlainAdapterMethods:
         return None  # schedules nothing
 
     def run_cron_job(self, session: Session, job_id: str, watch: Watch) -> CronRanNow:
+        raise AgentUnavailable("this agent keeps no cron jobs")
+
+    def due_cron_jobs(self) -> DueJobs | None:
+        return None  # schedules nothing
+
+    def fire_cron_job(
+        self, session: Session, due: DueJobs, job: dict[str, Any], watch: Watch
+    ) -> CronRanNow:
         raise AgentUnavailable("this agent keeps no cron jobs")
 
     def config_file(self) -> ConfigFile | None:

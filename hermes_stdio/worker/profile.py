@@ -32,6 +32,7 @@ from ..transport.log import log
 from . import (
     background,
     command_watch,
+    cron_fire,
     cron_run,
     cronjobs,
     edits,
@@ -257,6 +258,30 @@ class HermesProfile:
         jobs = self.cron_jobs()
         with self._scope(session), cron_run.watching(watch):
             ran = jobs.run_now(job_id)
+        return CronRanNow(ran.ran, ran.ok, ran.error, watch.outcome)
+
+    def due_cron_jobs(self) -> cron_fire.DueJobs:
+        self._modules()
+        from cron import executions, scheduler
+        from cron.jobs import claim_job_for_fire, get_due_jobs
+        from hermes_constants import get_hermes_home
+
+        return cron_fire.DueJobs(
+            # hermes' scheduler tick takes this lock (cron.scheduler._get_lock_paths)
+            Path(get_hermes_home()) / "cron" / ".tick.lock",
+            due=get_due_jobs,
+            claim=claim_job_for_fire,
+            running=scheduler.get_running_job_ids,
+            run_one=scheduler.run_one_job,
+            record=executions.create_execution,
+            records=executions.list_executions,
+        )
+
+    def fire_cron_job(
+        self, session: Session, due: cron_fire.DueJobs, job: dict[str, Any], watch: cron_run.Watch
+    ) -> CronRanNow:
+        with self._scope(session), cron_run.watching(watch):
+            ran = due.fire(job)
         return CronRanNow(ran.ran, ran.ok, ran.error, watch.outcome)
 
     def end_background(self, session_id: str) -> list[str]:

@@ -118,6 +118,7 @@ class WorkerService(
         self._threads: dict[str, threading.Thread] = {}
         self._stopped = False
         self._ended = deque(maxlen=256)
+        self._cron_firing: set[str] = set()  # jobs a run of this worker runs now
         self._text_streams = {}
         self.jobs = JobQueue(name="query")
         self.repo_files = RepoFiles()

@@ -792,6 +792,32 @@ export interface CronPauseParams {
   workerKey?: string | null;
 }
 
+export interface CronTickResult {
+  /**
+   * True when another scheduler was ticking the profile (a hermes gateway, or another worker of it): nothing was fired; its jobs are its to fire.
+   */
+  busy: boolean;
+  /**
+   * A run for each job that was due and is now claimed, in hermes' order; [] when none.
+   */
+  runs: CronTickRun[];
+}
+
+export interface CronTickRun {
+  /**
+   * The job that came due.
+   */
+  jobId: string;
+  /**
+   * The run it runs in: run/started (trigger type cron) comes next.
+   */
+  runId: string;
+  /**
+   * The run's session, listed while the run lasts.
+   */
+  sessionId: string;
+}
+
 export interface CronUpdateParams {
   /**
    * The job to change.
@@ -1121,6 +1147,10 @@ export interface InitializeOptions {
    * Profiles whose workers start (and import hermes-agent) right after initialize, so their first run/start does not wait for a cold worker.
    */
   prewarmProfiles?: string[] | null;
+  /**
+   * Fire every profile's cron jobs as they come due while this server runs, as hermes' gateway does: a cron/tick of the profile's worker (started if need be) at the soonest nextRunAt; each job fired is a run of its own. Off when absent.
+   */
+  scheduleCron?: boolean | null;
 }
 
 export interface InitializeParams {
@@ -2134,7 +2164,7 @@ export interface RunStartedNotification {
    */
   model: string | null;
   /**
-   * Set when the worker started the run itself, to hand the session background work that finished; null for a host's run.
+   * Set when the worker started the run itself, to hand the session background work that finished, or to run a cron job that came due; null for a host's run.
    */
   trigger: RunTrigger | null;
 }
@@ -2166,15 +2196,15 @@ export interface RunTarget {
 
 export interface RunTrigger {
   /**
-   * What finished: a background subagent, or a process.
+   * What started it: a background subagent or process that finished, or a cron job that came due (cron/tick).
    */
-  type: 'subagent' | 'process';
+  type: 'subagent' | 'process' | 'cron';
   /**
-   * The delegation's id, or the background process's.
+   * The delegation's id, the background process's, or the job's.
    */
   sourceId: string;
   /**
-   * What the agent is told of it: the turn's user message.
+   * What the agent is told of it: the turn's user message; a cron job's prompt.
    */
   message: string;
 }
@@ -4505,6 +4535,8 @@ export interface HostRequests {
   'cron/resume': { params: CronJobParams; result: CronJobResult };
   /** Run a cron job now, as a run of its own: its agent's approvals are asked in it. */
   'cron/run': { params: CronJobParams; result: RunStartResult };
+  /** Fire the profile's due cron jobs now, as hermes' scheduler tick does: a run each. */
+  'cron/tick': { params: WorkerTarget; result: CronTickResult };
   /** Change a cron job's schedule, prompt, name, repeat, skills or delivery. */
   'cron/update': { params: CronUpdateParams; result: CronJobResult };
   /** The profile's environment variables (API keys, tokens...): which are set, and where from; no secret's value. */
@@ -4736,6 +4768,7 @@ export const HOST_REQUEST_METHODS: readonly HostRequestMethod[] = [
   'cron/remove',
   'cron/resume',
   'cron/run',
+  'cron/tick',
   'cron/update',
   'env/list',
   'env/remove',
