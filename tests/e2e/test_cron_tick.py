@@ -8,16 +8,19 @@ from __future__ import annotations
 
 import fcntl
 import os
+import signal
 import subprocess
 import sys
 from datetime import datetime
 from pathlib import Path
 
+from hermes_stdio.protocol.types import RunErrorType
 from hermes_stdio.testing.host import HostClient
 from hermes_stdio.testing.llm_server import Reply, ScriptedLLM
+from hermes_stdio.testing.replies import Gate
 
-from .conftest import StartHost, received
-from .test_cron import cron_job, deny_asked
+from .conftest import StartHost, received, worker_pids
+from .test_cron import cron_job, deny_asked, interrupted_while_held
 
 
 def due_in(home: Path, job_id: str, seconds: float) -> None:
@@ -153,3 +156,28 @@ def test_a_job_fired_for_its_last_time_completes_though_hermes_removes_it(
     done = host.wait_run_completed(run["runId"]).params
     assert (done["status"], done["result"]["finalResponse"]) == ("complete", "last time")
     assert host.request("cron/list", {})["jobs"] == []  # its repeat is done: hermes removed it
+
+
+def test_a_ticked_jobs_run_is_interrupted_by_run_interrupt_and_ends_once_if_its_worker_dies(
+    host: HostClient, llm: ScriptedLLM, home: Path
+) -> None:
+    first, second = cron_job(home, "think"), cron_job(home, "think more")
+    due_in(home, first, -60)
+    held = Gate()
+    llm.enqueue(Reply.text(["never sent"], gate=held))
+    [run] = host.request("cron/tick", {})["runs"]
+    assert interrupted_while_held(host, run["runId"], held)["status"] == "interrupted"
+
+    due_in(home, second, -60)
+    again = Gate()
+    llm.enqueue(Reply.text(["never sent"], gate=again))
+    [run] = host.request("cron/tick", {})["runs"]
+    assert again.arrived.wait(30)
+    try:
+        os.kill(worker_pids(host)[("default", None)], signal.SIGKILL)
+        done = host.wait_run_completed(run["runId"], timeout=30).params
+    finally:
+        again.release.set()
+    assert (done["status"], done["error"]["type"]) == ("error", RunErrorType.WORKER_CRASHED)
+    notes = host.run_notifications(run["runId"])
+    assert [n.method for n in notes].count("run/completed") == 1
