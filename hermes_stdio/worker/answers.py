@@ -125,4 +125,6 @@ class AnswerMethods:
             return t.RunSteerResult(True)
         session = self.sessions.get(run.session_id)
         agent = session.agent if session is not None else None
+        if agent is None and run.steer_target is not None:
+            agent = run.steer_target()
         return t.RunSteerResult(agent is not None and self.adapter.steer(agent, text))

@@ -109,6 +109,11 @@ class AgentAdapter(Protocol):
 
     def build(self, session: Session, sink: EventSink) -> Any: ...
 
+    def callbacks(self, sink: EventSink, session: Session) -> dict[str, Callable[..., None]]:
+        """The callbacks ``build`` gives a session's agent (``AIAgent`` keyword
+        names), for an agent hermes builds itself (a cron job's)."""
+        ...
+
     def model_of(self, agent: Any) -> str | None: ...
 
     def resolve_model(self, model: str, provider: str | None) -> str | None:

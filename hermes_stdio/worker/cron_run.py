@@ -13,6 +13,9 @@ Contract:
   subagent it starts on a copy of it) is handed to ``watch.started`` before it
   runs and to ``watch.finished`` with its result after; everywhere else the
   wrapper only calls through.
+- ``Watch.attach(callbacks)``: the first agent gets those of the callbacks
+  (``callbacks.agent_callbacks``) hermes gave it none of, before it runs, so
+  its text and tool activity reach the run; ``Watch.first`` is that agent.
 - ``Watch.interrupt(message)`` interrupts every agent started so far, and each
   one that starts later before it runs (hermes keeps an interrupt made before
   a conversation for it). ``Watch.outcome`` is the first agent's (the job's):
@@ -33,7 +36,7 @@ import contextlib
 import contextvars
 import functools
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from ..transport.log import log
@@ -52,7 +55,19 @@ class Watch:
         self._before: dict[int, usage.Counters | None] = {}
         self._stop: str | None = None
         self._stopped = False
+        self._callbacks: dict[str, Callable[..., None]] = {}
         self.outcome: TurnOutcome | None = None
+
+    def attach(self, callbacks: dict[str, Callable[..., None]]) -> None:
+        """Callbacks (``AIAgent`` attribute names) the first agent gets where hermes
+        gave it none; its subagents report through them, as a turn's do."""
+        self._callbacks = dict(callbacks)
+
+    @property
+    def first(self) -> Any:
+        """The first agent started (the job's); None before."""
+        with self._lock:
+            return self._agents[0] if self._agents else None
 
     def started(self, agent: Any) -> None:
         if self._platform is not None and getattr(agent, "platform", None) != self._platform:
@@ -63,6 +78,10 @@ class Watch:
             if first:
                 self._before[id(agent)] = usage.counters(agent)
             stopped, message = self._stopped, self._stop
+        if first:
+            for name, callback in self._callbacks.items():
+                if getattr(agent, name, None) is None:
+                    setattr(agent, name, callback)
         if stopped:
             agent.interrupt(message)
 

@@ -19,6 +19,7 @@ from ..protocol import insights as ins
 from ..protocol import toolbox as tx
 from ..protocol import types as t
 from ..protocol.processes import ProcessInfo, SubagentInfo
+from .callbacks import EventSink, agent_callbacks
 from .catalog import Deleted, Forked, Found, Rewound, Spent, UnknownSession
 from .config_file import ConfigFile
 from .contract import (
@@ -129,6 +130,9 @@ class PlainAdapterMethods:
 
     def cron_jobs(self) -> CronJobs | None:
         return None  # schedules nothing
+
+    def callbacks(self, sink: EventSink, session: Session) -> dict[str, Callable[..., None]]:
+        return agent_callbacks(sink)
 
     def run_cron_job(self, session: Session, job_id: str, watch: Watch) -> CronRanNow:
         raise AgentUnavailable("this agent keeps no cron jobs")

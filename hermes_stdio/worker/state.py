@@ -168,6 +168,9 @@ class Run:
         self._wakers: set[threading.Event] = set()
         self.usage: UsageWatch | None = None  # set as its turn begins
         self.trigger: t.RunTrigger | None = None  # set when the worker started it itself
+        # The agent run/steer reaches once steering is open, when it is not the
+        # session's (a cron job's, which hermes builds).
+        self.steer_target: Callable[[], Any] | None = None
 
     def request_interrupt(self, message: str | None) -> None:
         with self._lock:

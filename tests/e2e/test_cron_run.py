@@ -6,6 +6,7 @@ run/interrupt stops the job's agent."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -17,6 +18,7 @@ from hermes_stdio.wire import ErrorType, RpcError
 
 from .conftest import received
 from .test_cron import cron_job, deny_asked, interrupted_while_held
+from .test_steer import STEER, steer, tool_messages
 
 
 def test_a_job_run_now_is_a_run_whose_commands_the_host_is_asked_about(
@@ -40,6 +42,14 @@ def test_a_job_run_now_is_a_run_whose_commands_the_host_is_asked_about(
 
     notes = host.run_notifications(run["runId"])
     assert [n.params["seq"] for n in notes] == list(range(1, len(notes) + 1))
+    # The job's agent's activity reaches the run as a turn's does (its text does not
+    # stream: hermes calls a cron job's chat-completions model whole).
+    events = [n.params["event"] for n in notes if n.method == "run/event"]
+    [tool] = [e for e in events if e["type"] == "tool.started"]
+    assert (tool["name"], tool["args"]) == ("terminal", {"command": f"rm -rf {victim}"})
+    assert [e["toolCallId"] for e in events if e["type"] == "tool.completed"] == [
+        tool["toolCallId"]
+    ]
     started = notes[0]
     assert started.method == "run/started"
     assert (started.params["profile"], started.params["model"], started.params["trigger"]) == (
@@ -99,3 +109,32 @@ def test_a_job_run_for_its_last_time_completes_though_hermes_removes_it(
     assert (done["status"], done["error"]) == ("complete", None)
     assert done["result"]["finalResponse"] == "last time"
     assert host.request("cron/list", {})["jobs"] == []  # its repeat is done: hermes removed it
+
+
+def test_steering_a_jobs_run_reaches_its_agent_with_the_next_tool_result(
+    host: HostClient, llm: ScriptedLLM, home: Path
+) -> None:
+    job = cron_job(home, "say hi")
+    held = Gate()
+    llm.enqueue(
+        replace(Reply.tool_call("terminal", {"command": "echo hi"}), gate=held),
+        Reply.tool_call("terminal", {"command": "echo again"}),
+        Reply.text(["done"]),
+    )
+    run = host.request("cron/run", {"jobId": job})
+    assert held.arrived.wait(30)
+    assert steer(host, run) == {"accepted": True}  # before its first tool call
+    held.release.set()
+    host.wait_for(  # the first tool call has started: later text goes to the agent
+        lambda n: (
+            n.params.get("runId") == run["runId"]
+            and n.method == "run/event"
+            and n.params["event"]["type"] == "tool.completed"
+        )
+    )
+    assert steer(host, run, "and BANANA") == {"accepted": True}
+    done = host.wait_run_completed(run["runId"]).params
+    assert (done["status"], done["result"]["finalResponse"]) == ("complete", "done")
+    seen = "\n".join(str(m.get("content")) for b in llm.requests for m in b.get("messages") or [])
+    assert STEER in seen and "BANANA" in seen
+    assert tool_messages(llm)

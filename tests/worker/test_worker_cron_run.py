@@ -92,3 +92,30 @@ def test_a_turns_watch_reaches_the_cron_jobs_its_agent_runs_and_nothing_else() -
     assert (own.interrupts, job.interrupts) == ([], ["stop"])
     turns.interrupt(own, "after the turn")  # nothing watched any more
     assert job.interrupts == ["stop"]
+
+
+def test_only_the_first_agent_gets_the_attached_callbacks_and_only_where_it_has_none() -> None:
+    class Mine(Agent):
+        def __init__(self, answer: str = "done") -> None:
+            super().__init__(answer)
+            self.stream_delta_callback: Any = None
+            self.step_callback: Any = "hermes' own"
+
+    cron_run.install(Mine)
+    watch = Watch()
+    assert watch.first is None
+
+    def delta(text: str) -> None:
+        pass
+
+    def step(*_: Any) -> None:
+        pass
+
+    watch.attach({"stream_delta_callback": delta, "step_callback": step})
+    job, child = Mine("job"), Mine("child")
+    with watching(watch):
+        job.run_conversation("run")
+        child.run_conversation("help")
+    assert watch.first is job
+    assert job.stream_delta_callback is delta and job.step_callback == "hermes' own"
+    assert child.stream_delta_callback is None  # a subagent reports through its parent

@@ -116,3 +116,37 @@ def test_a_paused_or_unknown_job_is_refused_before_any_run(harness, job_id, kind
 
 def test_an_agent_without_cron_jobs_is_agent_unavailable(harness):
     assert error_of(harness.call("cron/run", {"jobId": "j1"})) is ErrorType.AGENT_UNAVAILABLE
+
+
+def test_the_jobs_agent_reports_into_the_run_and_steering_reaches_it(harness):
+    steered: list[tuple[Any, str]] = []
+    harness.adapter.steer = lambda agent, text: steered.append((agent, text)) or True
+    entered, go = threading.Event(), threading.Event()
+
+    class Agent:
+        tool_start_callback: Any = None
+
+        def interrupt(self, message: str | None) -> None:
+            pass
+
+    agent = Agent()
+
+    def job(session: Session, watch: Watch) -> CronRanNow:
+        watch.started(agent)  # hermes' job agent starts: it gets the run's callbacks
+        entered.set()
+        assert go.wait(WAIT)
+        agent.tool_start_callback("c1", "terminal", {"command": "ls"})
+        return CronRanNow(True, True, None, TurnOutcome("ok"))
+
+    wire(harness, job)
+    ack = harness.call("cron/run", {"jobId": "j1"})["result"]
+    assert entered.wait(WAIT)
+    steer = {"runId": ack["runId"], "text": "also this"}
+    assert harness.call("run/steer", steer)["result"] == {"accepted": True}
+    assert steered == []  # it waits for the job's first tool call
+    go.set()
+    harness.wait_completed(ack["runId"])
+    assert steered == [(agent, "also this")]
+    [event] = [m for m in harness.run_messages(ack["runId"]) if m["method"] == "run/event"]
+    assert event["params"]["event"]["type"] == "tool.started"
+    assert event["params"]["event"]["name"] == "terminal"
