@@ -170,7 +170,8 @@ class CronMethods:
                 try:
                     self._spawn_run(run, body)
                 except Exception as exc:  # no thread: the run still ends, once
-                    run.complete("error", None, t.RunError(t.RunErrorType.INTERNAL_ERROR, f"{exc}"))
+                    error = f"the run could not start: {exc}"
+                    run.complete("error", None, t.RunError(t.RunErrorType.INTERNAL_ERROR, error))
 
         return self.queue(req, "cron", start)
 

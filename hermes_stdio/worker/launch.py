@@ -8,9 +8,9 @@ restored from the database when asked, if this worker does not hold it or it
 was destroyed) or raises ``session_busy``; ``_launch`` acknowledges it with
 ``{runId, sessionId}``, before anything of the run can reach the wire, and
 does the run's work on its own thread (``_spawn_run``, for a run already
-acknowledged), which always ends the run with exactly
-one ``run/completed`` (an ``internal_error`` if the work raised or did not end
-it). Once the work is done the run kept for ``run/result`` no longer holds the
+acknowledged), which always ends the run with exactly one ``run/completed``
+(an ``internal_error`` if the work raised or did not end it, or the thread
+could not start). Once the work is done the run kept for ``run/result`` no longer holds the
 images it was sent, and a worker with no run left hands freed heap back.
 
 ``_hand_back(notice)`` gives a session background work that finished
@@ -89,7 +89,11 @@ class RunLauncher:
         assert self.peer is not None
         # The ack goes out before the run thread can emit anything for this run.
         self.peer.respond(req.id, encode(t.RunStartResult(run.run_id, run.session_id)))
-        self._spawn_run(run, body)
+        try:
+            self._spawn_run(run, body)
+        except Exception as exc:  # no thread (a process thread limit): it ends, once
+            error = t.RunError(t.RunErrorType.INTERNAL_ERROR, f"the run could not start: {exc}")
+            run.complete("error", None, error)
         return DEFERRED  # type: ignore[return-value]
 
     def _spawn_run(self, run: Run, body: Callable[[], None]) -> None:
@@ -97,7 +101,11 @@ class RunLauncher:
             target=self._run_thread, args=(run, body), name=f"run-{run.run_id[-8:]}", daemon=True
         )
         self._threads[run.run_id] = thread  # registered before stop_runs can look for it
-        thread.start()
+        try:
+            thread.start()
+        except BaseException:
+            self._threads.pop(run.run_id, None)
+            raise
 
     def _run_thread(self, run: Run, body: Callable[[], None]) -> None:
         try:

@@ -315,3 +315,24 @@ def test_a_malformed_worker_set_opt_out_is_ignored_and_changes_nothing(harness):
     ack = harness.start("hi")
     harness.wait_completed(ack["runId"])
     assert seqs(harness.run_messages(ack["runId"])) == [1, 2, 3, 4, 5]
+
+
+def test_a_run_whose_thread_cannot_start_is_answered_once_and_ends_once(harness, monkeypatch):
+    from hermes_stdio.worker import launch
+
+    class NoThread(threading.Thread):
+        def start(self) -> None:
+            raise RuntimeError("can't start new thread")
+
+    monkeypatch.setattr(launch.threading, "Thread", NoThread)
+    ack = harness.start("hi", sessionId="sess_a")  # answered with the ack, not an error too
+    done = harness.wait_completed(ack["runId"])
+    assert done["status"] == "error" and done["error"]["type"] == RunErrorType.INTERNAL_ERROR
+    assert "can't start new thread" in done["error"]["message"]
+    answers = [m for m in harness.peer.snapshot() if "method" not in m]
+    assert len(answers) == 1
+    assert ack["runId"] not in harness.service._threads
+    harness.threads.every.pop(ack["runId"])  # never started: nothing to join
+    monkeypatch.undo()
+    again = harness.start("again", sessionId="sess_a")  # the session was freed
+    assert harness.wait_completed(again["runId"])["status"] == "complete"
