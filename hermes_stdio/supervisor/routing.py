@@ -2,9 +2,11 @@
 
 Contract (a mixin of ``Supervisor``, which provides ``home``, ``pool``,
 ``routes``, ``host`` and ``_reply``):
-- Routed requests go to the worker found by ``runId``, ``sessionId`` or
+- Routed requests go to the worker found by ``sessionId`` or
   ``profile``/``workerKey``, starting it on a handler thread when needed (never
   on the host's reader). A session stays with the worker that holds it.
+- Those naming a ``runId`` are ``run_routing``'s; ``cron/tick`` is
+  ``cron_schedule``'s.
 - What workers send back is relayed by ``relay``.
 """
 
@@ -372,70 +374,3 @@ class RoutedMethods:
             self._reply(req, encode(t.SessionDestroyResult(False)))
             return
         self._forward(req, slot, lambda _r: self.routes.drop_session(p.session_id))
-
-    def _run_slot(
-        self, run_id: str, *, finished_here: bool = False
-    ) -> tuple[WorkerSlot | None, dict[str, Any] | None]:
-        """The worker to ask about a run, or None to answer here. ``finished_here``:
-        a finished run needs no worker (nothing of it can still change); the one it
-        ran in may have been replaced since, and a new process never saw it."""
-        route = self.routes.run(run_id)
-        if route is None:
-            raise RpcError(ErrorType.UNKNOWN_RUN, f"unknown run {run_id!r}", runId=run_id)
-        if route.final is not None:
-            return None, route.final
-        if finished_here and route.done:
-            return None, None
-        return self._running(route.slot), None
-
-    def _h_run_interrupt(self, req: Request, p: t.RunTarget) -> None:
-        slot, _final = self._run_slot(p.run_id, finished_here=True)
-        if slot is None:
-            self._reply(req, encode(t.RunInterruptResult(False)))
-            return
-        self._forward(req, slot)
-
-    def _h_run_steer(self, req: Request, p: t.RunSteerParams) -> None:
-        slot, _final = self._run_slot(p.run_id, finished_here=True)
-        if slot is None:
-            self._reply(req, encode(t.RunSteerResult(False)))
-            return
-        self._forward(req, slot)
-
-    def _h_run_result(self, req: Request, p: t.RunTarget) -> None:
-        slot, final = self._run_slot(p.run_id)
-        if slot is None:
-            if final is None:
-                raise RpcError(
-                    ErrorType.UNKNOWN_RUN,
-                    f"run {p.run_id!r} expired with its worker",
-                    runId=p.run_id,
-                )
-            self._reply(req, final)
-            return
-        self._forward(req, slot)
-
-    def _h_approval_respond(self, req: Request, p: a.ApprovalRespondParams) -> None:
-        self._to_live_run(req, p.run_id, ErrorType.UNKNOWN_APPROVAL, approvalId=p.approval_id)
-
-    def _h_clarify_respond(self, req: Request, p: a.ClarifyRespondParams) -> None:
-        self._to_live_run(req, p.run_id, ErrorType.UNKNOWN_CLARIFY, clarifyId=p.clarify_id)
-
-    def _h_sudo_respond(self, req: Request, p: a.SudoRespondParams) -> None:
-        self._to_live_run(req, p.run_id, ErrorType.UNKNOWN_SUDO, sudoId=p.sudo_id)
-
-    def _h_secret_respond(self, req: Request, p: a.SecretRespondParams) -> None:
-        self._to_live_run(req, p.run_id, ErrorType.UNKNOWN_SECRET, secretId=p.secret_id)
-
-    def _h_compression_respond(self, req: Request, p: a.CompressionRespondParams) -> None:
-        self._to_live_run(
-            req, p.run_id, ErrorType.UNKNOWN_COMPRESSION, compressionId=p.compression_id
-        )
-
-    def _to_live_run(self, req: Request, run_id: str, gone: ErrorType, **data: Any) -> None:
-        """Forward an answer to what a run waits for; ``gone`` once the run has ended."""
-        slot, _final = self._run_slot(run_id, finished_here=True)
-        if slot is None:  # the run ended (or its worker did): nothing waits any more
-            what = next(iter(data.values()))
-            raise RpcError(gone, f"{what!r} is not pending: run {run_id!r} has ended", **data)
-        self._forward(req, slot)

@@ -42,29 +42,25 @@ from ..protocol import (
     decode,
     encode,
 )
-from ..protocol import config as cf
-from ..protocol import cron as cr
-from ..protocol import env as ev
-from ..protocol import memory as mm
 from ..protocol import profiles as pf
-from ..protocol import soul as so
 from ..protocol import types as t
 from ..protocol import workers as pw
 from ..protocol.events import EVENT_TYPES
 from ..protocol.opt_out import NO_OPT_OUT, opt_out
-from ..protocol.record import Record
 from ..transport import Peer
 from ..transport.log import log, report_error
 from ..wire import ErrorType, Notification, Request, RequestId, RpcError, link_body_limit, load_fast
 from .batch import Batch
 from .cron_schedule import CronSchedule, CronTicks
+from .file_pushes import FilePushes
 from .forwards import Forwards
 from .idle import IdleWorkers
 from .profile_methods import ProfileMethods
-from .profiles import listing, profile_home, template_env
+from .profiles import listing, template_env
 from .relay import CommandStates, RelayMethods
 from .routes import Routes
 from .routing import RoutedMethods, spawn_thread
+from .run_routing import RunRouting
 from .shell_routing import ShellRouting
 from .slot import WorkerSlot
 from .soul import SoulMethods
@@ -86,7 +82,16 @@ def _any_request_id(note: Notification) -> RequestId | None:
 WATCH_SETTLE_S = 5.0
 
 
-class Supervisor(RoutedMethods, ShellRouting, RelayMethods, ProfileMethods, SoulMethods, CronTicks):
+class Supervisor(
+    RoutedMethods,
+    RunRouting,
+    ShellRouting,
+    RelayMethods,
+    ProfileMethods,
+    SoulMethods,
+    CronTicks,
+    FilePushes,
+):
     def __init__(
         self,
         home: Path,
@@ -290,43 +295,6 @@ class Supervisor(RoutedMethods, ShellRouting, RelayMethods, ProfileMethods, Soul
         scheduled = bool(p.options is not None and p.options.schedule_cron)
         if scheduled or self.cron_schedule.on:  # reading every profile's jobs: off the reader
             spawn_thread(functools.partial(self.cron_schedule.enable, scheduled))
-
-    def _watch_profiles(self) -> None:
-        from .profile_watch import ProfileWatch  # ctypes: not on the way to initialize
-
-        def announce() -> None:
-            self._notify_host("profile/listChanged", encode(pf.ProfileListChangedNotification()))
-            self.cron_schedule.look_all()
-
-        def jobs_changed(profile: str) -> None:
-            push("cron/listChanged", cr.CronListChangedNotification(profile))
-            self.cron_schedule.look(profile, profile_home(self.home, profile))
-
-        def push(method: str, params: Record) -> None:
-            self._notify_host(method, encode(params))
-
-        files = {
-            "config.yaml": lambda p, v: push("config/changed", cf.ConfigChangedNotification(p, v)),
-            "SOUL.md": lambda p, v: push("soul/changed", so.SoulChangedNotification(p, v)),
-            "cron/jobs.json": lambda p, _: jobs_changed(p),
-            ".env": lambda p, _: push("env/changed", ev.EnvChangedNotification(p)),
-            "memories/MEMORY.md": lambda p, _: push(
-                "memory/changed", mm.MemoryChangedNotification(p, "memory")
-            ),
-            "memories/USER.md": lambda p, _: push(
-                "memory/changed", mm.MemoryChangedNotification(p, "user")
-            ),
-        }
-        try:
-            if ProfileWatch(self.home, announce, files).start():
-                log("hermes-stdio: watching the profiles for profile/listChanged")
-            else:
-                log(
-                    "hermes-stdio: profiles are not watched (no inotify):"
-                    " profile/listChanged not sent"
-                )
-        finally:
-            self._watch_settled.set()
 
     @staticmethod
     def _prewarm_list(p: t.InitializeParams) -> list[str]:

@@ -109,6 +109,7 @@ from .options import (
     configured_approval_mode,
 )
 from .profile import HermesProfile
+from .profile_cron import HermesCron
 from .profile_settings import HermesSettings
 from .profile_toggles import HermesToggles
 from .runtime import Fingerprint, loaded_files
@@ -123,7 +124,13 @@ from .titles import auto_title
 
 
 class HermesAdapter(
-    HermesProfile, HermesSessions, HermesAnswers, HermesModels, HermesSettings, HermesToggles
+    HermesProfile,
+    HermesCron,
+    HermesSessions,
+    HermesAnswers,
+    HermesModels,
+    HermesSettings,
+    HermesToggles,
 ):
     def __init__(self, home: Path) -> None:
         self.home = home

@@ -1,8 +1,7 @@
 """The profile-wide half of ``adapter.HermesAdapter``: what hermes keeps for a profile
 rather than for one agent (goals, skills and slash commands, background processes, file
 checkpoints, the models it can use, the tools its agents offer and the toolsets
-it knows, its MCP servers and its cron jobs, run now in a session's scope by
-``run_cron_job``, the adapter's ``_scope``).
+it knows, its MCP servers; its cron jobs are ``profile_cron``'s).
 
 Contract: ``HermesProfile`` is a mixin of ``HermesAdapter`` (which provides
 ``_modules``, importing hermes-agent under ``_import_lock``, and ``_secrets``,
@@ -32,9 +31,6 @@ from ..transport.log import log
 from . import (
     background,
     command_watch,
-    cron_fire,
-    cron_run,
-    cronjobs,
     edits,
     goals,
     notices,
@@ -44,7 +40,6 @@ from . import (
     watches,
 )
 from .callbacks import EventSink, SubagentHook, agent_callbacks
-from .contract import CronRanNow
 from .mcp import McpServers
 from .options import checkpoint_settings, disabled_toolsets, enabled_toolsets, lists_mcp_servers
 from .secrets import SecretBridge
@@ -245,44 +240,6 @@ class HermesProfile:
         from tools.process_registry import process_registry
 
         return process_registry
-
-    def cron_jobs(self) -> cronjobs.CronJobs:
-        self._modules()
-        from cron.executions import latest_execution
-        from cron.jobs import get_cron_output_dir, load_jobs
-        from tools.cronjob_tools import cronjob
-
-        return cronjobs.CronJobs(cronjob, load_jobs, get_cron_output_dir, latest_execution)
-
-    def run_cron_job(self, session: Session, job_id: str, watch: cron_run.Watch) -> CronRanNow:
-        jobs = self.cron_jobs()
-        with self._scope(session), cron_run.watching(watch):
-            ran = jobs.run_now(job_id)
-        return CronRanNow(ran.ran, ran.ok, ran.error, watch.outcome)
-
-    def due_cron_jobs(self) -> cron_fire.DueJobs:
-        self._modules()
-        from cron import executions, scheduler
-        from cron.jobs import claim_job_for_fire, get_due_jobs
-        from hermes_constants import get_hermes_home
-
-        return cron_fire.DueJobs(
-            # hermes' scheduler tick takes this lock (cron.scheduler._get_lock_paths)
-            Path(get_hermes_home()) / "cron" / ".tick.lock",
-            due=get_due_jobs,
-            claim=claim_job_for_fire,
-            running=scheduler.get_running_job_ids,
-            run_one=scheduler.run_one_job,
-            record=executions.create_execution,
-            records=executions.list_executions,
-        )
-
-    def fire_cron_job(
-        self, session: Session, due: cron_fire.DueJobs, job: dict[str, Any], watch: cron_run.Watch
-    ) -> CronRanNow:
-        with self._scope(session), cron_run.watching(watch):
-            ran = due.fire(job)
-        return CronRanNow(ran.ran, ran.ok, ran.error, watch.outcome)
 
     def end_background(self, session_id: str) -> list[str]:
         registry = sys.modules.get("tools.process_registry")

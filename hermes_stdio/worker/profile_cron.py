@@ -1,0 +1,68 @@
+"""The profile's cron jobs for ``adapter.HermesAdapter``, through hermes' own functions.
+
+Contract: ``HermesCron`` is a mixin of ``HermesAdapter`` (which provides
+``_modules``, importing hermes-agent under ``_import_lock``, and ``_scope``,
+a session's scope: its approvals' session key, its secrets) and implements the
+``contract.AgentAdapter`` cron methods:
+- ``cron_jobs()``: ``cronjobs.CronJobs`` over hermes' ``cronjob`` tool, its
+  stored jobs, its output directory and its ledger of executions;
+- ``run_cron_job(session, job_id, watch)`` (``cron/run``) and
+  ``fire_cron_job(session, due, job, watch)`` (``cron/tick``) run a job in the
+  session's scope, its agents watched by ``watch`` (``cron_run``);
+- ``due_cron_jobs()``: ``cron_fire.DueJobs`` over hermes' tick lock, due jobs,
+  claims, running set, ``run_one_job`` and ledger.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from . import cron_fire, cron_run, cronjobs
+from .contract import CronRanNow
+from .state import Session
+
+
+class HermesCron:
+    _modules: Callable[[], Any]
+    _scope: Callable[[Session], contextlib.AbstractContextManager[None]]
+
+    def cron_jobs(self) -> cronjobs.CronJobs:
+        self._modules()
+        from cron.executions import latest_execution
+        from cron.jobs import get_cron_output_dir, load_jobs
+        from tools.cronjob_tools import cronjob
+
+        return cronjobs.CronJobs(cronjob, load_jobs, get_cron_output_dir, latest_execution)
+
+    def run_cron_job(self, session: Session, job_id: str, watch: cron_run.Watch) -> CronRanNow:
+        jobs = self.cron_jobs()
+        with self._scope(session), cron_run.watching(watch):
+            ran = jobs.run_now(job_id)
+        return CronRanNow(ran.ran, ran.ok, ran.error, watch.outcome)
+
+    def due_cron_jobs(self) -> cron_fire.DueJobs:
+        self._modules()
+        from cron import executions, scheduler
+        from cron.jobs import claim_job_for_fire, get_due_jobs
+        from hermes_constants import get_hermes_home
+
+        return cron_fire.DueJobs(
+            # hermes' scheduler tick takes this lock (cron.scheduler._get_lock_paths)
+            Path(get_hermes_home()) / "cron" / ".tick.lock",
+            due=get_due_jobs,
+            claim=claim_job_for_fire,
+            running=scheduler.get_running_job_ids,
+            run_one=scheduler.run_one_job,
+            record=executions.create_execution,
+            records=executions.list_executions,
+        )
+
+    def fire_cron_job(
+        self, session: Session, due: cron_fire.DueJobs, job: dict[str, Any], watch: cron_run.Watch
+    ) -> CronRanNow:
+        with self._scope(session), cron_run.watching(watch):
+            ran = due.fire(job)
+        return CronRanNow(ran.ran, ran.ok, ran.error, watch.outcome)
