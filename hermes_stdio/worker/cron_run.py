@@ -16,6 +16,8 @@ Contract:
 - ``Watch.attach(callbacks)``: the first agent gets those of the callbacks
   (``callbacks.agent_callbacks``) hermes gave it none of, before it runs, so
   its text and tool activity reach the run; ``Watch.first`` is that agent.
+  ``Watch.attach_thread(scope)``: its conversation runs within ``scope()`` on
+  its own thread.
 - ``Watch.interrupt(message)`` interrupts every agent started so far, and each
   one that starts later before it runs (hermes keeps an interrupt made before
   a conversation for it). ``Watch.outcome`` is the first agent's (the job's):
@@ -56,12 +58,24 @@ class Watch:
         self._stop: str | None = None
         self._stopped = False
         self._callbacks: dict[str, Callable[..., None]] = {}
+        self._on_thread: Callable[[], contextlib.AbstractContextManager[None]] | None = None
         self.outcome: TurnOutcome | None = None
 
     def attach(self, callbacks: dict[str, Callable[..., None]]) -> None:
         """Callbacks (``AIAgent`` attribute names) the first agent gets where hermes
         gave it none; its subagents report through them, as a turn's do."""
         self._callbacks = dict(callbacks)
+
+    def attach_thread(self, scope: Callable[[], contextlib.AbstractContextManager[None]]) -> None:
+        """``scope()`` is entered on the thread the first agent's conversation runs on,
+        around it (what hermes reads per thread, such as its sudo prompt)."""
+        self._on_thread = scope
+
+    def around(self, agent: Any) -> contextlib.AbstractContextManager[None]:
+        """What the wrapper enters around ``agent``'s conversation."""
+        if self._on_thread is None or self.first is not agent:
+            return contextlib.nullcontext()
+        return self._on_thread()
 
     @property
     def first(self) -> Any:
@@ -147,7 +161,8 @@ def install(agent_class: Any) -> bool:
         if watch is None:
             return converse(self, *args, **kwargs)
         watch.started(self)
-        result = converse(self, *args, **kwargs)
+        with watch.around(self):
+            result = converse(self, *args, **kwargs)
         watch.finished(self, result)
         return result
 

@@ -8,7 +8,9 @@ a session's scope: its approvals' session key, its secrets) and implements the
   stored jobs, its output directory and its ledger of executions;
 - ``run_cron_job(session, job_id, watch)`` (``cron/run``) and
   ``fire_cron_job(session, due, job, watch)`` (``cron/tick``) run a job in the
-  session's scope, its agents watched by ``watch`` (``cron_run``);
+  session's scope, its agents watched by ``watch`` (``cron_run``), the job's
+  agent's sudo prompt (per thread in hermes) set on its own thread, so sudo
+  is asked in the run as a turn's is;
 - ``due_cron_jobs()``: ``cron_fire.DueJobs`` over hermes' tick lock, due jobs,
   claims, running set, ``run_one_job`` and ledger.
 """
@@ -16,18 +18,35 @@ a session's scope: its approvals' session key, its secrets) and implements the
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 from . import cron_fire, cron_run, cronjobs
 from .contract import CronRanNow
 from .state import Session
+from .sudo import SudoBridge
 
 
 class HermesCron:
     _modules: Callable[[], Any]
     _scope: Callable[[Session], contextlib.AbstractContextManager[None]]
+    _sudo: SudoBridge
+
+    def _asks_on_thread(self, session: Session, watch: cron_run.Watch) -> None:
+        """hermes runs the job's agent on a thread of its own, and its sudo prompt is
+        per thread: the session's is set there too, so sudo is asked in the run."""
+        from tools import terminal_tool
+
+        @contextlib.contextmanager
+        def sudo_here() -> Iterator[None]:
+            terminal_tool.set_sudo_password_callback(self._sudo.callback(session))
+            try:
+                yield
+            finally:
+                terminal_tool.set_sudo_password_callback(None)
+
+        watch.attach_thread(sudo_here)
 
     def cron_jobs(self) -> cronjobs.CronJobs:
         self._modules()
@@ -39,6 +58,7 @@ class HermesCron:
 
     def run_cron_job(self, session: Session, job_id: str, watch: cron_run.Watch) -> CronRanNow:
         jobs = self.cron_jobs()
+        self._asks_on_thread(session, watch)
         with self._scope(session), cron_run.watching(watch):
             ran = jobs.run_now(job_id)
         return CronRanNow(ran.ran, ran.ok, ran.error, watch.outcome)
@@ -63,6 +83,7 @@ class HermesCron:
     def fire_cron_job(
         self, session: Session, due: cron_fire.DueJobs, job: dict[str, Any], watch: cron_run.Watch
     ) -> CronRanNow:
+        self._asks_on_thread(session, watch)
         with self._scope(session), cron_run.watching(watch):
             ran = due.fire(job)
         return CronRanNow(ran.ran, ran.ok, ran.error, watch.outcome)

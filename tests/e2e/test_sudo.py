@@ -232,3 +232,19 @@ def test_a_deleted_sessions_password_does_not_serve_a_new_conversation_under_its
     respond(host, again, asked(host, again, "sudo"), None)
     host.wait_run_completed(again)
     assert "second-ok" not in terminal_output(host, again)
+
+
+def test_a_cron_jobs_sudo_is_asked_in_the_jobs_run(
+    host: HostClient, llm: ScriptedLLM, home: Path
+) -> None:
+    from .test_cron import cron_job
+
+    job = cron_job(home, "use sudo")
+    llm.enqueue(Reply.tool_call("terminal", {"command": "sudo echo cron-ok"}), Reply.text(["ok"]))
+    run = host.request("cron/run", {"jobId": job})
+    note = asked(host, run["runId"], "sudo")  # on the thread hermes runs the job's agent on
+    assert respond(host, run["runId"], note, PASSWORD) == {"outcome": "answered"}
+    done = host.wait_run_completed(run["runId"]).params
+    assert (done["status"], done["result"]["finalResponse"]) == ("complete", "ok")
+    assert "cron-ok" in terminal_output(host, run["runId"])
+    assert [n.params["outcome"] for n in received(host, "sudo/resolved")] == ["answered"]

@@ -5,8 +5,10 @@ the wrapper only calls through."""
 
 from __future__ import annotations
 
+import contextlib
 import contextvars
 import threading
+from collections.abc import Iterator
 from typing import Any
 
 from hermes_stdio.worker import cron_run
@@ -119,3 +121,35 @@ def test_only_the_first_agent_gets_the_attached_callbacks_and_only_where_it_has_
     assert watch.first is job
     assert job.stream_delta_callback is delta and job.step_callback == "hermes' own"
     assert child.stream_delta_callback is None  # a subagent reports through its parent
+
+
+def test_only_the_first_agents_conversation_runs_within_the_thread_scope_on_its_thread() -> None:
+    entered: list[tuple[str, int]] = []
+
+    class Mine(Agent):
+        def run_conversation(self, message: str) -> dict[str, Any]:
+            entered.append((f"ran {self.answer}", threading.get_ident()))
+            return super().run_conversation(message)
+
+    @contextlib.contextmanager
+    def scope() -> Iterator[None]:
+        entered.append(("in", threading.get_ident()))
+        yield
+        entered.append(("out", threading.get_ident()))
+
+    cron_run.install(Mine)
+    watch = Watch()
+    watch.attach_thread(scope)
+    job, child = Mine("job"), Mine("child")
+    with watching(watch):
+        ctx = contextvars.copy_context()  # as hermes runs the job: a copy, on a thread
+
+        def run() -> None:
+            job.run_conversation("run")
+            child.run_conversation("help")
+
+        thread = threading.Thread(target=lambda: ctx.run(run))
+        thread.start()
+        thread.join(10)
+    ident = thread.ident
+    assert entered == [("in", ident), ("ran job", ident), ("out", ident), ("ran child", ident)]
