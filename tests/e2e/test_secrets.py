@@ -232,3 +232,22 @@ def test_a_value_hermes_would_mangle_is_failed_saved_nowhere_and_printed_nowhere
     assert [r["outcome"] for r in resolutions(host, run_id, "secret")] == ["failed"]
     assert VAR not in (home / ".env").read_text()
     assert not [line for line in host.stderr_lines if "\u0442" in line or "\x00" in line]
+
+
+def test_a_cron_jobs_skill_secret_is_asked_in_the_jobs_run_and_saved_to_its_profile(
+    host: HostClient, llm: ScriptedLLM, home: Path
+) -> None:
+    from .test_cron import cron_job
+
+    job = cron_job(home, "use kiwi")
+    llm.enqueue(Reply.tool_call("skill_view", {"name": "kiwi-api"}), Reply.text(["done"]))
+    run = host.request("cron/run", {"jobId": job})
+    note = asked(host, run["runId"], "secret")  # in the job's own run
+    assert (note.params["sessionId"], note.params["envVar"]) == (run["sessionId"], VAR)
+    assert respond(host, run["runId"], note, VALUE) == {"outcome": "answered"}
+    done = host.wait_run_completed(run["runId"]).params
+    assert (done["status"], done["result"]["finalResponse"]) == ("complete", "done")
+    assert [r["outcome"] for r in resolutions(host, run["runId"], "secret")] == ["stored"]
+    assert skill_result(host, run["runId"])["setup_needed"] is False
+    assert f"{VAR}={VALUE}" in (home / ".env").read_text().splitlines()
+    assert VAR not in (home / "profiles" / "work" / ".env").read_text()
