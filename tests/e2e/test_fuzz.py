@@ -203,6 +203,9 @@ def fuzz(
             result = call(host, method, params, cancel)
         except RpcError as err:
             assert err.kind is not ErrorType.INTERNAL_ERROR, f"{where} -> {err}"
+            if err.kind is ErrorType.REQUEST_CANCELLED and turns_on_auto_approve(method, params):
+                # A request the worker had begun runs to its end (§3): it may be on.
+                auto_approved.add(params["sessionId"])
             continue
         except TimeoutError:
             pytest.fail(f"{where}: no answer in 60 s")
@@ -212,10 +215,19 @@ def fuzz(
             ids["sessionId"].append(result["sessionId"])
         if isinstance(params, dict) and (
             (method == "run/start" and params.get("autoApprove") is True)
-            or (method == "session/autoApprove" and params.get("enabled") is True)
+            or turns_on_auto_approve(method, params)
         ):
             auto_approved.add(result["sessionId"] if method == "run/start" else params["sessionId"])
     return started
+
+
+def turns_on_auto_approve(method: str, params: Any) -> bool:
+    return (
+        method == "session/autoApprove"
+        and isinstance(params, dict)
+        and params.get("enabled") is True
+        and isinstance(params.get("sessionId"), str)
+    )
 
 
 def call(host: HostClient, method: str, params: Any, cancel: bool) -> Any:
@@ -261,7 +273,11 @@ def assert_no_dangerous_command_ran_unapproved(host: HostClient, auto_approved: 
                 or p["sessionId"] in for_session | auto_approved
                 or profile_of[run] in for_profile
             )
-            assert allowed, f"run {run} ran the dangerous command unapproved"
+            assert allowed, f"run {run} ran the dangerous command unapproved: " + "; ".join(
+                f"{n.method} {json.dumps(n.params)[:300]}"
+                for _, n in list(host.received)
+                if isinstance(n, Notification) and n.params.get("sessionId") == p["sessionId"]
+            )
 
 
 def fuzzed_host(start_host: StartHost, llm: ScriptedLLM, mode: str, seed: int, calls: int) -> None:
