@@ -33,6 +33,13 @@ class CronJobInfo(Record):
     last_error: str | None = doc_field("Why its last run or delivery failed; null otherwise.")
     paused_reason: str | None = doc_field("Why it was paused; null when it is not or none given.")
     model: str | None = doc_field("The model its runs use; null: the profile's default.")
+    workdir: str | None = doc_field(
+        "The directory its agent works in (its terminal, files and the project's context"
+        " files, as a turn started there); null: none."
+    )
+    enabled_toolsets: list[str] | None = doc_field(
+        "The only toolsets its agent gets; null: the profile's cron toolsets."
+    )
 
 
 class CronListResult(Record):
@@ -52,6 +59,13 @@ class CronCreateParams(Record):
         "Where hermes' gateway delivers its output (local, telegram...); local when absent.",
         None,
     )
+    model: str | None = doc_field("The model its runs use; the profile's when absent.", None)
+    workdir: str | None = doc_field(
+        "An absolute path of a directory its agent works in; none when absent.", None
+    )
+    enabled_toolsets: list[str] | None = doc_field(
+        "The only toolsets its agent gets; the profile's cron toolsets when absent.", None
+    )
     profile: str | None = doc_field("Hermes profile; default when absent.", None)
     worker_key: WorkerKey | None = doc_field("Worker isolation key.", None)
 
@@ -66,6 +80,15 @@ class CronUpdateParams(Record):
     )
     skills: list[str] | None = doc_field("New skills; unchanged when absent.", None)
     deliver: str | None = doc_field("A new delivery target; unchanged when absent.", None)
+    model: str | None = doc_field(
+        'A new model; "" for the profile\'s; unchanged when absent.', None
+    )
+    workdir: str | None = doc_field(
+        'A new working directory (absolute); "" for none; unchanged when absent.', None
+    )
+    enabled_toolsets: list[str] | None = doc_field(
+        "New toolsets; [] for the profile's cron toolsets; unchanged when absent.", None
+    )
     profile: str | None = doc_field("Hermes profile; default when absent.", None)
     worker_key: WorkerKey | None = doc_field("Worker isolation key.", None)
 

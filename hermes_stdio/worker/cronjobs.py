@@ -76,7 +76,13 @@ def _info(shown: dict[str, Any], stored: dict[str, Any] | None) -> cr.CronJobInf
         last_error=_text(stored.get("last_error") or shown.get("last_delivery_error")),
         paused_reason=_text(shown.get("paused_reason")),
         model=_text(shown.get("model")),
+        workdir=_text(shown.get("workdir")),
+        enabled_toolsets=_toolsets(shown.get("enabled_toolsets")),
     )
+
+
+def _toolsets(value: object) -> list[str] | None:
+    return [str(v) for v in value] if isinstance(value, list) and value else None
 
 
 class CronJobs:
@@ -199,5 +205,8 @@ def _changes(p: cr.CronCreateParams | cr.CronUpdateParams) -> dict[str, Any]:
         "repeat": p.repeat,
         "skills": p.skills,
         "deliver": p.deliver,
+        "model": p.model,
+        "workdir": p.workdir,
+        "enabled_toolsets": p.enabled_toolsets,
     }
     return {k: v for k, v in given.items() if v is not None}

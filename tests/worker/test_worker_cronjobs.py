@@ -72,6 +72,8 @@ def test_a_listed_job_takes_its_last_error_from_the_stored_record() -> None:
         last_error="model timed out",
         paused_reason=None,
         model=None,
+        workdir=None,
+        enabled_toolsets=None,
     )
     assert tool.calls == [("list", {"include_disabled": True})]
 
@@ -80,6 +82,21 @@ def test_a_create_passes_only_what_was_given() -> None:
     jobs, tool = jobs_with({})
     jobs.create(cr.CronCreateParams(schedule="every 1h", prompt="hi", repeat=2))
     assert tool.calls == [("create", {"schedule": "every 1h", "prompt": "hi", "repeat": 2})]
+
+
+def test_an_update_passes_the_model_workdir_and_toolsets_given_even_empty_to_clear() -> None:
+    jobs, tool = jobs_with({"abc123": {"id": "abc123"}})
+    tool.answer = {
+        "success": True,
+        "job": {**SHOWN, "workdir": "/srv/app", "enabled_toolsets": ["terminal", "web"]},
+    }
+    shown = jobs.update(
+        cr.CronUpdateParams(job_id="abc123", model="", workdir="/srv/app", enabled_toolsets=[])
+    )
+    assert tool.calls == [
+        ("update", {"job_id": "abc123", "model": "", "workdir": "/srv/app", "enabled_toolsets": []})
+    ]
+    assert (shown.workdir, shown.enabled_toolsets) == ("/srv/app", ["terminal", "web"])
 
 
 @pytest.mark.parametrize("job_id", ["nope", "standup"])

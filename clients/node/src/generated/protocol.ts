@@ -624,6 +624,18 @@ export interface CronCreateParams {
    */
   deliver?: string | null;
   /**
+   * The model its runs use; the profile's when absent.
+   */
+  model?: string | null;
+  /**
+   * An absolute path of a directory its agent works in; none when absent.
+   */
+  workdir?: string | null;
+  /**
+   * The only toolsets its agent gets; the profile's cron toolsets when absent.
+   */
+  enabledToolsets?: string[] | null;
+  /**
    * Hermes profile; default when absent.
    */
   profile?: string | null;
@@ -694,6 +706,14 @@ export interface CronJobInfo {
    * The model its runs use; null: the profile's default.
    */
   model: string | null;
+  /**
+   * The directory its agent works in (its terminal, files and the project's context files, as a turn started there); null: none.
+   */
+  workdir: string | null;
+  /**
+   * The only toolsets its agent gets; null: the profile's cron toolsets.
+   */
+  enabledToolsets: string[] | null;
 }
 
 export interface CronJobParams {
@@ -847,6 +867,18 @@ export interface CronUpdateParams {
    * A new delivery target; unchanged when absent.
    */
   deliver?: string | null;
+  /**
+   * A new model; "" for the profile's; unchanged when absent.
+   */
+  model?: string | null;
+  /**
+   * A new working directory (absolute); "" for none; unchanged when absent.
+   */
+  workdir?: string | null;
+  /**
+   * New toolsets; [] for the profile's cron toolsets; unchanged when absent.
+   */
+  enabledToolsets?: string[] | null;
   /**
    * Hermes profile; default when absent.
    */
