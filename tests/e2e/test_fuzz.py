@@ -2,8 +2,8 @@
 
 Params are generated from the exported JSON Schema, then often broken: a field of the
 wrong type, a missing one, an odd string (empty, a NUL, "-rf", "../..", 5,000
-characters). Ids are drawn from those the server handed out (runs, sessions, the ids of
-approval and clarify requests), so live runs get interrupted, steered and
+characters). Ids are drawn from those the server handed out (runs, sessions, cron jobs,
+the ids of approval and clarify requests), so live runs get interrupted, steered and
 answered, and workers restarted under them; some requests are cancelled as soon as
 they are sent. Whatever comes in,
 the server must answer every request with a result or a documented error that is not
@@ -33,10 +33,11 @@ SCHEMA = json.loads(
 )
 METHODS: dict[str, Any] = SCHEMA["x-methods"]
 ENDS_THE_SESSION = {"shutdown", "exit"}
-STARTS_A_RUN = {"run/start", "session/compress"}  # answered {runId, sessionId}
+STARTS_A_RUN = {"run/start", "session/compress", "cron/run"}  # answered {runId, sessionId}
 ODD_STRINGS = [
     "", " ", "..", "../..", "../../etc/passwd", "/", "default", "work", "nope", "a" * 5000,
     "\u0000", "a\nb", "é", "😀", "%s%n", "${HOME}", "-rf", "--profile=work", ".env", "CON",
+    "every 1h",  # a schedule hermes takes: cron jobs get made, run now and fired
 ]  # fmt: skip
 
 
@@ -213,6 +214,8 @@ def fuzz(
             started.append(result["runId"])
             ids["runId"].append(result["runId"])
             ids["sessionId"].append(result["sessionId"])
+        if method == "cron/create":  # a job cron/run, cron/update ... may name
+            ids.setdefault("jobId", []).append(result["job"]["jobId"])
         if isinstance(params, dict) and (
             (method == "run/start" and params.get("autoApprove") is True)
             or turns_on_auto_approve(method, params)
@@ -298,7 +301,10 @@ def fuzzed_host(start_host: StartHost, llm: ScriptedLLM, mode: str, seed: int, c
     # Workers stop when asked (worker/restart), never because of what a request held.
     exits = [m.params for _, m in host.received if getattr(m, "method", "") == "worker/exited"]
     unexpected = [e for e in exits if not e["expected"]]
-    assert not unexpected, (unexpected, [ln for ln in host.stderr_lines if "[worker:" in ln][-60:])
+    if unexpected:  # printed whole: captured output is shown in full on a failure
+        print("unexpected worker exits:", json.dumps(unexpected))
+        print("\n".join(host.stderr_lines[-200:]))
+    assert not unexpected, json.dumps(unexpected)
     own_lines = [line for line in host.stderr_lines if not line.startswith("[worker:")]
     assert not [line for line in own_lines if "Traceback" in line], own_lines
 
