@@ -10,8 +10,8 @@ session is ``unknown_approval`` / ``unknown_clarify`` / ``unknown_compression``
 anything else (exactly one of messages and error; ``messages.checked``).
 ``session/autoApprove`` answers approvals ahead, for the session (created when
 absent) and its run in progress. ``run/steer`` queues text on a run whose turn
-has not started, else gives it to the agent; a finished run or blank text is
-not accepted. None of these block.
+has not started, else gives it to the run's agent (``Run.steer_target``); a
+finished run or blank text is not accepted. None of these block.
 """
 
 from __future__ import annotations
@@ -123,8 +123,5 @@ class AnswerMethods:
             return t.RunSteerResult(False)
         if run.queue_steer(text):  # the turn has not started: it gets the text when it does
             return t.RunSteerResult(True)
-        session = self.sessions.get(run.session_id)
-        agent = session.agent if session is not None else None
-        if agent is None and run.steer_target is not None:
-            agent = run.steer_target()
+        agent = run.steer_target()
         return t.RunSteerResult(agent is not None and self.adapter.steer(agent, text))

@@ -14,9 +14,10 @@ paused (else ``invalid_params`` naming ``params.jobId``), then runs it on the
 run's thread: ``run/started`` (the job's model, null for the profile's), the
 job run through hermes' tool in a session of the run's own (listed while
 the run lasts, then dropped: it holds no conversation), its agent's
-approvals asked in the run, its activity reported into the run (``JobSink``:
-the adapter's callbacks, which ``Watch.attach`` gives the job's agent; steering
-text reaches that agent, ``Run.steer_target``), and one
+approvals asked in the run, its activity reported into the run (a
+``runner.SessionSink`` of the run's session: the adapter's callbacks, which
+``Watch.attach`` gives the job's agent; steering text reaches that agent, the
+run's ``steer_target``), and one
 ``run/completed``: ``complete`` with the job's agent's answer, ``error``
 (``agent_error``, hermes' reason) when hermes did not run it or the job
 failed, ``interrupted`` when ``run/interrupt`` (or the worker's stop) came
@@ -39,9 +40,7 @@ from typing import Any
 
 from ..protocol import cron as cr
 from ..protocol import encode
-from ..protocol import events as ev
 from ..protocol import types as t
-from ..protocol.events import RunEvent
 from ..protocol.opt_out import OptOut
 from ..protocol.record import Record
 from ..transport import Peer
@@ -52,7 +51,7 @@ from .cron_run import Watch
 from .cronjobs import CronJobs, CronRefused, UnknownCronJob
 from .outbox import Outbox
 from .parts import answer_through, request_error
-from .runner import emit_event
+from .runner import SessionSink
 from .state import Run, RunTable, Session, new_id
 
 MAX_OUTPUTS = 50
@@ -206,8 +205,8 @@ class CronMethods:
     ) -> None:
         run.emit("run/started", started)
         watch = Watch()
-        watch.attach(self.adapter.callbacks(JobSink(run, watch, self.adapter.steer), session))
-        run.steer_target = lambda: watch.first
+        run.steer_target = lambda: watch.first  # hermes builds the job's agent
+        watch.attach(self.adapter.callbacks(SessionSink(session, self.adapter.steer), session))
         stop = threading.Event()
         run.wake_on_stop(stop)  # set on an interrupt, or once the run has completed
 
@@ -239,25 +238,6 @@ class CronMethods:
             run.complete("error", None, t.RunError(t.RunErrorType.AGENT_ERROR, error))
         else:
             run.complete("complete", output, None)
-
-
-class JobSink:
-    """A cron job's agent's callbacks into its run: its text and tool activity, and
-    the steering text that waited for its first tool call, handed to it then."""
-
-    def __init__(self, run: Run, watch: Watch, steer: Callable[[Any, str], bool]) -> None:
-        self._run, self._watch, self._steer = run, watch, steer
-
-    def delta(self, text: str) -> None:
-        self._run.delta(text)
-
-    def event(self, event: RunEvent) -> None:
-        if isinstance(event, ev.ToolStartedEvent):
-            agent = self._watch.first
-            for text in self._run.open_steering():
-                if agent is not None:
-                    self._steer(agent, text)
-        emit_event(self._run, event)
 
 
 def _model(model: object) -> str | None:

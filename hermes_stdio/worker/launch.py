@@ -5,8 +5,10 @@ Contract (a mixin of ``WorkerService``, which provides ``sessions``, ``runs``,
 ``_release``):
 ``_open_run`` makes the session's new run (creating the session, to be
 restored from the database when asked, if this worker does not hold it or it
-was destroyed) or raises ``session_busy``; ``_launch`` acknowledges it with
-``{runId, sessionId}``, before anything of the run can reach the wire, and
+was destroyed) or raises ``session_busy``; a session's run (this one or a
+notice's) steers the session's agent (``Run.steer_target``). ``_launch``
+acknowledges it with ``{runId, sessionId}``, before anything of the run can
+reach the wire, and
 does the run's work on its own thread (``_spawn_run``, for a run already
 acknowledged), which always ends the run with exactly one ``run/completed``
 (an ``internal_error`` if the work raised or did not end it, or the thread
@@ -77,12 +79,20 @@ class RunLauncher:
                 self.sessions[session_id] = session
             if session.run is not None:
                 raise session_busy(session_id, session.run.run_id)
-            run = Run(new_id("run"), session_id, self._outbox(), self.opt_out)
-            run.on_complete = lambda: self._release(session, run)
-            session.run = run
-            session.last_used_at = int(time.time() * 1000)
-            self.runs.add(run)
+            run = self._turn_run_locked(session)
         return session, run
+
+    def _turn_run_locked(self, session: Session, trigger: t.RunTrigger | None = None) -> Run:
+        """A new run of the free session, registered as its run and the worker's
+        (under ``_lock``); run/steer reaches the session's agent."""
+        run = Run(new_id("run"), session.session_id, self._outbox(), self.opt_out)
+        run.trigger = trigger
+        run.steer_target = lambda: session.agent
+        run.on_complete = lambda: self._release(session, run)
+        session.run = run
+        session.last_used_at = int(time.time() * 1000)
+        self.runs.add(run)
+        return run
 
     def _launch(self, req: Request, run: Run, body: Callable[[], None]) -> t.RunStartResult:
         """Acknowledge the run, then do ``body`` on the run's own thread."""
@@ -189,12 +199,8 @@ class RunLauncher:
         if session.run is not None or not session.notices:
             return None  # its run's end starts the next
         notice = session.notices.pop(0)
-        run = Run(new_id("run"), session.session_id, self._outbox(), self.opt_out)
-        run.trigger = t.RunTrigger(notice.kind, notice.source_id, notice.message)
-        run.on_complete = lambda: self._release(session, run)
-        session.run = run
-        session.last_used_at = int(time.time() * 1000)
-        self.runs.add(run)
+        trigger = t.RunTrigger(notice.kind, notice.source_id, notice.message)
+        run = self._turn_run_locked(session, trigger)
         titled = self._titled(session.session_id)
         self._spawn_run(
             run, lambda: execute_run(self.adapter, session, run, notice.message, titled)

@@ -41,8 +41,9 @@ JUDGE_WAIT_S = 120.0  # hermes gives its judge 30 s
 
 class SessionSink:
     """Routes an agent's callbacks to whatever run its session is running now, and
-    hands the run's waiting steering text to the agent (``steer``) when the turn's
-    first tool call starts."""
+    hands the run's waiting steering text to the run's agent (``Run.steer_target``,
+    through ``steer``) when the turn's first tool call starts. A cron job's agent
+    reports through one too, into its run's session of its own."""
 
     def __init__(self, session: Session, steer: Callable[[Any, str], object]) -> None:
         self.session = session
@@ -58,7 +59,7 @@ class SessionSink:
         if run is not None:
             report_usage(run)  # a model call that returned comes before what follows it
             if isinstance(event, ev.ToolStartedEvent):  # the turn's tool result can carry it
-                agent = self.session.agent
+                agent = run.steer_target()
                 for text in run.open_steering():
                     if agent is not None:
                         self._steer(agent, text)

@@ -9,11 +9,15 @@ Contract:
 - ``Run.complete`` sends the one ``run/completed``; afterwards every emit is
   dropped (late stream deltas cannot follow the terminal notification). Its
   ``on_complete`` is called once and then let go, so a finished run is in no
-  reference cycle: the RunTable letting it go frees it at once. A run
+  reference cycle: the RunTable letting it go frees it at once. Its
+  ``steer_target`` is let go as well: a run kept for ``run/result`` holds no
+  agent. A run
   interrupted because its worker stops (``worker_stopping``) ends as an
   ``error`` of type ``worker_stopped``, never as a user's interrupt.
 - Steering text (``run/steer``) sent before the turn's first tool call waits in
-  the run (``queue_steer``) until that call starts (``open_steering``).
+  the run (``queue_steer``) until that call starts (``open_steering``). Whoever
+  makes a run sets ``steer_target``, the one way to the agent steering reaches
+  (the session's, or a cron job's); it gives None until there is one.
 - ``RunTable`` keeps active runs, plus finished ones for ``ttl_s`` and at
   most ``keep`` of them: records hold the outcome, never the streamed text.
 """
@@ -133,6 +137,10 @@ class Session:
         )
 
 
+def _no_agent() -> Any:
+    return None
+
+
 class Run:
     def __init__(
         self,
@@ -168,9 +176,9 @@ class Run:
         self._wakers: set[threading.Event] = set()
         self.usage: UsageWatch | None = None  # set as its turn begins
         self.trigger: t.RunTrigger | None = None  # set when the worker started it itself
-        # The agent run/steer reaches once steering is open, when it is not the
-        # session's (a cron job's, which hermes builds).
-        self.steer_target: Callable[[], Any] | None = None
+        # The agent run/steer reaches once steering is open: the session's, or a cron
+        # job's (hermes builds it, so only the job's watch knows it).
+        self.steer_target: Callable[[], Any] = _no_agent
 
     def request_interrupt(self, message: str | None) -> None:
         with self._lock:
@@ -260,6 +268,7 @@ class Run:
             # does) would otherwise keep it in a reference cycle, so a finished run
             # the RunTable let go would wait for a full garbage collection.
             on_complete, self.on_complete = self.on_complete, None
+            self.steer_target = _no_agent
             if on_complete is not None:
                 on_complete()
             payload = {"status": status, "result": encode(result), "error": encode(error)}

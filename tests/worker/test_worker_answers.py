@@ -133,11 +133,11 @@ def test_a_compression_answer_that_is_not_exactly_messages_or_an_error_is_invali
     assert asked == []
 
 
-def test_steering_waits_for_the_turns_first_tool_call_and_later_text_goes_to_the_agent(
+def test_steering_waits_for_the_turns_first_tool_call_and_later_text_goes_to_the_sessions_agent(
     harness,
 ):
     steered = []
-    harness.adapter.steer = lambda agent, text: steered.append(text) or True
+    harness.adapter.steer = lambda agent, text: steered.append((agent, text)) or True
     building, build = threading.Event(), harness.adapter.build
 
     def slow_build(session, sink):
@@ -167,13 +167,14 @@ def test_steering_waits_for_the_turns_first_tool_call_and_later_text_goes_to_the
     assert steered == []
     tool_starts.set()
     assert tool_started.wait(WAIT) and entered.wait(WAIT)
-    assert steered == ["early", "before the tool"]
+    [agent] = harness.adapter.agents
+    assert steered == [(agent, "early"), (agent, "before the tool")]
     assert steer("later") is True
-    assert steered == ["early", "before the tool", "later"]
+    assert steered == [(agent, "early"), (agent, "before the tool"), (agent, "later")]
     assert steer("   ") is False
     harness.adapter.wake.set()
     harness.wait_completed(run_id)
     assert steer("too late") is False
-    assert steered == ["early", "before the tool", "later"]
+    assert [text for _, text in steered] == ["early", "before the tool", "later"]
     missing = harness.call("run/steer", {"runId": "run_nope", "text": "x"})
     assert error_of(missing) is ErrorType.UNKNOWN_RUN

@@ -121,7 +121,7 @@ def test_an_agent_without_cron_jobs_is_agent_unavailable(harness):
 def test_the_jobs_agent_reports_into_the_run_and_steering_reaches_it(harness):
     steered: list[tuple[Any, str]] = []
     harness.adapter.steer = lambda agent, text: steered.append((agent, text)) or True
-    entered, go = threading.Event(), threading.Event()
+    entered, go, tooled, finish = (threading.Event() for _ in range(4))
 
     class Agent:
         tool_start_callback: Any = None
@@ -136,17 +136,26 @@ def test_the_jobs_agent_reports_into_the_run_and_steering_reaches_it(harness):
         entered.set()
         assert go.wait(WAIT)
         agent.tool_start_callback("c1", "terminal", {"command": "ls"})
+        tooled.set()
+        assert finish.wait(WAIT)
         return CronRanNow(True, True, None, TurnOutcome("ok"))
 
     wire(harness, job)
     ack = harness.call("cron/run", {"jobId": "j1"})["result"]
+
+    def steer(text: str) -> Any:
+        return harness.call("run/steer", {"runId": ack["runId"], "text": text})["result"]
+
     assert entered.wait(WAIT)
-    steer = {"runId": ack["runId"], "text": "also this"}
-    assert harness.call("run/steer", steer)["result"] == {"accepted": True}
+    assert steer("also this") == {"accepted": True}
     assert steered == []  # it waits for the job's first tool call
     go.set()
-    harness.wait_completed(ack["runId"])
+    assert tooled.wait(WAIT)
     assert steered == [(agent, "also this")]
+    assert steer("and this") == {"accepted": True}  # straight to the job's agent now
+    assert steered == [(agent, "also this"), (agent, "and this")]
+    finish.set()
+    harness.wait_completed(ack["runId"])
     [event] = [m for m in harness.run_messages(ack["runId"]) if m["method"] == "run/event"]
     assert event["params"]["event"]["type"] == "tool.started"
     assert event["params"]["event"]["name"] == "terminal"

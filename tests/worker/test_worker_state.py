@@ -123,6 +123,16 @@ def test_status_is_running_until_completed_then_the_outcome():
     assert run.done
 
 
+def test_a_run_steers_no_agent_until_given_one_and_none_once_it_has_completed():
+    run = Run("r", "s", Sent())
+    assert run.steer_target() is None
+    agent = object()
+    run.steer_target = lambda: agent
+    assert run.steer_target() is agent
+    run.complete("complete", t.RunOutput(None, 0, 0), None)
+    assert run.steer_target() is None  # a run kept for run/result holds no agent
+
+
 def finished_run(table: RunTable, run_id: str, age_s: float = 0.0) -> Run:
     run = Run(run_id, "s", Sent())
     table.add(run)
