@@ -258,11 +258,14 @@ class AgentAdapter(Protocol):
         when the agent has none."""
         ...
 
-    def run_cron_job(self, session: Session, job_id: str, watch: Watch) -> CronRanNow:
-        """``cron/run``: the job run now through hermes' ``cronjob`` tool, its agent
-        working in the session's scope (its approvals asked in the session's run) and
-        watched by ``watch`` (``cron_run``). Raises ``AgentUnavailable`` when the agent
-        has no cron jobs."""
+    def run_cron_job(
+        self, session: Session, jobs: CronJobs, job_id: str, watch: Watch
+    ) -> CronRanNow:
+        """``cron/run``: the job run now through ``jobs`` (``cron_jobs()``'s, which the
+        request was checked in: hermes' ``cronjob`` tool), its agent working in the
+        session's scope (its approvals asked in the session's run) and watched by
+        ``watch`` (``cron_run``). Raises ``AgentUnavailable`` when the agent has no
+        cron jobs."""
         ...
 
     def due_cron_jobs(self) -> DueJobs | None:

@@ -120,7 +120,7 @@ class CronMethods:
                 except UnknownCronJob as exc:
                     raise _unknown(exc) from exc
                 session, run = self._cron_run(p.job_id)
-                fire = lambda watch: self.adapter.run_cron_job(session, p.job_id, watch)  # noqa: E731
+                fire = functools.partial(self.adapter.run_cron_job, session, jobs, p.job_id)
                 started = {"profile": self.profile, "model": _model(model), "trigger": None}
                 self._launch(req, run, lambda: self._run_job(session, run, p.job_id, started, fire))
             except Exception as exc:

@@ -134,7 +134,9 @@ class PlainAdapterMethods:
     def callbacks(self, sink: EventSink, session: Session) -> dict[str, Callable[..., None]]:
         return agent_callbacks(sink)
 
-    def run_cron_job(self, session: Session, job_id: str, watch: Watch) -> CronRanNow:
+    def run_cron_job(
+        self, session: Session, jobs: CronJobs, job_id: str, watch: Watch
+    ) -> CronRanNow:
         raise AgentUnavailable("this agent keeps no cron jobs")
 
     def due_cron_jobs(self) -> DueJobs | None:

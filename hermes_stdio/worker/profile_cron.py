@@ -6,11 +6,12 @@ a session's scope: its approvals' session key, its secrets) and implements the
 ``contract.AgentAdapter`` cron methods:
 - ``cron_jobs()``: ``cronjobs.CronJobs`` over hermes' ``cronjob`` tool, its
   stored jobs, its output directory and its ledger of executions;
-- ``run_cron_job(session, job_id, watch)`` (``cron/run``) and
-  ``fire_cron_job(session, due, job, watch)`` (``cron/tick``) run a job in the
-  session's scope, its agents watched by ``watch`` (``cron_run``), the job's
-  agent's sudo prompt (per thread in hermes) set on its own thread, so sudo
-  is asked in the run as a turn's is;
+- ``run_cron_job(session, jobs, job_id, watch)`` (``cron/run``, through the
+  ``jobs`` the request was checked in) and ``fire_cron_job(session, due, job,
+  watch)`` (``cron/tick``) run a job in the session's scope, its agents
+  watched by ``watch`` (``cron_run``), the job's agent's sudo prompt (per
+  thread in hermes) set on its own thread, so sudo is asked in the run as a
+  turn's is;
 - ``due_cron_jobs()``: ``cron_fire.DueJobs`` over hermes' tick lock, due jobs,
   claims, running set, ``run_one_job`` and ledger.
 """
@@ -56,12 +57,10 @@ class HermesCron:
 
         return cronjobs.CronJobs(cronjob, load_jobs, get_cron_output_dir, latest_execution)
 
-    def run_cron_job(self, session: Session, job_id: str, watch: cron_run.Watch) -> CronRanNow:
-        jobs = self.cron_jobs()
-        self._asks_on_thread(session, watch)
-        with self._scope(session), cron_run.watching(watch):
-            ran = jobs.run_now(job_id)
-        return CronRanNow(ran.ran, ran.ok, ran.error, watch.outcome)
+    def run_cron_job(
+        self, session: Session, jobs: cronjobs.CronJobs, job_id: str, watch: cron_run.Watch
+    ) -> CronRanNow:
+        return self._watched(session, watch, lambda: jobs.run_now(job_id))
 
     def due_cron_jobs(self) -> cron_fire.DueJobs:
         self._modules()
@@ -83,7 +82,13 @@ class HermesCron:
     def fire_cron_job(
         self, session: Session, due: cron_fire.DueJobs, job: dict[str, Any], watch: cron_run.Watch
     ) -> CronRanNow:
+        return self._watched(session, watch, lambda: due.fire(job))
+
+    def _watched(
+        self, session: Session, watch: cron_run.Watch, run: Callable[[], cronjobs.RanNow]
+    ) -> CronRanNow:
+        """``run()`` in the session's scope, the agents it starts watched by ``watch``."""
         self._asks_on_thread(session, watch)
         with self._scope(session), cron_run.watching(watch):
-            ran = due.fire(job)
+            ran = run()
         return CronRanNow(ran.ran, ran.ok, ran.error, watch.outcome)

@@ -30,9 +30,11 @@ class Jobs:
 def wire(harness: Any, outcome: Any) -> list[tuple[str, str]]:
     """cron/run in the harness: ``outcome(session, watch)`` is what the job gives."""
     seen: list[tuple[str, str]] = []
-    harness.adapter.cron_jobs = lambda: Jobs()
+    jobs = Jobs()
+    harness.adapter.cron_jobs = lambda: jobs
 
-    def run_cron_job(session: Session, job_id: str, watch: Watch) -> CronRanNow:
+    def run_cron_job(session: Session, given: Jobs, job_id: str, watch: Watch) -> CronRanNow:
+        assert given is jobs  # those the job was checked in
         seen.append((session.session_id, job_id))
         listed = harness.service.sessions.get(session.session_id)
         assert listed is session and session.run is not None  # its asks find it
