@@ -34,11 +34,16 @@ class McpServerInfo(Record):
     name: str = doc_field("The server's name under mcp_servers in the profile's config.yaml.")
     transport: str = doc_field("How hermes reaches it: stdio, or http / sse for a url.")
     status: McpServerState = doc_field(
-        "connected; connecting (still starting); failed (see error); disabled (enabled:"
-        " false); configured (not started by this worker, e.g. added to config.yaml since)."
+        "connected; connecting (still starting, or reconnecting after it was lost); failed"
+        " (see error); disabled (enabled: false); configured (not started by this worker,"
+        " e.g. added to config.yaml since)."
     )
     tools: int = doc_field("How many tools it gives the profile's agents; 0 unless connected.")
-    error: str | None = doc_field("Why it failed to connect; null otherwise.", None)
+    error: str | None = doc_field(
+        "Why it failed to connect; while connecting again after a loss, why it was lost or"
+        " why the last attempt failed; null otherwise.",
+        None,
+    )
 
 
 class McpStatusResult(Record):

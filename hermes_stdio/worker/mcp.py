@@ -14,7 +14,10 @@ profile's final environment):
   connected, connecting, failed, disabled, or configured (listed since the
   worker started), with its tool count and error. While an attempt is under
   way, a server hermes has not marked yet is connecting: the attempt is about
-  to start it.
+  to start it. A server that connected and was lost since reads as
+  ``mcp_live.Liveness`` knows it (hermes learns late, and then reads
+  ``configured``): connecting while hermes reconnects it, failed while it has
+  given up; a stdio server's exit makes hermes reconnect it at once.
 - ``connect(wait_s)`` (``mcp/connect``) connects the servers the profile lists
   now that are not connected: failed ones are tried again, ones listed since
   the worker started are started (the MCP SDK imported then if it was not);
@@ -26,7 +29,8 @@ profile's final environment):
   differs from the last one sent, in order, never raising: on its own just
   before discovery starts (each server connecting, even if discovery ends at
   once) and when it ends (a thread blocked on it: no polling), when
-  an ``mcp/connect`` attempt ends, and when the adapter calls it (after each
+  an ``mcp/connect`` attempt ends, when a connected server is lost or
+  connects again (``Liveness``), and when the adapter calls it (after each
   turn, when a server may have dropped; with ``reread`` when the profile's
   config.yaml changed). Nothing is sent for a profile that has listed no
   servers since the start: ``reread`` reads the config again to know.
@@ -46,6 +50,7 @@ from typing import Any, get_args
 
 from ..protocol import toolbox as tx
 from ..transport.log import log as note
+from .mcp_live import Liveness
 
 log = logging.getLogger("hermes_stdio.mcp")
 _STATES = set(get_args(tx.McpServerState))
@@ -70,6 +75,7 @@ class McpServers:
         self._trying = 0  # attempts under way (startup's about to start, mcp/connect's)
         self._trying_lock = threading.Lock()
         self._announced = False  # listed servers after the start: reported from then on
+        self._live = Liveness(self.report)
 
     def start(self) -> None:
         with self._lock:
@@ -82,6 +88,7 @@ class McpServers:
             # come once a fast discovery has ended (a loaded machine), and skip it.
             self._attempt(+1)
             try:
+                self._live.install(self._tools())
                 self.report()
                 self._startup.start_background_mcp_discovery(
                     logger=log, thread_name="mcp-discovery"
@@ -119,6 +126,7 @@ class McpServers:
         # Startup's discovery first: two attempts at once would start a server twice.
         self._startup.join_mcp_discovery(None)
         self._attempt(+1)
+        self._live.install(self._tools())
         self.report()  # what it starts is connecting
         try:
             self._startup._discover_mcp_tools_without_interactive_oauth()
@@ -168,18 +176,25 @@ class McpServers:
         if not (self._configured or self._listed()):
             return []
         attempting = self._attempting()
-        return [
-            tx.McpServerInfo(
-                name=str(s.get("name", "")),
-                transport=str(s.get("transport", "")),
-                status=self._state(s.get("status"), attempting),
-                tools=int(s.get("tools") or 0),
-                error=None if s.get("error") is None else str(s["error"]),
+        servers = []
+        for s in self._tools().get_mcp_status():
+            name = str(s.get("name", ""))
+            given = self._state(s.get("status"), attempting)
+            error = None if s.get("error") is None else str(s["error"])
+            status, error = self._live.state(name, given, error)
+            servers.append(
+                tx.McpServerInfo(
+                    name=name,
+                    transport=str(s.get("transport", "")),
+                    status=self._state(status, False),
+                    tools=int(s.get("tools") or 0) if status == given else 0,
+                    error=error,
+                )
             )
-            for s in self._tools().get_mcp_status()
-        ]
+        return servers
 
     def close(self, timeout: float) -> None:
+        self._live.close()  # what stops now is the worker's doing
         if not self._configured:
             return
         deadline = time.monotonic() + timeout

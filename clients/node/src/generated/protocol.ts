@@ -1229,7 +1229,7 @@ export interface McpServerInfo {
    */
   transport: string;
   /**
-   * connected; connecting (still starting); failed (see error); disabled (enabled: false); configured (not started by this worker, e.g. added to config.yaml since).
+   * connected; connecting (still starting, or reconnecting after it was lost); failed (see error); disabled (enabled: false); configured (not started by this worker, e.g. added to config.yaml since).
    */
   status: 'connected' | 'connecting' | 'failed' | 'disabled' | 'configured';
   /**
@@ -1237,7 +1237,7 @@ export interface McpServerInfo {
    */
   tools: number;
   /**
-   * Why it failed to connect; null otherwise.
+   * Why it failed to connect; while connecting again after a loss, why it was lost or why the last attempt failed; null otherwise.
    */
   error: string | null;
 }
