@@ -9,8 +9,9 @@ under a file lock). A job id the profile does not have is ``unknown_cron_job``
 reason; an agent without cron jobs (the synthetic one) is
 ``agent_unavailable``.
 
-``cron/run`` answers ``{runId, sessionId}`` once the job is known and not
-paused (else ``invalid_params`` naming ``params.jobId``), then runs it on the
+``cron/run`` answers ``{runId, sessionId}`` once the job is known, not paused
+and not run now by a run of this worker (else ``invalid_params`` naming
+``params.jobId``), then runs it on the
 run's thread: ``run/started`` (the job's model, null for the profile's), the
 job run through hermes' tool in a session of the run's own (listed while
 the run lasts, then dropped: it holds no conversation), its agent's
@@ -144,7 +145,10 @@ class CronMethods:
             fired: list[tuple[str, Run, Callable[[], None]]] = []
             for job in claimed or []:
                 job_id = str(job["id"])
-                session, run = self._cron_run(job_id)
+                try:
+                    session, run = self._cron_run(job_id)
+                except RpcError:  # a cron/run started it since it was claimed
+                    continue
                 prompt = job.get("prompt")
                 run.trigger = t.RunTrigger(
                     "cron", job_id, prompt if isinstance(prompt, str) else ""
@@ -176,12 +180,17 @@ class CronMethods:
 
     def _cron_run(self, job_id: str) -> tuple[Session, Run]:
         """A session of the job's run's own, listed while the run lasts (where the
-        host's answers to its asks find it), and its run."""
+        host's answers to its asks find it), and its run; ``invalid_params`` if a run
+        of this worker runs the job now (hermes' claim would let a second run through
+        once its claim has expired, after 300 s)."""
         session = Session(new_id("cron"), self.profile)
         run = Run(new_id("run"), session.session_id, self._outbox(), self.opt_out)
         run.on_complete = lambda: self._cron_ended(session, run, job_id)
         session.run = run
         with self._lock:
+            if job_id in self._cron_firing:
+                why = f"cron job {job_id} is running now: wait for its run to end"
+                raise RpcError(ErrorType.INVALID_PARAMS, why, field="params.jobId")
             self.sessions[session.session_id] = session
             self.runs.add(run)
             self._cron_firing.add(job_id)

@@ -98,6 +98,28 @@ def test_a_paused_or_unknown_job_is_refused_and_nothing_runs(
     assert listed["lastRunAt"] is None
 
 
+def test_a_job_its_worker_runs_now_is_refused_until_that_run_ends(
+    host: HostClient, llm: ScriptedLLM, home: Path
+) -> None:
+    job = cron_job(home, "slow one")
+    held = Gate()
+    llm.enqueue(Reply.text(["first"], gate=held), Reply.text(["second"]))
+    first = host.request("cron/run", {"jobId": job})
+    assert held.arrived.wait(30)
+    try:
+        with pytest.raises(RpcError) as err:
+            host.request("cron/run", {"jobId": job})
+        assert err.value.kind is ErrorType.INVALID_PARAMS
+        assert err.value.data["field"] == "params.jobId"
+    finally:
+        held.release.set()
+    assert host.wait_run_completed(first["runId"]).params["status"] == "complete"
+    again = host.request("cron/run", {"jobId": job})
+    done = host.wait_run_completed(again["runId"]).params
+    assert (done["status"], done["result"]["finalResponse"]) == ("complete", "second")
+    assert len(received(host, "run/started")) == 2
+
+
 def test_a_job_run_for_its_last_time_completes_though_hermes_removes_it(
     host: HostClient, llm: ScriptedLLM, home: Path
 ) -> None:

@@ -161,3 +161,25 @@ def test_the_jobs_agent_reports_into_the_run_and_steering_reaches_it(harness):
     [event] = [m for m in harness.run_messages(ack["runId"]) if m["method"] == "run/event"]
     assert event["params"]["event"]["type"] == "tool.started"
     assert event["params"]["event"]["name"] == "terminal"
+
+
+def test_a_job_a_run_of_this_worker_runs_now_is_refused_until_that_run_ends(harness):
+    entered, release = threading.Event(), threading.Event()
+
+    def job(session: Session, watch: Watch) -> CronRanNow:
+        entered.set()
+        assert release.wait(WAIT)
+        return CronRanNow(True, True, None, TurnOutcome("done"))
+
+    seen = wire(harness, job)
+    first = harness.call("cron/run", {"jobId": "j1"})["result"]
+    assert entered.wait(WAIT)
+    answer = harness.call("cron/run", {"jobId": "j1"})
+    assert error_of(answer) is ErrorType.INVALID_PARAMS
+    assert answer["error"]["data"]["field"] == "params.jobId"
+    assert len(seen) == 1 and len(harness.service.sessions) == 1  # nothing of it stays
+    release.set()
+    harness.wait_completed(first["runId"])
+    harness.wait_idle(first["runId"])
+    again = harness.call("cron/run", {"jobId": "j1"})["result"]
+    assert harness.wait_completed(again["runId"])["status"] == "complete"

@@ -91,3 +91,25 @@ def test_while_another_scheduler_ticks_the_answer_is_busy_and_nothing_runs(harne
 
 def test_an_agent_without_cron_jobs_cannot_tick(harness):
     assert error_of(harness.call("cron/tick", {})) is ErrorType.AGENT_UNAVAILABLE
+
+
+def test_a_claimed_job_a_cron_run_started_meanwhile_is_left_to_that_run(harness):
+    release = threading.Event()
+
+    def outcome(job: dict[str, Any], watch: Watch) -> CronRanNow:
+        assert release.wait(WAIT)
+        return CronRanNow(True, True, None, TurnOutcome("ok"))
+
+    class Racing(Due):
+        def claim(self, busy: set[str]) -> list[dict[str, Any]] | None:
+            won = super().claim(busy)
+            # Between hermes' claim and the runs' start, a cron/run takes j1.
+            harness.service._cron_run("j1")
+            return won
+
+    due = Racing([{"id": "j1"}, {"id": "j2"}])
+    wire(harness, due, outcome)
+    answer = harness.call("cron/tick", {})["result"]
+    assert [r["jobId"] for r in answer["runs"]] == ["j2"]
+    release.set()
+    assert harness.wait_completed(answer["runs"][0]["runId"])["status"] == "complete"
