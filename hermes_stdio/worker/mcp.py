@@ -34,6 +34,8 @@ profile's final environment):
   turn, when a server may have dropped; with ``reread`` when the profile's
   config.yaml changed). Nothing is sent for a profile that has listed no
   servers since the start: ``reread`` reads the config again to know.
+- Each stdio server runs under ``mcp_watchdog`` (hermes' parent-death
+  watchdog's job, without its 2 s ``getppid`` poll).
 - ``close(timeout)`` closes every connection as hermes' CLI does on exit (a
   stdio server's stdin is closed, then it is signalled after hermes' grace),
   waiting at most ``timeout`` in all; a server that outlives that is killed by
@@ -50,6 +52,7 @@ from typing import Any, get_args
 
 from ..protocol import toolbox as tx
 from ..transport.log import log as note
+from . import mcp_watchdog
 from .mcp_live import Liveness
 
 log = logging.getLogger("hermes_stdio.mcp")
@@ -88,7 +91,7 @@ class McpServers:
             # come once a fast discovery has ended (a loaded machine), and skip it.
             self._attempt(+1)
             try:
-                self._live.install(self._tools())
+                self._follow()
                 self.report()
                 self._startup.start_background_mcp_discovery(
                     logger=log, thread_name="mcp-discovery"
@@ -99,6 +102,13 @@ class McpServers:
                 follow = threading.Thread(target=self._follow_discovery, name="mcp-report")
                 follow.daemon = True
                 follow.start()
+
+    def _follow(self) -> None:
+        """hermes' MCP client, made to report servers lost (``Liveness``) and to wrap
+        stdio servers in a watchdog that waits instead of polling (``mcp_watchdog``)."""
+        tools = self._tools()
+        self._live.install(tools)
+        mcp_watchdog.install(tools)
 
     def _follow_discovery(self) -> None:
         self._startup.join_mcp_discovery(None)
@@ -126,7 +136,7 @@ class McpServers:
         # Startup's discovery first: two attempts at once would start a server twice.
         self._startup.join_mcp_discovery(None)
         self._attempt(+1)
-        self._live.install(self._tools())
+        self._follow()
         self.report()  # what it starts is connecting
         try:
             self._startup._discover_mcp_tools_without_interactive_oauth()

@@ -6,6 +6,8 @@ it before it exits."""
 from __future__ import annotations
 
 import itertools
+import os
+import signal
 import sys
 from pathlib import Path
 from typing import Any
@@ -15,6 +17,7 @@ import yaml
 
 from hermes_stdio.testing.host import HostClient
 from hermes_stdio.testing.llm_server import Reply, ScriptedLLM
+from hermes_stdio.worker import mcp_watchdog
 
 from .conftest import received, started_worker, wait_gone, worker_pids
 
@@ -277,3 +280,19 @@ def test_a_stopping_worker_closes_its_mcp_servers_before_it_exits(
     # way out, which takes it LINGER_S, before its worker exited.
     assert pid_file.with_suffix(".exit").read_text() == "clean-exit"
     assert wait_gone(server_pid, 5)
+
+
+def test_a_killed_workers_stdio_server_is_stopped_by_its_watchdog(
+    host: HostClient, llm: ScriptedLLM, pid_file: Path
+) -> None:
+    started_worker(host, llm, "work")
+    server_pid = int(pid_file.read_text())
+    worker_pid = worker_pids(host)[("work", None)]
+    # The server runs under hermes-stdio's watchdog (which waits on a pidfd of the
+    # worker), itself the worker's child.
+    watchdog_pid = int(Path(f"/proc/{server_pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+    argv = Path(f"/proc/{watchdog_pid}/cmdline").read_bytes().split(b"\0")
+    assert argv[1:5] == [b"-I", mcp_watchdog.__file__.encode(), b"--ppid", str(worker_pid).encode()]
+    os.kill(worker_pid, signal.SIGKILL)
+    assert wait_gone(server_pid, 15)
+    assert wait_gone(watchdog_pid, 15)
