@@ -8,7 +8,8 @@ pays once paid ahead, ``warm_build``) and serves the supervisor until
 ``worker/shutdown`` or EOF on stdin (the supervisor is gone), after which
 runs are interrupted (bounded), the profile's MCP servers are closed and
 hermes' exit handlers run (together bounded, ``_release``), and the process
-exits. Its MCP servers start connecting once hermes-agent is imported with
+exits. A fatal error (a crash in C code) writes each thread's stack to
+stderr (``faulthandler``), which the supervisor logs. Its MCP servers start connecting once hermes-agent is imported with
 the profile's final environment.
 
 ``main_forked`` is the same worker started by a fork of the worker template
@@ -26,6 +27,7 @@ from __future__ import annotations
 import argparse
 import atexit
 import contextlib
+import faulthandler
 import gc
 import os
 import sys
@@ -138,6 +140,7 @@ def _adapter(args: argparse.Namespace) -> AgentAdapter:
 def main(argv: list[str] | None = None) -> int:
     args = _parse(argv)
     read_fd, write_fd = take_over_stdio()
+    faulthandler.enable()  # a crash in C code leaves every thread's stack on stderr
     adapter = _adapter(args)
     return _serve(args, adapter, read_fd, write_fd, "spawned", preload=not args.no_preload)
 
@@ -152,6 +155,7 @@ def main_forked(
 ) -> int:
     args = _parse(options)
     read_fd, write_fd = take_over_stdio()
+    faulthandler.enable()
     adapter = _adapter(args)
     if not args.synthetic_agent:
         adapter.watch_loaded(preloaded)

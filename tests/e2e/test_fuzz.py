@@ -303,7 +303,11 @@ def fuzzed_host(start_host: StartHost, llm: ScriptedLLM, mode: str, seed: int, c
     unexpected = [e for e in exits if not e["expected"]]
     if unexpected:  # printed whole: captured output is shown in full on a failure
         print("unexpected worker exits:", json.dumps(unexpected))
-        print("\n".join(host.stderr_lines[-200:]))
+        lines = host.stderr_lines
+        fatal = [i for i, line in enumerate(lines) if "Fatal Python error" in line]
+        for i in fatal:  # a crash's stacks (faulthandler), wherever they are
+            print("\n".join(lines[i : i + 300]))
+        print("\n".join(lines[-200:]))
     assert not unexpected, json.dumps(unexpected)
     own_lines = [line for line in host.stderr_lines if not line.startswith("[worker:")]
     assert not [line for line in own_lines if "Traceback" in line], own_lines

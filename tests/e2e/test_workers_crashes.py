@@ -222,3 +222,17 @@ def test_a_burst_of_restarts_for_one_worker_costs_at_most_two_restarts_and_each_
     ]
     assert [n.params["reason"] for n in exits] in (["restart"], ["restart", "restart"])
     assert exits[0].params["pid"] == old
+
+
+@pytest.mark.parametrize("mode", ["spawned", "forked"])
+def test_a_worker_that_crashes_in_c_code_leaves_each_threads_stack_in_the_log(
+    start_host: StartHost, llm: ScriptedLLM, mode: str
+) -> None:
+    host = start_host(*(["--no-worker-template"] if mode == "spawned" else []))
+    host.initialize()
+    pid = started_worker(host, llm)
+    os.kill(pid, signal.SIGSEGV)  # as a segfault in a C extension would
+    exited = host.wait_for(lambda n: n.method == "worker/exited", timeout=30).params
+    assert (exited["signal"], exited["expected"]) == ("SIGSEGV", False)
+    host.wait_stderr(lambda line: "Fatal Python error: Segmentation fault" in line, timeout=10)
+    host.wait_stderr(lambda line: "Thread 0x" in line or "Current thread" in line, timeout=10)
