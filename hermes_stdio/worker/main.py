@@ -9,8 +9,9 @@ pays once paid ahead, ``warm_build``) and serves the supervisor until
 runs are interrupted (bounded), the profile's MCP servers are closed and
 hermes' exit handlers run (together bounded, ``_release``), and the process
 exits. A fatal error (a crash in C code) writes each thread's stack to
-stderr (``faulthandler``), which the supervisor logs. Its MCP servers start connecting once hermes-agent is imported with
-the profile's final environment.
+stderr (``faulthandler``), which the supervisor logs. Its MCP servers start
+connecting once hermes-agent is imported with the profile's final
+environment.
 
 ``main_forked`` is the same worker started by a fork of the worker template
 (``worker.template``). It imports hermes-agent before announcing itself,
