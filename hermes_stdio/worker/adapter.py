@@ -1,7 +1,7 @@
 """The module that imports hermes-agent, with its mixins ``stored`` (stored sessions),
-``profile`` (what hermes keeps per profile), ``bridged`` (the host's answers) and
-``models`` (a session's model): ``HermesAdapter``, the ``contract.AgentAdapter``
-that drives hermes' real ``AIAgent``.
+``profile`` (what hermes keeps per profile), ``bridged`` (the host's answers),
+``models`` (a session's model) and ``turns`` (a session's turns): ``HermesAdapter``,
+the ``contract.AgentAdapter`` that drives hermes' real ``AIAgent``.
 
 Contract:
 - One agent per session, its callbacks bound to the session's *current* run
@@ -13,14 +13,7 @@ Contract:
   asks only on an interactive surface, so ``HERMES_INTERACTIVE=1`` is set, as
   hermes' TUI gateway does).
 - A session whose ``compression`` is ``host`` has hermes' context compression
-  done by the host (``compression``); ``forceCompress`` compresses before the
-  turn, and ``compress`` (``session/compress``) without one, the way the
-  session's compression says. The choice is kept in the
-  profile's database, so a session resumed by another worker keeps it.
-- Steering text waits in the run until the turn's first tool call starts
-  (``runner.SessionSink``): hermes attaches it to the history's last tool
-  result, an earlier turn's until then. Each turn gets copies of the
-  history's messages, so nothing hermes changes in place alters them.
+  done by the host (``compression``); its turns compress as ``turns`` says.
 - Once hermes-agent is loaded, ``runtime_changed`` says whether its files
   (with those a worker template loaded for it: ``watch_loaded``) changed on
   disk since (``runtime``).
@@ -31,10 +24,6 @@ Contract:
 - The profile's MCP servers (``mcp``) connect in the background once
   ``connect_mcp`` is called (or the first agent is built, which waits for them
   a bounded while); ``shutdown`` closes them.
-- A turn that raises, or is still running when the worker stops, has what it
-  did so far written to the session database (hermes' own flush, which skips
-  rows already written); the next run of a session whose turn raised reloads
-  it from there.
 - hermes-agent is imported lazily (``preload`` warms it, and the openai
   package hermes imports on its first agent build, on a background thread);
   a failed import raises ``AgentUnavailable``.
@@ -64,12 +53,11 @@ from __future__ import annotations
 import contextlib
 import os
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from ..protocol import events as ev
-from ..transport import restore_std_streams
 from . import (
     catalog,
     context_files,
@@ -84,23 +72,15 @@ from . import (
     references,
     shell_identity,
     skill_files,
-    usage,
 )
 from .approvals import ApprovalBridge
 from .bridged import HermesAnswers
 from .callbacks import EventSink
 from .clarify import ClarifyBridge
-from .compression import (
-    CompressionBridge,
-    compress_now,
-    delegate_compression,
-    estimate,
-    recall_compression,
-)
-from .contract import AgentUnavailable, Announce, TurnOutcome, UserContent
+from .compression import CompressionBridge, delegate_compression, estimate
+from .contract import AgentUnavailable, Announce, UserContent
 from .fence import hermes_root
 from .keys import PLATFORM
-from .messages import flush_turn
 from .models import HermesModels
 from .options import (
     HermesOptions,
@@ -113,7 +93,7 @@ from .profile_cron import HermesCron
 from .profile_settings import HermesSettings
 from .profile_toggles import HermesToggles
 from .runtime import Fingerprint, loaded_files
-from .scope import TurnModules, forget_session, session_scope
+from .scope import TurnModules
 from .secrets import SERVING, SecretBridge
 from .shell_policy import ShellPolicy
 from .shortcuts import cache_tool_scan, pay_tls_setup_once
@@ -121,9 +101,11 @@ from .state import Session
 from .stored import HermesSessions
 from .sudo import SudoBridge
 from .titles import auto_title
+from .turns import HermesTurns
 
 
 class HermesAdapter(
+    HermesTurns,  # first: the others' _scope annotations are checked against its method
     HermesProfile,
     HermesCron,
     HermesSessions,
@@ -318,96 +300,11 @@ class HermesAdapter(
 
         auto_title(maybe_auto_title, self._db, agent, session.history, message, final, announce)
 
-    def run_turn(
-        self,
-        agent: Any,
-        session: Session,
-        message: UserContent,
-        stop_requested: Callable[[], bool],
-    ) -> TurnOutcome:
-        before = usage.counters(agent)
-        with self._turn(agent, session, stop_requested):
-            if session.compress_next:
-                session.compress_next = False
-                session.history = compress_now(agent, session, None)
-            result = agent.run_conversation(
-                message,
-                conversation_history=[dict(m) for m in session.history],
-                task_id=session.session_id,
-            )
-        return TurnOutcome.of(result, session.history, usage.turn_usage(agent, before))
-
-    def compress(
-        self, agent: Any, session: Session, focus: str | None, stop_requested: Callable[[], bool]
-    ) -> TurnOutcome:
-        before = usage.counters(agent)
-        with self._turn(agent, session, stop_requested):
-            messages = compress_now(agent, session, focus)
-        return TurnOutcome(None, messages, usage=usage.turn_usage(agent, before))
-
-    @contextlib.contextmanager
-    def _turn(
-        self, agent: Any, session: Session, stop_requested: Callable[[], bool]
-    ) -> Iterator[None]:
-        """What the agent works under, for a turn or a compression."""
-        skip = bool(getattr(agent, "skip_context_files", False))
-        context_files.check(
-            self.home, None if skip else context_files.project_dir(session.workspace)
-        )
-        from hermes_constants import parse_reasoning_effort
-
-        if session.instructions is not None:
-            agent.ephemeral_system_prompt = session.instructions
-        if session.reasoning_effort is not None:  # wins over the profile's, as hermes' /reasoning
-            agent.reasoning_config = parse_reasoning_effort(session.reasoning_effort)
-        recall_compression(self._db, session)
-        try:
-            with self._scope(session), self._cron_turns.turn(agent):
-                agent.clear_interrupt()  # a stale interrupt would otherwise carry into this turn
-                if stop_requested():  # ...but not one meant for this run
-                    agent.interrupt(None)
-                yield
-        except Exception:
-            self.save_transcript(agent)
-            session.restore = True  # the database is now the best record of the turn
-            raise
-        finally:
-            if self._mcp is not None:
-                self._mcp.report()  # a server may have dropped, or come back, meanwhile
-
-    @contextlib.contextmanager
-    def _scope(self, session: Session) -> Iterator[None]:
-        """What hermes reads from the thread while the session's agent works (its
-        approvals, sudo and secrets asked in the session's run)."""
-        from agent import runtime_cwd
-        from gateway import session_context
-        from tools import approval, file_tools, terminal_tool
-
-        self._turn_modules = hermes = TurnModules(
-            approval, session_context, runtime_cwd, terminal_tool, file_tools
-        )
-        restore_std_streams()  # what the last turn's wrappers wrapped, not another layer
-        with (
-            session_scope(session, hermes, self._approvals, self._sudo.callback(session)),
-            self._secrets.serving(session),
-        ):
-            yield
-
-    def interrupt(self, agent: Any, message: str | None) -> None:
-        agent.interrupt(message)
-        self._cron_turns.interrupt(agent, message)  # a cron job its tool runs now
-
-    def steer(self, agent: Any, text: str) -> bool:
-        return bool(agent.steer(text))
-
     def runtime_changed(self) -> str | None:
         return self._loaded.changed() if self._loaded is not None else None
 
     def watch_loaded(self, loaded: Fingerprint) -> None:
         self._preloaded = loaded
-
-    def save_transcript(self, agent: Any) -> None:
-        flush_turn(agent)
 
     def release(self, agent: Any) -> None:
         releaser = getattr(agent, "release_clients", None)  # hermes' soft teardown
@@ -420,7 +317,3 @@ class HermesAdapter(
         if callable(closer):
             with contextlib.suppress(Exception):
                 closer()
-
-    def forget_session(self, session_id: str) -> None:
-        if self._turn_modules is not None:  # else no turn ran: hermes keeps nothing of it
-            forget_session(session_id, self._turn_modules)
