@@ -13,21 +13,16 @@ Contract:
 - When a worker's stdout closes, its pending requests fail with
   ``worker_crashed`` (or ``worker_unavailable`` when we stopped it), the
   process is reaped (bounded), and ``on_exit(slot, note)`` is called exactly
-  once per process, on that worker's reader thread.
+  once per process, on that worker's reader thread (``worker_stops``).
 - Nothing we send a worker ever blocks the sending thread (the host's reader):
   a full pipe is drained by a flusher thread, and while more than
   ``INPUT_BACKLOG_BYTES`` wait unread, requests to it fail at once with
   ``worker_overloaded``, so a worker that stops reading costs bounded memory
   and never stalls the other workers or the supervisor.
-- ``stop(slot)`` is graceful with bounded waits: ``worker/shutdown`` request,
-  then close stdin, SIGTERM, SIGKILL (all of its process group). A worker
-  that has not taken the shutdown request off its pipe within ``UNREAD_S``
-  (what waits for it is not shrinking: it reads nothing), or whose process
-  is stopped, would not answer it either, so it gets SIGTERM at once
-  instead. It holds the slot's lock, so a start waits for it, and a start
-  in progress finishes before the stop. A new process for a slot starts
-  only once the previous one's exit has been handled (``on_exit``
-  returned), so the runs that exit ends never include the new process's.
+- ``stop(slot)`` (graceful, bounded) and ``close()`` (shutdown) are in
+  ``worker_stops``. A new process for a slot starts only once the previous
+  one's exit has been handled (``on_exit`` returned), so the runs that exit
+  ends never include the new process's.
 - ``forget(slot, in_use)`` drops a keyed slot whose worker has exited and
   that ``in_use`` says nothing refers to, so slots do not pile up with every
   workerKey ever used; with ``any_key``, an unkeyed one too (its profile is
@@ -35,8 +30,6 @@ Contract:
   another thread holds (a start may be under way) is kept. A caller still
   holding a forgotten slot that starts it gets the key's current slot
   started instead.
-- ``close()`` (shutdown): no worker starts any more (``shutting_down``), and
-  every worker is stopped, a start in progress included.
 - ``tell_opt_out`` sends ``worker/setOptOut`` to the running workers when what
   the host opted out of changes; a worker started later gets it before
   anything else (nothing when the host opted out of nothing).
@@ -50,7 +43,6 @@ from __future__ import annotations
 import os
 import sys
 import threading
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -58,23 +50,20 @@ from typing import Any
 from ..protocol import PROTOCOL_VERSION, decode, encode
 from ..protocol import workers as pw
 from ..protocol.opt_out import NO_OPT_OUT, OptOut
-from ..transport import Peer, relay_stderr, spawn_child, stop_child
+from ..transport import Peer, relay_stderr, spawn_child
 from ..transport.log import log
-from ..transport.process import WORKER_TAG, ChildProcess, is_stopped, kill_tagged
+from ..transport.process import WORKER_TAG, ChildProcess
 from ..wire import ErrorType, Notification, Request, RpcError
 from .launch import worker_command, worker_options
 from .profiles import worker_env
 from .routes import SlotKey
 from .slot import WorkerSlot, now_ms
 from .template import TemplateUnavailable, WorkerTemplate
+from .worker_stops import EXIT_HANDLED_S, ExitSink, WorkerStops
 
-# How long a start waits for the previous process's exit to be handled.
-EXIT_HANDLED_S = 15.0
 # Unread bytes to a worker past which its requests are refused (one request of
 # any size is taken below it).
 INPUT_BACKLOG_BYTES = 64 * 1024 * 1024
-# How long a stopping worker gets to take the shutdown request off its pipe.
-UNREAD_S = 1.0
 
 
 NotifySink = Callable[[WorkerSlot, Notification, bytes], None]
@@ -82,7 +71,6 @@ NotifySink = Callable[[WorkerSlot, Notification, bytes], None]
 RelayFactory = Callable[
     [WorkerSlot], tuple[Callable[[bytes], bool], Callable[[list[bytes]], object]] | None
 ]
-ExitSink = Callable[[WorkerSlot, pw.WorkerExitedNotification], None]
 
 
 class _Connection:
@@ -111,7 +99,7 @@ class _Connection:
 _NOTHING_OPTED_OUT = encode(NO_OPT_OUT.for_worker())
 
 
-class WorkerPool:
+class WorkerPool(WorkerStops):
     def __init__(
         self,
         home: Path,
@@ -342,89 +330,8 @@ class WorkerPool:
         finally:
             slot.ready.set()
 
-    def reap(self, slot: WorkerSlot, proc: ChildProcess, reason: str, token: str = "") -> None:
-        code = stop_child(proc, grace_s=2.0, after_stdin_s=1.0, after_term_s=2.0)
-        if token:  # tool commands it started live in sessions of their own: end them too
-            kill_tagged(token)
-        expected = slot.stopping
-        why: pw.ExitReason = slot.stop_reason if expected else "crashed"
-        if slot.proc is proc:
-            slot.proc, slot.peer = None, None
-            slot.state = "exited"
-            if not expected:
-                slot.crashed(self.crash_window_s, self.max_crashes)
-        if not slot.ready.is_set():
-            slot.start_error = slot.start_error or RpcError(
-                ErrorType.WORKER_UNAVAILABLE, f"worker exited during start ({reason})"
-            )
-            slot.ready.set()
-        note = slot.exit_note(proc.pid, code, expected, why)
-        log(
-            f"hermes-stdio: worker {slot.label} pid {proc.pid} exited "
-            f"(code={code}, {'expected' if expected else 'unexpected'}: {reason})"
-        )
-        self.on_exit(slot, note)
-
-    def stop(
-        self,
-        slot: WorkerSlot,
-        *,
-        reason: pw.StopReason = "shutdown",
-        shutdown_timeout: float = 5.0,
-    ) -> None:
-        with slot.lock:
-            self._stop(slot, reason, shutdown_timeout)
-
-    def _stop(self, slot: WorkerSlot, reason: pw.StopReason, shutdown_timeout: float) -> None:
-        proc, peer = slot.proc, slot.peer
-        if proc is None:
-            return
-        slot.stop_reason = reason
-        slot.stopping = True
-        slot.state = "stopping"
-        reading = True
-        if peer is not None:
-            peer.close_error = RpcError(
-                ErrorType.WORKER_UNAVAILABLE, f"worker {slot.label!r} was stopped"
-            )
-            answered = threading.Event()
-            stopped = is_stopped(proc.pid)
-            peer.request("worker/shutdown", {}, lambda _r: answered.set(), timeout=shutdown_timeout)
-            reading = not stopped and peer.writer.wait_idle(UNREAD_S)
-            if reading:
-                answered.wait(shutdown_timeout + 1.0)
-            else:
-                why = "it is stopped" if stopped else f"{peer.backlog} bytes wait for it"
-                log(
-                    f"hermes-stdio: worker {slot.label} pid {proc.pid} reads nothing "
-                    f"({why}): stopping it without waiting"
-                )
-        stop_child(
-            proc,
-            grace_s=3.0 if reading else 0.0,
-            after_stdin_s=2.0 if reading else 0.0,
-            after_term_s=3.0,
-            close_stdin=peer.close_write if peer is not None else None,
-        )
-        if peer is not None:
-            peer.join(10.0)  # its reader reaps the process and reports the exit
-        slot.exit_handled.wait(EXIT_HANDLED_S)
-
     def reset_backoff(self, slot: WorkerSlot | None = None) -> None:
         for s in [slot] if slot else self.slots():
             s.crashes.clear()
             if s.state == "backoff":
                 s.state = "exited"
-
-    def close(self) -> None:
-        """Shut down: no start from now on; stop every worker (bounded)."""
-        self.closing = True
-        threads = [threading.Thread(target=self.stop, args=(s,), daemon=True) for s in self.slots()]
-        for t in threads:
-            t.start()
-        # A stop may first wait for a start in progress (ready_timeout), then stops.
-        deadline = time.monotonic() + self.ready_timeout + 30.0
-        for t in threads:
-            t.join(max(0.0, deadline - time.monotonic()))
-        if self.template is not None:  # after the workers: they may be its children
-            self.template.stop()
