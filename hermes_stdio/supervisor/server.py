@@ -10,10 +10,11 @@ Contract:
   a pending one at once with -32800 and drops its later result. It names the
   request by the id it was sent with, even one the params rules would refuse.
 - Requests are validated against the method table before anything else.
-  Supervisor-only methods (lifecycle, ``supervisor/status``, the ``profile/*``
-  methods (``profile_methods``), ``soul/*`` (``soul``), ``worker/restart``)
-  never touch a worker, except those of a profile deleted, renamed or
-  restarted; the rest is routed to workers (``routing.RoutedMethods``).
+  Supervisor-only methods (lifecycle, ``supervisor/status`` (``worker_status``),
+  the ``profile/*`` methods (``profile_methods``), ``soul/*`` (``soul``),
+  ``worker/restart``) never touch a worker, except those of a profile
+  deleted, renamed or restarted; the rest is routed to workers
+  (``routing.RoutedMethods``).
   Restarts of one worker that arrive before the pending one has stopped the
   old process share its result;
   ``profile/list`` requests that arrive while one is being read share the
@@ -66,6 +67,7 @@ from .slot import WorkerSlot
 from .soul import SoulMethods
 from .template import SUPPORTED as TEMPLATE_SUPPORTED
 from .template import WorkerTemplate
+from .worker_status import WorkerStatus
 from .workers import WorkerPool
 
 
@@ -91,6 +93,7 @@ class Supervisor(
     SoulMethods,
     CronTicks,
     FilePushes,
+    WorkerStatus,
 ):
     def __init__(
         self,
@@ -311,42 +314,6 @@ class Supervisor(
             self.pool.close()
 
         self._in_thread(req, run)
-
-    def _h_supervisor_status(self, req: Request, p: t.EmptyParams) -> None:
-        self._reply(req, encode(self.status()))
-
-    def status(self) -> pw.SupervisorStatusResult:
-        return pw.SupervisorStatusResult(
-            pid=os.getpid(),
-            uptime_ms=int((time.monotonic() - self.started) * 1000),
-            protocol_version=PROTOCOL_VERSION,
-            hermes_home=str(self.home),
-            workers=[self._worker_info(s) for s in self.pool.slots()],
-            template=self.pool.template.info() if self.pool.template is not None else None,
-        )
-
-    def _worker_info(self, slot: WorkerSlot) -> pw.WorkerInfo:
-        sessions, running = self.routes.counts(slot.key)
-        proc = slot.proc
-        return pw.WorkerInfo(
-            profile=slot.profile,
-            worker_key=slot.worker_key,
-            pid=proc.pid if proc is not None else None,
-            state=slot.state,
-            restarts=slot.restarts,
-            started_at=slot.started_at if proc is not None else None,
-            last_used_at=slot.last_used_at,
-            sessions=sessions,
-            running_runs=running,
-            start_mode=slot.start_mode if proc is not None else None,
-            fork_fallback=slot.fork_fallback if proc is not None else None,
-        )
-
-    def _worker_started(self, slot: WorkerSlot) -> None:
-        self._notify_host(
-            "worker/started", encode(pw.WorkerStartedNotification(self._worker_info(slot)))
-        )
-        self.idle.arm()
 
     def _h_profile_list(self, req: Request, p: t.EmptyParams) -> None:
         self._profile_lists.add(req)  # reads every profile's YAML: off the host's reader
