@@ -22,6 +22,7 @@ from . import cron as cr
 from . import env as en
 from . import inputs as i
 from . import insights as ins
+from . import mcp_login as ml
 from . import memory as mm
 from . import processes as pr
 from . import profiles as pf
@@ -446,6 +447,20 @@ HOST_METHODS: dict[str, Method] = _methods(
         x.McpStatusResult,
         "profile",
         "Connect the profile's MCP servers that are not connected (failed, or listed since).",
+    ),
+    Method(
+        "mcp/login",
+        ml.McpLoginParams,
+        ml.McpLoginResult,
+        "profile",
+        "Start signing the profile in to an OAuth MCP server: the URL to send the user to.",
+    ),
+    Method(
+        "mcp/loginCallback",
+        ml.McpLoginCallbackParams,
+        ml.McpLoginCallbackResult,
+        "profile",
+        "Hand a sign-in the URL the browser was sent back to; mcp/loginCompleted follows.",
     ),
     Method(
         "cron/list",

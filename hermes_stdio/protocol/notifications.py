@@ -19,6 +19,7 @@ from . import asks as a
 from . import config as cf
 from . import cron as cr
 from . import env as ev
+from . import mcp_login as ml
 from . import memory as mm
 from . import processes as pr
 from . import profiles as pf
@@ -221,6 +222,13 @@ SERVER_NOTIFICATIONS: dict[str, NotificationSpec] = {
             origin="supervisor",
         ),
         NotificationSpec(
+            "mcp/loginCompleted",
+            ml.McpLoginCompletedNotification,
+            "An mcp/login ended: signed in (the server connects with its new tokens), or"
+            " failed, with why.",
+            origin="supervisor",
+        ),
+        NotificationSpec(
             "worker/started",
             pw.WorkerStartedNotification,
             "A worker process is ready: sent before anything else from it.",
@@ -246,6 +254,12 @@ WORKER_NOTIFICATIONS: dict[str, NotificationSpec] = {
         pw.WorkerMcpChangedNotification,
         "The worker's MCP servers, each time their status changed (the supervisor tells"
         " the host, naming the worker's profile and workerKey).",
+    ),
+    "worker/mcpLoginEnded": NotificationSpec(
+        "worker/mcpLoginEnded",
+        ml.WorkerMcpLoginEndedNotification,
+        "An mcp/login that answered its loginId ended (the supervisor tells the host, as"
+        " mcp/loginCompleted naming the worker's profile and workerKey).",
     ),
     "worker/commandsChanged": NotificationSpec(
         "worker/commandsChanged",

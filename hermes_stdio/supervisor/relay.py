@@ -21,8 +21,9 @@ Contract (a mixin of ``Supervisor``, which provides ``routes`` and ``host``):
   starting state, so each change is pushed once, however many of the
   profile's workers saw it, and a change made while none ran is pushed when
   one starts.
-- ``worker/mcpChanged`` becomes the host's ``mcp/statusChanged``, naming the
-  worker's profile and ``workerKey``.
+- ``worker/mcpChanged`` becomes the host's ``mcp/statusChanged``, and
+  ``worker/mcpLoginEnded`` its ``mcp/loginCompleted``, naming the worker's
+  profile and ``workerKey``.
 - A notification outside any run that the host opted out of (``opt_out``) is
   dropped here (``_notify_host`` for the supervisor's own); a run's never
   reaches us, its worker drops it.
@@ -42,6 +43,7 @@ from ..protocol import (
     decode,
     encode,
 )
+from ..protocol import mcp_login as ml
 from ..protocol import toolbox as tx
 from ..protocol import types as t
 from ..protocol import workers as pw
@@ -151,6 +153,12 @@ class RelayMethods:
         elif isinstance(told, pw.WorkerMcpChangedNotification):
             status = tx.McpStatusChangedNotification(slot.profile, slot.worker_key, told.servers)
             self._notify_host("mcp/statusChanged", encode(status))
+        elif isinstance(told, ml.WorkerMcpLoginEndedNotification):
+            ok = told.error is None
+            ended = ml.McpLoginCompletedNotification(
+                slot.profile, slot.worker_key, told.login_id, told.name, ok, told.error
+            )
+            self._notify_host("mcp/loginCompleted", encode(ended))
 
     def _track(self, slot: WorkerSlot, method: str, run_id: str, session_id: str, seq: int) -> None:
         """What a relayed run notification tells the routes (fast and slow path alike)."""

@@ -169,6 +169,21 @@ class ErrorType(Enum):
         "skill_exists",
         "A skill of the profile already has that name (in its skills or an external directory).",
     )
+    UNKNOWN_MCP_SERVER = (
+        -32042,
+        "unknown_mcp_server",
+        "The profile's config.yaml lists no MCP server of that name.",
+    )
+    UNKNOWN_MCP_LOGIN = (
+        -32043,
+        "unknown_mcp_login",
+        "No MCP sign-in of that id waits for its callback in that worker.",
+    )
+    MCP_LOGIN_FAILED = (
+        -32044,
+        "mcp_login_failed",
+        "The MCP server's sign-in ended before the user could be sent to it.",
+    )
 
     def __init__(self, code: int, type_: str, summary: str) -> None:
         self.code = code

@@ -90,6 +90,7 @@ from .options import (
 )
 from .profile import HermesProfile
 from .profile_cron import HermesCron
+from .profile_mcp import HermesMcp
 from .profile_settings import HermesSettings
 from .profile_toggles import HermesToggles
 from .runtime import Fingerprint, loaded_files
@@ -107,6 +108,7 @@ from .turns import HermesTurns
 class HermesAdapter(
     HermesTurns,  # first: the others' _scope annotations are checked against its method
     HermesProfile,
+    HermesMcp,
     HermesCron,
     HermesSessions,
     HermesAnswers,

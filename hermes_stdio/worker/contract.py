@@ -31,6 +31,7 @@ from .config_file import ConfigFile
 from .cronjobs import CronJobs
 from .env_vars import EnvVars
 from .images import Attachment
+from .mcp_login import Started
 from .memories import Memories
 from .notices import Notice
 from .runtime import Fingerprint
@@ -337,6 +338,11 @@ class AgentAdapter(Protocol):
         changed (``mcp.McpServers.report``)."""
         ...
 
+    def watch_mcp_logins(self, deliver: Callable[[str, str, str | None], None]) -> None:
+        """Call ``deliver(login_id, name, error)`` as each ``mcp_login`` that gave its
+        id ends (error None: signed in)."""
+        ...
+
     def watch_commands(self, deliver: Callable[[str], None]) -> None:
         """Call ``deliver(fingerprint)`` with the state of the files behind the
         profile's slash commands once hermes is imported, then each time it
@@ -459,6 +465,15 @@ class AgentAdapter(Protocol):
     def connect_mcp_servers(self, wait_s: float) -> list[tx.McpServerInfo]:
         """Connect the profile's servers that are not connected, waiting at most
         ``wait_s`` (``mcp.McpServers.connect``); their status then."""
+        ...
+
+    def mcp_login(self, name: str, redirect_uri: str | None) -> Started:
+        """Start signing the profile in to an OAuth MCP server (``mcp_login.Logins``):
+        the URL to send the user to. Raises ``AgentUnavailable`` without hermes."""
+        ...
+
+    def mcp_login_callback(self, login_id: str, url: str) -> None:
+        """Hand a sign-in the URL the browser was sent back to (``mcp_login.Logins``)."""
         ...
 
     def shutdown(self, timeout: float) -> None:

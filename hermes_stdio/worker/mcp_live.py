@@ -20,7 +20,10 @@ is missing). From then on, for a server that has connected in this worker:
 - an attempt that fails reads ``connecting`` with its error while hermes tries
   again, and ``failed`` with it while hermes has given up (until its
   self-probe, or ``mcp/connect``, which asks it to reconnect);
-- once it connects again, it reads as hermes says (``connected``, its tools).
+- once it connects again, it reads as hermes says (``connected``, its tools),
+  and ``changed()`` is called.
+The connections of hermes' sign-in flow (``mcp/login``'s probe of a server)
+are not the server's and are not followed.
 ``state(name, given, error)`` is the status to show for hermes' ``given``:
 ours for such a server (tools 0), hermes' otherwise and for ``disabled``.
 Each change calls ``changed()`` on a thread of its own (never on hermes' MCP
@@ -36,6 +39,7 @@ import contextvars
 import functools
 import os
 import select
+import sys
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -116,7 +120,7 @@ class Liveness:
             # have none of them.
             register = self._mcp._register_server_tools
             server._registered_tool_names = register(name, server, server._config)
-        if was is not None:
+        if was is not None or again:  # back, or reconnected (after a sign-in, say)
             self._tell()
 
     def _ending(self, server: Any, why: Any) -> None:
@@ -273,6 +277,8 @@ def _wrap(
 
     @functools.wraps(original)
     async def wrapped(self: Any, *args: Any, **kwargs: Any) -> Any:
+        if _signing_in():
+            return await original(self, *args, **kwargs)
         if before is not None:
             hook(before, self)
         token = _SERVING.set(self) if serving else None
@@ -290,6 +296,14 @@ def _wrap(
         return result
 
     setattr(task, step, wrapped)
+
+
+def _signing_in() -> bool:
+    """Whether this is a connection of hermes' sign-in flow (``mcp/login``'s probe of
+    the server, a connection of its own), not of a server hermes holds."""
+    module = sys.modules.get("tools.mcp_dashboard_oauth")
+    current = getattr(module, "get_dashboard_oauth_flow", None)
+    return callable(current) and current() is not None
 
 
 def _follow_spawns(task: Any, stdio: Any) -> None:

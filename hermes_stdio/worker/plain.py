@@ -35,6 +35,7 @@ from .cron_run import Watch
 from .cronjobs import CronJobs
 from .env_vars import EnvVars
 from .images import Attachment
+from .mcp_login import Started
 from .memories import Memories
 from .notices import Notice
 from .runtime import Fingerprint
@@ -114,6 +115,12 @@ class PlainAdapterMethods:
     def connect_mcp_servers(self, wait_s: float) -> list[tx.McpServerInfo]:
         return []
 
+    def mcp_login(self, name: str, redirect_uri: str | None) -> Started:
+        raise AgentUnavailable("this agent has no MCP servers")
+
+    def mcp_login_callback(self, login_id: str, url: str) -> None:
+        raise AgentUnavailable("this agent has no MCP servers")
+
     def unknown_toolsets(self, names: list[str]) -> list[str]:
         return []  # no toolsets to check against: none is refused
 
@@ -186,6 +193,9 @@ class PlainAdapterMethods:
 
     def watch_mcp(self, deliver: Callable[[list[tx.McpServerInfo]], None]) -> None:
         pass  # has no MCP servers
+
+    def watch_mcp_logins(self, deliver: Callable[[str, str, str | None], None]) -> None:
+        pass  # likewise
 
     def subagents(self, session_id: str) -> list[SubagentInfo]:
         return []  # starts no subagents

@@ -1,7 +1,7 @@
 """The profile-wide half of ``adapter.HermesAdapter``: what hermes keeps for a profile
 rather than for one agent (goals, skills and slash commands, background processes, file
 checkpoints, the models it can use, the tools its agents offer and the toolsets
-it knows, its MCP servers; its cron jobs are ``profile_cron``'s).
+it knows; its cron jobs are ``profile_cron``'s, its MCP servers ``profile_mcp``'s).
 
 Contract: ``HermesProfile`` is a mixin of ``HermesAdapter`` (which provides
 ``_modules``, importing hermes-agent under ``_import_lock``, and ``_secrets``,
@@ -9,14 +9,13 @@ which serves a skill's secret requests during a command's expansion too) and
 implements those
 ``contract.AgentAdapter`` methods through hermes' own functions, passed to
 ``goals``, ``skills`` and friends; ``callbacks`` gives a session's agent its
-callbacks. With the adapter, ``stored``, ``models`` and ``profile_settings`` it is
-the only code that imports hermes-agent.
+callbacks. Like the adapter's other mixins, ``stored``, ``models`` and
+``profile_settings``, it imports hermes-agent; nothing outside the worker does.
 """
 
 from __future__ import annotations
 
 import contextlib
-import importlib
 import sys
 import threading
 from collections.abc import Callable
@@ -26,7 +25,6 @@ from typing import Any
 from ..protocol import events as ev
 from ..protocol import types as t
 from ..protocol.processes import ProcessInfo, SubagentInfo
-from ..protocol.toolbox import McpServerInfo
 from ..transport.log import log
 from . import (
     background,
@@ -41,7 +39,7 @@ from . import (
 )
 from .callbacks import EventSink, SubagentHook, agent_callbacks
 from .mcp import McpServers
-from .options import checkpoint_settings, disabled_toolsets, enabled_toolsets, lists_mcp_servers
+from .options import checkpoint_settings, disabled_toolsets, enabled_toolsets
 from .secrets import SecretBridge
 from .state import Session
 from .watches import ProgressDeliver
@@ -58,8 +56,7 @@ class HermesProfile:
     _subagent_watch: watches.SubagentWatch | None = None
     _process_watch: watches.ProcessWatch | None = None
     _commands_changed: Callable[[str], None] | None = None
-    _mcp_changed: Callable[[list[McpServerInfo]], None] | None = None
-    _mcp: McpServers | None = None
+    _mcp: McpServers | None = None  # profile_mcp's
     _import_lock: threading.Lock
     _watching: bool = False
     _warm_lock = threading.Lock()  # one adapter per worker process
@@ -87,9 +84,6 @@ class HermesProfile:
                 self._mcp.report(reread=True)
 
         self._commands_changed = changed  # likewise
-
-    def watch_mcp(self, deliver: Callable[[list[McpServerInfo]], None]) -> None:
-        self._mcp_changed = deliver  # used once the MCP servers are started
 
     def subagent_hook(self, session_id: str) -> SubagentHook | None:
         """For a session's agent: its background subagents' activity, pushed as
@@ -201,28 +195,6 @@ class HermesProfile:
         watch.start()
         if not skill_changes.install(skill_manager_tool, watch.check):
             log("worker: hermes' skill_manage changed: its changes are pushed once seen on disk")
-
-    def connect_mcp(self) -> None:
-        self._mcp_servers()
-
-    def _mcp_servers(self) -> McpServers:
-        self._modules()
-        with self._import_lock:
-            if self._mcp is None:
-                from hermes_cli import mcp_startup
-
-                tools = lambda: importlib.import_module("tools.mcp_tool")  # noqa: E731
-                self._mcp = McpServers(mcp_startup, tools, lists_mcp_servers, self._mcp_changed)
-                self._mcp.start()
-            return self._mcp
-
-    def mcp_status(self) -> list[McpServerInfo]:
-        return self._mcp_servers().status()
-
-    def connect_mcp_servers(self, wait_s: float) -> list[McpServerInfo]:
-        servers = self._mcp_servers()
-        servers.connect(wait_s)
-        return servers.status()
 
     def shutdown(self, timeout: float) -> None:
         if self._mcp is not None:

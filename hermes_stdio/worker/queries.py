@@ -4,7 +4,8 @@ Contract (a mixin of ``WorkerService``, which provides ``adapter``,
 ``sessions`` and ``peer``): ``command/list`` (the profile's skills and
 bundles), ``mcp/status`` and ``mcp/connect`` (its MCP servers; a connect
 answers after at most ``MCP_CONNECT_WAIT_S``, its slower servers still
-connecting), ``session/listStored`` (its stored
+connecting), ``mcp/login`` and ``mcp/loginCallback`` (signing in to one,
+``mcp_login``), ``session/listStored`` (its stored
 sessions, a page at a time; a relative ``workspace`` is ``invalid_params``),
 ``session/search`` (their messages, by hermes'
 full-text search; a blank or over-long query is ``invalid_params``),
@@ -34,6 +35,7 @@ from typing import Any
 
 from ..protocol import checkpoints as ck
 from ..protocol import encode
+from ..protocol import mcp_login as ml
 from ..protocol import providers as pv
 from ..protocol import stored as st
 from ..protocol import toolbox as x
@@ -230,6 +232,22 @@ class QueryMethods:
             return x.McpStatusResult(self.adapter.connect_mcp_servers(MCP_CONNECT_WAIT_S))
 
         return self.answer_off_reader(req, "mcp-connect", connect, slow=True)
+
+    def _h_mcp_login(self, req: Request, p: ml.McpLoginParams) -> Any:
+        def start() -> ml.McpLoginResult:
+            started = self.adapter.mcp_login(p.name, p.redirect_uri)
+            return ml.McpLoginResult(
+                started.login_id, started.authorization_url, started.redirect_uri
+            )
+
+        return self.answer_off_reader(req, "mcp-login", start, slow=True)
+
+    def _h_mcp_loginCallback(self, req: Request, p: ml.McpLoginCallbackParams) -> Any:
+        def deliver() -> ml.McpLoginCallbackResult:
+            self.adapter.mcp_login_callback(p.login_id, p.url)
+            return ml.McpLoginCallbackResult(p.login_id)
+
+        return self.answer_off_reader(req, "mcp-login", deliver)
 
     def _h_session_goal(self, req: Request, p: t.SessionGoalParams) -> Any:
         for name, value in (("maxTurns", p.max_turns), ("index", p.index)):

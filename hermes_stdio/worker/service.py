@@ -133,6 +133,7 @@ class WorkerService(
         self.adapter.watch_subagents(self._subagent_changed, self._subagent_progress)
         self.adapter.watch_commands(self._commands_changed)
         self.adapter.watch_mcp(self._mcp_changed)
+        self.adapter.watch_mcp_logins(self._mcp_login_ended)
 
     def _outbox(self) -> Outbox | Callable[[bytes], bool]:
         assert self.peer is not None

@@ -34,6 +34,7 @@ from ..protocol import encode
 from ..protocol import processes as pr
 from ..protocol import types as t
 from ..protocol import workers as pw
+from ..protocol.mcp_login import WorkerMcpLoginEndedNotification
 from ..protocol.opt_out import OptOut
 from ..protocol.record import Record
 from ..protocol.toolbox import McpServerInfo
@@ -139,6 +140,10 @@ class TaskMethods:
 
     def _mcp_changed(self, servers: list[McpServerInfo]) -> None:
         self._tell("worker", "mcpChanged", pw.WorkerMcpChangedNotification(servers))
+
+    def _mcp_login_ended(self, login_id: str, name: str, error: str | None) -> None:
+        ended = WorkerMcpLoginEndedNotification(login_id, name, error)
+        self._tell("worker", "mcpLoginEnded", ended)
 
     def _commands_changed(self, fingerprint: str) -> None:
         self._tell("worker", "commandsChanged", pw.WorkerCommandsChangedNotification(fingerprint))

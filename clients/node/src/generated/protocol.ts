@@ -1219,6 +1219,93 @@ export interface InitializeResult {
   capabilities: ServerCapabilities;
 }
 
+export interface McpLoginCallbackParams {
+  /**
+   * The mcp/login's loginId.
+   */
+  loginId: string;
+  /**
+   * The URL the browser was sent back to (its query, code=...&state=... or error=..., is what counts; the query alone does).
+   */
+  url: string;
+  /**
+   * The mcp/login's profile.
+   */
+  profile?: string | null;
+  /**
+   * The mcp/login's workerKey.
+   */
+  workerKey?: string | null;
+}
+
+export interface McpLoginCallbackResult {
+  /**
+   * The sign-in now goes on: mcp/loginCompleted tells how it ended.
+   */
+  loginId: string;
+}
+
+export interface McpLoginCompletedNotification {
+  /**
+   * The profile signed in.
+   */
+  profile: string;
+  /**
+   * The worker's workerKey; null for the profile's own.
+   */
+  workerKey: string | null;
+  /**
+   * The mcp/login's loginId.
+   */
+  loginId: string;
+  /**
+   * The MCP server.
+   */
+  name: string;
+  /**
+   * True: the tokens are stored in the profile and the server is being connected with them (mcp/statusChanged follows).
+   */
+  ok: boolean;
+  /**
+   * Why it failed (the user declined, the code was refused, it timed out, a newer mcp/login replaced it); the tokens stored before are left as they were.
+   */
+  error: string | null;
+}
+
+export interface McpLoginParams {
+  /**
+   * The server's name under mcp_servers in the profile's config.yaml.
+   */
+  name: string;
+  /**
+   * Where the authorization server sends the browser back, which the host catches (its own URL scheme, a loopback page it serves, a webview's navigation); null: the server's oauth.redirect_uri in config.yaml. The server's oauth.redirect_uri wins when both are set.
+   */
+  redirectUri?: string | null;
+  /**
+   * Profile name; null or absent means default.
+   */
+  profile?: string | null;
+  /**
+   * Isolation key for a separate worker process.
+   */
+  workerKey?: string | null;
+}
+
+export interface McpLoginResult {
+  /**
+   * Names this sign-in in mcp/loginCallback and mcp/loginCompleted.
+   */
+  loginId: string;
+  /**
+   * Open it in the user's browser.
+   */
+  authorizationUrl: string;
+  /**
+   * The address the browser is sent back to once the user has answered: hand that whole URL to mcp/loginCallback.
+   */
+  redirectUri: string;
+}
+
 export interface McpServerInfo {
   /**
    * The server's name under mcp_servers in the profile's config.yaml.
@@ -4464,6 +4551,21 @@ export interface WorkerMcpChangedNotification {
   servers: McpServerInfo[];
 }
 
+export interface WorkerMcpLoginEndedNotification {
+  /**
+   * The mcp/login's loginId.
+   */
+  loginId: string;
+  /**
+   * The MCP server.
+   */
+  name: string;
+  /**
+   * Why it failed; null when it succeeded.
+   */
+  error: string | null;
+}
+
 export interface WorkerReadyNotification {
   /**
    * Worker protocol version; must equal the supervisor's.
@@ -4581,6 +4683,10 @@ export interface HostRequests {
   'initialize': { params: InitializeParams; result: InitializeResult };
   /** Connect the profile's MCP servers that are not connected (failed, or listed since). */
   'mcp/connect': { params: WorkerTarget; result: McpStatusResult };
+  /** Start signing the profile in to an OAuth MCP server: the URL to send the user to. */
+  'mcp/login': { params: McpLoginParams; result: McpLoginResult };
+  /** Hand a sign-in the URL the browser was sent back to; mcp/loginCompleted follows. */
+  'mcp/loginCallback': { params: McpLoginCallbackParams; result: McpLoginCallbackResult };
   /** The profile's MCP servers as its worker sees them: connected, failed, and so on. */
   'mcp/status': { params: WorkerTarget; result: McpStatusResult };
   /** Add an entry to a memory store, as the agent's memory tool does. */
@@ -4735,6 +4841,8 @@ export interface ServerNotifications {
   'cron/listChanged': CronListChangedNotification;
   /** A profile's .env changed on disk, whoever changed it (an env/set, a secret/respond, the user's editor): env/list gives its variables. Each worker of the profile applies the change before its next agent build. */
   'env/changed': EnvChangedNotification;
+  /** An mcp/login ended: signed in (the server connects with its new tokens), or failed, with why. */
+  'mcp/loginCompleted': McpLoginCompletedNotification;
   /** A worker's MCP servers changed status (connecting, connected, failed), or config.yaml lists others: all of them, as mcp/status gives them. */
   'mcp/statusChanged': McpStatusChangedNotification;
   /** A profile's memory store changed on disk, whoever changed it (an agent's memory tool, a memory/* request, the user's editor): memory/list gives it. */
@@ -4807,6 +4915,8 @@ export const HOST_REQUEST_METHODS: readonly HostRequestMethod[] = [
   'env/set',
   'initialize',
   'mcp/connect',
+  'mcp/login',
+  'mcp/loginCallback',
   'mcp/status',
   'memory/add',
   'memory/list',
@@ -4884,6 +4994,7 @@ export const SERVER_NOTIFICATION_METHODS: readonly ServerNotificationMethod[] = 
   'config/changed',
   'cron/listChanged',
   'env/changed',
+  'mcp/loginCompleted',
   'mcp/statusChanged',
   'memory/changed',
   'process/exited',
@@ -4969,5 +5080,8 @@ export const ERROR_CODES = {
   'command_not_running': -32039,
   'command_busy': -32040,
   'skill_exists': -32041,
+  'unknown_mcp_server': -32042,
+  'unknown_mcp_login': -32043,
+  'mcp_login_failed': -32044,
 } as const;
 export type ErrorDataType = keyof typeof ERROR_CODES;

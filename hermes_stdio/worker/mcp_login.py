@@ -1,0 +1,256 @@
+"""Signing the profile in to an OAuth MCP server for a host (``mcp/login``).
+
+hermes signs in to a server with ``auth: oauth`` through the MCP SDK (metadata
+discovery, dynamic client registration, PKCE, the token exchange) and keeps the
+tokens in the profile's home. Its CLI opens a browser and listens on a loopback
+port for the redirect; its web dashboard instead hands the authorization URL to
+its page and takes the redirect's code from it (``tools.mcp_dashboard_oauth``).
+A login here is the dashboard's flow with the host in the page's place, so
+nothing listens on a socket.
+
+Contract: ``Logins(flows, servers, ended)``, ``flows`` the hermes side
+(``HermesFlows``, or a stand-in), ``servers()`` the profile's ``mcp_servers``
+now, ``ended(login_id, name, error)`` told once as each login ends:
+- ``start(name, redirect_uri)`` → ``Started`` once hermes has the URL to send
+  the user to (waited for at most ``URL_WAIT_S``). ``unknown_mcp_server``
+  (``data.name``) for a name config.yaml does not list; ``invalid_params``
+  naming ``params.name`` for a server that is not a ``url`` one with
+  ``auth: oauth``, and naming ``params.redirectUri`` when neither it nor the
+  server's ``oauth.redirect_uri`` gives one; ``mcp_login_failed``
+  (``data.name``, hermes' reason) when hermes ended the flow before a URL (the
+  server refused to register a client, say). A login of a server that one
+  still waits for replaces that one (which ends: failed).
+- ``callback(login_id, url)`` hands the redirect's ``code`` and ``state`` (or
+  ``error``) to the flow: ``unknown_mcp_login`` (``data.loginId``) for an id
+  not waiting for one, ``invalid_params`` naming ``params.url`` for a state
+  that is not the flow's or a URL with neither code nor error.
+- A login ends when hermes has the tokens (stored in the profile, then the
+  server connected with them: ``flows.connect``), or failed: the user
+  declined, the code was refused, no callback came within hermes' 300 s, or a
+  newer login replaced it. A failed one leaves the tokens stored before as
+  they were (hermes' snapshot and rollback).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Protocol
+from urllib.parse import parse_qs, urlparse
+
+from ..transport.log import log
+from ..wire import ErrorType, RpcError
+
+URL_WAIT_S = 30.0  # hermes' dashboard waits as long for the authorization URL
+REPLACED_WAIT_S = 10.0  # a replaced login's thread ends once its flow is marked failed
+REPLACED = "a newer mcp/login of this server replaced it"
+
+
+class Flow(Protocol):
+    """hermes' ``DashboardOAuthFlow`` as used here."""
+
+    def wait_url(self, timeout: float) -> str | None: ...
+
+    def deliver_callback(
+        self, *, code: str | None, state: str | None, error: str | None
+    ) -> None: ...
+
+    def mark_error(self, error: str) -> None: ...
+
+
+class Flows(Protocol):
+    def new(self, login_id: str, name: str, redirect_uri: str) -> Flow: ...
+
+    def sign_in(self, flow: Flow, name: str, cfg: dict[str, Any]) -> None:
+        """Run hermes' sign-in (raises why it failed); the tokens are stored after."""
+        ...
+
+    def connect(self, name: str) -> None:
+        """Connect the server with the tokens now stored (reconnect it if hermes has it)."""
+        ...
+
+
+@dataclass
+class Started:
+    login_id: str
+    authorization_url: str
+    redirect_uri: str
+
+
+@dataclass
+class _Login:
+    name: str
+    flow: Flow
+    thread: threading.Thread | None = None
+    answered: bool = False  # its mcp/login answered its id: its end is told
+    done: bool = False
+    error: str | None = None
+    stopped: str | None = None  # why this side ended it (its error, over hermes' words)
+
+    def stop(self, why: str) -> None:
+        self.stopped = self.stopped or why
+        self.flow.mark_error(why)
+
+
+class Logins:
+    def __init__(
+        self,
+        flows: Flows,
+        servers: Callable[[], dict[str, Any]],
+        ended: Callable[[str, str, str | None], None],
+    ) -> None:
+        self._flows, self._servers, self._ended = flows, servers, ended
+        self._lock = threading.Lock()
+        self._by_id: dict[str, _Login] = {}
+
+    def start(self, name: str, redirect_uri: str | None) -> Started:
+        cfg = self._servers().get(name)
+        if not isinstance(cfg, dict):
+            raise RpcError(ErrorType.UNKNOWN_MCP_SERVER, f"no MCP server {name!r}", name=name)
+        if not cfg.get("url") or cfg.get("auth") != "oauth":
+            why = f"MCP server {name!r} does not sign in with OAuth (a url and auth: oauth)"
+            raise RpcError(ErrorType.INVALID_PARAMS, why, field="params.name")
+        oauth = cfg.get("oauth")
+        configured = oauth.get("redirect_uri") if isinstance(oauth, dict) else None
+        redirect = configured if isinstance(configured, str) and configured else redirect_uri
+        if not redirect:
+            why = "give the redirectUri the host catches (the server configures none)"
+            raise RpcError(ErrorType.INVALID_PARAMS, why, field="params.redirectUri")
+        self._replace(name)
+        login_id = "login_" + secrets.token_hex(8)
+        login = _Login(name, self._flows.new(login_id, name, redirect))
+        login.thread = threading.Thread(
+            target=self._sign_in, args=(login_id, login, dict(cfg)), name=f"mcp-login-{name}"
+        )
+        login.thread.daemon = True
+        with self._lock:
+            self._by_id[login_id] = login
+        login.thread.start()
+        url = login.flow.wait_url(URL_WAIT_S)
+        if url is None:
+            login.stop("no authorization URL came in time")
+            login.thread.join(REPLACED_WAIT_S)
+        with self._lock:
+            login.answered = url is not None and not login.done
+            error = login.error or "no authorization URL came in time"
+        if not login.answered or url is None:  # it ended before the host could be told
+            raise RpcError(ErrorType.MCP_LOGIN_FAILED, error, name=name)
+        return Started(login_id, url, redirect)
+
+    def callback(self, login_id: str, url: str) -> None:
+        with self._lock:
+            login = self._by_id.get(login_id)
+        if login is None:
+            why = f"no sign-in {login_id!r} waits for its callback"
+            raise RpcError(ErrorType.UNKNOWN_MCP_LOGIN, why, loginId=login_id)
+        query = parse_qs(urlparse(url).query or url)
+        code, state, error = (query.get(k, [None])[0] for k in ("code", "state", "error"))
+        if code is None and error is None:
+            why = "the URL holds neither a code nor an error"
+            raise RpcError(ErrorType.INVALID_PARAMS, why, field="params.url")
+        try:
+            login.flow.deliver_callback(code=code, state=state, error=error)
+        except ValueError as exc:  # not this flow's state, or a second callback
+            raise RpcError(ErrorType.INVALID_PARAMS, str(exc), field="params.url") from exc
+
+    def _replace(self, name: str) -> None:
+        with self._lock:
+            old = [login for login in self._by_id.values() if login.name == name]
+        for login in old:
+            login.stop(REPLACED)
+            if login.thread is not None:
+                login.thread.join(REPLACED_WAIT_S)
+
+    def _sign_in(self, login_id: str, login: _Login, cfg: dict[str, Any]) -> None:
+        name, error = login.name, None
+        try:
+            self._flows.sign_in(login.flow, name, cfg)
+        except Exception as exc:
+            error = login.stopped or str(exc).strip() or type(exc).__name__
+            login.flow.mark_error(error)
+            log(f"worker: signing in to MCP server {name!r} failed: {error}")
+        with self._lock:
+            self._by_id.pop(login_id, None)
+            login.done, login.error = True, error
+            told = login.answered
+        if told:  # before the server's status: signed in, then connecting, connected
+            self._ended(login_id, name, error)
+        if error is None:
+            try:
+                self._flows.connect(name)
+            except Exception as exc:
+                log(f"worker: connecting MCP server {name!r} after its sign-in failed: {exc!r}")
+
+
+SIGN_IN_FLOOR_S = 315.0  # hermes' callback window (300 s) and headroom, as its CLI
+
+
+class _HermesFlow:
+    """hermes' ``DashboardOAuthFlow``, waited on from a plain thread."""
+
+    def __init__(self, flow: Any) -> None:
+        self.hermes = flow
+
+    def wait_url(self, timeout: float) -> str | None:
+        try:
+            url = asyncio.run(self.hermes.wait_for_authorization_url(timeout))
+        except Exception:  # timed out, or the flow ended first
+            return None
+        return url if isinstance(url, str) else None
+
+    def deliver_callback(self, *, code: str | None, state: str | None, error: str | None) -> None:
+        self.hermes.deliver_callback(code=code, state=state, error=error)
+
+    def mark_error(self, error: str) -> None:
+        self.hermes.mark_error(error)
+
+
+class HermesFlows:
+    """The sign-in as hermes' web dashboard runs it (``web_server._run_dashboard_mcp_oauth``):
+    the server's stored state wiped for a fresh flow, then hermes' probe of the server
+    under the dashboard flow, which yields a token or raises; on a failure the
+    state stored before is put back. ``connect_all()`` connects the profile's
+    servers hermes holds no connection of (``mcp/connect``'s)."""
+
+    def __init__(self, connect_all: Callable[[], None]) -> None:
+        self._connect_all = connect_all
+
+    def new(self, login_id: str, name: str, redirect_uri: str) -> Flow:
+        from hermes_constants import get_hermes_home
+        from tools.mcp_dashboard_oauth import DashboardOAuthFlow
+
+        home = str(get_hermes_home())
+        flow = DashboardOAuthFlow(login_id, name, None, home, redirect_uri)
+        return _HermesFlow(flow)
+
+    def sign_in(self, flow: Flow, name: str, cfg: dict[str, Any]) -> None:
+        from hermes_cli.mcp_config import _oauth_tokens_present, _probe_single_server
+        from tools.mcp_dashboard_oauth import dashboard_oauth_flow
+        from tools.mcp_oauth import HermesTokenStorage, force_interactive_oauth
+        from tools.mcp_oauth_manager import get_manager
+
+        hermes: Any = flow.hermes if isinstance(flow, _HermesFlow) else flow
+        wait_s = max(float(cfg.get("connect_timeout") or 0), SIGN_IN_FLOOR_S)
+        with force_interactive_oauth(), dashboard_oauth_flow(hermes):
+            manager, storage = get_manager(), HermesTokenStorage(name)
+            stored = storage.snapshot()
+            previous = None
+            try:
+                previous = manager.remove(name)
+                _probe_single_server(name, cfg, connect_timeout=wait_s)
+                if not _oauth_tokens_present(name):
+                    raise RuntimeError("the server answered without a sign-in: no token came")
+                hermes.mark_approved()
+            except BaseException:
+                storage.restore(stored)  # the tokens it had before, as they were
+                manager.restore_entry(name, previous)
+                raise
+
+    def connect(self, name: str) -> None:
+        from tools.mcp_tool import reconnect_mcp_server
+
+        if not reconnect_mcp_server(name):  # not held: it failed to connect at the start
+            self._connect_all()
