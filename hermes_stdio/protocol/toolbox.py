@@ -44,6 +44,16 @@ class McpServerInfo(Record):
         " why the last attempt failed; null otherwise.",
         None,
     )
+    auth: Literal["oauth"] | None = doc_field(
+        "oauth: it signs in with OAuth (auth: oauth in config.yaml; mcp/login); null: it"
+        " does not (keys in its env or headers, or none).",
+        None,
+    )
+    signed_in: bool | None = doc_field(
+        "For an oauth server: whether the profile holds its tokens (hermes renews them;"
+        " one it could not renew leaves the server failed: sign in again). Null otherwise.",
+        None,
+    )
 
 
 class McpStatusResult(Record):

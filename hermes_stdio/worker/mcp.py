@@ -14,7 +14,8 @@ profile's final environment):
   connected, connecting, failed, disabled, or configured (listed since the
   worker started), with its tool count and error. While an attempt is under
   way, a server hermes has not marked yet is connecting: the attempt is about
-  to start it. A server that connected and was lost since reads as
+  to start it. An OAuth server (``auth: oauth``) says whether the profile
+  holds its tokens (``signed_in(name)``). A server that connected and was lost since reads as
   ``mcp_live.Liveness`` knows it (hermes learns late, and then reads
   ``configured``): connecting while hermes reconnects it, failed while it has
   given up; a stdio server's exit makes hermes reconnect it at once.
@@ -66,8 +67,10 @@ class McpServers:
         tools: Callable[[], Any],
         listed: Callable[[], bool],
         changed: Callable[[list[tx.McpServerInfo]], None] | None = None,
+        signed_in: Callable[[str], bool] = lambda name: False,
     ) -> None:
         self._startup, self._tools, self._listed = startup, tools, listed
+        self._signed_in = signed_in
         self._changed = changed
         self._reported: list[tx.McpServerInfo] | None = None
         self._report_lock = threading.Lock()
@@ -186,12 +189,16 @@ class McpServers:
         if not (self._configured or self._listed()):
             return []
         attempting = self._attempting()
+        tools = self._tools()
+        load = getattr(tools, "_load_mcp_config", None)
+        configs = load() if callable(load) else {}
         servers = []
-        for s in self._tools().get_mcp_status():
+        for s in tools.get_mcp_status():
             name = str(s.get("name", ""))
             given = self._state(s.get("status"), attempting)
             error = None if s.get("error") is None else str(s["error"])
             status, error = self._live.state(name, given, error)
+            oauth = (configs.get(name) or {}).get("auth") == "oauth"
             servers.append(
                 tx.McpServerInfo(
                     name=name,
@@ -199,6 +206,8 @@ class McpServers:
                     status=self._state(status, False),
                     tools=int(s.get("tools") or 0) if status == given else 0,
                     error=error,
+                    auth="oauth" if oauth else None,
+                    signed_in=self._signed_in(name) if oauth else None,
                 )
             )
         return servers

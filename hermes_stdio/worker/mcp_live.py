@@ -19,9 +19,11 @@ is missing). From then on, for a server that has connected in this worker:
   call, an OAuth recovery) reads ``connecting``;
 - an attempt that fails reads ``connecting`` with its error while hermes tries
   again, and ``failed`` with it while hermes has given up (until its
-  self-probe, or ``mcp/connect``, which asks it to reconnect);
-- once it connects again, it reads as hermes says (``connected``, its tools),
-  and ``changed()`` is called.
+  self-probe, or ``mcp/connect``, which asks it to reconnect) or once hermes'
+  task for it has ended (an authorization it could not renew ends it);
+- once it connects again, it reads as hermes says (``connected``, its tools,
+  which are registered again if hermes skipped them), and ``changed()`` is
+  called.
 The connections of hermes' sign-in flow (``mcp/login``'s probe of a server)
 are not the server's and are not followed.
 ``state(name, given, error)`` is the status to show for hermes' ``given``:
@@ -70,7 +72,7 @@ class Liveness:
     def install(self, mcp_tool: Any, stdio: Any = None) -> bool:
         """``stdio``: the MCP SDK's ``mcp.client.stdio`` (imported when not given)."""
         task = getattr(mcp_tool, "MCPServerTask", None)
-        steps = ("_discover_tools", "_wait_for_lifecycle_event", "_run_stdio", "_run_http")
+        steps = ("_discover_tools", "_wait_for_lifecycle_event", "_run_stdio", "_run_http", "run")
         parked = "_wait_for_reconnect_or_shutdown"
         if task is None or not all(callable(getattr(task, s, None)) for s in (*steps, parked)):
             log("worker: hermes' MCP client changed: a dropped MCP server shows late")
@@ -84,6 +86,7 @@ class Liveness:
             _wrap(task, "_run_stdio", failed=Liveness._attempt_failed, serving=True)
             _wrap(task, "_run_http", failed=Liveness._attempt_failed)
             _wrap(task, parked, before=Liveness._parked, after=Liveness._unparked)
+            _wrap(task, "run", after=Liveness._gone, failed=Liveness._gone)
             _follow_spawns(task, stdio)
         return True
 
@@ -114,13 +117,15 @@ class Liveness:
             was = self._states.pop(name, None)
             for process in self._pids.values():
                 process.armed = process.armed or process.server is server
-        if again and server._tools and not server._registered_tool_names:
+        with self._mcp._lock:
+            held = self._mcp._servers.get(name) is server  # not a first connection
+        if held and server._tools and not server._registered_tool_names:
             # hermes revives a server it gave up on with its readiness cleared, so
             # it skips publishing the tools it just discovered: the agents would
             # have none of them.
             register = self._mcp._register_server_tools
             server._registered_tool_names = register(name, server, server._config)
-        if was is not None or again:  # back, or reconnected (after a sign-in, say)
+        if was is not None or (again and held):  # back, or reconnected (a sign-in's, say)
             self._tell()
 
     def _ending(self, server: Any, why: Any) -> None:
@@ -147,6 +152,12 @@ class Liveness:
         render = getattr(self._mcp, "_format_connect_error", None)
         text = str(render(exc) if callable(render) else exc).strip()
         return text or type(exc).__name__
+
+    def _gone(self, server: Any, _: Any) -> None:
+        """hermes' task for the server has ended (an authorization it could not renew
+        ends it for good): it stays failed until a sign-in or a restart."""
+        if not server._shutdown_event.is_set():
+            self._set(server, ("failed", self._error(server) or self._reason(server._error)))
 
     def _unparked(self, server: Any, why: Any) -> None:
         if why != "shutdown":

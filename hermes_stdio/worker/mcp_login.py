@@ -250,7 +250,15 @@ class HermesFlows:
                 raise
 
     def connect(self, name: str) -> None:
-        from tools.mcp_tool import reconnect_mcp_server
+        from tools import mcp_tool
 
-        if not reconnect_mcp_server(name):  # not held: it failed to connect at the start
-            self._connect_all()
+        with mcp_tool._lock:
+            server = mcp_tool._servers.get(name)
+            task = getattr(server, "_task", None)
+            if server is not None and (task is None or task.done()):
+                # hermes' task for it ended (an authorization it could not renew):
+                # nothing would hear a reconnect; let go of it so it starts afresh.
+                del mcp_tool._servers[name]
+                server = None
+        if server is None or not mcp_tool.reconnect_mcp_server(name):
+            self._connect_all()  # mcp/connect's: starts the servers hermes does not hold

@@ -28,6 +28,12 @@ LOGIN_CONNECT_S = 30.0  # as mcp/connect: a slower server goes on in the backgro
 LoginEnded = Callable[[str, str, str | None], None]
 
 
+def _signed_in(name: str) -> bool:
+    from tools.mcp_oauth import HermesTokenStorage  # the profile's mcp-tokens/
+
+    return bool(HermesTokenStorage(name).has_cached_tokens())
+
+
 class HermesMcp:
     _modules: Callable[[], Any]
     _import_lock: threading.Lock
@@ -52,7 +58,9 @@ class HermesMcp:
                 from hermes_cli import mcp_startup
 
                 tools = lambda: importlib.import_module("tools.mcp_tool")  # noqa: E731
-                self._mcp = McpServers(mcp_startup, tools, lists_mcp_servers, self._mcp_changed)
+                self._mcp = McpServers(
+                    mcp_startup, tools, lists_mcp_servers, self._mcp_changed, _signed_in
+                )
                 self._mcp.start()
             return self._mcp
 

@@ -211,6 +211,8 @@ def test_a_profile_that_listed_no_server_pushes_the_ones_its_config_yaml_lists_l
                 "status": "configured",
                 "tools": 0,
                 "error": None,
+                "auth": None,
+                "signedIn": None,
             }
         ],
     }

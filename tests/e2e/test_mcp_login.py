@@ -85,16 +85,19 @@ def login(host: HostClient, **params: Any) -> dict[str, Any]:
     return host.request("mcp/login", {"profile": "work", "name": "secure", **params})
 
 
-def failed_at_start(host: HostClient) -> None:
-    """The worker started and tried the server: with no token it could not connect."""
+def failed_at_start(host: HostClient) -> dict[str, Any]:
+    """The worker started and tried the server: with no token it could not connect.
+    Its status then."""
     host.request("mcp/status", {"profile": "work"})
-    host.wait_for(server_is("secure", "failed"), timeout=60)
+    pushed = host.wait_for(server_is("secure", "failed"), timeout=60).params
+    return next(s for s in pushed["servers"] if s["name"] == "secure")
 
 
 def test_a_host_signs_a_profile_in_and_the_servers_tools_reach_its_agents(
     host: HostClient, llm: ScriptedLLM, home: Path, secure: Path
 ) -> None:
-    failed_at_start(host)
+    before = failed_at_start(host)
+    assert (before["auth"], before["signedIn"]) == ("oauth", False)  # a sign-in shows
     started = login(host, redirectUri=REDIRECT)
     assert set(started) == {"loginId", "authorizationUrl", "redirectUri"}
     assert started["redirectUri"] == REDIRECT
@@ -115,7 +118,10 @@ def test_a_host_signs_a_profile_in_and_the_servers_tools_reach_its_agents(
         "error": None,
     }
     connected = host.wait_for(server_is("secure", "connected"), timeout=60).params
-    assert next(s for s in connected["servers"] if s["name"] == "secure")["tools"] >= 1
+    after = {s["name"]: s for s in connected["servers"]}
+    assert after["secure"]["tools"] >= 1
+    assert (after["secure"]["auth"], after["secure"]["signedIn"]) == ("oauth", True)
+    assert (after["echo"]["auth"], after["echo"]["signedIn"]) == (None, None)
     work, default = home / "profiles" / "work", home
     assert (work / "mcp-tokens" / "secure.json").exists()  # the profile's own
     assert not (default / "mcp-tokens").exists()

@@ -133,7 +133,7 @@ def test_a_workers_mcp_servers_are_pushed_naming_its_profile_and_worker_key(
     host = NotifiedHost()
     sup.host = host  # type: ignore[assignment]
     server = {"name": "docs", "transport": "stdio", "status": "connected", "tools": 4}
-    server["error"] = None
+    server.update(error=None, auth=None, signedIn=None)
     sent = Notification("worker/mcpChanged", {"servers": [server]})
     sup._relay(sup.pool.slot("play", "repo"), sent, b"")
     assert host.notes == [

@@ -81,6 +81,14 @@ def hermes() -> tuple[Any, Any, list[subprocess.Popen[bytes]]]:
         async def _wait_for_reconnect_or_shutdown(self, timeout: float | None = None) -> str:
             return "reconnect"
 
+        async def run(self, config: dict[str, Any]) -> None:
+            """hermes' task for the server, here: one connection; one that fails on
+            authorization ends it."""
+            try:
+                await self._run_http(config)
+            except PermissionError:
+                return
+
     reconnects: list[str] = []
     mcp_tool = SimpleNamespace(
         MCPServerTask=Task,
@@ -227,10 +235,36 @@ def test_a_revived_server_without_registered_tools_gets_them_registered() -> Non
     live, mcp_tool, _ = live_with(Told())
     server = mcp_tool.MCPServerTask("web", http=True)
     asyncio.run(server._run_http({}))
+    mcp_tool._servers["web"] = server  # hermes holds it once connected
     server._registered_tool_names = []  # hermes dropped them when it gave up
     server._tools = ["a", "b"]
     asyncio.run(server._run_http({}))
     assert server._registered_tool_names == ["mcp__a", "mcp__b"]
+    live.close()
+
+
+def test_a_server_whose_task_hermes_ended_reads_failed_with_why() -> None:
+    told = Told()
+    live, mcp_tool, _ = live_with(told)
+    server = mcp_tool.MCPServerTask("web", http=True)
+    mcp_tool._servers["web"] = server
+    asyncio.run(server.run({}))  # connected
+    server.fail = PermissionError("token revoked")
+    asyncio.run(server.run({}))  # reconnecting, it cannot renew its authorization
+    told.wait(2)
+    assert live.state("web", "configured", None) == ("failed", "formatted: token revoked")
+
+
+def test_a_first_connection_is_not_told_a_reconnection_of_a_held_server_is() -> None:
+    told = Told()
+    live, mcp_tool, _ = live_with(told)
+    server = mcp_tool.MCPServerTask("web", http=True)
+    asyncio.run(server._run_http({}))  # hermes' discovery registers it after this
+    assert told.calls == 0
+    mcp_tool._servers["web"] = server
+    asyncio.run(server._run_http({}))  # connected again (a sign-in's reconnect)
+    told.wait(1)
+    assert told.calls == 1  # the first connection's tell would have come long before
     live.close()
 
 

@@ -71,7 +71,7 @@ def test_an_agent_without_a_process_registry_has_no_background_processes(harness
 
 def test_mcp_status_answers_the_adapters_servers_off_the_reader_thread(harness):
     assert harness.call("mcp/status", {})["result"] == {"servers": []}
-    echo = McpServerInfo("echo", "stdio", "failed", 0, "spawn failed")
+    echo = McpServerInfo("echo", "stdio", "failed", 0, "spawn failed", "oauth", False)
     harness.adapter.mcp_status = lambda: [echo]
     assert harness.call("mcp/status", {})["result"] == {
         "servers": [
@@ -81,6 +81,8 @@ def test_mcp_status_answers_the_adapters_servers_off_the_reader_thread(harness):
                 "status": "failed",
                 "tools": 0,
                 "error": "spawn failed",
+                "auth": "oauth",
+                "signedIn": False,
             }
         ]
     }

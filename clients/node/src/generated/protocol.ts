@@ -1327,6 +1327,14 @@ export interface McpServerInfo {
    * Why it failed to connect; while connecting again after a loss, why it was lost or why the last attempt failed; null otherwise.
    */
   error: string | null;
+  /**
+   * oauth: it signs in with OAuth (auth: oauth in config.yaml; mcp/login); null: it does not (keys in its env or headers, or none).
+   */
+  auth: 'oauth' | null;
+  /**
+   * For an oauth server: whether the profile holds its tokens (hermes renews them; one it could not renew leaves the server failed: sign in again). Null otherwise.
+   */
+  signedIn: boolean | null;
 }
 
 export interface McpStatusChangedNotification {
