@@ -27,6 +27,7 @@ from hermes_stdio.protocol import SERVER_NOTIFICATIONS, decode
 from hermes_stdio.testing.home import make_home, offline_env
 from hermes_stdio.testing.host import HostClient
 from hermes_stdio.testing.llm_server import Gate, Reply, ScriptedLLM
+from hermes_stdio.testing.processes import wait_gone as wait_gone  # the e2e tests take it from here
 from hermes_stdio.transport import inotify
 from hermes_stdio.wire import Invalid, Notification, RpcError
 
@@ -157,19 +158,6 @@ def tool_result(host: HostClient, run_id: str) -> str:
         if event.get("type") == "tool.completed":
             return str(event.get("result"))
     raise AssertionError("no tool.completed event")
-
-
-def wait_gone(pid: int, timeout: float) -> bool:
-    """True once ``pid`` has exited (bounded; uses a pidfd, no polling)."""
-    try:
-        fd = os.pidfd_open(pid)
-    except ProcessLookupError:
-        return True
-    try:
-        ready, _, _ = select.select([fd], [], [], timeout)
-        return bool(ready)
-    finally:
-        os.close(fd)
 
 
 def wait_deleted(path: Path, timeout: float) -> bool:

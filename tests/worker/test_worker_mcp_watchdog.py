@@ -4,12 +4,12 @@ a parent that dies, signals, stdio passed through."""
 from __future__ import annotations
 
 import os
-import select
 import signal
 import subprocess
 import sys
 from types import SimpleNamespace
 
+from hermes_stdio.testing.processes import wait_gone
 from hermes_stdio.worker import mcp_watchdog
 
 WATCHDOG = mcp_watchdog.__file__
@@ -18,14 +18,7 @@ PRINT_PID_AND_SLEEP = ["sh", "-c", "echo $$; exec sleep 60"]
 
 
 def gone(pid: int, timeout: float = WAIT_S) -> bool:
-    try:
-        fd = os.pidfd_open(pid)
-    except ProcessLookupError:
-        return True
-    try:
-        return bool(select.select([fd], [], [], timeout)[0])
-    finally:
-        os.close(fd)
+    return wait_gone(pid, timeout)
 
 
 def watchdog(ppid: int, command: list[str], **kwargs: object) -> subprocess.Popen[str]:

@@ -4,7 +4,6 @@ processes and pipes."""
 from __future__ import annotations
 
 import os
-import select
 import selectors
 import sys
 import threading
@@ -14,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from hermes_stdio.testing.processes import wait_gone
 from hermes_stdio.worker import shell_exec
 from hermes_stdio.worker.shell_exec import Command
 
@@ -21,15 +21,7 @@ ENV = dict(os.environ)
 
 
 def gone(pid: int, timeout: float = 10.0) -> bool:
-    """True once ``pid`` has exited (bounded; a pidfd, no polling)."""
-    try:
-        fd = os.pidfd_open(pid)
-    except ProcessLookupError:
-        return True
-    try:
-        return bool(select.select([fd], [], [], timeout)[0])
-    finally:
-        os.close(fd)
+    return wait_gone(pid, timeout)
 
 
 def test_a_command_gives_its_exit_code_and_its_two_outputs_apart(tmp_path: Path) -> None:
