@@ -23,6 +23,7 @@ from ..protocol import events as ev
 from ..protocol import insights as ins
 from ..protocol import toolbox as tx
 from ..protocol import types as t
+from ..protocol.mcp_login import McpLoginResult
 from ..protocol.processes import ProcessInfo, SubagentInfo
 from ..protocol.usage import TokenUsage
 from .callbacks import EventSink
@@ -31,7 +32,6 @@ from .config_file import ConfigFile
 from .cronjobs import CronJobs
 from .env_vars import EnvVars
 from .images import Attachment
-from .mcp_login import Started
 from .memories import Memories
 from .notices import Notice
 from .runtime import Fingerprint
@@ -467,7 +467,7 @@ class AgentAdapter(Protocol):
         ``wait_s`` (``mcp.McpServers.connect``); their status then."""
         ...
 
-    def mcp_login(self, name: str, redirect_uri: str | None) -> Started:
+    def mcp_login(self, name: str, redirect_uri: str | None) -> McpLoginResult:
         """Start signing the profile in to an OAuth MCP server (``mcp_login.Logins``):
         the URL to send the user to. Raises ``AgentUnavailable`` without hermes."""
         ...

@@ -11,7 +11,7 @@ nothing listens on a socket.
 Contract: ``Logins(flows, servers, ended)``, ``flows`` the hermes side
 (``HermesFlows``, or a stand-in), ``servers()`` the profile's ``mcp_servers``
 now, ``ended(login_id, name, error)`` told once as each login ends:
-- ``start(name, redirect_uri)`` → ``Started`` once hermes has the URL to send
+- ``start(name, redirect_uri)`` → the ``McpLoginResult`` once hermes has the URL to send
   the user to (waited for at most ``URL_WAIT_S``). ``unknown_mcp_server``
   (``data.name``) for a name config.yaml does not list; ``invalid_params``
   naming ``params.name`` for a server that is not a ``url`` one with
@@ -41,6 +41,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 from urllib.parse import parse_qs, urlparse
 
+from ..protocol.mcp_login import McpLoginResult
 from ..transport.log import log
 from ..wire import ErrorType, RpcError
 
@@ -74,13 +75,6 @@ class Flows(Protocol):
 
 
 @dataclass
-class Started:
-    login_id: str
-    authorization_url: str
-    redirect_uri: str
-
-
-@dataclass
 class _Login:
     name: str
     flow: Flow
@@ -106,7 +100,7 @@ class Logins:
         self._lock = threading.Lock()
         self._by_id: dict[str, _Login] = {}
 
-    def start(self, name: str, redirect_uri: str | None) -> Started:
+    def start(self, name: str, redirect_uri: str | None) -> McpLoginResult:
         cfg = self._servers().get(name)
         if not isinstance(cfg, dict):
             raise RpcError(ErrorType.UNKNOWN_MCP_SERVER, f"no MCP server {name!r}", name=name)
@@ -138,7 +132,7 @@ class Logins:
             error = login.error or "no authorization URL came in time"
         if not login.answered or url is None:  # it ended before the host could be told
             raise RpcError(ErrorType.MCP_LOGIN_FAILED, error, name=name)
-        return Started(login_id, url, redirect)
+        return McpLoginResult(login_id, url, redirect)
 
     def callback(self, login_id: str, url: str) -> None:
         with self._lock:

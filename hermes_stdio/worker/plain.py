@@ -18,6 +18,7 @@ from ..protocol import events as ev
 from ..protocol import insights as ins
 from ..protocol import toolbox as tx
 from ..protocol import types as t
+from ..protocol.mcp_login import McpLoginResult
 from ..protocol.processes import ProcessInfo, SubagentInfo
 from .callbacks import EventSink, agent_callbacks
 from .catalog import Deleted, Forked, Found, Rewound, Spent, UnknownSession
@@ -35,7 +36,6 @@ from .cron_run import Watch
 from .cronjobs import CronJobs
 from .env_vars import EnvVars
 from .images import Attachment
-from .mcp_login import Started
 from .memories import Memories
 from .notices import Notice
 from .runtime import Fingerprint
@@ -115,7 +115,7 @@ class PlainAdapterMethods:
     def connect_mcp_servers(self, wait_s: float) -> list[tx.McpServerInfo]:
         return []
 
-    def mcp_login(self, name: str, redirect_uri: str | None) -> Started:
+    def mcp_login(self, name: str, redirect_uri: str | None) -> McpLoginResult:
         raise AgentUnavailable("this agent has no MCP servers")
 
     def mcp_login_callback(self, login_id: str, url: str) -> None:

@@ -18,9 +18,10 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
+from ..protocol.mcp_login import McpLoginResult
 from ..protocol.toolbox import McpServerInfo
 from .mcp import McpServers
-from .mcp_login import HermesFlows, Logins, Started
+from .mcp_login import HermesFlows, Logins
 from .options import lists_mcp_servers
 
 LOGIN_CONNECT_S = 30.0  # as mcp/connect: a slower server goes on in the background
@@ -72,7 +73,7 @@ class HermesMcp:
         servers.connect(wait_s)
         return servers.status()
 
-    def mcp_login(self, name: str, redirect_uri: str | None) -> Started:
+    def mcp_login(self, name: str, redirect_uri: str | None) -> McpLoginResult:
         return self._mcp_logins().start(name, redirect_uri)
 
     def mcp_login_callback(self, login_id: str, url: str) -> None:

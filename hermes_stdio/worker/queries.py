@@ -235,10 +235,7 @@ class QueryMethods:
 
     def _h_mcp_login(self, req: Request, p: ml.McpLoginParams) -> Any:
         def start() -> ml.McpLoginResult:
-            started = self.adapter.mcp_login(p.name, p.redirect_uri)
-            return ml.McpLoginResult(
-                started.login_id, started.authorization_url, started.redirect_uri
-            )
+            return self.adapter.mcp_login(p.name, p.redirect_uri)
 
         return self.answer_off_reader(req, "mcp-login", start, slow=True)
 
