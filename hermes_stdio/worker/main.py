@@ -43,7 +43,7 @@ from ..transport import Peer, take_over_stdio
 from ..transport.log import log
 from ..transport.process import WORKER_TAG, kill_tagged
 from ..wire import DEFAULT_MAX_BODY_BYTES, load_fast
-from . import codecache
+from . import codecache, own_credentials
 from .adapter import HermesAdapter
 from .audit import ImportAudit
 from .codecache import Codes
@@ -135,6 +135,7 @@ def _adapter(args: argparse.Namespace) -> AgentAdapter:
         from .synthetic import SyntheticAdapter
 
         return SyntheticAdapter()
+    own_credentials.install()  # before hermes reads any credential
     return HermesAdapter(Path(os.environ.get("HERMES_HOME") or Path.home() / ".hermes"))
 
 
