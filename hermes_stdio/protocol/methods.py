@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import Any, Literal, NamedTuple
 
+from . import accounts as ac
 from . import asks as a
 from . import checkpoints as ck
 from . import config as cf
@@ -328,6 +329,27 @@ HOST_METHODS: dict[str, Method] = _methods(
         pv.ModelListResult,
         "profile",
         "The models the profile can use, by provider, for a model picker.",
+    ),
+    Method(
+        "account/login",
+        ac.AccountLoginParams,
+        ac.AccountLoginResult,
+        "profile",
+        "Start signing the profile in to a provider's account: the code and page for the user.",
+    ),
+    Method(
+        "account/loginCancel",
+        ac.AccountLoginCancelParams,
+        ac.AccountLoginCancelResult,
+        "profile",
+        "Stop a sign-in that is still waiting for the user; it stores nothing.",
+    ),
+    Method(
+        "account/logout",
+        ac.AccountLogoutParams,
+        ac.AccountLogoutResult,
+        "profile",
+        "Remove the profile's sign-in to a provider's account.",
     ),
     Method(
         "session/estimateContext",

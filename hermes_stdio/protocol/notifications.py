@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import Literal, NamedTuple
 
+from . import accounts as ac
 from . import asks as a
 from . import config as cf
 from . import cron as cr
@@ -229,6 +230,13 @@ SERVER_NOTIFICATIONS: dict[str, NotificationSpec] = {
             origin="supervisor",
         ),
         NotificationSpec(
+            "account/loginCompleted",
+            ac.AccountLoginCompletedNotification,
+            "An account/login ended: signed in (the tokens are in the profile), or failed,"
+            " with why.",
+            origin="supervisor",
+        ),
+        NotificationSpec(
             "worker/started",
             pw.WorkerStartedNotification,
             "A worker process is ready: sent before anything else from it.",
@@ -260,6 +268,12 @@ WORKER_NOTIFICATIONS: dict[str, NotificationSpec] = {
         ml.WorkerMcpLoginEndedNotification,
         "An mcp/login that answered its loginId ended (the supervisor tells the host, as"
         " mcp/loginCompleted naming the worker's profile and workerKey).",
+    ),
+    "worker/accountLoginEnded": NotificationSpec(
+        "worker/accountLoginEnded",
+        ac.WorkerAccountLoginEndedNotification,
+        "An account/login that answered its loginId ended (the supervisor tells the host,"
+        " as account/loginCompleted naming the worker's profile and workerKey).",
     ),
     "worker/commandsChanged": NotificationSpec(
         "worker/commandsChanged",

@@ -19,6 +19,12 @@ class ModelListParams(Record):
         " asking only the current one.",
         default=False,
     )
+    include_unconfigured: bool = doc_field(
+        "Also list the providers the profile has no credentials for (authenticated false,"
+        " no models), as hermes' TUI picker does: where a host offers to sign in (signIn)"
+        " or to set a key.",
+        default=False,
+    )
     profile: str | None = doc_field("Hermes profile; default when absent.", default=None)
     worker_key: WorkerKey | None = doc_field("Worker isolation key.", default=None)
 
@@ -31,6 +37,10 @@ class ProviderModels(Record):
     models: list[str] = doc_field("Its models, as hermes curates them for agents.")
     total_models: int = doc_field("How many models it has; models may list fewer.")
     authenticated: bool = doc_field("Whether the profile has credentials for it.")
+    sign_in: bool = doc_field(
+        "Whether account/login can sign the profile in to its account (and account/logout"
+        " out); its other credentials are API keys (env/set)."
+    )
     api_url: str | None = doc_field("A user-defined endpoint's URL.")
     warning: str | None = doc_field("What to know before choosing it, if anything.")
 

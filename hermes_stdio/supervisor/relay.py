@@ -22,8 +22,8 @@ Contract (a mixin of ``Supervisor``, which provides ``routes`` and ``host``):
   profile's workers saw it, and a change made while none ran is pushed when
   one starts.
 - ``worker/mcpChanged`` becomes the host's ``mcp/statusChanged``, and
-  ``worker/mcpLoginEnded`` its ``mcp/loginCompleted``, naming the worker's
-  profile and ``workerKey``.
+  ``worker/mcpLoginEnded`` its ``mcp/loginCompleted`` (``worker/accountLoginEnded``
+  its ``account/loginCompleted``), naming the worker's profile and ``workerKey``.
 - A notification outside any run that the host opted out of (``opt_out``) is
   dropped here (``_notify_host`` for the supervisor's own); a run's never
   reaches us, its worker drops it.
@@ -43,6 +43,7 @@ from ..protocol import (
     decode,
     encode,
 )
+from ..protocol import accounts as ac
 from ..protocol import mcp_login as ml
 from ..protocol import toolbox as tx
 from ..protocol import types as t
@@ -159,6 +160,16 @@ class RelayMethods:
                 slot.profile, slot.worker_key, told.login_id, told.name, ok, told.error
             )
             self._notify_host("mcp/loginCompleted", encode(ended))
+        elif isinstance(told, ac.WorkerAccountLoginEndedNotification):
+            done = ac.AccountLoginCompletedNotification(
+                slot.profile,
+                slot.worker_key,
+                told.login_id,
+                told.provider,
+                told.error is None,
+                told.error,
+            )
+            self._notify_host("account/loginCompleted", encode(done))
 
     def _track(self, slot: WorkerSlot, method: str, run_id: str, session_id: str, seq: int) -> None:
         """What a relayed run notification tells the routes (fast and slow path alike)."""

@@ -184,6 +184,16 @@ class ErrorType(Enum):
         "mcp_login_failed",
         "The MCP server's sign-in ended before the user could be sent to it.",
     )
+    UNKNOWN_ACCOUNT_LOGIN = (
+        -32045,
+        "unknown_account_login",
+        "No account sign-in of that id is under way in that worker.",
+    )
+    ACCOUNT_LOGIN_FAILED = (
+        -32046,
+        "account_login_failed",
+        "The provider gave no sign-in code (unreachable, or it refused).",
+    )
 
     def __init__(self, code: int, type_: str, summary: str) -> None:
         self.code = code

@@ -89,6 +89,7 @@ from .options import (
     configured_approval_mode,
 )
 from .profile import HermesProfile
+from .profile_accounts import HermesAccounts
 from .profile_cron import HermesCron
 from .profile_mcp import HermesMcp
 from .profile_settings import HermesSettings
@@ -109,6 +110,7 @@ class HermesAdapter(
     HermesTurns,  # first: the others' _scope annotations are checked against its method
     HermesProfile,
     HermesMcp,
+    HermesAccounts,
     HermesCron,
     HermesSessions,
     HermesAnswers,

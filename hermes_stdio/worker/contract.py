@@ -34,6 +34,7 @@ from .env_vars import EnvVars
 from .images import Attachment
 from .memories import Memories
 from .notices import Notice
+from .profile_accounts import Accounts
 from .runtime import Fingerprint
 from .skill_docs import SkillDocs
 from .skill_toggles import SkillToggles
@@ -235,9 +236,10 @@ class AgentAdapter(Protocol):
         background; ``announce(title)`` once it is saved (``titles``)."""
         ...
 
-    def model_catalog(self, agent: Any, refresh: bool) -> dict[str, Any]:
+    def model_catalog(self, agent: Any, refresh: bool, unconfigured: bool) -> dict[str, Any]:
         """hermes' picker payload: ``model``, ``provider`` (``agent``'s when given, else
-        the profile's) and ``providers`` (``slug``, ``name``, ``models`` ...)."""
+        the profile's) and ``providers`` (``slug``, ``name``, ``models`` ...; with
+        ``unconfigured``, those without credentials too)."""
         ...
 
     def offered_tools(self, agent: Any) -> dict[str, Any]:
@@ -341,6 +343,16 @@ class AgentAdapter(Protocol):
     def watch_mcp_logins(self, deliver: Callable[[str, str, str | None], None]) -> None:
         """Call ``deliver(login_id, name, error)`` as each ``mcp_login`` that gave its
         id ends (error None: signed in)."""
+        ...
+
+    def watch_account_logins(self, deliver: Callable[[str, str, str | None], None]) -> None:
+        """Call ``deliver(login_id, provider, error)`` as each account sign-in that gave
+        its id ends (error None: signed in)."""
+        ...
+
+    def accounts(self) -> Accounts:
+        """The profile's accounts with providers (``profile_accounts.Accounts``).
+        Raises ``AgentUnavailable`` without hermes."""
         ...
 
     def watch_commands(self, deliver: Callable[[str], None]) -> None:

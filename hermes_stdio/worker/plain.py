@@ -38,6 +38,7 @@ from .env_vars import EnvVars
 from .images import Attachment
 from .memories import Memories
 from .notices import Notice
+from .profile_accounts import Accounts
 from .runtime import Fingerprint
 from .skill_docs import SkillDocs
 from .skill_toggles import SkillToggles
@@ -197,6 +198,12 @@ class PlainAdapterMethods:
     def watch_mcp_logins(self, deliver: Callable[[str, str, str | None], None]) -> None:
         pass  # likewise
 
+    def watch_account_logins(self, deliver: Callable[[str, str, str | None], None]) -> None:
+        pass  # signs in nowhere
+
+    def accounts(self) -> Accounts:
+        raise AgentUnavailable("this agent has no provider accounts")
+
     def subagents(self, session_id: str) -> list[SubagentInfo]:
         return []  # starts no subagents
 
@@ -212,7 +219,7 @@ class PlainAdapterMethods:
     def offered_tools(self, agent: Any) -> dict[str, Any]:
         return {"tools": [], "enabled_toolsets": None, "disabled_toolsets": []}  # offers none
 
-    def model_catalog(self, agent: Any, refresh: bool) -> dict[str, Any]:
+    def model_catalog(self, agent: Any, refresh: bool, unconfigured: bool) -> dict[str, Any]:
         return {"providers": []}  # no providers to choose from
 
     def stored_sessions(

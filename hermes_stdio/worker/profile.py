@@ -276,7 +276,7 @@ class HermesProfile:
         with self._secrets.serving(session):
             return skills.expand(skill_commands, skill_bundles, message, session.session_id)
 
-    def model_catalog(self, agent: Any, refresh: bool) -> dict[str, Any]:
+    def model_catalog(self, agent: Any, refresh: bool, unconfigured: bool) -> dict[str, Any]:
         self._modules()
         from hermes_cli.inventory import build_models_payload, load_picker_context
 
@@ -293,6 +293,7 @@ class HermesProfile:
             context,
             picker_hints=True,
             canonical_order=True,
+            include_unconfigured=unconfigured,
             pricing=False,
             capabilities=False,
             refresh=refresh,

@@ -13,7 +13,7 @@ full-text search; a blank or over-long query is ``invalid_params``),
 stored session's title, and whether it is listed), ``tool/list`` (the
 tools a session's agent offers its model, or a new agent's), ``model/list`` (the
 models the profile can use; a session's current choice marked when this
-worker holds it), ``checkpoint/list``,
+worker holds it, and those ``account/login`` signs in to), ``checkpoint/list``,
 ``checkpoint/diff`` and ``checkpoint/restore`` (hermes' file checkpoints of a
 project directory; a refused one is ``invalid_params`` naming the field),
 ``session/estimateContext`` (which may build the session's agent),
@@ -199,9 +199,12 @@ class QueryMethods:
 
     def _h_model_list(self, req: Request, p: pv.ModelListParams) -> Any:
         agent = self._held_agent(p.session_id)
-        return self.answer_off_reader(
-            req, "models", lambda: _models(self.adapter.model_catalog(agent, p.refresh)), slow=True
-        )
+
+        def listing() -> pv.ModelListResult:
+            catalog = self.adapter.model_catalog(agent, p.refresh, p.include_unconfigured)
+            return _models(catalog, self.adapter.accounts().providers)
+
+        return self.answer_off_reader(req, "models", listing, slow=True)
 
     def _h_session_estimateContext(self, req: Request, p: u.SessionContextParams) -> Any:
         self._fresh_runtime()
@@ -370,7 +373,7 @@ def _stored(row: dict[str, Any], used: Spent) -> st.StoredSession:
     )
 
 
-def _models(payload: dict[str, Any]) -> pv.ModelListResult:
+def _models(payload: dict[str, Any], sign_in: frozenset[str]) -> pv.ModelListResult:
     """hermes' model picker payload, in this protocol's terms."""
     providers = []
     for row in payload.get("providers") or []:
@@ -387,6 +390,7 @@ def _models(payload: dict[str, Any]) -> pv.ModelListResult:
                 models=models,
                 total_models=total if isinstance(total, int) else len(models),
                 authenticated=bool(row.get("authenticated")),
+                sign_in=row["slug"] in sign_in,
                 api_url=_text(row.get("api_url")),
                 warning=_text(row.get("warning")),
             )

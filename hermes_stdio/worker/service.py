@@ -46,6 +46,7 @@ from ..transport.log import log, report_error
 from ..transport.timers import TIMERS, Soonest, Timers
 from ..wire import ErrorType, Notification, Request, RpcError
 from . import images
+from .account_methods import AccountMethods
 from .answers import AnswerMethods
 from .checks import check_toolsets, check_workspace, usable_model
 from .config_methods import ConfigMethods
@@ -80,6 +81,7 @@ _ROUTED = {
 
 class WorkerService(
     AnswerMethods,
+    AccountMethods,
     QueryMethods,
     ConfigMethods,
     CronMethods,
@@ -134,6 +136,7 @@ class WorkerService(
         self.adapter.watch_commands(self._commands_changed)
         self.adapter.watch_mcp(self._mcp_changed)
         self.adapter.watch_mcp_logins(self._mcp_login_ended)
+        self.adapter.watch_account_logins(self._account_login_ended)
 
     def _outbox(self) -> Outbox | Callable[[bytes], bool]:
         assert self.peer is not None

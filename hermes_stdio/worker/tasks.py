@@ -34,6 +34,7 @@ from ..protocol import encode
 from ..protocol import processes as pr
 from ..protocol import types as t
 from ..protocol import workers as pw
+from ..protocol.accounts import WorkerAccountLoginEndedNotification
 from ..protocol.mcp_login import WorkerMcpLoginEndedNotification
 from ..protocol.opt_out import OptOut
 from ..protocol.record import Record
@@ -144,6 +145,10 @@ class TaskMethods:
     def _mcp_login_ended(self, login_id: str, name: str, error: str | None) -> None:
         ended = WorkerMcpLoginEndedNotification(login_id, name, error)
         self._tell("worker", "mcpLoginEnded", ended)
+
+    def _account_login_ended(self, login_id: str, provider: str, error: str | None) -> None:
+        ended = WorkerAccountLoginEndedNotification(login_id, provider, error)
+        self._tell("worker", "accountLoginEnded", ended)
 
     def _commands_changed(self, fingerprint: str) -> None:
         self._tell("worker", "commandsChanged", pw.WorkerCommandsChangedNotification(fingerprint))

@@ -10,6 +10,123 @@ export const SCHEMA_ID = 'https://hermes-stdio.invalid/protocol/v1.json' as cons
 
 // ---- Record types ($defs) ----
 
+export interface AccountLoginCancelParams {
+  /**
+   * The account/login's loginId.
+   */
+  loginId: string;
+  /**
+   * The account/login's profile.
+   */
+  profile?: string | null;
+  /**
+   * The account/login's workerKey.
+   */
+  workerKey?: string | null;
+}
+
+export interface AccountLoginCancelResult {
+  /**
+   * The sign-in is over and stores nothing (account/loginCompleted has told so).
+   */
+  loginId: string;
+}
+
+export interface AccountLoginCompletedNotification {
+  /**
+   * The profile signed in.
+   */
+  profile: string;
+  /**
+   * The worker's workerKey; null for the profile's own.
+   */
+  workerKey: string | null;
+  /**
+   * The account/login's loginId.
+   */
+  loginId: string;
+  /**
+   * The provider.
+   */
+  provider: string;
+  /**
+   * True: the profile is signed in (its auth.json holds the tokens); the next agent built for the provider uses them.
+   */
+  ok: boolean;
+  /**
+   * Why it failed (the user declined, the code expired, the provider refused, it was cancelled, a newer account/login replaced it); nothing was stored.
+   */
+  error: string | null;
+}
+
+export interface AccountLoginParams {
+  /**
+   * The provider, as model/list names it; one whose signIn is true.
+   */
+  provider: string;
+  /**
+   * Profile name; null or absent means default.
+   */
+  profile?: string | null;
+  /**
+   * Isolation key for a separate worker process.
+   */
+  workerKey?: string | null;
+}
+
+export interface AccountLoginResult {
+  /**
+   * Names this sign-in in account/loginCancel and account/loginCompleted.
+   */
+  loginId: string;
+  /**
+   * The provider.
+   */
+  provider: string;
+  /**
+   * The code the user enters at verificationUri.
+   */
+  userCode: string;
+  /**
+   * The page where the user enters userCode and approves.
+   */
+  verificationUri: string;
+  /**
+   * The same page with the code filled in, to open directly; null when the provider gives none.
+   */
+  verificationUriComplete: string | null;
+  /**
+   * Seconds the code stays valid; the sign-in fails (account/loginCompleted) if the user has not approved by then.
+   */
+  expiresIn: number;
+}
+
+export interface AccountLogoutParams {
+  /**
+   * The provider, as model/list names it.
+   */
+  provider: string;
+  /**
+   * Profile name; null or absent means default.
+   */
+  profile?: string | null;
+  /**
+   * Isolation key for a separate worker process.
+   */
+  workerKey?: string | null;
+}
+
+export interface AccountLogoutResult {
+  /**
+   * The provider.
+   */
+  provider: string;
+  /**
+   * True: the profile's sign-in to it was removed; false: it had none to remove.
+   */
+  signedOut: boolean;
+}
+
 export interface ApprovalRequestedNotification {
   /**
    * The run whose tool call waits.
@@ -1493,6 +1610,10 @@ export interface ModelListParams {
    */
   refresh?: boolean;
   /**
+   * Also list the providers the profile has no credentials for (authenticated false, no models), as hermes' TUI picker does: where a host offers to sign in (signIn) or to set a key.
+   */
+  includeUnconfigured?: boolean;
+  /**
    * Hermes profile; default when absent.
    */
   profile?: string | null;
@@ -1888,6 +2009,10 @@ export interface ProviderModels {
    * Whether the profile has credentials for it.
    */
   authenticated: boolean;
+  /**
+   * Whether account/login can sign the profile in to its account (and account/logout out); its other credentials are API keys (env/set).
+   */
+  signIn: boolean;
   /**
    * A user-defined endpoint's URL.
    */
@@ -4459,6 +4584,21 @@ export interface UsageTotals {
   lastStartedAt: number | null;
 }
 
+export interface WorkerAccountLoginEndedNotification {
+  /**
+   * The account/login's loginId.
+   */
+  loginId: string;
+  /**
+   * The provider.
+   */
+  provider: string;
+  /**
+   * Why it failed; null when it succeeded.
+   */
+  error: string | null;
+}
+
 export interface WorkerBackgroundResult {
   /**
    * The sessions whose background work goes on: a background process still running, a subagent still at work, or a finished one's result waiting for its run.
@@ -4645,6 +4785,12 @@ export type ShutdownResult = null;
 
 /** Requests the host sends to the server (x-methods, kind "request"). */
 export interface HostRequests {
+  /** Start signing the profile in to a provider's account: the code and page for the user. */
+  'account/login': { params: AccountLoginParams; result: AccountLoginResult };
+  /** Stop a sign-in that is still waiting for the user; it stores nothing. */
+  'account/loginCancel': { params: AccountLoginCancelParams; result: AccountLoginCancelResult };
+  /** Remove the profile's sign-in to a provider's account. */
+  'account/logout': { params: AccountLogoutParams; result: AccountLogoutResult };
   /** Answer an approval/requested: the waiting tool call runs or is blocked. */
   'approval/respond': { params: ApprovalRespondParams; result: ApprovalRespondResult };
   /** A file checkpoint against the directory's files now. */
@@ -4829,6 +4975,8 @@ export interface HostNotifications {
 
 /** Notifications the server sends to the host (x-notifications); values are params. */
 export interface ServerNotifications {
+  /** An account/login ended: signed in (the tokens are in the profile), or failed, with why. */
+  'account/loginCompleted': AccountLoginCompletedNotification;
   /** A tool call waits for the host's approval of a dangerous command. */
   'approval/requested': ApprovalRequestedNotification;
   /** An approval request is no longer pending (answered, timed out, cancelled). */
@@ -4900,6 +5048,9 @@ export type HostNotificationMethod = keyof HostNotifications;
 export type ServerNotificationMethod = keyof ServerNotifications;
 
 export const HOST_REQUEST_METHODS: readonly HostRequestMethod[] = [
+  'account/login',
+  'account/loginCancel',
+  'account/logout',
   'approval/respond',
   'checkpoint/diff',
   'checkpoint/list',
@@ -4992,6 +5143,7 @@ export const HOST_NOTIFICATION_METHODS: readonly HostNotificationMethod[] = [
   'initialized',
 ];
 export const SERVER_NOTIFICATION_METHODS: readonly ServerNotificationMethod[] = [
+  'account/loginCompleted',
   'approval/requested',
   'approval/resolved',
   'clarify/requested',
@@ -5091,5 +5243,7 @@ export const ERROR_CODES = {
   'unknown_mcp_server': -32042,
   'unknown_mcp_login': -32043,
   'mcp_login_failed': -32044,
+  'unknown_account_login': -32045,
+  'account_login_failed': -32046,
 } as const;
 export type ErrorDataType = keyof typeof ERROR_CODES;
