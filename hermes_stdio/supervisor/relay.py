@@ -13,7 +13,9 @@ Contract (a mixin of ``Supervisor``, which provides ``routes`` and ``host``):
   ``clarify/resolved`` / ``compression/resolved`` / ``sudo/resolved`` /
   ``secret/resolved`` (``cancelled``) per request it still waited on, then one synthesized
   ``run/completed`` (``worker_crashed``, or ``worker_stopped`` when we
-  stopped it); then the host gets ``worker/exited``.
+  stopped it); each sign-in it had under way (``sign_ins``) gets its failed
+  ``mcp/loginCompleted`` or ``account/loginCompleted``; then the host gets
+  ``worker/exited``.
 - ``worker/commandsChanged`` is not relayed: the host gets one
   ``command/listChanged`` when a worker reports a state of the profile's
   command files other than the last one reported for that profile by any of
@@ -55,6 +57,7 @@ from ..transport.log import log
 from ..wire import Notification, RpcError
 from ..wire.jsonrpc import encode_notification
 from .routes import Routes
+from .sign_ins import SignIns
 from .slot import WorkerSlot, now_ms
 
 # What a worker's Run writes first (outbox.py): method, runId, sessionId, seq. Approval
@@ -91,6 +94,7 @@ class RelayMethods:
     routes: Routes
     host: Peer | None
     command_states: CommandStates
+    sign_ins: SignIns
     opt_out: OptOut
 
     def _notify_host(self, method: str, params: Any) -> None:
@@ -155,12 +159,14 @@ class RelayMethods:
             status = tx.McpStatusChangedNotification(slot.profile, slot.worker_key, told.servers)
             self._notify_host("mcp/statusChanged", encode(status))
         elif isinstance(told, ml.WorkerMcpLoginEndedNotification):
+            self.sign_ins.ended(slot.key, told.login_id)
             ok = told.error is None
             ended = ml.McpLoginCompletedNotification(
                 slot.profile, slot.worker_key, told.login_id, told.name, ok, told.error
             )
             self._notify_host("mcp/loginCompleted", encode(ended))
         elif isinstance(told, ac.WorkerAccountLoginEndedNotification):
+            self.sign_ins.ended(slot.key, told.login_id)
             done = ac.AccountLoginCompletedNotification(
                 slot.profile,
                 slot.worker_key,
@@ -206,4 +212,6 @@ class RelayMethods:
             final = t.RunResultResult(route.run_id, route.session_id, "error", None, error)
             self.routes.finish(route, encode(final))
             self.host.send_raw(encode_notification("run/completed", encode(done)))
+        for method, params in self.sign_ins.orphaned(slot.key, f"the worker {why}"):
+            self._notify_host(method, params)  # a sign-in dies with its worker, told once
         self._notify_host("worker/exited", encode(note))

@@ -63,6 +63,7 @@ from .routes import Routes
 from .routing import RoutedMethods, spawn_thread
 from .run_routing import RunRouting
 from .shell_routing import ShellRouting
+from .sign_ins import SignInRouting, SignIns
 from .slot import WorkerSlot
 from .soul import SoulMethods
 from .template import SUPPORTED as TEMPLATE_SUPPORTED
@@ -92,6 +93,7 @@ class Supervisor(
     ProfileMethods,
     SoulMethods,
     CronTicks,
+    SignInRouting,
     FilePushes,
     WorkerStatus,
 ):
@@ -113,6 +115,7 @@ class Supervisor(
         self.started = time.monotonic()
         self.routes = Routes()
         self.command_states = CommandStates()
+        self.sign_ins = SignIns()
         env = dict(os.environ if base_env is None else base_env)
         self.closing: dict[str, str] = {}  # profiles being deleted or renamed now
         template = (

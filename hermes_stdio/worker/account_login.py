@@ -9,8 +9,9 @@ hermes does. Nothing listens on a socket, and the browser may be on any device.
 Contract: ``AccountLogins(flows, ended)``, ``flows`` mapping a provider's slug to
 its ``DeviceFlow`` (hermes': ``HermesNous``), ``ended(login_id, provider,
 error)`` told once as each login that gave its id ends; ``providers`` the slugs.
-- ``start(provider)`` → the ``AccountLoginResult`` once the provider gave a code
-  (waited for at most ``CODE_WAIT_S``): ``invalid_params`` naming
+- ``start(provider, answer)`` calls ``answer`` with the ``AccountLoginResult``
+  once the provider gave a code (waited for at most ``CODE_WAIT_S``); the
+  login's end is told after ``answer`` returned. ``invalid_params`` naming
   ``params.provider`` for a provider without a flow here;
   ``account_login_failed`` (``data.provider``, why) when the provider could not
   be asked or gave no code. A login of a provider one is under way for
@@ -72,7 +73,7 @@ class _Login:
     stop: threading.Event = field(default_factory=threading.Event)
     shown: threading.Event = field(default_factory=threading.Event)
     code: DeviceCode | None = None
-    answered: bool = False  # its account/login gave the host its id: its end is told
+    answered: bool = False  # its account/login's answer went to the host: its end is told
     ended: bool = False
     error: str | None = None
 
@@ -84,9 +85,9 @@ class AccountLogins:
         self._flows, self._ended = flows, ended
         self.providers = frozenset(flows)
         self._lock = threading.Lock()
-        self._by_id: dict[str, _Login] = {}
+        self._by_id: dict[str, _Login] = {}  # under way, or ended before its id was given
 
-    def start(self, provider: str) -> AccountLoginResult:
+    def start(self, provider: str, answer: Callable[[AccountLoginResult], None]) -> None:
         flow = self._flows.get(provider)
         if flow is None:
             why = f"account/login cannot sign in to {provider!r} (it can: {sorted(self._flows)})"
@@ -105,21 +106,29 @@ class AccountLogins:
         worker.daemon = True  # a worker that stops does not wait for the user
         worker.start()
         login.shown.wait(CODE_WAIT_S)
-        with self._lock:
-            code = login.code
-            login.answered = code is not None and not login.ended
-            error = login.error or "the provider gave no code in time"
-        if code is None or not login.answered:
-            self._end(login_id, error, told=False)
-            raise RpcError(ErrorType.ACCOUNT_LOGIN_FAILED, error, provider=provider)
-        return AccountLoginResult(
-            login_id,
-            provider,
-            code.user_code,
-            code.verification_uri,
-            code.verification_uri_complete,
-            code.expires_in,
+        code = login.code
+        if code is None:
+            self._end(login_id, "the provider gave no code in time")
+            with self._lock:
+                self._by_id.pop(login_id, None)
+            raise RpcError(ErrorType.ACCOUNT_LOGIN_FAILED, str(login.error), provider=provider)
+        answer(
+            AccountLoginResult(
+                login_id,
+                provider,
+                code.user_code,
+                code.verification_uri,
+                code.verification_uri_complete,
+                code.expires_in,
+            )
         )
+        with self._lock:  # its end, if it came already, goes after the answer
+            login.answered = True
+            told = login.ended
+            if told:
+                self._by_id.pop(login_id, None)
+        if told:
+            self._ended(login_id, provider, login.error)
 
     def cancel(self, login_id: str) -> None:
         if not self._end(login_id, CANCELLED):
@@ -134,37 +143,40 @@ class AccountLogins:
         try:
             state = flow.run(shown, login.stop)
         except Stopped:
-            return  # whoever stopped it told its end
+            return  # whoever stopped it ended it
         except Exception as exc:  # hermes' reason: declined, expired, refused
             self._end(login_id, str(exc) or type(exc).__name__)
             return
         finally:
             login.shown.set()
-        with self._lock:  # a cancel either came first, or finds it ended
-            if login.ended:
-                return
+
+        def store() -> str | None:
             try:
                 flow.save(state)
             except Exception as exc:
                 log(f"account/login {login.provider}: storing the tokens failed: {exc!r}")
-                login.error = f"storing the tokens failed: {exc}"
-            login.ended = True
-            self._by_id.pop(login_id, None)
-            told = login.answered
-        if told:
-            self._ended(login_id, login.provider, login.error)
+                return f"storing the tokens failed: {exc}"
+            return None
 
-    def _end(self, login_id: str, error: str, *, told: bool = True) -> bool:
-        """End a login under way with ``error``; False if none was."""
+        self._end(login_id, None, store)
+
+    def _end(
+        self, login_id: str, error: str | None, last: Callable[[], str | None] | None = None
+    ) -> bool:
+        """End a login under way (``last`` run first, under the lock: a cancel either
+        came before it or finds the login over); False if none was under way."""
         with self._lock:
-            login = self._by_id.pop(login_id, None)
+            login = self._by_id.get(login_id)
             if login is None or login.ended:
                 return False
+            if last is not None:
+                error = last()
             login.ended, login.error = True, error
             login.stop.set()
-            told = told and login.answered
-        if told:
-            self._ended(login_id, login.provider, error)
+            if not login.answered:
+                return True  # told once its id is given (answered), if ever
+            del self._by_id[login_id]
+        self._ended(login_id, login.provider, error)
         return True
 
 

@@ -479,9 +479,12 @@ class AgentAdapter(Protocol):
         ``wait_s`` (``mcp.McpServers.connect``); their status then."""
         ...
 
-    def mcp_login(self, name: str, redirect_uri: str | None) -> McpLoginResult:
+    def mcp_login(
+        self, name: str, redirect_uri: str | None, answer: Callable[[McpLoginResult], None]
+    ) -> None:
         """Start signing the profile in to an OAuth MCP server (``mcp_login.Logins``):
-        the URL to send the user to. Raises ``AgentUnavailable`` without hermes."""
+        ``answer`` gets the URL to send the user to; the login's end is told after.
+        Raises ``AgentUnavailable`` without hermes."""
         ...
 
     def mcp_login_callback(self, login_id: str, url: str) -> None:

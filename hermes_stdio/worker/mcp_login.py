@@ -11,8 +11,9 @@ nothing listens on a socket.
 Contract: ``Logins(flows, servers, ended)``, ``flows`` the hermes side
 (``HermesFlows``, or a stand-in), ``servers()`` the profile's ``mcp_servers``
 now, ``ended(login_id, name, error)`` told once as each login ends:
-- ``start(name, redirect_uri)`` → the ``McpLoginResult`` once hermes has the URL to send
-  the user to (waited for at most ``URL_WAIT_S``). ``unknown_mcp_server``
+- ``start(name, redirect_uri, answer)`` calls ``answer`` with the
+  ``McpLoginResult`` once hermes has the URL to send the user to (waited for at
+  most ``URL_WAIT_S``); the login's end is told after ``answer`` returned. ``unknown_mcp_server``
   (``data.name``) for a name config.yaml does not list; ``invalid_params``
   naming ``params.name`` for a server that is not a ``url`` one with
   ``auth: oauth``, and naming ``params.redirectUri`` when neither it nor the
@@ -100,7 +101,9 @@ class Logins:
         self._lock = threading.Lock()
         self._by_id: dict[str, _Login] = {}
 
-    def start(self, name: str, redirect_uri: str | None) -> McpLoginResult:
+    def start(
+        self, name: str, redirect_uri: str | None, answer: Callable[[McpLoginResult], None]
+    ) -> None:
         cfg = self._servers().get(name)
         if not isinstance(cfg, dict):
             raise RpcError(ErrorType.UNKNOWN_MCP_SERVER, f"no MCP server {name!r}", name=name)
@@ -127,12 +130,19 @@ class Logins:
         if url is None:
             login.stop("no authorization URL came in time")
             login.thread.join(REPLACED_WAIT_S)
-        with self._lock:
-            login.answered = url is not None and not login.done
-            error = login.error or "no authorization URL came in time"
-        if not login.answered or url is None:  # it ended before the host could be told
+        if url is None:  # it ended before there was anything to tell the host
+            with self._lock:
+                self._by_id.pop(login_id, None)
+                error = login.error or "no authorization URL came in time"
             raise RpcError(ErrorType.MCP_LOGIN_FAILED, error, name=name)
-        return McpLoginResult(login_id, url, redirect)
+        answer(McpLoginResult(login_id, url, redirect))
+        with self._lock:  # its end, if it came already, goes after the answer
+            login.answered = True
+            told = login.done
+            if told:
+                self._by_id.pop(login_id, None)
+        if told:
+            self._ended(login_id, name, login.error)
 
     def callback(self, login_id: str, url: str) -> None:
         with self._lock:
@@ -167,9 +177,10 @@ class Logins:
             login.flow.mark_error(error)
             log(f"worker: signing in to MCP server {name!r} failed: {error}")
         with self._lock:
-            self._by_id.pop(login_id, None)
             login.done, login.error = True, error
             told = login.answered
+            if told:  # else start tells it, once the host has the id
+                self._by_id.pop(login_id, None)
         if told:  # before the server's status: signed in, then connecting, connected
             self._ended(login_id, name, error)
         if error is None:

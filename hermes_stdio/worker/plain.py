@@ -116,7 +116,9 @@ class PlainAdapterMethods:
     def connect_mcp_servers(self, wait_s: float) -> list[tx.McpServerInfo]:
         return []
 
-    def mcp_login(self, name: str, redirect_uri: str | None) -> McpLoginResult:
+    def mcp_login(
+        self, name: str, redirect_uri: str | None, answer: Callable[[McpLoginResult], None]
+    ) -> None:
         raise AgentUnavailable("this agent has no MCP servers")
 
     def mcp_login_callback(self, login_id: str, url: str) -> None:

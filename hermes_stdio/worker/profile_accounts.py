@@ -5,7 +5,8 @@ Contract: ``HermesAccounts`` is a mixin of ``HermesAdapter`` (which provides
 ``_modules``, importing hermes-agent and so loading the profile's ``.env``) and
 implements ``contract.AgentAdapter``'s ``watch_account_logins`` and
 ``accounts()``, an ``Accounts``: ``providers`` (those ``login`` signs in to),
-``login(provider)`` and ``cancel(login_id)`` (``account_login.AccountLogins``),
+``login(provider, answer)`` and ``cancel(login_id)``
+(``account_login.AccountLogins``),
 ``logout(provider)``: hermes' ``hermes logout --provider`` (the sign-in and the
 pooled credentials its ``auth.json`` keeps for the provider; the ``.env`` keys
 stay), True if there was any.
@@ -28,10 +29,10 @@ class Accounts:
         self._logins, self._ready = logins, ready
         self.providers = logins.providers
 
-    def login(self, provider: str) -> AccountLoginResult:
+    def login(self, provider: str, answer: Callable[[AccountLoginResult], None]) -> None:
         if provider in self.providers:
             self._ready()  # the profile's .env may name the provider's portal
-        return self._logins.start(provider)
+        self._logins.start(provider, answer)
 
     def cancel(self, login_id: str) -> None:
         self._logins.cancel(login_id)

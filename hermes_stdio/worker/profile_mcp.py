@@ -73,8 +73,10 @@ class HermesMcp:
         servers.connect(wait_s)
         return servers.status()
 
-    def mcp_login(self, name: str, redirect_uri: str | None) -> McpLoginResult:
-        return self._mcp_logins().start(name, redirect_uri)
+    def mcp_login(
+        self, name: str, redirect_uri: str | None, answer: Callable[[McpLoginResult], None]
+    ) -> None:
+        self._mcp_logins().start(name, redirect_uri, answer)
 
     def mcp_login_callback(self, login_id: str, url: str) -> None:
         self._mcp_logins().callback(login_id, url)

@@ -237,10 +237,24 @@ class QueryMethods:
         return self.answer_off_reader(req, "mcp-connect", connect, slow=True)
 
     def _h_mcp_login(self, req: Request, p: ml.McpLoginParams) -> Any:
-        def start() -> ml.McpLoginResult:
-            return self.adapter.mcp_login(p.name, p.redirect_uri)
+        def start() -> None:
+            assert self.peer is not None
+            try:
+                self.adapter.mcp_login(p.name, p.redirect_uri, self._respond_with(req))
+            except Exception as exc:
+                self.peer.respond_error(req.id, request_error(exc))
 
-        return self.answer_off_reader(req, "mcp-login", start, slow=True)
+        return self.queue(req, "mcp-login", start, slow=True)
+
+    def _respond_with(self, req: Request) -> Callable[[Record], None]:
+        """What answers ``req`` with a record (a sign-in's start: its end is told after)."""
+        peer = self.peer
+        assert peer is not None
+
+        def respond(result: Record) -> None:
+            peer.respond(req.id, encode(result))
+
+        return respond
 
     def _h_mcp_loginCallback(self, req: Request, p: ml.McpLoginCallbackParams) -> Any:
         def deliver() -> ml.McpLoginCallbackResult:

@@ -5,6 +5,8 @@ endpoint: the scripted LLM)."""
 from __future__ import annotations
 
 import json
+import os
+import signal
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -16,7 +18,7 @@ from hermes_stdio.testing.llm_server import Reply, ScriptedLLM
 from hermes_stdio.wire import ErrorType, Notification, RpcError
 from hermes_stdio.worker.account_login import REPLACED
 
-from .conftest import StartHost
+from .conftest import StartHost, worker_pids
 from .fixtures.nous_portal import NousPortal, access_token
 
 WORK = {"profile": "work"}
@@ -173,3 +175,27 @@ def test_a_portal_that_cannot_be_reached_is_account_login_failed(
     err = refused(host, "account/login", {**WORK, "provider": "nous"})
     assert err.kind is ErrorType.ACCOUNT_LOGIN_FAILED
     assert err.data["provider"] == "nous"
+
+
+@pytest.mark.parametrize("how", ["killed", "restarted"])
+def test_a_sign_in_whose_worker_exits_ends_failed_once_before_worker_exited(
+    host: HostClient, portal: NousPortal, how: str
+) -> None:
+    started = host.request("account/login", {**WORK, "provider": "nous"}, timeout=60)
+    if how == "killed":
+        os.kill(worker_pids(host)[("work", None)], signal.SIGKILL)
+    else:
+        host.request("worker/restart", WORK, timeout=60)
+    exited = host.wait_for(lambda n: n.method == "worker/exited", timeout=60)
+    completions = [
+        m.params
+        for _, m in host.received
+        if isinstance(m, Notification) and m.method == "account/loginCompleted"
+    ]
+    why = "was stopped" if how == "restarted" else f"exited ({exited.params['signal']})"
+    assert completions == [
+        {"profile": "work", "workerKey": None, "loginId": started["loginId"],
+         "provider": "nous", "ok": False, "error": f"the worker {why}"}
+    ]  # fmt: skip
+    err = refused(host, "account/loginCancel", {**WORK, "loginId": started["loginId"]})
+    assert err.kind is ErrorType.UNKNOWN_ACCOUNT_LOGIN  # the new worker knows of none

@@ -7,7 +7,9 @@ failed; bad input is a named error."""
 
 from __future__ import annotations
 
+import os
 import select
+import signal
 import subprocess
 import sys
 import urllib.error
@@ -25,6 +27,7 @@ from hermes_stdio.testing.llm_server import Reply, ScriptedLLM
 from hermes_stdio.wire import ErrorType, Notification, RpcError
 from hermes_stdio.worker.mcp_login import REPLACED
 
+from .conftest import worker_pids
 from .test_mcp import SERVER as ECHO_SERVER
 
 OAUTH_SERVER = Path(__file__).with_name("fixtures") / "mcp_oauth_server.py"
@@ -239,3 +242,21 @@ def test_a_failed_sign_in_leaves_the_tokens_stored_before_as_they_were(
     done = host.wait_for(lambda n: n.method == "mcp/loginCompleted", timeout=60).params
     assert (done["loginId"], done["ok"]) == (again["loginId"], False)
     assert {p.name: p.read_bytes() for p in tokens.iterdir()} == before
+
+
+def test_a_sign_in_whose_worker_dies_ends_failed_once_before_worker_exited(
+    host: HostClient, secure: Path
+) -> None:
+    failed_at_start(host)
+    started = login(host, redirectUri=REDIRECT)
+    os.kill(worker_pids(host)[("work", None)], signal.SIGKILL)
+    exited = host.wait_for(lambda n: n.method == "worker/exited", timeout=60).params
+    completions = [
+        m.params
+        for _, m in host.received
+        if isinstance(m, Notification) and m.method == "mcp/loginCompleted"
+    ]
+    assert completions == [
+        {"profile": "work", "workerKey": None, "loginId": started["loginId"], "name": "secure",
+         "ok": False, "error": f"the worker exited ({exited['signal']})"}
+    ]  # fmt: skip

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from hermes_stdio.protocol.accounts import AccountLoginResult
 from hermes_stdio.wire import ErrorType, RpcError
 from hermes_stdio.worker.account_login import (
     CANCELLED,
@@ -81,10 +82,17 @@ def logins(flow: FakeFlow) -> tuple[AccountLogins, Told]:
     return AccountLogins({"nous": flow}, told), told
 
 
+def begin(accounts: AccountLogins) -> AccountLoginResult:
+    answers: list[AccountLoginResult] = []
+    accounts.start("nous", answers.append)
+    [started] = answers
+    return started
+
+
 def test_an_approved_login_answers_the_code_stores_the_tokens_and_tells_its_end_once() -> None:
     flow = FakeFlow()
     accounts, told = logins(flow)
-    started = accounts.start("nous")
+    started = begin(accounts)
     assert (started.provider, started.user_code, started.expires_in) == ("nous", "WXYZ-0001", 600)
     assert started.verification_uri == CODE.verification_uri
     flow.verdict("approved")
@@ -99,17 +107,35 @@ def test_an_approved_login_answers_the_code_stores_the_tokens_and_tells_its_end_
 def test_a_flow_that_fails_before_a_code_is_account_login_failed_and_tells_no_end() -> None:
     accounts, told = logins(FakeFlow(fails_first="portal unreachable"))
     with pytest.raises(RpcError) as err:
-        accounts.start("nous")
+        accounts.start("nous", lambda result: None)
     assert err.value.kind is ErrorType.ACCOUNT_LOGIN_FAILED
     assert err.value.data == {"provider": "nous"}
     assert "portal unreachable" in err.value.message
     assert told.ends.empty()
 
 
+def test_a_login_that_ends_before_its_answer_went_out_is_told_after_it() -> None:
+    flow = FakeFlow()
+    accounts, told = logins(flow)
+    order: list[str] = []
+
+    def answer(result: AccountLoginResult) -> None:  # the provider answers meanwhile
+        flow.verdict("approved")
+        assert flow.finished.acquire(timeout=WAIT_S)
+        assert told.ends.empty()  # its id is not the host's yet
+        order.append(result.login_id)
+
+    accounts.start("nous", answer)
+    [login_id] = order
+    assert told.next() == (login_id, "nous", None)
+    assert flow.saved == [{"token": 1}]
+    assert told.ends.empty()  # told once
+
+
 def test_a_declined_login_ends_with_the_flows_reason_and_stores_nothing() -> None:
     flow = FakeFlow()
     accounts, told = logins(flow)
-    started = accounts.start("nous")
+    started = begin(accounts)
     flow.verdict("access_denied: the user declined")
     assert told.next() == (started.login_id, "nous", "access_denied: the user declined")
     assert flow.saved == []
@@ -118,7 +144,7 @@ def test_a_declined_login_ends_with_the_flows_reason_and_stores_nothing() -> Non
 def test_a_cancel_ends_the_login_at_once_and_an_approval_after_it_stores_nothing() -> None:
     flow = FakeFlow(heeds_stop=False)  # as a poll already at the provider when the cancel came
     accounts, told = logins(flow)
-    started = accounts.start("nous")
+    started = begin(accounts)
     accounts.cancel(started.login_id)
     assert told.next() == (started.login_id, "nous", CANCELLED)
     flow.verdict("approved")
@@ -130,8 +156,8 @@ def test_a_cancel_ends_the_login_at_once_and_an_approval_after_it_stores_nothing
 def test_a_second_login_of_a_provider_replaces_the_first() -> None:
     flow = FakeFlow()
     accounts, told = logins(flow)
-    first = accounts.start("nous")
-    second = accounts.start("nous")
+    first = begin(accounts)
+    second = begin(accounts)
     assert told.next() == (first.login_id, "nous", REPLACED)
     flow.verdict("approved")
     assert told.next() == (second.login_id, "nous", None)
@@ -142,7 +168,7 @@ def test_a_provider_without_a_flow_is_invalid_params_naming_the_provider() -> No
     accounts, _ = logins(FakeFlow())
     assert accounts.providers == frozenset({"nous"})
     with pytest.raises(RpcError) as err:
-        accounts.start("openai-codex")
+        accounts.start("openai-codex", lambda result: None)
     assert err.value.kind is ErrorType.INVALID_PARAMS
     assert err.value.data == {"field": "params.provider"}
 

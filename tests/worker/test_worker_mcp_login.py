@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from hermes_stdio.protocol.mcp_login import McpLoginResult
 from hermes_stdio.wire import ErrorType, RpcError
 from hermes_stdio.worker.mcp_login import REPLACED, Logins
 
@@ -102,9 +103,17 @@ def logins(flows: FakeFlows | None = None) -> tuple[Logins, FakeFlows, Ended]:
     return Logins(flows, lambda: SERVERS, ended), flows, ended
 
 
+def start(it: Logins, name: str, redirect: str | None) -> McpLoginResult:
+    """Logins.start, as the worker's mcp/login calls it: the answer it gave."""
+    answers: list[McpLoginResult] = []
+    it.start(name, redirect, answers.append)
+    [started] = answers
+    return started
+
+
 def test_a_login_gives_the_url_and_ends_signed_in_and_connected_after_its_callback() -> None:
     it, flows, ended = logins()
-    started = it.start("secure", "app://cb")
+    started = start(it, "secure", "app://cb")
     assert (started.authorization_url, started.redirect_uri) == (URL, "app://cb")
     assert flows.flows[0].redirect_uri == "app://cb"
     it.callback(started.login_id, "app://cb?code=c1&state=s1")
@@ -114,7 +123,7 @@ def test_a_login_gives_the_url_and_ends_signed_in_and_connected_after_its_callba
 
 def test_the_servers_configured_redirect_wins_and_the_query_alone_is_enough() -> None:
     it, flows, ended = logins()
-    started = it.start("pinned", "app://cb")
+    started = start(it, "pinned", "app://cb")
     assert started.redirect_uri == "https://mine.example/cb"
     it.callback(started.login_id, "error=access_denied&state=s1")
     [(_, _, error)] = ended.wait(1)
@@ -123,8 +132,8 @@ def test_the_servers_configured_redirect_wins_and_the_query_alone_is_enough() ->
 
 def test_a_newer_login_of_the_server_replaces_one_still_waiting() -> None:
     it, _, ended = logins()
-    first = it.start("secure", "app://cb")
-    second = it.start("secure", "app://cb")
+    first = start(it, "secure", "app://cb")
+    second = start(it, "secure", "app://cb")
     assert ended.wait(1) == [(first.login_id, "secure", REPLACED)]
     with pytest.raises(RpcError) as err:
         it.callback(first.login_id, "?code=c&state=s1")
@@ -138,7 +147,7 @@ def test_a_newer_login_of_the_server_replaces_one_still_waiting() -> None:
 def test_a_login_that_ends_before_its_url_is_mcp_login_failed_and_never_told() -> None:
     it, _, ended = logins(FakeFlows(no_url="registration refused (403)"))
     with pytest.raises(RpcError) as err:
-        it.start("secure", "app://cb")
+        start(it, "secure", "app://cb")
     assert err.value.kind is ErrorType.MCP_LOGIN_FAILED
     assert err.value.message == "registration refused (403)"
     assert err.value.data == {"name": "secure"}
@@ -159,14 +168,14 @@ def test_a_login_that_cannot_start_is_a_named_error_and_starts_nothing(
 ) -> None:
     it, flows, _ = logins()
     with pytest.raises(RpcError) as err:
-        it.start(name, redirect)
+        start(it, name, redirect)
     assert (err.value.kind, err.value.data) == (kind, data)
     assert flows.flows == []
 
 
 def test_a_callback_not_of_the_login_is_refused_and_the_login_goes_on() -> None:
     it, _, ended = logins()
-    started = it.start("secure", "app://cb")
+    started = start(it, "secure", "app://cb")
     for url in ("app://cb?code=c&state=forged", "app://cb?state=s1", "app://cb"):
         with pytest.raises(RpcError) as err:
             it.callback(started.login_id, url)
@@ -176,3 +185,24 @@ def test_a_callback_not_of_the_login_is_refused_and_the_login_goes_on() -> None:
         )
     it.callback(started.login_id, "app://cb?code=c&state=s1")
     assert ended.wait(1) == [(started.login_id, "secure", None)]
+
+
+def test_a_login_that_ends_before_its_answer_went_out_is_told_after_it() -> None:
+    connected = threading.Event()
+
+    class Flows(FakeFlows):
+        def connect(self, name: str) -> None:
+            super().connect(name)
+            connected.set()
+
+    it, _, ended = logins(Flows())
+    ids: list[str] = []
+
+    def answer(result: McpLoginResult) -> None:  # the callback comes meanwhile
+        it.callback(result.login_id, "app://cb?code=c&state=s1")
+        assert connected.wait(WAIT_S)  # signed in and connecting: over
+        assert ended.calls == []  # its id is not the host's yet
+        ids.append(result.login_id)
+
+    it.start("secure", "app://cb", answer)
+    assert ended.calls == [(ids[0], "secure", None)]
