@@ -53,6 +53,21 @@ class McpLoginCallbackResult(Record):
     login_id: str = doc_field("The sign-in now goes on: mcp/loginCompleted tells how it ended.")
 
 
+class McpLogoutParams(Record):
+    name: Annotated[str, Name(128)] = doc_field(
+        "The server's name under mcp_servers in the profile's config.yaml."
+    )
+    profile: str | None = doc_field("Profile name; null or absent means default.", None)
+    worker_key: WorkerKey | None = doc_field("Isolation key for a separate worker process.", None)
+
+
+class McpLogoutResult(Record):
+    name: str = doc_field("The MCP server.")
+    signed_out: bool = doc_field(
+        "True: the profile's tokens for it were removed; false: it held none."
+    )
+
+
 class McpLoginCompletedNotification(Record):
     profile: str = doc_field("The profile signed in.")
     worker_key: str | None = doc_field("The worker's workerKey; null for the profile's own.")

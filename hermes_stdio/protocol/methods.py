@@ -485,6 +485,13 @@ HOST_METHODS: dict[str, Method] = _methods(
         "Hand a sign-in the URL the browser was sent back to; mcp/loginCompleted follows.",
     ),
     Method(
+        "mcp/logout",
+        ml.McpLogoutParams,
+        ml.McpLogoutResult,
+        "profile",
+        "Sign the profile out of an OAuth MCP server: its tokens removed, its connection dropped.",
+    ),
+    Method(
         "cron/list",
         t.WorkerTarget,
         cr.CronListResult,

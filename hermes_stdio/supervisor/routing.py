@@ -344,7 +344,7 @@ class RoutedMethods:
 
     # These ask the profile's worker too, starting it if needed.
     _h_mcp_status = _h_mcp_connect = _h_command_list
-    _h_mcp_loginCallback = _h_command_list  # a sign-in lives in its worker (sign_ins)
+    _h_mcp_loginCallback = _h_mcp_logout = _h_command_list  # a sign-in lives in its worker
     _h_account_loginCancel = _h_account_logout = _h_command_list
     _h_skill_list = _h_skill_setEnabled = _h_command_list
     _h_skill_read = _h_skill_write = _h_skill_create = _h_skill_delete = _h_command_list

@@ -491,6 +491,11 @@ class AgentAdapter(Protocol):
         """Hand a sign-in the URL the browser was sent back to (``mcp_login.Logins``)."""
         ...
 
+    def mcp_logout(self, name: str) -> bool:
+        """Sign the profile out of an OAuth MCP server (``mcp_login.Logins``): whether
+        it held tokens."""
+        ...
+
     def shutdown(self, timeout: float) -> None:
         """Release what the process holds besides its agents (MCP server
         connections), taking at most ``timeout`` seconds."""

@@ -21,6 +21,10 @@ now, ``ended(login_id, name, error)`` told once as each login ends:
   (``data.name``, hermes' reason) when hermes ended the flow before a URL (the
   server refused to register a client, say). A login of a server that one
   still waits for replaces that one (which ends: failed).
+- ``logout(name)`` (the same checks of ``name``) ends a login of the server
+  still waiting (failed: signed out), removes the profile's tokens for it and
+  drops its connection, which hermes then tries again without them (and fails:
+  it needs a sign-in); whether the profile held tokens.
 - ``callback(login_id, url)`` hands the redirect's ``code`` and ``state`` (or
   ``error``) to the flow: ``unknown_mcp_login`` (``data.loginId``) for an id
   not waiting for one, ``invalid_params`` naming ``params.url`` for a state
@@ -49,6 +53,7 @@ from ..wire import ErrorType, RpcError
 URL_WAIT_S = 30.0  # hermes' dashboard waits as long for the authorization URL
 REPLACED_WAIT_S = 10.0  # a replaced login's thread ends once its flow is marked failed
 REPLACED = "a newer mcp/login of this server replaced it"
+SIGNED_OUT = "mcp/logout signed the profile out of this server"
 
 
 class Flow(Protocol):
@@ -72,6 +77,10 @@ class Flows(Protocol):
 
     def connect(self, name: str) -> None:
         """Connect the server with the tokens now stored (reconnect it if hermes has it)."""
+        ...
+
+    def sign_out(self, name: str) -> bool:
+        """Remove the server's stored tokens and drop its connection; whether any were."""
         ...
 
 
@@ -101,22 +110,26 @@ class Logins:
         self._lock = threading.Lock()
         self._by_id: dict[str, _Login] = {}
 
-    def start(
-        self, name: str, redirect_uri: str | None, answer: Callable[[McpLoginResult], None]
-    ) -> None:
+    def _oauth_server(self, name: str) -> dict[str, Any]:
         cfg = self._servers().get(name)
         if not isinstance(cfg, dict):
             raise RpcError(ErrorType.UNKNOWN_MCP_SERVER, f"no MCP server {name!r}", name=name)
         if not cfg.get("url") or cfg.get("auth") != "oauth":
             why = f"MCP server {name!r} does not sign in with OAuth (a url and auth: oauth)"
             raise RpcError(ErrorType.INVALID_PARAMS, why, field="params.name")
+        return cfg
+
+    def start(
+        self, name: str, redirect_uri: str | None, answer: Callable[[McpLoginResult], None]
+    ) -> None:
+        cfg = self._oauth_server(name)
         oauth = cfg.get("oauth")
         configured = oauth.get("redirect_uri") if isinstance(oauth, dict) else None
         redirect = configured if isinstance(configured, str) and configured else redirect_uri
         if not redirect:
             why = "give the redirectUri the host catches (the server configures none)"
             raise RpcError(ErrorType.INVALID_PARAMS, why, field="params.redirectUri")
-        self._replace(name)
+        self._replace(name, REPLACED)
         login_id = "login_" + secrets.token_hex(8)
         login = _Login(name, self._flows.new(login_id, name, redirect))
         login.thread = threading.Thread(
@@ -160,11 +173,16 @@ class Logins:
         except ValueError as exc:  # not this flow's state, or a second callback
             raise RpcError(ErrorType.INVALID_PARAMS, str(exc), field="params.url") from exc
 
-    def _replace(self, name: str) -> None:
+    def logout(self, name: str) -> bool:
+        self._oauth_server(name)
+        self._replace(name, SIGNED_OUT)
+        return self._flows.sign_out(name)
+
+    def _replace(self, name: str, why: str) -> None:
         with self._lock:
             old = [login for login in self._by_id.values() if login.name == name]
         for login in old:
-            login.stop(REPLACED)
+            login.stop(why)
             if login.thread is not None:
                 login.thread.join(REPLACED_WAIT_S)
 
@@ -253,6 +271,19 @@ class HermesFlows:
                 storage.restore(stored)  # the tokens it had before, as they were
                 manager.restore_entry(name, previous)
                 raise
+
+    def sign_out(self, name: str) -> bool:
+        from tools import mcp_tool
+        from tools.mcp_oauth import HermesTokenStorage
+        from tools.mcp_oauth_manager import get_manager
+
+        had = HermesTokenStorage(name).has_cached_tokens()
+        get_manager().remove(name)  # hermes' `mcp remove`: the cached provider and the files
+        with mcp_tool._lock:
+            held = name in mcp_tool._servers
+        if held:  # its session still holds a token: it reconnects without one, and fails
+            mcp_tool.reconnect_mcp_server(name)
+        return bool(had)
 
     def connect(self, name: str) -> None:
         from tools import mcp_tool

@@ -124,6 +124,9 @@ class PlainAdapterMethods:
     def mcp_login_callback(self, login_id: str, url: str) -> None:
         raise AgentUnavailable("this agent has no MCP servers")
 
+    def mcp_logout(self, name: str) -> bool:
+        raise AgentUnavailable("this agent has no MCP servers")
+
     def unknown_toolsets(self, names: list[str]) -> list[str]:
         return []  # no toolsets to check against: none is refused
 

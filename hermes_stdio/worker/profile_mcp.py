@@ -6,7 +6,7 @@ Contract: ``HermesMcp`` is a mixin of ``HermesAdapter`` (which provides
 ``contract.AgentAdapter`` MCP methods: ``watch_mcp`` and ``watch_mcp_logins``
 (set before the servers start), ``connect_mcp`` (starts them, once the
 profile's environment is final), ``mcp_status``, ``connect_mcp_servers``
-(``mcp.McpServers``), ``mcp_login`` and ``mcp_login_callback``
+(``mcp.McpServers``), ``mcp_login``, ``mcp_login_callback`` and ``mcp_logout``
 (``mcp_login.Logins`` over hermes' dashboard flow, ``mcp_login.HermesFlows``).
 ``_mcp`` is None until the servers are started (``shutdown`` closes them).
 """
@@ -80,6 +80,9 @@ class HermesMcp:
 
     def mcp_login_callback(self, login_id: str, url: str) -> None:
         self._mcp_logins().callback(login_id, url)
+
+    def mcp_logout(self, name: str) -> bool:
+        return self._mcp_logins().logout(name)
 
     def _mcp_logins(self) -> Logins:
         servers = self._mcp_servers()

@@ -2,10 +2,7 @@
 
 Contract (a mixin of ``WorkerService``, which provides ``adapter``,
 ``sessions`` and ``peer``): ``command/list`` (the profile's skills and
-bundles), ``mcp/status`` and ``mcp/connect`` (its MCP servers; a connect
-answers after at most ``MCP_CONNECT_WAIT_S``, its slower servers still
-connecting), ``mcp/login`` and ``mcp/loginCallback`` (signing in to one,
-``mcp_login``), ``session/listStored`` (its stored
+bundles), ``session/listStored`` (its stored
 sessions, a page at a time; a relative ``workspace`` is ``invalid_params``),
 ``session/search`` (their messages, by hermes'
 full-text search; a blank or over-long query is ``invalid_params``),
@@ -35,7 +32,6 @@ from typing import Any
 
 from ..protocol import checkpoints as ck
 from ..protocol import encode
-from ..protocol import mcp_login as ml
 from ..protocol import providers as pv
 from ..protocol import stored as st
 from ..protocol import toolbox as x
@@ -55,7 +51,6 @@ from .state import Session
 
 DEFERRED = object()  # a handler's result: the answer is sent later, by a thread
 MAX_QUERY_CHARS = 1000  # a session/search query; hermes' FTS5 work grows with its terms
-MCP_CONNECT_WAIT_S = 30.0  # well inside the supervisor's 60 s for any answer
 
 
 class QueryMethods:
@@ -225,27 +220,6 @@ class QueryMethods:
 
         return self.answer_off_reader(req, "estimate", estimate, slow=True)
 
-    def _h_mcp_status(self, req: Request, p: t.WorkerTarget) -> Any:
-        return self.answer_off_reader(
-            req, "mcp-status", lambda: x.McpStatusResult(self.adapter.mcp_status()), slow=True
-        )
-
-    def _h_mcp_connect(self, req: Request, p: t.WorkerTarget) -> Any:
-        def connect() -> x.McpStatusResult:
-            return x.McpStatusResult(self.adapter.connect_mcp_servers(MCP_CONNECT_WAIT_S))
-
-        return self.answer_off_reader(req, "mcp-connect", connect, slow=True)
-
-    def _h_mcp_login(self, req: Request, p: ml.McpLoginParams) -> Any:
-        def start() -> None:
-            assert self.peer is not None
-            try:
-                self.adapter.mcp_login(p.name, p.redirect_uri, self._respond_with(req))
-            except Exception as exc:
-                self.peer.respond_error(req.id, request_error(exc))
-
-        return self.queue(req, "mcp-login", start, slow=True)
-
     def _respond_with(self, req: Request) -> Callable[[Record], None]:
         """What answers ``req`` with a record (a sign-in's start: its end is told after)."""
         peer = self.peer
@@ -255,13 +229,6 @@ class QueryMethods:
             peer.respond(req.id, encode(result))
 
         return respond
-
-    def _h_mcp_loginCallback(self, req: Request, p: ml.McpLoginCallbackParams) -> Any:
-        def deliver() -> ml.McpLoginCallbackResult:
-            self.adapter.mcp_login_callback(p.login_id, p.url)
-            return ml.McpLoginCallbackResult(p.login_id)
-
-        return self.answer_off_reader(req, "mcp-login", deliver)
 
     def _h_session_goal(self, req: Request, p: t.SessionGoalParams) -> Any:
         for name, value in (("maxTurns", p.max_turns), ("index", p.index)):

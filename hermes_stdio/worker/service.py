@@ -55,6 +55,7 @@ from .cron_methods import CronMethods
 from .export_methods import ExportMethods
 from .jobs import JobQueue
 from .launch import RunLauncher
+from .mcp_methods import McpMethods
 from .memory_methods import MemoryMethods
 from .outbox import Outbox
 from .parts import request_error
@@ -82,6 +83,7 @@ _ROUTED = {
 class WorkerService(
     AnswerMethods,
     AccountMethods,
+    McpMethods,
     QueryMethods,
     ConfigMethods,
     CronMethods,

@@ -260,3 +260,29 @@ def test_a_sign_in_whose_worker_dies_ends_failed_once_before_worker_exited(
         {"profile": "work", "workerKey": None, "loginId": started["loginId"], "name": "secure",
          "ok": False, "error": f"the worker exited ({exited['signal']})"}
     ]  # fmt: skip
+
+
+def test_a_logout_removes_the_tokens_and_the_server_fails_until_the_next_sign_in(
+    host: HostClient, llm: ScriptedLLM, home: Path, secure: Path
+) -> None:
+    failed_at_start(host)
+    started = login(host, redirectUri=REDIRECT)
+    back = redirected(started["authorizationUrl"])
+    host.request(
+        "mcp/loginCallback", {"profile": "work", "loginId": started["loginId"], "url": back}
+    )
+    host.wait_for(server_is("secure", "connected"), timeout=60)
+    tokens = home / "profiles" / "work" / "mcp-tokens"
+    assert (tokens / "secure.json").exists()
+
+    out = host.request("mcp/logout", {"profile": "work", "name": "secure"}, timeout=60)
+    assert out == {"name": "secure", "signedOut": True}
+    assert not (tokens / "secure.json").exists()
+    failed = host.wait_for(server_is("secure", "failed"), timeout=60).params
+    [status] = [s for s in failed["servers"] if s["name"] == "secure"]
+    assert status["signedIn"] is False
+    again = host.request("mcp/logout", {"profile": "work", "name": "secure"}, timeout=60)
+    assert again == {"name": "secure", "signedOut": False}
+    with pytest.raises(RpcError) as err:
+        host.request("mcp/logout", {"profile": "work", "name": "echo"})
+    assert (err.value.kind, err.value.data) == (ErrorType.INVALID_PARAMS, {"field": "params.name"})

@@ -11,7 +11,7 @@ import pytest
 
 from hermes_stdio.protocol.mcp_login import McpLoginResult
 from hermes_stdio.wire import ErrorType, RpcError
-from hermes_stdio.worker.mcp_login import REPLACED, Logins
+from hermes_stdio.worker.mcp_login import REPLACED, SIGNED_OUT, Logins
 
 WAIT_S = 10.0
 URL = "https://auth.example/authorize?state=s1"
@@ -47,6 +47,7 @@ class FakeFlows:
     def __init__(self, no_url: str | None = None) -> None:
         self.flows: list[FakeFlow] = []
         self.connected: list[str] = []
+        self.signed_out: list[str] = []
         self.no_url = no_url
 
     def new(self, login_id: str, name: str, redirect_uri: str) -> FakeFlow:
@@ -67,6 +68,10 @@ class FakeFlows:
 
     def connect(self, name: str) -> None:
         self.connected.append(name)
+
+    def sign_out(self, name: str) -> bool:
+        self.signed_out.append(name)
+        return len(self.signed_out) == 1  # held tokens the first time only
 
 
 SERVERS = {
@@ -206,3 +211,29 @@ def test_a_login_that_ends_before_its_answer_went_out_is_told_after_it() -> None
 
     it.start("secure", "app://cb", answer)
     assert ended.calls == [(ids[0], "secure", None)]
+
+
+def test_a_logout_ends_a_login_still_waiting_and_signs_the_server_out() -> None:
+    it, flows, ended = logins()
+    started = start(it, "secure", "app://cb")
+    assert it.logout("secure") is True
+    assert ended.wait(1) == [(started.login_id, "secure", SIGNED_OUT)]
+    assert flows.signed_out == ["secure"]
+    assert it.logout("secure") is False  # nothing held any more
+
+
+@pytest.mark.parametrize(
+    ("name", "kind", "data"),
+    [
+        ("nope", ErrorType.UNKNOWN_MCP_SERVER, {"name": "nope"}),
+        ("local", ErrorType.INVALID_PARAMS, {"field": "params.name"}),
+    ],
+)
+def test_a_logout_of_a_server_without_oauth_is_a_named_error(
+    name: str, kind: ErrorType, data: dict[str, str]
+) -> None:
+    it, flows, _ = logins()
+    with pytest.raises(RpcError) as err:
+        it.logout(name)
+    assert (err.value.kind, err.value.data) == (kind, data)
+    assert flows.signed_out == []

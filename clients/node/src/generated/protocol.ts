@@ -1423,6 +1423,32 @@ export interface McpLoginResult {
   redirectUri: string;
 }
 
+export interface McpLogoutParams {
+  /**
+   * The server's name under mcp_servers in the profile's config.yaml.
+   */
+  name: string;
+  /**
+   * Profile name; null or absent means default.
+   */
+  profile?: string | null;
+  /**
+   * Isolation key for a separate worker process.
+   */
+  workerKey?: string | null;
+}
+
+export interface McpLogoutResult {
+  /**
+   * The MCP server.
+   */
+  name: string;
+  /**
+   * True: the profile's tokens for it were removed; false: it held none.
+   */
+  signedOut: boolean;
+}
+
 export interface McpServerInfo {
   /**
    * The server's name under mcp_servers in the profile's config.yaml.
@@ -4841,6 +4867,8 @@ export interface HostRequests {
   'mcp/login': { params: McpLoginParams; result: McpLoginResult };
   /** Hand a sign-in the URL the browser was sent back to; mcp/loginCompleted follows. */
   'mcp/loginCallback': { params: McpLoginCallbackParams; result: McpLoginCallbackResult };
+  /** Sign the profile out of an OAuth MCP server: its tokens removed, its connection dropped. */
+  'mcp/logout': { params: McpLogoutParams; result: McpLogoutResult };
   /** The profile's MCP servers as its worker sees them: connected, failed, and so on. */
   'mcp/status': { params: WorkerTarget; result: McpStatusResult };
   /** Add an entry to a memory store, as the agent's memory tool does. */
@@ -5076,6 +5104,7 @@ export const HOST_REQUEST_METHODS: readonly HostRequestMethod[] = [
   'mcp/connect',
   'mcp/login',
   'mcp/loginCallback',
+  'mcp/logout',
   'mcp/status',
   'memory/add',
   'memory/list',
