@@ -80,6 +80,13 @@ class AccountLoginCompletedNotification(Record):
     )
 
 
+class AccountChangedNotification(Record):
+    profile: str = doc_field(
+        "The profile whose sign-ins or stored credentials changed: model/list tells which"
+        " providers it is signed in to now."
+    )
+
+
 class WorkerAccountLoginEndedNotification(Record):
     login_id: str = doc_field("The account/login's loginId.")
     provider: str = doc_field("The provider.")

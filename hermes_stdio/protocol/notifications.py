@@ -237,6 +237,13 @@ SERVER_NOTIFICATIONS: dict[str, NotificationSpec] = {
             origin="supervisor",
         ),
         NotificationSpec(
+            "account/changed",
+            ac.AccountChangedNotification,
+            "A profile's auth.json changed on disk, whoever changed it (an account/login or"
+            " account/logout, hermes auth in a terminal, hermes renewing a token).",
+            origin="supervisor",
+        ),
+        NotificationSpec(
             "worker/started",
             pw.WorkerStartedNotification,
             "A worker process is ready: sent before anything else from it.",

@@ -5,6 +5,7 @@ Contract (a mixin of ``Supervisor``, which provides ``home``, ``_notify_host``,
 of its own, once a process) starts ``profile_watch.ProfileWatch`` and pushes
 ``profile/listChanged`` when the listing changes, and for each profile's file
 that changes ``config/changed``, ``soul/changed``, ``env/changed``,
+``account/changed`` (its ``auth.json``),
 ``memory/changed`` (which file) and ``cron/listChanged``; the cron schedule
 is told of changed job files and listings. ``_watch_settled`` is set once the
 watch has read its starting point, or cannot watch (no inotify: logged).
@@ -16,6 +17,7 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
+from ..protocol import accounts as ac
 from ..protocol import config as cf
 from ..protocol import cron as cr
 from ..protocol import encode
@@ -54,6 +56,7 @@ class FilePushes:
             "SOUL.md": lambda p, v: push("soul/changed", so.SoulChangedNotification(p, v)),
             "cron/jobs.json": lambda p, _: jobs_changed(p),
             ".env": lambda p, _: push("env/changed", ev.EnvChangedNotification(p)),
+            "auth.json": lambda p, _: push("account/changed", ac.AccountChangedNotification(p)),
             "memories/MEMORY.md": lambda p, _: push(
                 "memory/changed", mm.MemoryChangedNotification(p, "memory")
             ),

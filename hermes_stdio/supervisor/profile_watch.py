@@ -2,7 +2,7 @@
 and when one of a profile's files a host shows does: its cron jobs
 (``cron/listChanged``), its ``config.yaml`` (``config/changed``), its ``.env``
 (``env/changed``), its ``SOUL.md`` (``soul/changed``), its memory
-(``memory/changed``).
+(``memory/changed``), its sign-ins (``auth.json``: ``account/changed``).
 
 A profile switcher would otherwise go stale when the user makes, removes or
 renames a profile (``hermes profile create``), or changes the model, provider

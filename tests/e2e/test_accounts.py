@@ -18,7 +18,7 @@ from hermes_stdio.testing.llm_server import Reply, ScriptedLLM
 from hermes_stdio.wire import ErrorType, Notification, RpcError
 from hermes_stdio.worker.account_login import REPLACED
 
-from .conftest import StartHost, worker_pids
+from .conftest import StartHost, pushed_so_far, worker_pids
 from .fixtures.nous_portal import NousPortal, access_token
 
 WORK = {"profile": "work"}
@@ -66,6 +66,7 @@ def refused(host: HostClient, method: str, params: dict[str, Any]) -> RpcError:
 def test_a_profile_signs_in_to_nous_portal_and_its_next_agent_calls_the_model_with_the_token(
     host: HostClient, portal: NousPortal, llm: ScriptedLLM, home: Path
 ) -> None:
+    host.wait_stderr(lambda line: "watching the profiles" in line, timeout=20)
     before = nous(host)
     assert (before["authenticated"], before["signIn"]) == (False, True)
     started = host.request("account/login", {**WORK, "provider": "nous"}, timeout=60)
@@ -88,6 +89,8 @@ def test_a_profile_signs_in_to_nous_portal_and_its_next_agent_calls_the_model_wi
         "error": None,
     }
     assert nous(host)["authenticated"]
+    changed = host.wait_for(lambda n: n.method == "account/changed", timeout=30)
+    assert changed.params == {"profile": "work"}  # the profile's auth.json, watched
     assert stored(home)["providers"]["nous"]["access_token"] == access_token(device)
     assert "nous" not in stored(home, "default").get("providers", {})  # the profile's own
     assert not (home / "shared" / "nous_auth.json").exists()
@@ -199,3 +202,16 @@ def test_a_sign_in_whose_worker_exits_ends_failed_once_before_worker_exited(
     ]  # fmt: skip
     err = refused(host, "account/loginCancel", {**WORK, "loginId": started["loginId"]})
     assert err.kind is ErrorType.UNKNOWN_ACCOUNT_LOGIN  # the new worker knows of none
+
+
+def test_a_sign_in_made_outside_is_pushed_for_its_profile_only_and_a_logout_too(
+    host: HostClient, home: Path
+) -> None:
+    host.wait_stderr(lambda line: "watching the profiles" in line, timeout=20)
+    state = {"access_token": "made-by-hermes-auth-in-a-terminal"}
+    auth = home / "profiles" / "play" / "auth.json"
+    auth.write_text(json.dumps({"version": 1, "providers": {"nous": state}}))
+    pushed_so_far(host, "account/changed", [{"profile": "play"}])
+    out = host.request("account/logout", {"profile": "play", "provider": "nous"})
+    assert out == {"provider": "nous", "signedOut": True}
+    pushed_so_far(host, "account/changed", [{"profile": "play"}] * 2)

@@ -10,6 +10,13 @@ export const SCHEMA_ID = 'https://hermes-stdio.invalid/protocol/v1.json' as cons
 
 // ---- Record types ($defs) ----
 
+export interface AccountChangedNotification {
+  /**
+   * The profile whose sign-ins or stored credentials changed: model/list tells which providers it is signed in to now.
+   */
+  profile: string;
+}
+
 export interface AccountLoginCancelParams {
   /**
    * The account/login's loginId.
@@ -5003,6 +5010,8 @@ export interface HostNotifications {
 
 /** Notifications the server sends to the host (x-notifications); values are params. */
 export interface ServerNotifications {
+  /** A profile's auth.json changed on disk, whoever changed it (an account/login or account/logout, hermes auth in a terminal, hermes renewing a token). */
+  'account/changed': AccountChangedNotification;
   /** An account/login ended: signed in (the tokens are in the profile), or failed, with why. */
   'account/loginCompleted': AccountLoginCompletedNotification;
   /** A tool call waits for the host's approval of a dangerous command. */
@@ -5172,6 +5181,7 @@ export const HOST_NOTIFICATION_METHODS: readonly HostNotificationMethod[] = [
   'initialized',
 ];
 export const SERVER_NOTIFICATION_METHODS: readonly ServerNotificationMethod[] = [
+  'account/changed',
   'account/loginCompleted',
   'approval/requested',
   'approval/resolved',
