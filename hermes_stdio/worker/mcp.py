@@ -36,7 +36,8 @@ profile's final environment):
   config.yaml changed). Nothing is sent for a profile that has listed no
   servers since the start: ``reread`` reads the config again to know.
 - Each stdio server runs under ``mcp_watchdog`` (hermes' parent-death
-  watchdog's job, without its 2 s ``getppid`` poll).
+  watchdog's job, without its 2 s ``getppid`` poll), and a session that ends
+  fails its callers at once (``mcp_closing``) rather than at their timeout.
 - ``close(timeout)`` closes every connection as hermes' CLI does on exit (a
   stdio server's stdin is closed, then it is signalled after hermes' grace),
   waiting at most ``timeout`` in all; a server that outlives that is killed by
@@ -53,7 +54,7 @@ from typing import Any, get_args
 
 from ..protocol import toolbox as tx
 from ..transport.log import log as note
-from . import mcp_watchdog
+from . import mcp_closing, mcp_watchdog
 from .mcp_live import Liveness
 
 log = logging.getLogger("hermes_stdio.mcp")
@@ -112,6 +113,7 @@ class McpServers:
         tools = self._tools()
         self._live.install(tools)
         mcp_watchdog.install(tools)
+        mcp_closing.install()
 
     def _follow_discovery(self) -> None:
         self._startup.join_mcp_discovery(None)

@@ -34,18 +34,25 @@ OAUTH_SERVER = Path(__file__).with_name("fixtures") / "mcp_oauth_server.py"
 REDIRECT = "http://127.0.0.1:9/callback"  # the host catches it: nothing listens there
 
 
+def serve(tokens: Path, port: int = 0) -> tuple[subprocess.Popen[str], int]:
+    """The OAuth server (on ``port``, else a free one): its process and port."""
+    proc = subprocess.Popen(
+        [sys.executable, str(OAUTH_SERVER), str(tokens), str(port)],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stdout is not None
+    assert select.select([proc.stdout], [], [], 60)[0], "the OAuth server did not start"
+    return proc, int(proc.stdout.readline())
+
+
 @pytest.fixture
 def secure(home: Path, tmp_path: Path) -> Iterator[Path]:
     """The OAuth server, listed in profile work as ``secure`` (and a stdio ``echo``);
     the file of the tokens it issued."""
     tokens = tmp_path / "issued-tokens"
-    proc = subprocess.Popen(
-        [sys.executable, str(OAUTH_SERVER), str(tokens)], stdout=subprocess.PIPE, text=True
-    )
+    proc, port = serve(tokens)
     try:
-        assert proc.stdout is not None
-        assert select.select([proc.stdout], [], [], 60)[0], "the OAuth server did not start"
-        port = int(proc.stdout.readline())
         config_path = home / "profiles" / "work" / "config.yaml"
         config = yaml.safe_load(config_path.read_text())
         config["mcp_servers"] = {
@@ -286,3 +293,36 @@ def test_a_logout_removes_the_tokens_and_the_server_fails_until_the_next_sign_in
     with pytest.raises(RpcError) as err:
         host.request("mcp/logout", {"profile": "work", "name": "echo"})
     assert (err.value.kind, err.value.data) == (ErrorType.INVALID_PARAMS, {"field": "params.name"})
+
+
+def test_a_tool_call_whose_tokens_the_server_revoked_fails_instead_of_waiting_out_its_timeout(
+    host: HostClient, llm: ScriptedLLM, home: Path, tmp_path: Path
+) -> None:
+    tokens = tmp_path / "revoking-tokens"
+    proc, port = serve(tokens)
+    config_path = home / "profiles" / "work" / "config.yaml"
+    config = yaml.safe_load(config_path.read_text())
+    config["mcp_servers"] = {"secure": {"url": f"http://127.0.0.1:{port}/mcp", "auth": "oauth"}}
+    config["mcp_discovery_timeout"] = 60
+    config_path.write_text(yaml.safe_dump(config))
+    try:
+        failed_at_start(host)
+        started = login(host, redirectUri=REDIRECT)
+        back = redirected(started["authorizationUrl"])
+        callback = {"profile": "work", "loginId": started["loginId"], "url": back}
+        host.request("mcp/loginCallback", callback)
+        host.wait_for(server_is("secure", "connected"), timeout=60)
+        proc.kill()
+        proc.wait(10)
+        proc, _ = serve(tokens, port)  # the provider forgot every token: revoked
+
+        llm.enqueue(Reply.tool_call("mcp__secure__whoami", {}), Reply.text(["done"]))
+        run = host.request("run/start", {"message": "who am I?", "profile": "work"})
+        # hermes' tool timeout is 300 s: a call left waiting on the closed session
+        # would still wait when this gives up
+        assert host.wait_run_completed(run["runId"], timeout=120).params["status"] == "complete"
+        results = [m for m in llm.requests[-1]["messages"] if m["role"] == "tool"]
+        assert "Connection closed" in str(results[-1]["content"])
+    finally:
+        proc.kill()
+        proc.wait(10)
