@@ -37,6 +37,7 @@ from typing import Any, Protocol
 from ..protocol.accounts import AccountLoginResult
 from ..transport.log import log
 from ..wire import ErrorType, RpcError
+from .sign_in_table import SignInTable
 
 CODE_WAIT_S = 30.0  # the provider's device-code request; hermes' own times out at 15 s
 CANCELLED = "cancelled"
@@ -78,14 +79,13 @@ class _Login:
     error: str | None = None
 
 
-class AccountLogins:
+class AccountLogins(SignInTable[_Login]):
     def __init__(
         self, flows: dict[str, DeviceFlow], ended: Callable[[str, str, str | None], None]
     ) -> None:
-        self._flows, self._ended = flows, ended
+        super().__init__(ended)
+        self._flows = flows
         self.providers = frozenset(flows)
-        self._lock = threading.Lock()
-        self._by_id: dict[str, _Login] = {}  # under way, or ended before its id was given
 
     def start(self, provider: str, answer: Callable[[AccountLoginResult], None]) -> None:
         flow = self._flows.get(provider)
@@ -122,13 +122,7 @@ class AccountLogins:
                 code.expires_in,
             )
         )
-        with self._lock:  # its end, if it came already, goes after the answer
-            login.answered = True
-            told = login.ended
-            if told:
-                self._by_id.pop(login_id, None)
-        if told:
-            self._ended(login_id, provider, login.error)
+        self._answered(login_id, login, provider)
 
     def cancel(self, login_id: str) -> None:
         if not self._end(login_id, CANCELLED):
@@ -171,12 +165,10 @@ class AccountLogins:
                 return False
             if last is not None:
                 error = last()
-            login.ended, login.error = True, error
             login.stop.set()
-            if not login.answered:
-                return True  # told once its id is given (answered), if ever
-            del self._by_id[login_id]
-        self._ended(login_id, login.provider, error)
+            told = self._finish(login_id, login, error)
+        if told:
+            self._ended(login_id, login.provider, error)
         return True
 
 

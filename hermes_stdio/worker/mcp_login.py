@@ -49,6 +49,7 @@ from urllib.parse import parse_qs, urlparse
 from ..protocol.mcp_login import McpLoginResult
 from ..transport.log import log
 from ..wire import ErrorType, RpcError
+from .sign_in_table import SignInTable
 
 URL_WAIT_S = 30.0  # hermes' dashboard waits as long for the authorization URL
 REPLACED_WAIT_S = 10.0  # a replaced login's thread ends once its flow is marked failed
@@ -90,7 +91,7 @@ class _Login:
     flow: Flow
     thread: threading.Thread | None = None
     answered: bool = False  # its mcp/login answered its id: its end is told
-    done: bool = False
+    ended: bool = False
     error: str | None = None
     stopped: str | None = None  # why this side ended it (its error, over hermes' words)
 
@@ -99,16 +100,15 @@ class _Login:
         self.flow.mark_error(why)
 
 
-class Logins:
+class Logins(SignInTable[_Login]):
     def __init__(
         self,
         flows: Flows,
         servers: Callable[[], dict[str, Any]],
         ended: Callable[[str, str, str | None], None],
     ) -> None:
-        self._flows, self._servers, self._ended = flows, servers, ended
-        self._lock = threading.Lock()
-        self._by_id: dict[str, _Login] = {}
+        super().__init__(ended)
+        self._flows, self._servers = flows, servers
 
     def _oauth_server(self, name: str) -> dict[str, Any]:
         cfg = self._servers().get(name)
@@ -149,13 +149,7 @@ class Logins:
                 error = login.error or "no authorization URL came in time"
             raise RpcError(ErrorType.MCP_LOGIN_FAILED, error, name=name)
         answer(McpLoginResult(login_id, url, redirect))
-        with self._lock:  # its end, if it came already, goes after the answer
-            login.answered = True
-            told = login.done
-            if told:
-                self._by_id.pop(login_id, None)
-        if told:
-            self._ended(login_id, name, login.error)
+        self._answered(login_id, login, name)
 
     def callback(self, login_id: str, url: str) -> None:
         with self._lock:
@@ -195,10 +189,7 @@ class Logins:
             login.flow.mark_error(error)
             log(f"worker: signing in to MCP server {name!r} failed: {error}")
         with self._lock:
-            login.done, login.error = True, error
-            told = login.answered
-            if told:  # else start tells it, once the host has the id
-                self._by_id.pop(login_id, None)
+            told = self._finish(login_id, login, error)
         if told:  # before the server's status: signed in, then connecting, connected
             self._ended(login_id, name, error)
         if error is None:
