@@ -86,19 +86,26 @@ def main(argv: list[str]) -> int:
         print("usage: mcp_watchdog.py --ppid PID -- COMMAND [ARGS...]", file=sys.stderr)
         return 2
     ppid = int(argv[1])
-    proc = subprocess.Popen(argv[3:], start_new_session=True)
     ended = threading.Event()  # set once the command has exited (only main waits on it)
     signalled: list[int] = []
+    started: list[subprocess.Popen[bytes]] = []
 
     def stop() -> None:
-        threading.Thread(target=_stop, args=(proc, ended), daemon=True).start()
+        for proc in started:
+            threading.Thread(target=_stop, args=(proc, ended), daemon=True).start()
 
     def on_signal(signum: int, _frame: object) -> None:
         signalled.append(signum)
         stop()
 
+    # Before the command starts: a signal's default action would end us and leave
+    # it running, in a session of its own, with nobody to stop it.
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGINT, on_signal)
+    proc = subprocess.Popen(argv[3:], start_new_session=True)
+    started.append(proc)
+    if signalled:  # it came while the command was starting
+        stop()
 
     def watch() -> None:
         _await_parent(ppid)

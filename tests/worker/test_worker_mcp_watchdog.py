@@ -64,6 +64,32 @@ def test_sigterm_to_it_stops_the_commands_process_group() -> None:
     assert gone(server)
 
 
+def test_a_sigterm_that_comes_while_the_command_starts_still_stops_it() -> None:
+    # The signal is sent the moment the command's process exists, before main()
+    # goes on: a watchdog that set its handlers only then died of it and left the
+    # command running in its own session.
+    script = (
+        "import os, signal, subprocess, sys\n"
+        "from hermes_stdio.worker import mcp_watchdog\n"
+        "real = subprocess.Popen\n"
+        "def started(*args, **kwargs):\n"
+        "    proc = real(*args, **kwargs)\n"
+        "    print(proc.pid, flush=True)\n"
+        "    os.kill(os.getpid(), signal.SIGTERM)\n"
+        "    return proc\n"
+        "subprocess.Popen = started\n"
+        "sys.exit(mcp_watchdog.main(sys.argv[1:]))\n"
+    )
+    argv = ["--ppid", str(os.getpid()), "--", "sleep", "60"]
+    proc = subprocess.Popen(
+        [sys.executable, "-c", script, *argv], stdout=subprocess.PIPE, text=True
+    )
+    assert proc.stdout is not None
+    server = int(proc.stdout.readline())
+    assert proc.wait(WAIT_S) == 128 + signal.SIGTERM
+    assert gone(server)
+
+
 def test_a_parent_already_gone_stops_the_command_at_once() -> None:
     dead = subprocess.Popen(["true"])
     dead.wait(WAIT_S)
