@@ -20,11 +20,12 @@ profile's final environment):
   ``configured``): connecting while hermes reconnects it, failed while it has
   given up; a stdio server's exit makes hermes reconnect it at once.
 - ``connect(wait_s)`` (``mcp/connect``) connects the servers the profile lists
-  now that are not connected: failed ones are tried again, ones listed since
-  the worker started are started (the MCP SDK imported then if it was not);
-  connected ones are left alone. One attempt at a time, after startup's own
-  discovery, never reading the worker's stdin for an OAuth login (hermes'
-  non-interactive discovery, as at startup); it waits for the attempt at most
+  now that are not connected: failed ones are tried again (one whose hermes
+  task has ended is started afresh), ones listed since the worker started
+  are started (the MCP SDK imported then if it was not); connected ones are
+  left alone. One attempt at a time, after startup's own discovery, never
+  reading the worker's stdin for an OAuth login (hermes' non-interactive
+  discovery, as at startup); it waits for the attempt at most
   ``wait_s``, and a slower one goes on in the background.
 - ``report(reread)`` sends ``changed`` (if given) the servers' status when it
   differs from the last one sent, in order, never raising: on its own just
@@ -55,7 +56,7 @@ from typing import Any, get_args
 from ..protocol import toolbox as tx
 from ..transport.log import log as note
 from . import mcp_closing, mcp_watchdog
-from .mcp_live import Liveness
+from .mcp_live import Liveness, let_go_of_ended
 
 log = logging.getLogger("hermes_stdio.mcp")
 _STATES = set(get_args(tx.McpServerState))
@@ -142,6 +143,8 @@ class McpServers:
         self._startup.join_mcp_discovery(None)
         self._attempt(+1)
         self._follow()
+        # hermes only nudges a server it holds, and one whose task ended hears nothing.
+        let_go_of_ended(self._tools())
         self.report()  # what it starts is connecting
         try:
             self._startup._discover_mcp_tools_without_interactive_oauth()

@@ -20,7 +20,8 @@ is missing). From then on, for a server that has connected in this worker:
 - an attempt that fails reads ``connecting`` with its error while hermes tries
   again, and ``failed`` with it while hermes has given up (until its
   self-probe, or ``mcp/connect``, which asks it to reconnect) or once hermes'
-  task for it has ended (an authorization it could not renew ends it);
+  task for it has ended (an authorization it could not renew ends it), until
+  ``let_go_of_ended`` drops it from hermes' table so that it starts afresh;
 - once it connects again, it reads as hermes says (``connected``, its tools,
   which are registered again if hermes skipped them), and ``changed()`` is
   called.
@@ -54,6 +55,23 @@ _SERVING: contextvars.ContextVar[Any] = contextvars.ContextVar("mcp_serving", de
 EXITED = "the server's process exited"
 CLOSE_S = 1.0  # the watch only has to wake and close its pidfds
 State = tuple[str, str | None]  # status, error
+
+
+def let_go_of_ended(mcp_tool: Any, name: str | None = None) -> list[str]:
+    """Drop from hermes' table the servers (``name``, or all) whose task has ended, so
+    the next discovery starts them afresh: hermes keeps such a server and only
+    nudges it to reconnect, which nothing hears (``_gone``). The names dropped."""
+    with mcp_tool._lock:
+        table = mcp_tool._servers
+        ended = [
+            n
+            for n, server in table.items()
+            if (name is None or n == name)
+            and ((task := getattr(server, "_task", None)) is None or task.done())
+        ]
+        for n in ended:
+            del table[n]
+    return ended
 
 
 class Liveness:

@@ -49,6 +49,7 @@ from urllib.parse import parse_qs, urlparse
 from ..protocol.mcp_login import McpLoginResult
 from ..transport.log import log
 from ..wire import ErrorType, RpcError
+from .mcp_live import let_go_of_ended
 from .sign_in_table import SignInTable
 
 URL_WAIT_S = 30.0  # hermes' dashboard waits as long for the authorization URL
@@ -279,13 +280,6 @@ class HermesFlows:
     def connect(self, name: str) -> None:
         from tools import mcp_tool
 
-        with mcp_tool._lock:
-            server = mcp_tool._servers.get(name)
-            task = getattr(server, "_task", None)
-            if server is not None and (task is None or task.done()):
-                # hermes' task for it ended (an authorization it could not renew):
-                # nothing would hear a reconnect; let go of it so it starts afresh.
-                del mcp_tool._servers[name]
-                server = None
-        if server is None or not mcp_tool.reconnect_mcp_server(name):
+        let_go_of_ended(mcp_tool, name)  # nothing would hear its reconnect
+        if not mcp_tool.reconnect_mcp_server(name):
             self._connect_all()  # mcp/connect's: starts the servers hermes does not hold

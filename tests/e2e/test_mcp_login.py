@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import select
+import shutil
 import signal
 import subprocess
 import sys
@@ -269,9 +270,9 @@ def test_a_sign_in_whose_worker_dies_ends_failed_once_before_worker_exited(
     ]  # fmt: skip
 
 
-def test_a_logout_removes_the_tokens_and_the_server_fails_until_the_next_sign_in(
-    host: HostClient, llm: ScriptedLLM, home: Path, secure: Path
-) -> None:
+def signed_in(host: HostClient, home: Path) -> Path:
+    """The worker failed the server, then signed in and connected it: where its
+    tokens are."""
     failed_at_start(host)
     started = login(host, redirectUri=REDIRECT)
     back = redirected(started["authorizationUrl"])
@@ -281,6 +282,13 @@ def test_a_logout_removes_the_tokens_and_the_server_fails_until_the_next_sign_in
     host.wait_for(server_is("secure", "connected"), timeout=60)
     tokens = home / "profiles" / "work" / "mcp-tokens"
     assert (tokens / "secure.json").exists()
+    return tokens
+
+
+def test_a_logout_removes_the_tokens_and_the_server_fails_until_the_next_sign_in(
+    host: HostClient, llm: ScriptedLLM, home: Path, secure: Path
+) -> None:
+    tokens = signed_in(host, home)
 
     out = host.request("mcp/logout", {"profile": "work", "name": "secure"}, timeout=60)
     assert out == {"name": "secure", "signedOut": True}
@@ -293,6 +301,27 @@ def test_a_logout_removes_the_tokens_and_the_server_fails_until_the_next_sign_in
     with pytest.raises(RpcError) as err:
         host.request("mcp/logout", {"profile": "work", "name": "echo"})
     assert (err.value.kind, err.value.data) == (ErrorType.INVALID_PARAMS, {"field": "params.name"})
+
+
+def test_mcp_connect_starts_afresh_a_server_hermes_gave_up_on_once_it_can_sign_in_again(
+    host: HostClient, llm: ScriptedLLM, home: Path, secure: Path, tmp_path: Path
+) -> None:
+    tokens = signed_in(host, home)
+    kept = tmp_path / "kept-tokens"
+    shutil.copytree(tokens, kept)
+    host.request("mcp/logout", {"profile": "work", "name": "secure"}, timeout=60)
+    # Reconnected without a token, the server refused it: hermes' task for it ended.
+    host.wait_for(server_is("secure", "failed"), timeout=60)
+    shutil.copytree(kept, tokens, dirs_exist_ok=True)  # as `hermes mcp login` in a terminal
+
+    servers = host.request("mcp/connect", {"profile": "work"}, timeout=60)["servers"]
+    [status] = [s for s in servers if s["name"] == "secure"]
+    assert (status["status"], status["signedIn"]) == ("connected", True)
+    llm.enqueue(Reply.tool_call("mcp__secure__whoami", {}), Reply.text(["done"]))
+    run = host.request("run/start", {"message": "who am I?", "profile": "work"})
+    assert host.wait_run_completed(run["runId"], timeout=60).params["status"] == "complete"
+    results = [m for m in llm.requests[-1]["messages"] if m["role"] == "tool"]
+    assert "signed in to secure" in str(results[-1]["content"])
 
 
 def test_a_tool_call_whose_tokens_the_server_revoked_fails_instead_of_waiting_out_its_timeout(

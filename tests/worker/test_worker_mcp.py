@@ -7,6 +7,7 @@ from __future__ import annotations
 import queue
 import threading
 import time
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -46,6 +47,8 @@ class FakeTools:
         self.statuses = statuses
         self.release = threading.Event()
         self.closes = 0
+        self._lock = threading.Lock()  # hermes' table of the servers it holds
+        self._servers: dict[str, Any] = {}
 
     def get_mcp_status(self) -> list[dict[str, Any]]:
         return self.statuses
@@ -134,6 +137,25 @@ def test_a_connect_tries_again_after_startups_discovery_and_one_at_a_time() -> N
     tools.release.set()
     servers.close(1.0)  # servers listed since the start are closed on the way out too
     assert tools.closes == 1
+
+
+def test_a_connect_lets_go_of_a_server_whose_hermes_task_ended_before_it_discovers() -> None:
+    startup, tools = FakeStartup(), FakeTools([])
+    ended, running = threading.Event(), threading.Event()
+    ended.set()
+    for name, task in (("gone", ended), ("live", running)):
+        tools._servers[name] = SimpleNamespace(_task=SimpleNamespace(done=task.is_set))
+    held_at_discovery: list[list[str]] = []
+    discover = startup._discover_mcp_tools_without_interactive_oauth
+
+    def discovering() -> None:
+        held_at_discovery.append(sorted(tools._servers))
+        discover()
+
+    startup._discover_mcp_tools_without_interactive_oauth = discovering  # type: ignore[method-assign]
+    servers = McpServers(startup, lambda: tools, lambda: True)
+    servers.connect(5.0)
+    assert held_at_discovery == [["live"]]  # so hermes' discovery starts "gone" afresh
 
 
 class DiscoveringStartup(FakeStartup):

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from hermes_stdio.worker.mcp_live import EXITED, Liveness
+from hermes_stdio.worker.mcp_live import EXITED, Liveness, let_go_of_ended
 
 WAIT_S = 10.0
 
@@ -253,6 +253,24 @@ def test_a_server_whose_task_hermes_ended_reads_failed_with_why() -> None:
     asyncio.run(server.run({}))  # reconnecting, it cannot renew its authorization
     told.wait(2)
     assert live.state("web", "configured", None) == ("failed", "formatted: token revoked")
+
+
+def test_servers_whose_task_ended_are_let_go_of_so_discovery_starts_them_afresh() -> None:
+    mcp_tool, _, _ = hermes()
+    running, ended = (
+        asyncio.Future[None](loop=asyncio.new_event_loop()),
+        asyncio.Future[None](loop=asyncio.new_event_loop()),
+    )
+    ended.set_result(None)
+    for name, task in (("live", running), ("gone", ended), ("other-gone", ended)):
+        server = mcp_tool.MCPServerTask(name)
+        server._task = task
+        mcp_tool._servers[name] = server
+    assert let_go_of_ended(mcp_tool, "gone") == ["gone"]
+    assert let_go_of_ended(mcp_tool, "live") == []
+    assert sorted(mcp_tool._servers) == ["live", "other-gone"]
+    assert let_go_of_ended(mcp_tool) == ["other-gone"]
+    assert list(mcp_tool._servers) == ["live"]
 
 
 def test_a_first_connection_is_not_told_a_reconnection_of_a_held_server_is() -> None:
