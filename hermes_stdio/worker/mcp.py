@@ -37,8 +37,10 @@ profile's final environment):
   config.yaml changed). Nothing is sent for a profile that has listed no
   servers since the start: ``reread`` reads the config again to know.
 - Each stdio server runs under ``mcp_watchdog`` (hermes' parent-death
-  watchdog's job, without its 2 s ``getppid`` poll), and a session that ends
-  fails its callers at once (``mcp_closing``) rather than at their timeout.
+  watchdog's job, without its 2 s ``getppid`` poll), a session that ends
+  fails its callers at once (``mcp_closing``) rather than at their timeout,
+  and an OAuth request dropped as its session ends frees its provider's lock
+  (``mcp_auth_lock``).
 - ``close(timeout)`` closes every connection as hermes' CLI does on exit (a
   stdio server's stdin is closed, then it is signalled after hermes' grace),
   waiting at most ``timeout`` in all; a server that outlives that is killed by
@@ -55,7 +57,7 @@ from typing import Any, get_args
 
 from ..protocol import toolbox as tx
 from ..transport.log import log as note
-from . import mcp_closing, mcp_watchdog
+from . import mcp_auth_lock, mcp_closing, mcp_watchdog
 from .mcp_live import Liveness, let_go_of_ended
 
 log = logging.getLogger("hermes_stdio.mcp")
@@ -115,6 +117,7 @@ class McpServers:
         self._live.install(tools)
         mcp_watchdog.install(tools)
         mcp_closing.install()
+        mcp_auth_lock.install()
 
     def _follow_discovery(self) -> None:
         self._startup.join_mcp_discovery(None)

@@ -49,6 +49,7 @@ from urllib.parse import parse_qs, urlparse
 from ..protocol.mcp_login import McpLoginResult
 from ..transport.log import log
 from ..wire import ErrorType, RpcError
+from . import mcp_auth_lock
 from .mcp_live import let_go_of_ended
 from .sign_in_table import SignInTable
 
@@ -247,6 +248,7 @@ class HermesFlows:
         from tools.mcp_oauth import HermesTokenStorage, force_interactive_oauth
         from tools.mcp_oauth_manager import get_manager
 
+        mcp_auth_lock.install()  # before hermes builds the server's provider
         hermes: Any = flow.hermes if isinstance(flow, _HermesFlow) else flow
         wait_s = max(float(cfg.get("connect_timeout") or 0), SIGN_IN_FLOOR_S)
         with force_interactive_oauth(), dashboard_oauth_flow(hermes):
