@@ -39,7 +39,7 @@ def install(oauth2: Any = None) -> bool:
     if provider is None or not hasattr(oauth2, "anyio"):
         log("worker: the MCP SDK changed: a dropped OAuth request may hold its lock")
         return False
-    if getattr(provider, _MARK, False):
+    if vars(provider).get(_MARK, False):  # set on the class itself: subclasses inherit it
         return True
     init = provider.__init__
     anyio = oauth2.anyio

@@ -5,6 +5,7 @@ async-generator finalizer closes it), leaves the lock free for the next request.
 from __future__ import annotations
 
 import asyncio
+import inspect
 from types import SimpleNamespace
 from typing import Any
 
@@ -38,7 +39,9 @@ def provider_class(fixed: bool) -> type[Any]:
     when ``fixed``: the SDK's own class is left as it is."""
 
     class Provider(oauth2.OAuthClientProvider):
-        pass
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            # The SDK's own, even where this process installed the fix on it already.
+            inspect.unwrap(oauth2.OAuthClientProvider.__init__)(self, *args, **kwargs)
 
     if fixed:
         assert mcp_auth_lock.install(
