@@ -1,11 +1,12 @@
 """What hermes learns late about its MCP servers after they connected, learned at once.
 
-hermes notices that a connected stdio server's process has gone only when a tool
-call to it fails or at its next keepalive (180 s by default); until then its
-status reads ``connected``. While it reconnects a server, and after it gave up
-(parked until its next self-probe, 300 s, or a reconnect request), the status
-reads ``configured``, as for a server never started. So a host would show a dead
-server as connected for minutes, then as never started.
+hermes notices that a connected server has gone (a stdio server's process, an
+HTTP server) only when a tool call to it fails or at its next keepalive (180 s
+by default); until then its status reads ``connected``. While it reconnects a
+server, and after it gave up (parked until its next self-probe, 300 s, or a
+reconnect request), the status reads ``configured``, as for a server never
+started. So a host would show a dead server as connected for minutes, then as
+never started.
 
 Contract: ``Liveness(changed)``; ``install(mcp_tool)`` wraps hermes'
 ``MCPServerTask`` connection steps once (True; False, changing nothing, when one
@@ -15,6 +16,10 @@ is missing). From then on, for a server that has connected in this worker:
   pidfd (a thread blocked in ``poll``: no polling loop). It reads ``connecting``
   (error: its process exited) and hermes is asked to reconnect it (its own
   ``reconnect_mcp_server``: a new process, hermes' retries and backoff);
+- an HTTP server that went away, or forgot its session, is noticed within
+  seconds by the MCP SDK's standing event stream giving up (``mcp_http_live``):
+  it reads ``connecting`` (error: ``mcp_http_live.LOST``) and hermes is asked
+  to reconnect it, as above;
 - hermes tearing a connection down to rebuild it (a failed keepalive or tool
   call, an OAuth recovery) reads ``connecting``;
 - an attempt that fails reads ``connecting`` with its error while hermes tries
@@ -48,6 +53,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..transport.log import log
+from . import mcp_http_live
 
 _MARK = "_hermes_stdio_mcp_live"
 # The server task whose stdio connection is being made in this context.
@@ -87,8 +93,9 @@ class Liveness:
         self._wake_r, self._wake_w = -1, -1
         self._thread: threading.Thread | None = None
 
-    def install(self, mcp_tool: Any, stdio: Any = None) -> bool:
-        """``stdio``: the MCP SDK's ``mcp.client.stdio`` (imported when not given)."""
+    def install(self, mcp_tool: Any, stdio: Any = None, http: Any = None) -> bool:
+        """``stdio``, ``http``: the MCP SDK's ``mcp.client.stdio`` and
+        ``mcp.client.streamable_http`` (imported when not given)."""
         task = getattr(mcp_tool, "MCPServerTask", None)
         steps = ("_discover_tools", "_wait_for_lifecycle_event", "_run_stdio", "_run_http", "run")
         parked = "_wait_for_reconnect_or_shutdown"
@@ -102,10 +109,11 @@ class Liveness:
             _wrap(task, "_discover_tools", after=lambda live, srv, _: live._connected(srv))
             _wrap(task, "_wait_for_lifecycle_event", after=Liveness._ending)
             _wrap(task, "_run_stdio", failed=Liveness._attempt_failed, serving=True)
-            _wrap(task, "_run_http", failed=Liveness._attempt_failed)
+            _wrap(task, "_run_http", failed=Liveness._attempt_failed, serving=True)
             _wrap(task, parked, before=Liveness._parked, after=Liveness._unparked)
             _wrap(task, "run", after=Liveness._gone, failed=Liveness._gone)
             _follow_spawns(task, stdio)
+            mcp_http_live.install(http, lost=lambda why: _lost(task, why))
         return True
 
     def state(self, name: str, given: str, error: str | None) -> State:
@@ -276,6 +284,26 @@ class Liveness:
         except Exception as exc:
             log(f"worker: reconnecting MCP server {name!r} failed: {exc!r}")
         return changed
+
+    def _lost(self, server: Any, why: str) -> None:
+        """A connected HTTP server's event stream broke for good (``mcp_http_live``)."""
+        name = str(server.name)
+        with self._lock:
+            if self._closed or name not in self._seen:
+                return
+        with self._mcp._lock:
+            held = self._mcp._servers.get(name) is server
+        if not held or server._shutdown_event.is_set():
+            return  # hermes' own doing
+        log(f"worker: MCP server {name!r} is gone ({why}): reconnecting it")
+        self._set(server, ("connecting", why))
+        self._mcp.reconnect_mcp_server(name)
+
+
+def _lost(task: Any, why: str) -> None:
+    server = _SERVING.get()  # the connection whose stream it was
+    if server is not None:
+        getattr(task, _MARK)._lost(server, why)
 
 
 class _Process:

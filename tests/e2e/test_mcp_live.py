@@ -1,12 +1,15 @@
 """A connected MCP server that dies, through the real binary and real hermes-agent:
-the host hears of it at once (hermes itself would notice at its next keepalive,
-minutes later), hermes reconnects it, and one that cannot start again reads
-failed until mcp/connect revives it."""
+the host hears of it at once (a stdio server) or within seconds (an HTTP server;
+hermes itself would notice either at its next keepalive, minutes later), hermes
+reconnects it, and one that cannot start again reads failed until mcp/connect
+revives it."""
 
 from __future__ import annotations
 
 import os
+import select
 import signal
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -14,6 +17,7 @@ from typing import Any
 from hermes_stdio.testing.host import HostClient
 from hermes_stdio.testing.llm_server import Reply, ScriptedLLM
 from hermes_stdio.wire import Notification
+from hermes_stdio.worker.mcp_http_live import LOST
 from hermes_stdio.worker.mcp_live import EXITED
 
 from .conftest import wait_gone
@@ -25,14 +29,27 @@ def echo_server(pid_file: Path, refuse: Path) -> dict[str, Any]:
     return {"command": sys.executable, "args": [str(SERVER)], "env": env}
 
 
-def echo_is(status: str, error: str | None = None) -> Any:
+HTTP_SERVER = Path(__file__).with_name("fixtures") / "mcp_http_server.py"
+
+
+def echo_is(status: str, error: str | None = None, name: str = "echo") -> Any:
     def match(n: Notification) -> bool:
         if n.method != "mcp/statusChanged":
             return False
-        echo = next(s for s in n.params["servers"] if s["name"] == "echo")
-        return echo["status"] == status and (error is None or echo["error"] == error)
+        server = next(s for s in n.params["servers"] if s["name"] == name)
+        return server["status"] == status and (error is None or server["error"] == error)
 
     return match
+
+
+def serve_http(port: int = 0) -> tuple[subprocess.Popen[str], int]:
+    """The plain HTTP MCP server (on ``port``, else a free one): its process and port."""
+    proc = subprocess.Popen(
+        [sys.executable, str(HTTP_SERVER), str(port)], stdout=subprocess.PIPE, text=True
+    )
+    assert proc.stdout is not None
+    assert select.select([proc.stdout], [], [], 60)[0], "the HTTP MCP server did not start"
+    return proc, int(proc.stdout.readline())
 
 
 def connected_echo(host: HostClient, home: Path, tmp_path: Path) -> tuple[Path, Path, int]:
@@ -89,3 +106,35 @@ def test_a_server_that_dies_and_cannot_start_again_reads_failed_until_mcp_connec
     assert host.wait_run_completed(run["runId"]).params["status"] == "complete"
     tool_results = [m for m in llm.requests[-1]["messages"] if m["role"] == "tool"]
     assert "echo from mcp: back" in str(tool_results[-1]["content"])
+
+
+def test_an_http_server_that_dies_is_pushed_reconnecting_within_seconds_then_connected_again(
+    host: HostClient, llm: ScriptedLLM, home: Path
+) -> None:
+    proc, port = serve_http()
+    try:
+        add_mcp_servers(
+            home / "profiles" / "work", {"site": {"url": f"http://127.0.0.1:{port}/mcp"}}
+        )
+        host.request("tool/list", {"profile": "work"})  # starts the worker, and connects it
+        host.wait_for(echo_is("connected", name="site"), timeout=60)
+
+        proc.kill()
+        proc.wait(10)
+        # hermes' keepalive would take 180 s; the SDK's event stream gives up in ~2 s.
+        # The error is LOST until hermes' first attempt to reconnect fails, with its own.
+        lost = host.wait_for(echo_is("connecting", name="site"), timeout=30).params
+        assert [(s["tools"], bool(s["error"])) for s in lost["servers"]] == [(0, True)]
+        assert host.wait_stderr(lambda line: LOST in line, timeout=10)
+        proc, _ = serve_http(port)  # back, knowing none of the old sessions
+        back = host.wait_for(echo_is("connected", name="site"), timeout=60).params
+        assert back["servers"][0]["tools"] >= 1 and back["servers"][0]["error"] is None
+
+        llm.enqueue(Reply.tool_call("mcp__site__ping", {}), Reply.text(["done"]))
+        run = host.request("run/start", {"message": "ping site", "profile": "work"})
+        assert host.wait_run_completed(run["runId"]).params["status"] == "complete"
+        tool_results = [m for m in llm.requests[-1]["messages"] if m["role"] == "tool"]
+        assert "pong from site" in str(tool_results[-1]["content"])
+    finally:
+        proc.kill()
+        proc.wait(10)

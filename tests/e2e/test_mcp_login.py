@@ -341,9 +341,10 @@ def test_a_tool_call_whose_tokens_the_server_revoked_fails_instead_of_waiting_ou
         callback = {"profile": "work", "loginId": started["loginId"], "url": back}
         host.request("mcp/loginCallback", callback)
         host.wait_for(server_is("secure", "connected"), timeout=60)
-        proc.kill()
-        proc.wait(10)
-        proc, _ = serve(tokens, port)  # the provider forgot every token: revoked
+        proc.send_signal(signal.SIGUSR1)  # the provider revokes every token, and serves on
+        assert proc.stdout is not None
+        assert select.select([proc.stdout], [], [], 30)[0]
+        assert proc.stdout.readline().strip() == "revoked"
 
         llm.enqueue(Reply.tool_call("mcp__secure__whoami", {}), Reply.text(["done"]))
         run = host.request("run/start", {"message": "who am I?", "profile": "work"})

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from hermes_stdio.worker.mcp_http_live import LOST
 from hermes_stdio.worker.mcp_live import EXITED, Liveness, let_go_of_ended
 
 WAIT_S = 10.0
@@ -240,6 +241,26 @@ def test_a_revived_server_without_registered_tools_gets_them_registered() -> Non
     server._tools = ["a", "b"]
     asyncio.run(server._run_http({}))
     assert server._registered_tool_names == ["mcp__a", "mcp__b"]
+    live.close()
+
+
+def test_an_http_servers_given_up_event_stream_reads_connecting_and_hermes_reconnects_it() -> None:
+    told = Told()
+    live, mcp_tool, _ = live_with(told)
+    server = mcp_tool.MCPServerTask("site", http=True)
+    mcp_tool._servers["site"] = server
+    asyncio.run(server._run_http({}))  # connected
+    live._lost(server, LOST)
+    told.wait(1)
+    assert live.state("site", "connected", None) == ("connecting", LOST)
+    assert mcp_tool.reconnects == ["site"]
+
+    del mcp_tool._servers["site"]  # hermes let go of it: its own doing
+    live._lost(server, LOST)
+    never = mcp_tool.MCPServerTask("never", http=True)
+    mcp_tool._servers["never"] = never
+    live._lost(never, LOST)  # not connected yet: hermes sees its attempt fail
+    assert mcp_tool.reconnects == ["site"]
     live.close()
 
 
