@@ -16,28 +16,35 @@ from hermes_stdio.worker import mcp_http_live
 from hermes_stdio.worker.mcp_http_live import LOST
 
 
-def sdk(answers: list[int], hold: asyncio.Event | None = None) -> Any:
-    """A transport module whose GET stream is answered with ``answers`` in turn (HTTP
-    statuses), each stream then ending; it gives up after two failures, as the SDK's.
-    With ``hold``, an open stream waits on it."""
+def sdk(answers: list[int | Exception], hold: asyncio.Event | None = None) -> Any:
+    """A transport module whose GET stream is answered with ``answers`` in turn (an
+    HTTP status, or an error raised before any answer), each open stream then
+    ending; it gives up after two failed tries, as the SDK's. With ``hold``, an
+    open stream waits on it."""
     module = SimpleNamespace()
 
     @contextlib.asynccontextmanager
     async def aconnect_sse(client: Any, method: str, url: str, **_: Any) -> AsyncIterator[Any]:
-        status = answers.pop(0)
-        yield SimpleNamespace(response=SimpleNamespace(is_success=200 <= status < 300))
+        answer = answers.pop(0)
+        if isinstance(answer, Exception):
+            raise answer
+        yield SimpleNamespace(response=SimpleNamespace(status_code=answer))
 
     class StreamableHTTPTransport:
         async def handle_get_stream(self, client: Any, writer: Any) -> None:
             failures = 0
             while failures < 2:
-                async with module.aconnect_sse(client, "GET", "http://127.0.0.1:9/mcp") as source:
-                    if not source.response.is_success:
-                        failures += 1
-                        continue
-                    if hold is not None:
-                        await hold.wait()
-                    failures = 0 if answers else 2  # ended: tried again, or nothing left
+                try:
+                    async with module.aconnect_sse(
+                        client, "GET", "http://127.0.0.1:9/mcp"
+                    ) as source:
+                        if not 200 <= source.response.status_code < 300:
+                            raise RuntimeError(f"HTTP {source.response.status_code}")
+                        if hold is not None:
+                            await hold.wait()
+                        failures = 0 if answers else 2  # ended: tried again, or nothing left
+                except Exception:  # the SDK's: logged at debug, tried again
+                    failures += 1
 
     module.aconnect_sse = aconnect_sse
     module.StreamableHTTPTransport = StreamableHTTPTransport
@@ -55,6 +62,20 @@ def test_a_stream_that_opened_and_was_given_up_tells_lost_once() -> None:
     told = watched(module)
     asyncio.run(module.StreamableHTTPTransport().handle_get_stream(None, None))
     assert told == [LOST]
+
+
+def test_a_stream_given_up_because_the_server_went_away_tells_lost() -> None:
+    module = sdk([200, ConnectionRefusedError(), ConnectionRefusedError()])
+    told = watched(module)
+    asyncio.run(module.StreamableHTTPTransport().handle_get_stream(None, None))
+    assert told == [LOST]
+
+
+def test_a_stream_given_up_on_answers_of_a_server_that_is_up_tells_nothing() -> None:
+    module = sdk([200, 409, 409])  # the server still holds the session's old stream
+    told = watched(module)
+    asyncio.run(module.StreamableHTTPTransport().handle_get_stream(None, None))
+    assert told == []
 
 
 def test_a_stream_never_opened_tells_nothing() -> None:
