@@ -249,12 +249,15 @@ class HermesNous:
     portal of ``HERMES_PORTAL_BASE_URL``, else hermes' own, and the agent key
     minted from the tokens) and its store (``persist_nous_credentials``)."""
 
+    _wrapping = threading.Lock()  # a replaced login's thread may still be starting
+
     def run(self, shown: Callable[[DeviceCode], None], stop: threading.Event) -> Any:
         from hermes_cli import auth
 
-        if not hasattr(auth._request_device_code, "__wrapped__"):
-            auth._request_device_code = telling(auth._request_device_code)
-            auth._poll_for_token = stoppable(auth._poll_for_token)
+        with self._wrapping:
+            if not hasattr(auth._request_device_code, "__wrapped__"):
+                auth._request_device_code = telling(auth._request_device_code)
+                auth._poll_for_token = stoppable(auth._poll_for_token)
         with hooked(shown, stop):
             return auth._nous_device_code_login(open_browser=False)
 

@@ -5,6 +5,7 @@ hermes' device-code request and poll."""
 
 from __future__ import annotations
 
+import contextlib
 import queue
 import threading
 from collections.abc import Callable
@@ -19,6 +20,7 @@ from hermes_stdio.worker.account_login import (
     REPLACED,
     AccountLogins,
     DeviceCode,
+    HermesNous,
     Stopped,
     hooked,
     stoppable,
@@ -205,3 +207,36 @@ def test_hermes_device_code_request_shows_the_code_it_got() -> None:
     with hooked(shown.append, threading.Event()):
         assert wrapped(client=None) == answer
     assert shown == [DeviceCode("U-1", "https://p/device", "https://p/device?u=U-1", 900)]
+
+
+def test_logins_starting_together_wrap_hermes_steps_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    from hermes_cli import auth
+
+    together = threading.Barrier(2)
+
+    class Step:
+        """A hermes step whose check for a wrapper waits for the other login's check:
+        two logins unguarded would both find it unwrapped."""
+
+        def __call__(self, **kwargs: Any) -> None:
+            pass
+
+        def __getattr__(self, name: str) -> Any:
+            with contextlib.suppress(threading.BrokenBarrierError):
+                together.wait(0.5)
+            raise AttributeError(name)
+
+    request, poll = Step(), Step()
+    monkeypatch.setattr(auth, "_request_device_code", request)
+    monkeypatch.setattr(auth, "_poll_for_token", poll)
+    monkeypatch.setattr(auth, "_nous_device_code_login", lambda open_browser: "signed in")
+    logins = [
+        threading.Thread(target=HermesNous().run, args=(lambda code: None, threading.Event()))
+        for _ in range(2)
+    ]
+    for login in logins:
+        login.start()
+    for login in logins:
+        login.join(WAIT_S)
+    assert auth._request_device_code.__wrapped__ is request
+    assert auth._poll_for_token.__wrapped__ is poll
