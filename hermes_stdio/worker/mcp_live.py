@@ -56,7 +56,7 @@ from ..transport.log import log
 from . import mcp_http_live
 
 _MARK = "_hermes_stdio_mcp_live"
-# The server task whose stdio connection is being made in this context.
+# The server task whose connection (stdio or HTTP) is being made in this context.
 _SERVING: contextvars.ContextVar[Any] = contextvars.ContextVar("mcp_serving", default=None)
 EXITED = "the server's process exited"
 CLOSE_S = 1.0  # the watch only has to wake and close its pidfds
