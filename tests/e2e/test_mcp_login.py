@@ -35,10 +35,10 @@ OAUTH_SERVER = Path(__file__).with_name("fixtures") / "mcp_oauth_server.py"
 REDIRECT = "http://127.0.0.1:9/callback"  # the host catches it: nothing listens there
 
 
-def serve(tokens: Path, port: int = 0) -> tuple[subprocess.Popen[str], int]:
-    """The OAuth server (on ``port``, else a free one): its process and port."""
+def serve(tokens: Path) -> tuple[subprocess.Popen[str], int]:
+    """The OAuth server, on a free port: its process and port."""
     proc = subprocess.Popen(
-        [sys.executable, str(OAUTH_SERVER), str(tokens), str(port)],
+        [sys.executable, str(OAUTH_SERVER), str(tokens)],
         stdout=subprocess.PIPE,
         text=True,
     )
