@@ -271,33 +271,33 @@ class Liveness:
             self._dropped.append(fd)
             if self._closed or not process.armed:
                 return False  # not connected yet: hermes sees the attempt fail
-        server, name = process.server, str(process.server.name)
+        why = f"exited (pid {process.pid})"
+        return self._reconnect(process.server, EXITED, why, tell=False)
+
+    def _lost(self, server: Any, why: str) -> None:
+        """A connected HTTP server's event stream broke for good (``mcp_http_live``)."""
+        with self._lock:
+            if self._closed or str(server.name) not in self._seen:
+                return
+        self._reconnect(server, why, f"is gone ({why})", tell=True)
+
+    def _reconnect(self, server: Any, error: str, why: str, *, tell: bool) -> bool:
+        """A connected server hermes still holds was lost: it reads ``connecting`` with
+        ``error`` and hermes is asked to reconnect it, unless hermes is closing or
+        recycling it itself. Whether the state it read with changed."""
+        name = str(server.name)
         with self._mcp._lock:
             held = self._mcp._servers.get(name) is server
         ending = server._shutdown_event.is_set() or getattr(server, "_recycled_reason", None)
         if not held or ending:
             return False  # hermes' own doing
-        log(f"worker: MCP server {name!r} exited (pid {process.pid}): reconnecting it")
-        changed = self._set(server, ("connecting", EXITED), tell=False)
+        log(f"worker: MCP server {name!r} {why}: reconnecting it")
+        changed = self._set(server, ("connecting", error), tell=tell)
         try:
             self._mcp.reconnect_mcp_server(name)
         except Exception as exc:
             log(f"worker: reconnecting MCP server {name!r} failed: {exc!r}")
         return changed
-
-    def _lost(self, server: Any, why: str) -> None:
-        """A connected HTTP server's event stream broke for good (``mcp_http_live``)."""
-        name = str(server.name)
-        with self._lock:
-            if self._closed or name not in self._seen:
-                return
-        with self._mcp._lock:
-            held = self._mcp._servers.get(name) is server
-        if not held or server._shutdown_event.is_set():
-            return  # hermes' own doing
-        log(f"worker: MCP server {name!r} is gone ({why}): reconnecting it")
-        self._set(server, ("connecting", why))
-        self._mcp.reconnect_mcp_server(name)
 
 
 def _lost(task: Any, why: str) -> None:
