@@ -12,6 +12,7 @@ import os
 import queue
 import select
 import shutil
+import subprocess
 import sys
 import threading
 from collections import Counter
@@ -341,3 +342,12 @@ def delegating(host: HostClient, llm: ScriptedLLM, goal: str, session_id: str) -
 def subagent_runs(llm: ScriptedLLM, goal: str, command: str) -> None:
     """Script the subagent given ``goal``: one terminal ``command``, then its reply."""
     llm.enqueue_for(goal, Reply.tool_call("terminal", {"command": command}), Reply.text(["done"]))
+
+
+def serving(script: Path, *args: str) -> tuple[subprocess.Popen[str], int]:
+    """A server fixture (``python script args...``) that prints its port once it
+    serves: its process and port."""
+    proc = subprocess.Popen([sys.executable, str(script), *args], stdout=subprocess.PIPE, text=True)
+    assert proc.stdout is not None
+    assert select.select([proc.stdout], [], [], 60)[0], f"{script.name} did not start"
+    return proc, int(proc.stdout.readline())

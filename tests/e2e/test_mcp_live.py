@@ -7,7 +7,6 @@ revives it."""
 from __future__ import annotations
 
 import os
-import select
 import signal
 import subprocess
 import sys
@@ -20,7 +19,7 @@ from hermes_stdio.wire import Notification
 from hermes_stdio.worker.mcp_http_live import LOST
 from hermes_stdio.worker.mcp_live import EXITED
 
-from .conftest import wait_gone
+from .conftest import serving, wait_gone
 from .test_mcp import SERVER, add_mcp_servers
 
 
@@ -44,12 +43,7 @@ def echo_is(status: str, error: str | None = None, name: str = "echo") -> Any:
 
 def serve_http(port: int = 0) -> tuple[subprocess.Popen[str], int]:
     """The plain HTTP MCP server (on ``port``, else a free one): its process and port."""
-    proc = subprocess.Popen(
-        [sys.executable, str(HTTP_SERVER), str(port)], stdout=subprocess.PIPE, text=True
-    )
-    assert proc.stdout is not None
-    assert select.select([proc.stdout], [], [], 60)[0], "the HTTP MCP server did not start"
-    return proc, int(proc.stdout.readline())
+    return serving(HTTP_SERVER, str(port))
 
 
 def connected_echo(host: HostClient, home: Path, tmp_path: Path) -> tuple[Path, Path, int]:

@@ -28,7 +28,7 @@ from hermes_stdio.testing.llm_server import Reply, ScriptedLLM
 from hermes_stdio.wire import ErrorType, Notification, RpcError
 from hermes_stdio.worker.mcp_login import REPLACED
 
-from .conftest import worker_pids
+from .conftest import serving, worker_pids
 from .test_mcp import SERVER as ECHO_SERVER
 
 OAUTH_SERVER = Path(__file__).with_name("fixtures") / "mcp_oauth_server.py"
@@ -37,14 +37,7 @@ REDIRECT = "http://127.0.0.1:9/callback"  # the host catches it: nothing listens
 
 def serve(tokens: Path) -> tuple[subprocess.Popen[str], int]:
     """The OAuth server, on a free port: its process and port."""
-    proc = subprocess.Popen(
-        [sys.executable, str(OAUTH_SERVER), str(tokens)],
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    assert proc.stdout is not None
-    assert select.select([proc.stdout], [], [], 60)[0], "the OAuth server did not start"
-    return proc, int(proc.stdout.readline())
+    return serving(OAUTH_SERVER, str(tokens))
 
 
 @pytest.fixture
