@@ -21,6 +21,13 @@ its absolute path without the leading slash).
   never came, after an interrupt, are forgotten).
 - Nothing here raises: a locator that fails is logged once and watches nothing.
 
+``read(path, limit)`` reads a file as a ``Seen`` (its text when it is UTF-8 of at
+most ``limit`` bytes, else its stat); ``describe(path, was, now, root)`` gives
+the ``FileEdit`` from one ``Seen`` to another, its headers naming the file as
+``shown_as(path, root)`` does; ``resolve(path, task_id)`` resolves a path as
+hermes' file tools do for a session, and ``hidden(path)`` says whether hermes'
+agent may not read the file (``edit_proposals`` uses them too).
+
 ``for_session(session)`` is the watch hermes' own tools need:
 ``write_file`` and ``patch`` (its ``path``, or the files a V4A patch names),
 resolved as hermes' file tools resolve them for the session, and
@@ -58,7 +65,7 @@ def _never(path: str) -> bool:
 
 
 @dataclass(frozen=True)
-class _Seen:
+class Seen:
     """A file as read: ``text`` when it is small UTF-8 text, else its ``stat``."""
 
     exists: bool
@@ -66,31 +73,31 @@ class _Seen:
     stat: tuple[int, ...] | None = None
 
 
-_MISSING = _Seen(exists=False, text="")
+_MISSING = Seen(exists=False, text="")
 
 
-def read(path: str, limit: int = MAX_FILE_BYTES) -> _Seen:
+def read(path: str, limit: int = MAX_FILE_BYTES) -> Seen:
     """The file at ``path``: its text when it is UTF-8 of at most ``limit`` bytes."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     except (FileNotFoundError, NotADirectoryError, ValueError):  # ValueError: a NUL in it
         return _MISSING
     except OSError:
-        return _Seen(exists=os.path.lexists(path))
+        return Seen(exists=os.path.lexists(path))
     try:
         st = os.fstat(fd)
         sig = (st.st_mode, st.st_ino, st.st_size, st.st_mtime_ns)
         if not stat.S_ISREG(st.st_mode) or st.st_size > limit:
-            return _Seen(exists=True, stat=sig)
+            return Seen(exists=True, stat=sig)
         with os.fdopen(fd, "rb", closefd=False) as f:
             data = f.read(limit + 1)
         if len(data) > limit:
-            return _Seen(exists=True, stat=sig)
-        return _Seen(exists=True, text=data.decode("utf-8"))
+            return Seen(exists=True, stat=sig)
+        return Seen(exists=True, text=data.decode("utf-8"))
     except UnicodeDecodeError:
-        return _Seen(exists=True, stat=sig)
+        return Seen(exists=True, stat=sig)
     except OSError:
-        return _Seen(exists=True)
+        return Seen(exists=True)
     finally:
         os.close(fd)
 
@@ -103,7 +110,7 @@ class EditWatch:
         self._root = root
         self._hidden = hidden
         self._lock = threading.Lock()
-        self._open: dict[str, tuple[list[tuple[str, _Seen, int]], int]] = {}
+        self._open: dict[str, tuple[list[tuple[str, Seen, int]], int]] = {}
         self._held = 0  # characters of text the open calls keep
         self._failed = False
 
@@ -154,25 +161,34 @@ class EditWatch:
             return []
         return list(dict.fromkeys(found))[:MAX_FILES]
 
-    def _edit(self, path: str, was: _Seen, now: _Seen) -> FileEdit:
-        kind: EditKind = "added" if not was.exists else "deleted" if not now.exists else "updated"
-        diff = None
-        if was.text is not None and now.text is not None:
-            shown = self._shown(path)
-            lines = difflib.unified_diff(
-                was.text.splitlines(keepends=True),
-                now.text.splitlines(keepends=True),
-                f"a/{shown}" if was.exists else "/dev/null",
-                f"b/{shown}" if now.exists else "/dev/null",
-            )
-            diff = "".join(line if line.endswith("\n") else line + _NO_NEWLINE for line in lines)
-            diff = diff if len(diff) <= MAX_DIFF_CHARS else None
-        return FileEdit(path=path, kind=kind, diff=diff)
+    def _edit(self, path: str, was: Seen, now: Seen) -> FileEdit:
+        return describe(path, was, now, self._root())
 
-    def _shown(self, path: str) -> str:
-        # hermes resolves links in the paths it writes: the workspace's are resolved too
-        rel = os.path.relpath(path, os.path.realpath(self._root())) if os.path.isabs(path) else path
-        return path.lstrip("/") if rel == ".." or rel.startswith("../") else rel
+
+def describe(path: str, was: Seen, now: Seen, root: str) -> FileEdit:
+    """The change from ``was`` to ``now`` of the file at ``path``, its diff headers
+    naming it relative to ``root``."""
+    kind: EditKind = "added" if not was.exists else "deleted" if not now.exists else "updated"
+    diff = None
+    if was.text is not None and now.text is not None:
+        shown = shown_as(path, root)
+        lines = difflib.unified_diff(
+            was.text.splitlines(keepends=True),
+            now.text.splitlines(keepends=True),
+            f"a/{shown}" if was.exists else "/dev/null",
+            f"b/{shown}" if now.exists else "/dev/null",
+        )
+        diff = "".join(line if line.endswith("\n") else line + _NO_NEWLINE for line in lines)
+        diff = diff if len(diff) <= MAX_DIFF_CHARS else None
+    return FileEdit(path=path, kind=kind, diff=diff)
+
+
+def shown_as(path: str, root: str) -> str:
+    """``path`` as diff headers name it: relative to ``root``, or absolute without its
+    leading slash when outside it (as git names such a path)."""
+    # hermes resolves links in the paths it writes: the workspace's are resolved too
+    rel = os.path.relpath(path, os.path.realpath(root)) if os.path.isabs(path) else path
+    return path.lstrip("/") if rel == ".." or rel.startswith("../") else rel
 
 
 def for_session(session: Session) -> EditWatch:
@@ -181,11 +197,10 @@ def for_session(session: Session) -> EditWatch:
     def locate(name: str, args: dict[str, Any]) -> Sequence[str]:
         if name not in ("write_file", "patch", "skill_manage"):
             return []
-        from tools import file_tools
 
         def resolved(path: Any) -> list[str]:
             ok = isinstance(path, str) and path
-            return [str(file_tools._resolve_path_for_task(path, task_id))] if ok else []
+            return [resolve(path, task_id)] if ok else []
 
         if name == "skill_manage":
             from agent.display import _resolve_skill_manage_paths
@@ -198,9 +213,18 @@ def for_session(session: Session) -> EditWatch:
             return [p for op in ops for n in (op.file_path, op.new_path) for p in resolved(n)]
         return resolved(args.get("path"))
 
-    def hidden(path: str) -> bool:  # what hermes' agent may not read (a .env), fence included
-        from agent import file_safety
-
-        return file_safety.get_read_block_error(path) is not None
-
     return EditWatch(locate, lambda: session.workspace or os.getcwd(), hidden)
+
+
+def resolve(path: str, task_id: str) -> str:
+    """``path`` as hermes' file tools resolve it for the session ``task_id``."""
+    from tools import file_tools
+
+    return str(file_tools._resolve_path_for_task(path, task_id))
+
+
+def hidden(path: str) -> bool:
+    """Whether hermes' agent may not read the file (a .env), fence included."""
+    from agent import file_safety
+
+    return file_safety.get_read_block_error(path) is not None
