@@ -2,10 +2,10 @@
 the turn is.
 
 Contract: ``install(delegate_tool, async_delegation, daemon_pool, approval,
-terminal_tool, carry)`` takes those hermes-agent modules (``tools.*``, passed
-in by the adapter), and ``carry``, contextvars of this worker's own that a
-subagent within the turn has as its turn had them (the session a skill's
-secret is asked for: ``secrets.SERVING``).
+terminal_tool, carry, background_carry)`` takes those hermes-agent modules
+(``tools.*``, passed in by the adapter), and ``carry``, contextvars of this
+worker's own that a subagent within the turn has as its turn had them (the
+session a skill's secret is asked for: ``secrets.SERVING``).
 
 - Within a turn, the threads ``delegate_tool`` runs a subagent on carry the
   session's approval key from the thread that started them: a batch's pool
@@ -39,7 +39,11 @@ secret is asked for: ``secrets.SERVING``).
   theirs, ask nobody. hermes' async pool carries the whole context into the
   thread that runs the batch, so what ``async_delegation`` dispatches is
   marked (a contextvar that goes with it), and nothing under that mark is
-  carried or listed. A thread with no key is not in a turn.
+  carried or listed, but for the mark itself and ``background_carry``'s
+  values (contextvars of this worker's own, such as the session whose edits
+  are reviewed: ``edit_review.REVIEWING``), which go with every thread its
+  subagents run on. ``in_background()`` says whether the mark is on the
+  calling thread. A thread with no key is not in a turn.
 - Every other use of the pool class and of those checks is left as it was.
 - Installing again changes nothing. ``install`` returns False, logs it and
   changes nothing when hermes' internals are not the ones this was written
@@ -99,8 +103,10 @@ def install(
     approval: Any,
     terminal_tool: Any,
     carry: Sequence[contextvars.ContextVar[Any]] = (),
+    background_carry: Sequence[contextvars.ContextVar[Any]] = (),
 ) -> bool:
-    if _install(delegate_tool, async_delegation, daemon_pool, approval, terminal_tool, carry):
+    modules = (delegate_tool, async_delegation, daemon_pool, approval, terminal_tool)
+    if _install(*modules, carry, background_carry):
         return True
     log("worker: hermes' delegation internals changed: subagents run within a turn ask nobody")
     return False
@@ -113,6 +119,7 @@ def _install(
     approval: Any,
     terminal_tool: Any,
     carry: Sequence[contextvars.ContextVar[Any]],
+    background_carry: Sequence[contextvars.ContextVar[Any]],
 ) -> bool:
     dispatches: dict[str, Any] = {n: getattr(async_delegation, n, None) for n in _DISPATCHES}
     places = [(approval, n) for n in _CHECKS] + [(terminal_tool, "_check_all_guards")]
@@ -154,19 +161,6 @@ def _install(
             if attached:
                 _detach(parent, child)
 
-    def carried(fn: Callable[..., Any], turn: _Turn) -> Callable[..., Any]:
-        def run(*args: Any, **kwargs: Any) -> Any:
-            tokens = [(var, var.set(value)) for var, value in turn.ours]
-            token = _route.set(turn)
-            try:
-                return fn(*args, **kwargs)
-            finally:  # the pool's thread runs other work next
-                _route.reset(token)
-                for var, was in reversed(tokens):
-                    var.reset(was)
-
-        return run
-
     def asked_as_the_turn(check: Callable[..., Any]) -> Callable[..., Any]:
         @functools.wraps(check)
         def run(*args: Any, **kwargs: Any) -> Any:
@@ -192,7 +186,8 @@ def _install(
     submit: Callable[..., Any] = getattr(pool, "submit")  # noqa: B009 (mypy sees type[object])
 
     def carrying_submit(self: Any, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Any:
-        if (fn is run_single_child or getattr(_inside, "depth", 0) > 0) and _within_a_turn(get_key):
+        subagents = fn is run_single_child or getattr(_inside, "depth", 0) > 0
+        if subagents and _within_a_turn(get_key):
             # hermes' own answers on the turn's thread; a subagent's thread passes its on
             turn = _route.get() or _Turn(
                 str(get_key(default="")),
@@ -200,7 +195,9 @@ def _install(
                 str(sudo_scope()),
                 tuple((var, var.get(None)) for var in carry),
             )
-            fn = carried(fn, turn)
+            fn = _marked(fn, (*turn.ours, (_route, turn)))
+        elif subagents and _background.get():
+            fn = _marked(fn, ((_background, True), *((v, v.get(None)) for v in background_carry)))
         return submit(self, fn, *args, **kwargs)
 
     setattr(run_single_child, _MARK, True)
@@ -213,6 +210,25 @@ def _install(
     terminal_tool._get_sudo_password_callback = functools.wraps(get_sudo)(sudo_callback)
     terminal_tool._get_sudo_password_cache_scope = functools.wraps(sudo_scope)(sudo_cache_scope)
     return True
+
+
+def in_background() -> bool:
+    """Whether the calling thread runs a background delegation's work."""
+    return _background.get()
+
+
+def _marked(
+    fn: Callable[..., Any], values: tuple[tuple[contextvars.ContextVar[Any], Any], ...]
+) -> Callable[..., Any]:
+    def run(*args: Any, **kwargs: Any) -> Any:
+        tokens = [(var, var.set(value)) for var, value in values]
+        try:
+            return fn(*args, **kwargs)
+        finally:  # the pool's thread runs other work next
+            for var, was in reversed(tokens):
+                var.reset(was)
+
+    return run
 
 
 def _within_a_turn(get_key: Callable[..., Any]) -> bool:

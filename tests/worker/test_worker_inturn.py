@@ -23,6 +23,8 @@ KEY = "hermes-stdio:sess_1"
 TURN_SCOPE = f"session:{KEY}"  # where hermes caches the turn's sudo password
 # One of the worker's own contextvars, given to install to carry (like secrets.SERVING).
 OURS: contextvars.ContextVar[str | None] = contextvars.ContextVar("ours", default=None)
+# And one given to carry into background subagents too (like edit_review.REVIEWING).
+EVERYWHERE: contextvars.ContextVar[str | None] = contextvars.ContextVar("everywhere", default=None)
 
 
 def ask_sudo() -> str:  # the session's sudo callback
@@ -70,13 +72,16 @@ class Child:
         self.own = ""
         self.sudo: tuple[Any, str] | None = None
         self.ours: str | None = "unset"
+        self.everywhere: str | None = "unset"
+        self.background: bool | None = None
 
     def run(self) -> str:
         if self.parent is not None:
             self.listed = any(c is self for c in self.parent._active_children)
         self.checked = [getattr(self.hermes.approval, n)() for n in CHECKS]
         self.own = self.hermes.approval.get_current_session_key()
-        self.ours = OURS.get()
+        self.ours, self.everywhere = OURS.get(), EVERYWHERE.get()
+        self.background = inturn.in_background()
         sudo = self.hermes.terminal_tool
         self.sudo = (sudo._get_sudo_password_callback(), sudo._get_sudo_password_cache_scope())
         return str(self.hermes.terminal_tool._check_all_guards("rm -rf x", "local"))
@@ -163,7 +168,7 @@ def fake_hermes() -> Hermes:
 
 def installed() -> Hermes:
     hermes = fake_hermes()
-    assert inturn.install(*hermes, carry=(OURS,))
+    assert inturn.install(*hermes, carry=(OURS, EVERYWHERE), background_carry=(EVERYWHERE,))
     return hermes
 
 
@@ -177,6 +182,7 @@ def in_a_turn(hermes: Hermes, work: Any) -> Any:
         hermes.terminal_tool.session_key.set(KEY)
         hermes.terminal_tool.set_sudo_password_callback(ask_sudo)
         OURS.set("the turn's")
+        EVERYWHERE.set("the turn's too")
         box.append(work())
 
     thread = threading.Thread(target=turn)
@@ -266,6 +272,18 @@ def test_a_background_delegations_subagents_carry_no_key(count: int) -> None:
     assert all(c.sudo is not None and c.sudo[0] is None for c in children)
     assert all(c.sudo is not None and c.sudo[1] != TURN_SCOPE for c in children)
     assert [c.ours for c in children] == [None] * count
+
+
+@pytest.mark.parametrize("background", [False, True])
+def test_a_subagent_is_marked_background_or_not_and_has_what_goes_everywhere(
+    background: bool,
+) -> None:
+    hermes = installed()
+    children = [Child(hermes) for _ in range(2)]
+    delegated(hermes, children, Parent(), background=background)
+    assert [c.background for c in children] == [background] * 2
+    assert [c.everywhere for c in children] == ["the turn's too"] * 2
+    assert inturn.in_background() is False
 
 
 def test_a_delegation_run_within_the_turn_after_a_refused_dispatch_carries_the_key() -> None:
