@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Literal
 
+from .events import FileEdit
 from .names import SessionId, WorkerKey
 from .record import Record, doc_field
 from .types import JsonObject
@@ -36,6 +37,10 @@ class ApprovalRequestedNotification(Record):
     description: str = doc_field("Why it needs approval (what the guard matched).")
     pattern_keys: list[str] = doc_field("The dangerous patterns it matched.")
     allow_permanent: bool = doc_field("Whether the decision always may be offered.")
+    edits: list[FileEdit] = doc_field(
+        "For a file edit held for review (run/start's reviewEdits): the files it would"
+        " change, each with the change as a diff; empty for a command."
+    )
 
 
 class ApprovalRespondParams(Record):

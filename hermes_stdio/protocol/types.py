@@ -161,11 +161,14 @@ class SessionInfo(Record):
     auto_approve: bool = doc_field(
         "Whether run/start's autoApprove is on: what would ask for approval runs unasked."
     )
+    review_edits: bool = doc_field(
+        "Whether run/start's reviewEdits is on: file edits wait for the host's approval."
+    )
 
     @classmethod
     def unloaded(cls, session_id: str, profile: str | None) -> SessionInfo:
         """A session no worker holds."""
-        return cls(session_id, False, False, None, profile, *(None,) * 6, False)
+        return cls(session_id, False, False, None, profile, *(None,) * 6, False, False)
 
 
 class SessionTarget(Record):
@@ -323,6 +326,13 @@ class RunStartParams(Record):
         " approve (hermes' per-session /yolo); false asks again. Kept for the session's later"
         " turns while a worker holds it; never stored. Hard blocks and approvals.deny still"
         " refuse.",
+        None,
+    )
+    review_edits: bool | None = doc_field(
+        "From this turn on, hold each edit hermes' file-edit tools (write_file, patch) would"
+        " make until the host approves it, shown as a diff (approval/requested's edits);"
+        " false writes unasked again. Kept for the session's later turns while a worker"
+        " holds it; never stored.",
         None,
     )
 

@@ -63,6 +63,7 @@ from . import (
     context_files,
     cron_guard,
     cron_run,
+    edit_review,
     fence,
     images,
     inturn,
@@ -206,7 +207,8 @@ class HermesAdapter(
                     daemon_pool,
                     approval,
                     terminal_tool,
-                    carry=(SERVING,),
+                    carry=(SERVING, edit_review.REVIEWING),
+                    background_carry=(edit_review.REVIEWING,),
                 )
                 profile = os.environ.get("HERMES_STDIO_PROFILE")
                 given = os.environ.get("HERMES_STDIO_ROOT")

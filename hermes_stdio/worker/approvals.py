@@ -13,7 +13,8 @@ Contract:
   ``approval/requested`` with a fresh ``approvalId``; when hermes stops
   waiting, for whatever reason, ``approval/resolved`` follows with the
   outcome: approved or denied (by the host), timed_out, or cancelled
-  (interrupt, or the turn ended).
+  (interrupt, or the turn ended). A request's ``edits`` are those its data
+  carries (``edit_review``'s file edits), else none.
 - ``answer(session_id, approval_id, decision, reason)`` resolves exactly that
   request, even with several pending in one session (hermes' own resolver
   takes the oldest); it returns the outcome, or None when the request is not
@@ -113,6 +114,7 @@ class ApprovalBridge:
                     "description": str(data.get("description") or ""),
                     "patternKeys": [str(k) for k in data.get("pattern_keys") or []],
                     "allowPermanent": bool(data.get("allow_permanent", True)),
+                    "edits": list(data.get("edits") or []),  # edit_review's, already wire JSON
                 },
             )
 

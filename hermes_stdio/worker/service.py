@@ -241,6 +241,8 @@ class WorkerService(
             session.source = p.source
         if p.auto_approve is not None:
             self.adapter.set_auto_approve(session, p.auto_approve)
+        if p.review_edits is not None:
+            session.review_edits = p.review_edits
         if p.compression is not None:
             session.compression, session.compression_new = p.compression, True
         session.compress_next = p.force_compress

@@ -63,6 +63,7 @@ class Session:
     # ``turns_inside`` (its turns inside ``scope.session_scope``) is not 0.
     auto_approve: bool = False
     turns_inside: int = 0
+    review_edits: bool = False  # run/start's reviewEdits (edit_review)
     agent: Any = None
     history: list[dict[str, Any]] = field(default_factory=list)
     run: Run | None = None
@@ -134,6 +135,7 @@ class Session:
             workspace=self.workspace,
             disabled_toolsets=list(self.disabled_toolsets) if self.disabled_toolsets else None,
             auto_approve=self.auto_approve,
+            review_edits=self.review_edits,
         )
 
 

@@ -16,8 +16,9 @@ the ``contract.AgentAdapter`` methods ``run_turn``, ``compress``,
   result, an earlier turn's until then. Each turn gets copies of the
   history's messages, so nothing hermes changes in place alters them.
 - A turn runs under the session's scope (``scope``): its approvals, sudo and
-  secrets are asked in the session's run; a context file hermes would hang on
-  fails it first (``context_files``).
+  secrets are asked in the session's run, and so are its file edits when
+  its ``review_edits`` is on (``edit_review``); a context file hermes would
+  hang on fails it first (``context_files``).
 - A turn that raises, or is still running when the worker stops, has what it
   did so far written to the session database (hermes' own flush, which skips
   rows already written); the next run of a session whose turn raised reloads
@@ -32,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from ..transport import restore_std_streams
-from . import context_files, cron_run, usage
+from . import context_files, cron_run, edit_review, usage
 from .approvals import ApprovalBridge
 from .compression import compress_now, recall_compression
 from .contract import TurnOutcome, UserContent
@@ -115,6 +116,7 @@ class HermesTurns:
     def _scope(self, session: Session) -> Iterator[None]:
         """What hermes reads from the thread while the session's agent works (its
         approvals, sudo and secrets asked in the session's run)."""
+        from acp_adapter import edit_approval
         from agent import runtime_cwd
         from gateway import session_context
         from tools import approval, file_tools, terminal_tool
@@ -126,7 +128,10 @@ class HermesTurns:
         with (
             session_scope(session, hermes, self._approvals, self._sudo.callback(session)),
             self._secrets.serving(session),
+            edit_review.reviewing(session),
         ):
+            if not edit_review.install(edit_approval) and session.review_edits:
+                raise RuntimeError("this hermes-agent has no edit hook: edits cannot be reviewed")
             yield
 
     def interrupt(self, agent: Any, message: str | None) -> None:

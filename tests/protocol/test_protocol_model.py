@@ -199,7 +199,7 @@ def test_a_custom_root_path_prefixes_field_names():
 
 def test_encode_writes_every_field_in_camel_case_with_none_as_null():
     info = t.SessionInfo(
-        "s1", True, False, None, "default", None, 2, 123, "high", "/w", ["web"], True
+        "s1", True, False, None, "default", None, 2, 123, "high", "/w", ["web"], True, True
     )
     assert encode(info) == {
         "sessionId": "s1",
@@ -214,6 +214,7 @@ def test_encode_writes_every_field_in_camel_case_with_none_as_null():
         "workspace": "/w",
         "disabledToolsets": ["web"],
         "autoApprove": True,
+        "reviewEdits": True,
     }
 
 

@@ -50,6 +50,7 @@ def test_status_of_an_unknown_session_says_not_loaded(harness):
         "workspace": None,
         "disabledToolsets": None,
         "autoApprove": False,
+        "reviewEdits": False,
     }
 
 

@@ -183,7 +183,19 @@ def test_session_info_reports_the_current_run_and_history_size():
     session = Session("s1", "default", model="m")
     session.history = [{"role": "user"}, {"role": "assistant"}]
     assert session.info() == t.SessionInfo(
-        "s1", True, False, None, "default", "m", 2, session.last_used_at, None, None, None, False
+        "s1",
+        True,
+        False,
+        None,
+        "default",
+        "m",
+        2,
+        session.last_used_at,
+        None,
+        None,
+        None,
+        False,
+        False,
     )
     session.run = Run("r1", "s1", Sent())
     assert session.info().running is True

@@ -46,7 +46,8 @@ export interface CollectRunOptions {
    */
   signal?: AbortSignal;
   /**
-   * Answers the run's `approval/requested` (a dangerous command waits for it); the answer is
+   * Answers the run's `approval/requested` (a dangerous command waits for it, or, with
+   * `reviewEdits`, a file edit whose diff is in its `edits`); the answer is
    * sent with `approval/respond`. Without it, answer from your own `onNotification` handler:
    * an unanswered request times out (hermes' `approvals.timeout`) and the command is blocked.
    */

@@ -267,6 +267,41 @@ describe('hermes-stdio supervisor', { skip: !haveBin && `no ${hermesBin}`, timeo
     }
   });
 
+  test('runToCompletion shows an edit held by reviewEdits to onApproval, with its diff, and writes it once approved', { skip: !python && 'no python for the scripted LLM', timeout: 120_000 }, async () => {
+    const ws = path.join(root, 'review');
+    await mkdir(ws, { recursive: true });
+    const llm = await startScriptedLLM(python, 'ok', [
+      { tool: 'write_file', arguments: { path: 'notes.md', content: 'hello\n' } },
+      { text: 'written' },
+    ]);
+    let client;
+    try {
+      const home = await makeHome(python, path.join(root, 'review-home'), llm.port);
+      client = await HermesStdioClient.spawn({ command: hermesBin, env: offlineEnv(home) });
+      await client.initialize({ name: 'node-test' });
+      const shown = [];
+      const run = await client.runToCompletion(
+        { message: 'write notes', workspace: ws, reviewEdits: true },
+        {
+          timeoutMs: 90_000,
+          onApproval: (request) => {
+            shown.push({ written: existsSync(path.join(ws, 'notes.md')), edits: request.edits });
+            return { decision: 'once' };
+          },
+        },
+      );
+      assert.equal(run.completed.status, 'complete', client.stderrTail);
+      assert.deepEqual(shown, [{
+        written: false,
+        edits: [{ path: path.join(ws, 'notes.md'), kind: 'added', diff: '--- /dev/null\n+++ b/notes.md\n@@ -0,0 +1 @@\n+hello\n' }],
+      }]);
+      assert.equal(await readFile(path.join(ws, 'notes.md'), 'utf8'), 'hello\n');
+    } finally {
+      await client?.dispose();
+      await llm.stop();
+    }
+  });
+
   test('onTriggeredRun collects the run a background command that finished starts in its session', { skip: !python && 'no python for the scripted LLM', timeout: 120_000 }, async () => {
     // hermes marks a process notify_on_complete only after spawning it, and one that ends
     // first never reports: the command ends once the test creates `go` (bounded: 30 s).

@@ -167,6 +167,10 @@ export interface ApprovalRequestedNotification {
    * Whether the decision always may be offered.
    */
   allowPermanent: boolean;
+  /**
+   * For a file edit held for review (run/start's reviewEdits): the files it would change, each with the change as a diff; empty for a command.
+   */
+  edits: FileEdit[];
 }
 
 export interface ApprovalResolvedNotification {
@@ -2414,6 +2418,10 @@ export interface RunStartParams {
    * From this turn on, approve without asking the host what hermes would ask it to approve (hermes' per-session /yolo); false asks again. Kept for the session's later turns while a worker holds it; never stored. Hard blocks and approvals.deny still refuse.
    */
   autoApprove?: boolean | null;
+  /**
+   * From this turn on, hold each edit hermes' file-edit tools (write_file, patch) would make until the host approves it, shown as a diff (approval/requested's edits); false writes unasked again. Kept for the session's later turns while a worker holds it; never stored.
+   */
+  reviewEdits?: boolean | null;
 }
 
 export interface RunStartResult {
@@ -3015,6 +3023,10 @@ export interface SessionInfo {
    * Whether run/start's autoApprove is on: what would ask for approval runs unasked.
    */
   autoApprove: boolean;
+  /**
+   * Whether run/start's reviewEdits is on: file edits wait for the host's approval.
+   */
+  reviewEdits: boolean;
 }
 
 export interface SessionListParams {

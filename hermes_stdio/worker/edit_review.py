@@ -1,0 +1,165 @@
+"""File edits held for the host's review (``run/start``'s ``reviewEdits``).
+
+hermes asks one hook before each ``write_file`` or ``patch`` call runs, the one
+its ACP adapter reviews edits through
+(``acp_adapter.edit_approval.maybe_require_edit_approval``, looked up at each
+call): a JSON tool error it returns blocks the call, None lets it run.
+
+Contract:
+- ``install(edit_approval)`` wraps that hook in this process, once (True when
+  it is in place). Calls outside ``reviewing(session)`` (a context manager for
+  a turn's thread, setting ``REVIEWING``: hermes copies it into the threads
+  its tools run on, and ``inturn`` into those its subagents run on), or of a
+  session whose ``review_edits`` is off, go to hermes' own hook.
+- Within it, the edit is worked out without writing anything
+  (``edit_proposals.propose``) and put to the host through hermes' approval
+  gate, as a command is: ``approval/requested`` with the files it would change
+  as ``edits``, answered by ``approval/respond``, closed by
+  ``approval/resolved`` (``approvals.ApprovalBridge``), within the profile's
+  ``approvals.timeout``, and an interrupt ends the wait.
+- ``once`` writes it. ``session`` (and ``always``, which is not offered:
+  ``allowPermanent`` is false) also lets the session's later edits be written
+  unasked, except those touching a file kept from the agent (a .env) or in a
+  .git or .ssh directory: those are asked about each time, a ``session``
+  answer covering the same files only. ``deny``, a timeout or an interrupt
+  blocks it, and the agent is told the file was not modified (with the host's
+  reason). A session in autoApprove, or a profile in YOLO mode, writes unasked.
+- An edit hermes' tool would refuse anyway is not asked about: a path its
+  write guard protects goes to the tool, which says why; a patch that cannot
+  apply is blocked here with the error the tool would give.
+- A subagent run within the turn is asked about in the turn's run. No host to
+  ask blocks the edit: a background subagent's (``inturn.in_background``),
+  or one made when no turn of the session is open; so does anything that
+  goes wrong here.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import threading
+from collections.abc import Iterator
+from contextvars import ContextVar
+from pathlib import PurePath
+from typing import Any
+
+from ..protocol.model import encode
+from ..transport.log import log
+from . import inturn
+from .edit_proposals import Refused, propose
+from .edits import hidden, shown_as
+from .keys import hermes_session_key
+from .state import Session
+
+EDIT_PATTERN = "file edit"
+_MARK = "_hermes_stdio_reviews"
+_install_lock = threading.Lock()
+REVIEWING: ContextVar[Session | None] = ContextVar("hermes_stdio_reviewing", default=None)
+
+
+@contextlib.contextmanager
+def reviewing(session: Session) -> Iterator[None]:
+    token = REVIEWING.set(session)
+    try:
+        yield
+    finally:
+        REVIEWING.reset(token)
+
+
+def install(edit_approval: Any) -> bool:
+    with _install_lock:
+        original = getattr(edit_approval, "maybe_require_edit_approval", None)
+        if not callable(original):
+            return False
+        if getattr(original, _MARK, False):
+            return True
+
+        def guarded(tool_name: str, arguments: dict[str, Any]) -> str | None:
+            session = REVIEWING.get()
+            if session is None or not session.review_edits or tool_name not in _TOOLS:
+                verdict = original(tool_name, arguments)
+                return None if verdict is None else str(verdict)
+            if inturn.in_background():
+                return _blocked("no user is there to review a background subagent's edit")
+            try:
+                return _review(session, tool_name, dict(arguments or {}))
+            except Exception as e:  # the edit is not written unreviewed
+                log(f"worker: cannot put an edit to the host ({type(e).__name__}: {e})")
+                return _blocked("the edit could not be put to the user for review")
+
+        setattr(guarded, _MARK, True)
+        edit_approval.maybe_require_edit_approval = guarded
+        return True
+
+
+_TOOLS = ("write_file", "patch")
+
+
+def _review(session: Session, tool: str, args: dict[str, Any]) -> str | None:
+    from tools import approval, file_tools
+
+    sid = session.session_id
+    if _refused_by_hermes(file_tools, tool, args, sid):
+        return None  # hermes' tool says why
+    root = session.workspace or os.getcwd()
+    try:
+        edits = propose(tool, args, sid, root)
+    except Refused as e:
+        return json.dumps({"error": str(e)}, ensure_ascii=False)
+    if not edits:
+        return None  # nothing would change
+    # the session's key, also on a subagent's thread, where hermes has none
+    key = hermes_session_key(sid)
+    if getattr(approval, "_YOLO_MODE_FROZEN", False) or approval.is_session_yolo_enabled(key):
+        return None
+    guarded = sorted(e.path for e in edits if _guarded(e.path))
+    pattern = f"{EDIT_PATTERN}: {', '.join(guarded)}" if guarded else EDIT_PATTERN
+    if approval.is_approved(key, pattern):
+        return None
+    with approval._lock:
+        notify = approval._gateway_notify_cbs.get(key)
+    if notify is None:
+        return _blocked("no user is there to review the edit")
+    verbs = {"added": "create", "updated": "change", "deleted": "delete"}
+    shown = [shown_as(e.path, root) for e in edits]
+    data = {
+        "command": f"{tool} {' '.join(shown)}",
+        "description": "; ".join(f"{verbs[e.kind]} {s}" for e, s in zip(edits, shown, strict=True)),
+        "pattern_key": pattern,
+        "pattern_keys": [pattern],
+        "allow_permanent": False,
+        "edits": encode(edits),
+    }
+    decision = approval._await_gateway_decision(key, notify, data, surface="hermes-stdio")
+    choice = decision.get("choice") if decision.get("resolved") else None
+    if choice in ("session", "always"):
+        approval.approve_session(key, pattern)
+    if choice in ("once", "session", "always"):
+        return None
+    if choice is None:
+        return _blocked("the user did not answer in time (silence is not consent)")
+    reason = decision.get("reason")
+    return _blocked("the user denied it" + (f': "{reason}"' if reason else ""))
+
+
+def _blocked(why: str) -> str:
+    message = f"BLOCKED: edit not made, {why}. The file was not modified."
+    return json.dumps({"error": message}, ensure_ascii=False)
+
+
+def _refused_by_hermes(file_tools: Any, tool: str, args: dict[str, Any], sid: str) -> bool:
+    check = getattr(file_tools, "_check_sensitive_path", None)
+    path = args.get("path")
+    if not callable(check) or not isinstance(path, str) or not path:
+        return False  # a V4A patch's paths are checked by the tool, then proposed here
+    return check(path, sid) is not None
+
+
+def _guarded(path: str) -> bool:
+    if {".git", ".ssh"} & set(PurePath(path).parts):
+        return True
+    try:
+        return hidden(path)
+    except Exception:
+        return True
