@@ -4,7 +4,8 @@ sudo passwords, the secrets a skill needs.
 Each kind is a ``.../requested`` notification naming the request by an id, a
 ``.../respond`` request that answers it, and one ``.../resolved`` notification
 that closes it (answered, timed out, cancelled), all scoped to the run; approvals
-can also be answered ahead for a whole session (``session/autoApprove``). Names
+can also be answered ahead for a whole session (``session/autoApprove``), and a
+session's file edits held for review (``session/reviewEdits``). Names
 follow ``types``: snake_case here, camelCase on the wire.
 """
 
@@ -83,6 +84,22 @@ class SessionAutoApproveParams(Record):
 class SessionAutoApproveResult(Record):
     session_id: str = doc_field("The session.")
     auto_approve: bool = doc_field("The session's autoApprove now.")
+
+
+# Edits held for review, switched for a whole session.
+class SessionReviewEditsParams(Record):
+    session_id: SessionId = doc_field("The session; created (or resumed) when no worker holds it.")
+    enabled: bool = doc_field(
+        "Whether its file edits wait for the host's approval, from now on (the run in progress"
+        " included), as run/start's reviewEdits."
+    )
+    profile: str | None = doc_field("Profile to ask when the session is not routed yet.", None)
+    worker_key: WorkerKey | None = doc_field("Worker isolation key.", None)
+
+
+class SessionReviewEditsResult(Record):
+    session_id: str = doc_field("The session.")
+    review_edits: bool = doc_field("The session's reviewEdits now.")
 
 
 # --- clarifying questions ---------------------------------------------------

@@ -198,6 +198,13 @@ HOST_METHODS: dict[str, Method] = _methods(
         "Approve, or stop approving, a session's flagged commands without asking, from now on.",
     ),
     Method(
+        "session/reviewEdits",
+        a.SessionReviewEditsParams,
+        a.SessionReviewEditsResult,
+        "session",
+        "Hold, or stop holding, a session's file edits for the host's review, from now on.",
+    ),
+    Method(
         "session/history",
         t.SessionHistoryParams,
         t.SessionHistoryResult,

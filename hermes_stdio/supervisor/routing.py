@@ -280,6 +280,9 @@ class RoutedMethods:
     def _h_session_autoApprove(self, req: Request, p: a.SessionAutoApproveParams) -> None:
         self._to_session_creating(req, p.session_id, p.profile, p.worker_key)
 
+    def _h_session_reviewEdits(self, req: Request, p: a.SessionReviewEditsParams) -> None:
+        self._to_session_creating(req, p.session_id, p.profile, p.worker_key)
+
     def _h_session_estimateContext(self, req: Request, p: u.SessionContextParams) -> None:
         self._to_session_creating(req, p.session_id, p.profile, p.worker_key)
 

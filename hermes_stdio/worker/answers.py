@@ -8,8 +8,9 @@ its session loaded; a request the adapter does not know as pending in that
 session is ``unknown_approval`` / ``unknown_clarify`` / ``unknown_compression``
 / ``unknown_sudo`` / ``unknown_secret``. A compression answer is checked before
 anything else (exactly one of messages and error; ``messages.checked``).
-``session/autoApprove`` answers approvals ahead, for the session (created when
-absent) and its run in progress. ``run/steer`` queues text on a run whose turn
+``session/autoApprove`` answers approvals ahead, and ``session/reviewEdits``
+holds file edits for review, for the session (created when absent) and its run
+in progress. ``run/steer`` queues text on a run whose turn
 has not started, else gives it to the run's agent (``Run.steer_target``); a
 finished run or blank text is not accepted. None of these block.
 """
@@ -45,6 +46,13 @@ class AnswerMethods:
         # The session is created, or resumed, as by session/switchModel: its next run has it.
         self.adapter.set_auto_approve(self._session(p.session_id), p.enabled)
         return a.SessionAutoApproveResult(p.session_id, p.enabled)
+
+    def _h_session_reviewEdits(
+        self, req: Request, p: a.SessionReviewEditsParams
+    ) -> a.SessionReviewEditsResult:
+        # read at each edit (edit_review), so a run in progress has it from its next one
+        self._session(p.session_id).review_edits = p.enabled
+        return a.SessionReviewEditsResult(p.session_id, p.enabled)
 
     def _answer(
         self, run_id: str, gone: ErrorType, ident: str, give: Callable[[Session], _T | None]

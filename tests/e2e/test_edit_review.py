@@ -249,3 +249,34 @@ def test_a_subagent_within_the_turn_has_its_edit_reviewed_in_its_parents_run(
     assert host.wait_run_completed(run["runId"]).params["status"] == "complete"
     assert target.read_text() == "sub\n"
     held.release.set()
+
+
+def test_review_switched_during_a_run_holds_from_its_next_edit_and_creates_a_new_session(
+    host: HostClient, llm: ScriptedLLM, ws: Path
+) -> None:
+    edit_runs(
+        llm,
+        ("write_file", {"path": "a.txt", "content": "a\n"}),
+        ("write_file", {"path": "b.txt", "content": "b\n"}),
+    )
+    run, ask = start(host, ws)
+    switched = host.request(
+        "session/reviewEdits", {"sessionId": run["sessionId"], "enabled": False}
+    )
+    assert switched == {"sessionId": run["sessionId"], "reviewEdits": False}
+    assert not (ws / "a.txt").exists()  # the edit waiting stays pending until answered
+    respond(host, run, ask, "once")
+    host.wait_run_completed(run["runId"])
+    assert len(asks(host, run["runId"])) == 1
+    assert (ws / "a.txt").exists() and (ws / "b.txt").exists()
+
+    on = host.request("session/reviewEdits", {"sessionId": "fresh", "enabled": True})
+    assert on == {"sessionId": "fresh", "reviewEdits": True}
+    assert host.request("session/status", {"sessionId": "fresh"})["reviewEdits"] is True
+    edit_runs(llm, ("write_file", {"path": "c.txt", "content": "c\n"}))
+    later = host.request(
+        "run/start", {"message": "edit", "sessionId": "fresh", "workspace": str(ws)}
+    )
+    respond(host, later, asked(host, later["runId"], "approval"), "deny")
+    host.wait_run_completed(later["runId"])
+    assert not (ws / "c.txt").exists()

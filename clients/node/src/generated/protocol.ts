@@ -3123,6 +3123,36 @@ export interface SessionRenameResult {
   title: string | null;
 }
 
+export interface SessionReviewEditsParams {
+  /**
+   * The session; created (or resumed) when no worker holds it.
+   */
+  sessionId: string;
+  /**
+   * Whether its file edits wait for the host's approval, from now on (the run in progress included), as run/start's reviewEdits.
+   */
+  enabled: boolean;
+  /**
+   * Profile to ask when the session is not routed yet.
+   */
+  profile?: string | null;
+  /**
+   * Worker isolation key.
+   */
+  workerKey?: string | null;
+}
+
+export interface SessionReviewEditsResult {
+  /**
+   * The session.
+   */
+  sessionId: string;
+  /**
+   * The session's reviewEdits now.
+   */
+  reviewEdits: boolean;
+}
+
 export interface SessionSearchHit {
   /**
    * The conversation, as session/listStored lists it: resume it with run/start.
@@ -4958,6 +4988,8 @@ export interface HostRequests {
   'session/listStored': { params: SessionListStoredParams; result: SessionListStoredResult };
   /** Set or clear a stored session's title. */
   'session/rename': { params: SessionRenameParams; result: SessionRenameResult };
+  /** Hold, or stop holding, a session's file edits for the host's review, from now on. */
+  'session/reviewEdits': { params: SessionReviewEditsParams; result: SessionReviewEditsResult };
   /** Find messages in the profile's stored sessions, with hermes' full-text search. */
   'session/search': { params: SessionSearchParams; result: SessionSearchResult };
   /** Describe a session; with ifLoaded it never starts a worker. */
@@ -5161,6 +5193,7 @@ export const HOST_REQUEST_METHODS: readonly HostRequestMethod[] = [
   'session/list',
   'session/listStored',
   'session/rename',
+  'session/reviewEdits',
   'session/search',
   'session/status',
   'session/switchModel',
