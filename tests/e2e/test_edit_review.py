@@ -280,3 +280,15 @@ def test_review_switched_during_a_run_holds_from_its_next_edit_and_creates_a_new
     respond(host, later, asked(host, later["runId"], "approval"), "deny")
     host.wait_run_completed(later["runId"])
     assert not (ws / "c.txt").exists()
+
+
+def test_a_profile_whose_approvals_are_off_still_has_its_edits_reviewed(
+    start_host: StartHost, home: Path, llm: ScriptedLLM, ws: Path
+) -> None:
+    config = yaml.safe_load((home / "config.yaml").read_text())
+    config["approvals"] = {"mode": "off"}
+    (home / "config.yaml").write_text(yaml.safe_dump(config))
+    host = start_host()
+    host.initialize()
+    written_after(host, llm, ws, "a.txt", "deny")
+    assert not (ws / "a.txt").exists()
