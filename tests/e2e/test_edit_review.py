@@ -231,10 +231,11 @@ def test_a_background_subagents_edit_is_blocked_and_asks_nobody(
     assert not target.exists()
 
 
+@pytest.mark.parametrize("worker", ["spawned", "forked"])
 def test_a_subagent_within_the_turn_has_its_edit_reviewed_in_its_parents_run(
-    start_host: StartHost, llm: ScriptedLLM, home: Path, ws: Path
+    start_host: StartHost, llm: ScriptedLLM, home: Path, ws: Path, worker: str
 ) -> None:
-    host, held = within_the_turn(start_host, llm, home)
+    host, held = within_the_turn(start_host, llm, home, worker)
     target = ws / "sub.txt"
     write = Reply.tool_call("write_file", {"path": str(target), "content": "sub\n"})
     llm.enqueue_for("write it", write, Reply.text(["done"]))
