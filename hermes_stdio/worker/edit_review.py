@@ -19,9 +19,10 @@ Contract:
   ``approvals.timeout``, and an interrupt ends the wait.
 - ``once`` writes it. ``session`` (and ``always``, which is not offered:
   ``allowPermanent`` is false) also lets the session's later edits be written
-  unasked, except those touching a file kept from the agent (a .env) or in a
-  .git or .ssh directory: those are asked about each time, a ``session``
-  answer covering the same files only. ``deny``, a timeout or an interrupt
+  unasked, except those touching a guarded file: one outside the session's
+  workspace (the worker's directory without one), kept from the agent (a
+  .env), or in a .git or .ssh directory. Those are asked about each time, a
+  ``session`` answer covering the same files only. ``deny``, a timeout or an interrupt
   blocks it, and the agent is told the file was not modified (with the host's
   reason). A session in autoApprove, or a profile in YOLO mode, writes unasked.
 - An edit hermes' tool would refuse anyway is not asked about: a path its
@@ -113,7 +114,7 @@ def _review(session: Session, tool: str, args: dict[str, Any]) -> str | None:
     key = hermes_session_key(sid)
     if getattr(approval, "_YOLO_MODE_FROZEN", False) or approval.is_session_yolo_enabled(key):
         return None
-    guarded = sorted(e.path for e in edits if _guarded(e.path))
+    guarded = sorted(e.path for e in edits if _guarded(e.path, root))
     pattern = f"{EDIT_PATTERN}: {', '.join(guarded)}" if guarded else EDIT_PATTERN
     if approval.is_approved(key, pattern):
         return None
@@ -156,9 +157,13 @@ def _refused_by_hermes(file_tools: Any, tool: str, args: dict[str, Any], sid: st
     return check(path, sid) is not None
 
 
-def _guarded(path: str) -> bool:
+def _guarded(path: str, root: str) -> bool:
+    """Whether a ``session`` answer to an edit of the file covers that file only."""
     if {".git", ".ssh"} & set(PurePath(path).parts):
         return True
+    inside = os.path.realpath(root)
+    if not os.path.isabs(path) or os.path.commonpath([path, inside]) != inside:
+        return True  # outside the session's workspace
     try:
         return hidden(path)
     except Exception:

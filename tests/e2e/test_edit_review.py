@@ -145,7 +145,7 @@ def test_a_patch_that_cannot_apply_fails_without_asking(
 
 
 def test_a_session_answer_lets_later_edits_through_except_to_a_guarded_file(
-    host: HostClient, llm: ScriptedLLM, ws: Path
+    host: HostClient, llm: ScriptedLLM, ws: Path, tmp_path: Path
 ) -> None:
     first = written_after(host, llm, ws, "a.txt", "session")
 
@@ -163,6 +163,17 @@ def test_a_session_answer_lets_later_edits_through_except_to_a_guarded_file(
     host.wait_run_completed(second["runId"])
     assert len(asks(host, second["runId"])) == 1
     assert not (ws / ".git" / "config").exists()
+
+    outside = tmp_path / "outside.txt"  # not in the session's workspace
+    edit_runs(llm, ("write_file", {"path": str(outside), "content": "o\n"}))
+    third, beyond = start(host, ws, sessionId=first["sessionId"])
+    assert beyond.params["patternKeys"] == [f"file edit: {outside}"]
+    respond(host, third, beyond, "session")  # covers that file from now on
+    host.wait_run_completed(third["runId"])
+    edit_runs(llm, ("write_file", {"path": str(outside), "content": "again\n"}))
+    fourth = host.request("run/start", {"message": "edit", "sessionId": first["sessionId"]})
+    host.wait_run_completed(fourth["runId"])
+    assert asks(host, fourth["runId"]) == [] and outside.read_text() == "again\n"
 
     written_after(host, llm, ws, "c.txt", "deny")  # another session is asked again
     assert not (ws / "c.txt").exists()
