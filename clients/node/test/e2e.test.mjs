@@ -12,7 +12,8 @@ import { hermesBin, hermesPython, makeHome, offlineEnv, repoRoot, startScriptedL
 const haveBin = existsSync(hermesBin);
 if (!haveBin) console.warn(`# ${hermesBin} not found: set HERMES_STDIO_BIN`);
 
-describe('hermes-stdio supervisor', { skip: !haveBin && `no ${hermesBin}`, timeout: 60_000 }, () => {
+// The suite's timeout bounds all its tests together; each test has a bound of its own.
+describe('hermes-stdio supervisor', { skip: !haveBin && `no ${hermesBin}`, timeout: 600_000 }, () => {
   let root;
   before(async () => {
     root = await mkdtemp(path.join(tmpdir(), 'hermes-node-e2e-'));
