@@ -210,6 +210,10 @@ class HermesAdapter(
                     carry=(SERVING, edit_review.REVIEWING),
                     background_carry=(edit_review.REVIEWING,),
                 )
+                with contextlib.suppress(ImportError):  # without it, no run can review
+                    from acp_adapter import edit_approval
+
+                    edit_review.install(edit_approval)
                 profile = os.environ.get("HERMES_STDIO_PROFILE")
                 given = os.environ.get("HERMES_STDIO_ROOT")
                 root = Path(given) if given else hermes_root(self.home, profile)

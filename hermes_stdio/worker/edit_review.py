@@ -7,10 +7,11 @@ call): a JSON tool error it returns blocks the call, None lets it run.
 
 Contract:
 - ``install(edit_approval)`` wraps that hook in this process, once (True when
-  it is in place). Calls outside ``reviewing(session)`` (a context manager for
-  a turn's thread, setting ``REVIEWING``: hermes copies it into the threads
-  its tools run on, and ``inturn`` into those its subagents run on), or of a
-  session whose ``review_edits`` is off, go to hermes' own hook.
+  it is in place; ``hooked()`` says later whether it is). Calls outside
+  ``reviewing(session)`` (a context manager for a turn's thread, setting
+  ``REVIEWING``: hermes copies it into the threads its tools run on, and
+  ``inturn`` into those its subagents run on), or of a session whose
+  ``review_edits`` is off, go to hermes' own hook.
 - Within it, the edit is worked out without writing anything
   (``edit_proposals.propose``) and put to the host through hermes' approval
   gate, as a command is: ``approval/requested`` with the files it would change
@@ -56,6 +57,7 @@ from .state import Session
 EDIT_PATTERN = "file edit"
 _MARK = "_hermes_stdio_reviews"
 _install_lock = threading.Lock()
+_hooked = threading.Event()
 REVIEWING: ContextVar[Session | None] = ContextVar("hermes_stdio_reviewing", default=None)
 
 
@@ -68,12 +70,19 @@ def reviewing(session: Session) -> Iterator[None]:
         REVIEWING.reset(token)
 
 
+def hooked() -> bool:
+    """Whether ``install`` wrapped hermes' hook in this process: without it, edits
+    cannot be reviewed."""
+    return _hooked.is_set()
+
+
 def install(edit_approval: Any) -> bool:
     with _install_lock:
         original = getattr(edit_approval, "maybe_require_edit_approval", None)
         if not callable(original):
             return False
         if getattr(original, _MARK, False):
+            _hooked.set()
             return True
 
         def guarded(tool_name: str, arguments: dict[str, Any]) -> str | None:
@@ -91,6 +100,7 @@ def install(edit_approval: Any) -> bool:
 
         setattr(guarded, _MARK, True)
         edit_approval.maybe_require_edit_approval = guarded
+        _hooked.set()
         return True
 
 

@@ -116,7 +116,6 @@ class HermesTurns:
     def _scope(self, session: Session) -> Iterator[None]:
         """What hermes reads from the thread while the session's agent works (its
         approvals, sudo and secrets asked in the session's run)."""
-        from acp_adapter import edit_approval
         from agent import runtime_cwd
         from gateway import session_context
         from tools import approval, file_tools, terminal_tool
@@ -130,7 +129,7 @@ class HermesTurns:
             self._secrets.serving(session),
             edit_review.reviewing(session),
         ):
-            if not edit_review.install(edit_approval) and session.review_edits:
+            if session.review_edits and not edit_review.hooked():
                 raise RuntimeError("this hermes-agent has no edit hook: edits cannot be reviewed")
             yield
 

@@ -4,6 +4,7 @@ reviewing session's turn, and fail-closed inside one."""
 from __future__ import annotations
 
 import json
+import threading
 import types
 from typing import Any
 
@@ -46,6 +47,16 @@ def test_installing_twice_wraps_once() -> None:
     assert edit_review.install(module)
     assert module.maybe_require_edit_approval is hook
     assert not edit_review.install(types.SimpleNamespace())
+
+
+def test_the_hook_counts_as_in_place_only_once_hermes_own_was_wrapped(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(edit_review, "_hooked", threading.Event())
+    assert not edit_review.install(types.SimpleNamespace())  # a hermes without the hook
+    assert not edit_review.hooked()
+    edit_review.install(hermes_hook()[0])
+    assert edit_review.hooked()
 
 
 def test_an_edit_that_cannot_be_put_to_the_host_is_blocked(monkeypatch: pytest.MonkeyPatch) -> None:
