@@ -18,14 +18,19 @@ Contract:
   as ``edits``, answered by ``approval/respond``, closed by
   ``approval/resolved`` (``approvals.ApprovalBridge``), within the profile's
   ``approvals.timeout``, and an interrupt ends the wait.
-- ``once`` writes it. ``session`` (and ``always``, which is not offered:
-  ``allowPermanent`` is false) also lets the session's later edits be written
-  unasked, except those touching a guarded file: one outside the session's
-  workspace (the worker's directory without one), kept from the agent (a
-  .env), or in a .git or .ssh directory. Those are asked about each time, a
-  ``session`` answer covering the same files only. ``deny``, a timeout or an interrupt
-  blocks it, and the agent is told the file was not modified (with the host's
-  reason). A session in autoApprove, or a profile in YOLO mode, writes unasked.
+- ``once`` writes it, if it still is what the host saw: it is worked out again
+  after the answer, and when a file changed meanwhile so that the edit would
+  now change something else, the host is asked again with the new ``edits``
+  (``ASKS`` times at most, then it is blocked); when it can no longer apply,
+  it is blocked with the tool's error.
+- ``session`` (and ``always``, which is not offered: ``allowPermanent`` is
+  false) also lets the session's later edits be written unasked, except those
+  touching a guarded file: one outside the session's workspace (the worker's
+  directory without one), kept from the agent (a .env), or in a .git or .ssh
+  directory. Those are asked about each time, a ``session`` answer covering
+  the same files only. ``deny``, a timeout or an interrupt blocks it, and the
+  agent is told the file was not modified (with the host's reason). A session
+  in autoApprove, or a profile in YOLO mode, writes unasked.
 - An edit hermes' tool would refuse anyway is not asked about: a path its
   write guard protects goes to the tool, which says why; a patch that cannot
   apply is blocked here with the error the tool would give.
@@ -46,6 +51,7 @@ from contextvars import ContextVar
 from pathlib import PurePath
 from typing import Any
 
+from ..protocol.events import FileEdit
 from ..protocol.model import encode
 from ..transport.log import log
 from . import inturn
@@ -105,6 +111,7 @@ def install(edit_approval: Any) -> bool:
 
 
 _TOOLS = ("write_file", "patch")
+ASKS = 3  # times one edit is put to the user while its files keep changing
 
 
 def _review(session: Session, tool: str, args: dict[str, Any]) -> str | None:
@@ -124,17 +131,51 @@ def _review(session: Session, tool: str, args: dict[str, Any]) -> str | None:
     key = hermes_session_key(sid)
     if getattr(approval, "_YOLO_MODE_FROZEN", False) or approval.is_session_yolo_enabled(key):
         return None
+    for _ in range(ASKS):
+        pattern = _pattern(edits, root)
+        if approval.is_approved(key, pattern):
+            return None
+        with approval._lock:
+            notify = approval._gateway_notify_cbs.get(key)
+        if notify is None:
+            return _blocked("no user is there to review the edit")
+        decision = approval._await_gateway_decision(
+            key, notify, _request(tool, edits, root, pattern), surface="hermes-stdio"
+        )
+        choice = decision.get("choice") if decision.get("resolved") else None
+        if choice in ("session", "always"):
+            approval.approve_session(key, pattern)
+            return None  # the edits it lets through unasked include this one as it now is
+        if choice is None:
+            return _blocked("the user did not answer in time (silence is not consent)")
+        if choice != "once":
+            reason = decision.get("reason")
+            return _blocked("the user denied it" + (f': "{reason}"' if reason else ""))
+        # what is written must be what the user saw: a file may have changed meanwhile
+        try:
+            now = propose(tool, args, sid, root)
+        except Refused as e:
+            return json.dumps(
+                {"error": f"{e} (the file changed during review)"}, ensure_ascii=False
+            )
+        if now == edits:
+            return None
+        if not now:
+            return None  # the file already holds what the edit would write
+        edits = now
+    return _blocked("its files kept changing while the user reviewed it")
+
+
+def _pattern(edits: list[FileEdit], root: str) -> str:
     guarded = sorted(e.path for e in edits if _guarded(e.path, root))
-    pattern = f"{EDIT_PATTERN}: {', '.join(guarded)}" if guarded else EDIT_PATTERN
-    if approval.is_approved(key, pattern):
-        return None
-    with approval._lock:
-        notify = approval._gateway_notify_cbs.get(key)
-    if notify is None:
-        return _blocked("no user is there to review the edit")
+    return f"{EDIT_PATTERN}: {', '.join(guarded)}" if guarded else EDIT_PATTERN
+
+
+def _request(tool: str, edits: list[FileEdit], root: str, pattern: str) -> dict[str, Any]:
+    """What hermes' approval gate hands ``approvals.ApprovalBridge`` to ask with."""
     verbs = {"added": "create", "updated": "change", "deleted": "delete"}
     shown = [shown_as(e.path, root) for e in edits]
-    data = {
+    return {
         "command": f"{tool} {' '.join(shown)}",
         "description": "; ".join(f"{verbs[e.kind]} {s}" for e, s in zip(edits, shown, strict=True)),
         "pattern_key": pattern,
@@ -142,16 +183,6 @@ def _review(session: Session, tool: str, args: dict[str, Any]) -> str | None:
         "allow_permanent": False,
         "edits": encode(edits),
     }
-    decision = approval._await_gateway_decision(key, notify, data, surface="hermes-stdio")
-    choice = decision.get("choice") if decision.get("resolved") else None
-    if choice in ("session", "always"):
-        approval.approve_session(key, pattern)
-    if choice in ("once", "session", "always"):
-        return None
-    if choice is None:
-        return _blocked("the user did not answer in time (silence is not consent)")
-    reason = decision.get("reason")
-    return _blocked("the user denied it" + (f': "{reason}"' if reason else ""))
 
 
 def _blocked(why: str) -> str:

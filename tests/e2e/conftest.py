@@ -118,6 +118,13 @@ def start_host(home: Path) -> Iterator[StartHost]:
 
 
 @pytest.fixture
+def ws(tmp_path: Path) -> Path:
+    """The session's workspace."""
+    (tmp_path / "ws").mkdir()
+    return tmp_path / "ws"
+
+
+@pytest.fixture
 def host(start_host: StartHost) -> HostClient:
     h = start_host()
     h.initialize()

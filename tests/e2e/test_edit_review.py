@@ -18,13 +18,6 @@ from .conftest import StartHost, asked, received, resolutions, tool_result, with
 from .test_approvals import respond
 
 
-@pytest.fixture
-def ws(tmp_path: Path) -> Path:
-    """The session's workspace."""
-    (tmp_path / "ws").mkdir()
-    return tmp_path / "ws"
-
-
 def edit_runs(llm: ScriptedLLM, *calls: tuple[str, dict[str, Any]]) -> None:
     llm.enqueue(*(Reply.tool_call(name, args) for name, args in calls), Reply.text(["done"]))
 

@@ -6,19 +6,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from hermes_stdio.testing.host import HostClient
 from hermes_stdio.testing.llm_server import Reply, ScriptedLLM
 
 from .conftest import run_to_end
-
-
-@pytest.fixture
-def ws(tmp_path: Path) -> Path:
-    """The session's workspace."""
-    (tmp_path / "ws").mkdir()
-    return tmp_path / "ws"
 
 
 def completed_calls(notes: list[Any]) -> list[dict[str, Any]]:

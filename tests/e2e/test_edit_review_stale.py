@@ -1,0 +1,98 @@
+"""An edit held for review whose file changes before the host answers (an
+editor saves it): what hermes writes is what the host approved, else the host
+is asked again, through the real binary and real hermes-agent."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from hermes_stdio.testing.host import HostClient
+from hermes_stdio.testing.llm_server import ScriptedLLM
+from hermes_stdio.wire import Notification
+
+from .conftest import resolutions, tool_result
+from .test_approvals import respond
+from .test_edit_review import asks, edit_runs, start
+
+REPLACE = {"mode": "replace", "path": "app.py", "old_string": "x = 1", "new_string": "x = 2"}
+
+
+def asked_again(host: HostClient, run_id: str) -> Notification:
+    """The run's next approval/requested."""
+    return host.wait_for(
+        lambda n: n.method == "approval/requested" and n.params["runId"] == run_id, timeout=60
+    )
+
+
+def test_a_file_changed_during_review_so_the_diff_differs_is_asked_about_again(
+    host: HostClient, llm: ScriptedLLM, ws: Path
+) -> None:
+    (ws / "app.py").write_text("x = 1\ny = 1\n")
+    edit_runs(llm, ("patch", REPLACE))
+    run, first = start(host, ws)
+    (ws / "app.py").write_text("x = 1\ny = 5\n")  # the user's editor saves meanwhile
+    respond(host, run, first, "once")
+    second = asked_again(host, run["runId"])
+    assert second.params["approvalId"] != first.params["approvalId"]
+    assert [e["diff"] for e in second.params["edits"]] == [
+        "--- a/app.py\n+++ b/app.py\n@@ -1,2 +1,2 @@\n-x = 1\n+x = 2\n y = 5\n"
+    ]
+    assert (ws / "app.py").read_text() == "x = 1\ny = 5\n"  # nothing written yet
+    respond(host, run, second, "once")
+    assert host.wait_run_completed(run["runId"]).params["status"] == "complete"
+    assert (ws / "app.py").read_text() == "x = 2\ny = 5\n"
+    assert [r["outcome"] for r in resolutions(host, run["runId"], "approval")] == [
+        "approved",
+        "approved",
+    ]
+    approvals = [n.method for n in host.run_notifications(run["runId"]) if "approval" in n.method]
+    assert approvals == ["approval/requested", "approval/resolved"] * 2
+
+
+def test_a_change_elsewhere_in_the_file_leaves_the_diff_as_approved_and_is_not_asked_again(
+    host: HostClient, llm: ScriptedLLM, ws: Path
+) -> None:
+    lines = [f"line {i}\n" for i in range(10)]
+    (ws / "app.py").write_text("x = 1\n" + "".join(lines))
+    edit_runs(llm, ("patch", REPLACE))
+    run, ask = start(host, ws)
+    (ws / "app.py").write_text("x = 1\n" + "".join(lines[:-1]) + "edited\n")
+    respond(host, run, ask, "once")
+    host.wait_run_completed(run["runId"])
+    assert len(asks(host, run["runId"])) == 1
+    assert (ws / "app.py").read_text() == "x = 2\n" + "".join(lines[:-1]) + "edited\n"
+
+
+def test_an_edit_that_no_longer_applies_after_the_file_changed_is_blocked_with_the_tools_error(
+    host: HostClient, llm: ScriptedLLM, ws: Path
+) -> None:
+    (ws / "app.py").write_text("x = 1\n")
+    edit_runs(llm, ("patch", REPLACE))
+    run, ask = start(host, ws)
+    (ws / "app.py").write_text("z = 0\n")
+    respond(host, run, ask, "once")
+    host.wait_run_completed(run["runId"])
+    assert len(asks(host, run["runId"])) == 1
+    assert (ws / "app.py").read_text() == "z = 0\n"
+    result = tool_result(host, run["runId"])
+    assert "changed during review" in result and "x = 1" not in (ws / "app.py").read_text()
+
+
+def test_a_file_that_keeps_changing_is_asked_about_three_times_then_blocked(
+    host: HostClient, llm: ScriptedLLM, ws: Path
+) -> None:
+    (ws / "notes.md").write_text("v0\n")
+    edit_runs(llm, ("write_file", {"path": "notes.md", "content": "agent\n"}))
+    run, ask = start(host, ws)
+    for version in range(1, 4):
+        (ws / "notes.md").write_text(f"v{version}\n")
+        assert ask.params["edits"][0]["diff"].startswith("--- a/notes.md")
+        respond(host, run, ask, "once")
+        if version < 3:
+            ask = asked_again(host, run["runId"])
+            assert f"-v{version}\n" in ask.params["edits"][0]["diff"]
+    host.wait_run_completed(run["runId"])
+    assert len(asks(host, run["runId"])) == 3
+    assert (ws / "notes.md").read_text() == "v3\n"
+    result = tool_result(host, run["runId"])
+    assert "BLOCKED" in result and "kept changing" in result
