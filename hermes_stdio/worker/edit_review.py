@@ -13,11 +13,13 @@ Contract:
   ``inturn`` into those its subagents run on), or of a session whose
   ``review_edits`` is off, go to hermes' own hook.
 - Within it, the edit is worked out without writing anything
-  (``edit_proposals.propose``) and put to the host through hermes' approval
-  gate, as a command is: ``approval/requested`` with the files it would change
-  as ``edits``, answered by ``approval/respond``, closed by
-  ``approval/resolved`` (``approvals.ApprovalBridge``), within the profile's
-  ``approvals.timeout``, and an interrupt ends the wait.
+  (``edit_proposals.propose``, its paths resolved for the task calling: a
+  subagent's or a cron job's own directory, not the session's) and put to the
+  host through hermes' approval gate, as a command is: ``approval/requested``
+  with the files it would change as ``edits``, answered by
+  ``approval/respond``, closed by ``approval/resolved``
+  (``approvals.ApprovalBridge``), within the profile's ``approvals.timeout``,
+  and an interrupt ends the wait.
 - ``once`` writes it, if it still is what the host saw: it is worked out again
   after the answer, and when a file changed meanwhile so that the edit would
   now change something else, the host is asked again with the new ``edits``
@@ -34,10 +36,10 @@ Contract:
 - An edit hermes' tool would refuse anyway is not asked about: a path its
   write guard protects goes to the tool, which says why; a patch that cannot
   apply is blocked here with the error the tool would give.
-- A subagent run within the turn is asked about in the turn's run. No host to
-  ask blocks the edit: a background subagent's (``inturn.in_background``),
-  or one made when no turn of the session is open; so does anything that
-  goes wrong here.
+- A subagent run within the turn, or a cron job the agent runs now, is asked
+  about in the turn's run. No host to ask blocks the edit: a background
+  subagent's (``inturn.in_background``), or one made when no turn of the
+  session is open; so does anything that goes wrong here.
 """
 
 from __future__ import annotations
@@ -45,10 +47,12 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import sys
 import threading
 from collections.abc import Iterator
 from contextvars import ContextVar
 from pathlib import PurePath
+from types import FrameType
 from typing import Any
 
 from ..protocol.events import FileEdit
@@ -98,8 +102,9 @@ def install(edit_approval: Any) -> bool:
                 return None if verdict is None else str(verdict)
             if inturn.in_background():
                 return _blocked("no user is there to review a background subagent's edit")
+            task = _calling_task(sys._getframe(1)) or session.session_id
             try:
-                return _review(session, tool_name, dict(arguments or {}))
+                return _review(session, task, tool_name, dict(arguments or {}))
             except Exception as e:  # the edit is not written unreviewed
                 log(f"worker: cannot put an edit to the host ({type(e).__name__}: {e})")
                 return _blocked("the edit could not be put to the user for review")
@@ -114,15 +119,26 @@ _TOOLS = ("write_file", "patch")
 ASKS = 3  # times one edit is put to the user while its files keep changing
 
 
-def _review(session: Session, tool: str, args: dict[str, Any]) -> str | None:
+def _calling_task(frame: FrameType | None) -> str | None:
+    """The task the tool call runs for, whose directory its relative paths resolve
+    in: a subagent's or a cron job's own, not the session's. hermes hands the hook
+    none, so it is read from the call that asks (``model_tools.handle_function_call``,
+    whose tools take ``task_id or "default"``); None when that is not the caller."""
+    if frame is None or frame.f_code.co_name != "handle_function_call":
+        return None
+    task = frame.f_locals.get("task_id")
+    return task if isinstance(task, str) and task else "default"
+
+
+def _review(session: Session, task: str, tool: str, args: dict[str, Any]) -> str | None:
     from tools import approval, file_tools
 
     sid = session.session_id
-    if _refused_by_hermes(file_tools, tool, args, sid):
+    if _refused_by_hermes(file_tools, tool, args, task):
         return None  # hermes' tool says why
     root = session.workspace or os.getcwd()
     try:
-        edits = propose(tool, args, sid, root)
+        edits = propose(tool, args, task, root)
     except Refused as e:
         return json.dumps({"error": str(e)}, ensure_ascii=False)
     if not edits:
@@ -153,7 +169,7 @@ def _review(session: Session, tool: str, args: dict[str, Any]) -> str | None:
             return _blocked("the user denied it" + (f': "{reason}"' if reason else ""))
         # what is written must be what the user saw: a file may have changed meanwhile
         try:
-            now = propose(tool, args, sid, root)
+            now = propose(tool, args, task, root)
         except Refused as e:
             return json.dumps(
                 {"error": f"{e} (the file changed during review)"}, ensure_ascii=False
@@ -190,12 +206,12 @@ def _blocked(why: str) -> str:
     return json.dumps({"error": message}, ensure_ascii=False)
 
 
-def _refused_by_hermes(file_tools: Any, tool: str, args: dict[str, Any], sid: str) -> bool:
+def _refused_by_hermes(file_tools: Any, tool: str, args: dict[str, Any], task: str) -> bool:
     check = getattr(file_tools, "_check_sensitive_path", None)
     path = args.get("path")
     if not callable(check) or not isinstance(path, str) or not path:
         return False  # a V4A patch's paths are checked by the tool, then proposed here
-    return check(path, sid) is not None
+    return check(path, task) is not None
 
 
 def _guarded(path: str, root: str) -> bool:

@@ -256,6 +256,50 @@ def test_a_subagent_within_the_turn_has_its_edit_reviewed_in_its_parents_run(
     held.release.set()
 
 
+def test_a_subagents_relative_path_is_shown_as_it_resolves_in_the_subagents_directory(
+    start_host: StartHost, llm: ScriptedLLM, home: Path, ws: Path
+) -> None:
+    host, held = within_the_turn(start_host, llm, home)
+    (ws / "sub").mkdir()
+    llm.enqueue_for(
+        "write it",
+        Reply.tool_call("terminal", {"command": "cd sub"}),  # the subagent's own directory
+        Reply.tool_call("write_file", {"path": "rel.txt", "content": "sub\n"}),
+        Reply.text(["done"]),
+    )
+    llm.enqueue(Reply.tool_call("delegate_task", {"goal": "write it"}), Reply.text(["done"]))
+    params = {"message": "delegate", "workspace": str(ws), "reviewEdits": True}
+    run = host.request("run/start", params)
+    ask = asked(host, run["runId"], "approval")
+    assert [e["path"] for e in ask.params["edits"]] == [str(ws / "sub" / "rel.txt")]
+    respond(host, run, ask, "once")
+    assert host.wait_run_completed(run["runId"]).params["status"] == "complete"
+    assert (ws / "sub" / "rel.txt").read_text() == "sub\n" and not (ws / "rel.txt").exists()
+    held.release.set()
+
+
+def test_a_cron_job_run_within_the_turn_has_its_edit_reviewed_in_its_own_directory(
+    host: HostClient, llm: ScriptedLLM, ws: Path, tmp_path: Path
+) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    job = host.request(
+        "cron/create", {"schedule": "every 1h", "prompt": "write it", "workdir": str(project)}
+    )["job"]
+    llm.enqueue(
+        Reply.tool_call("cronjob", {"action": "run", "job_id": job["jobId"]}),
+        Reply.tool_call("write_file", {"path": "rel.txt", "content": "job\n"}),  # the job's agent
+        Reply.text(["job done"]),
+        Reply.text(["ran it"]),
+    )
+    run, ask = start(host, ws)
+    assert [e["path"] for e in ask.params["edits"]] == [str(project / "rel.txt")]
+    assert not (project / "rel.txt").exists()
+    respond(host, run, ask, "deny")
+    assert host.wait_run_completed(run["runId"]).params["status"] == "complete"
+    assert not (project / "rel.txt").exists() and not (ws / "rel.txt").exists()
+
+
 def test_review_switched_during_a_run_holds_from_its_next_edit_and_creates_a_new_session(
     host: HostClient, llm: ScriptedLLM, ws: Path
 ) -> None:
