@@ -124,6 +124,24 @@ def test_a_v4a_patch_is_one_request_naming_each_file_it_would_change(
     assert (ws / "made.txt").read_text() == "made" and not (ws / "old.txt").exists()
 
 
+def test_parallel_edits_are_each_asked_about_and_answered_on_their_own(
+    host: HostClient, llm: ScriptedLLM, ws: Path
+) -> None:
+    writes = [("write_file", {"path": f"{n}.txt", "content": f"{n}\n"}) for n in ("a", "b")]
+    llm.enqueue(Reply.tool_calls(writes), Reply.text(["done"]))
+    run = host.request("run/start", {"message": "edit", "workspace": str(ws), "reviewEdits": True})
+    for _ in writes:
+        ask = asked(host, run["runId"], "approval")
+        [edit] = ask.params["edits"]
+        respond(host, run, ask, "once" if edit["path"].endswith("a.txt") else "deny")
+    host.wait_run_completed(run["runId"])
+    assert (ws / "a.txt").read_text() == "a\n" and not (ws / "b.txt").exists()
+    assert sorted(r["outcome"] for r in resolutions(host, run["runId"], "approval")) == [
+        "approved",
+        "denied",
+    ]
+
+
 def test_a_patch_that_cannot_apply_fails_without_asking(
     host: HostClient, llm: ScriptedLLM, ws: Path
 ) -> None:
