@@ -142,6 +142,23 @@ def test_parallel_edits_are_each_asked_about_and_answered_on_their_own(
     ]
 
 
+def test_a_scripts_file_edit_through_execute_code_is_held_for_review_too(
+    host: HostClient, llm: ScriptedLLM, ws: Path
+) -> None:
+    code = "from hermes_tools import write_file\nprint(write_file('made.txt', 'hi\\n'))\n"
+    llm.enqueue(Reply.tool_call("execute_code", {"code": code}), Reply.text(["done"]))
+    run, code_ask = start(host, ws)
+    assert code_ask.params["edits"] == []  # the code itself, asked about as a command
+    respond(host, run, code_ask, "once")
+    edit_ask = asked(host, run["runId"], "approval")
+    assert edit_ask.params["command"] == "write_file made.txt"
+    assert [e["path"] for e in edit_ask.params["edits"]] == [str(ws / "made.txt")]
+    respond(host, run, edit_ask, "deny")
+    host.wait_run_completed(run["runId"])
+    assert not (ws / "made.txt").exists()
+    assert "BLOCKED" in tool_result(host, run["runId"])
+
+
 def test_a_patch_that_cannot_apply_fails_without_asking(
     host: HostClient, llm: ScriptedLLM, ws: Path
 ) -> None:
