@@ -117,6 +117,7 @@ def install(edit_approval: Any) -> bool:
 
 _TOOLS = ("write_file", "patch")
 ASKS = 3  # times one edit is put to the user while its files keep changing
+AGAIN = "(asked again: a file changed during review)"
 
 
 def _calling_task(frame: FrameType | None) -> str | None:
@@ -147,7 +148,7 @@ def _review(session: Session, task: str, tool: str, args: dict[str, Any]) -> str
     key = hermes_session_key(sid)
     if getattr(approval, "_YOLO_MODE_FROZEN", False) or approval.is_session_yolo_enabled(key):
         return None
-    for _ in range(ASKS):
+    for again in range(ASKS):
         pattern = _pattern(edits, root)
         if approval.is_approved(key, pattern):
             return None
@@ -156,7 +157,7 @@ def _review(session: Session, task: str, tool: str, args: dict[str, Any]) -> str
         if notify is None:
             return _blocked("no user is there to review the edit")
         decision = approval._await_gateway_decision(
-            key, notify, _request(tool, edits, root, pattern), surface="hermes-stdio"
+            key, notify, _request(tool, edits, root, pattern, bool(again)), surface="hermes-stdio"
         )
         choice = decision.get("choice") if decision.get("resolved") else None
         if choice in ("session", "always"):
@@ -187,13 +188,16 @@ def _pattern(edits: list[FileEdit], root: str) -> str:
     return f"{EDIT_PATTERN}: {', '.join(guarded)}" if guarded else EDIT_PATTERN
 
 
-def _request(tool: str, edits: list[FileEdit], root: str, pattern: str) -> dict[str, Any]:
+def _request(
+    tool: str, edits: list[FileEdit], root: str, pattern: str, again: bool
+) -> dict[str, Any]:
     """What hermes' approval gate hands ``approvals.ApprovalBridge`` to ask with."""
     verbs = {"added": "create", "updated": "change", "deleted": "delete"}
     shown = [shown_as(e.path, root) for e in edits]
+    said = "; ".join(f"{verbs[e.kind]} {s}" for e, s in zip(edits, shown, strict=True))
     return {
         "command": f"{tool} {' '.join(shown)}",
-        "description": "; ".join(f"{verbs[e.kind]} {s}" for e, s in zip(edits, shown, strict=True)),
+        "description": f"{said} {AGAIN}" if again else said,
         "pattern_key": pattern,
         "pattern_keys": [pattern],
         "allow_permanent": False,

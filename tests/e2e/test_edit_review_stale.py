@@ -34,6 +34,10 @@ def test_a_file_changed_during_review_so_the_diff_differs_is_asked_about_again(
     respond(host, run, first, "once")
     second = asked_again(host, run["runId"])
     assert second.params["approvalId"] != first.params["approvalId"]
+    assert first.params["description"] == "change app.py"
+    assert (
+        second.params["description"] == "change app.py (asked again: a file changed during review)"
+    )
     assert [e["diff"] for e in second.params["edits"]] == [
         "--- a/app.py\n+++ b/app.py\n@@ -1,2 +1,2 @@\n-x = 1\n+x = 2\n y = 5\n"
     ]
