@@ -6,9 +6,9 @@ order it names them (its ``diff`` as ``edits.describe`` makes it, headers
 relative to ``root``), or raises ``Refused`` with the error hermes' tool would
 give when the call cannot succeed (no path, no match for a replace, a V4A patch
 that does not parse or apply), so nobody is asked about an edit that would fail.
-Paths are resolved as hermes' file tools resolve them for the session
-``task_id`` (``edits.resolve``), and files are read as ``edits.read`` reads
-them, on this machine.
+Paths are resolved as hermes' file tools resolve them for the task
+``task_id`` (the session's, or a subagent's own: ``edits.resolve``), and files
+are read as ``edits.read`` reads them, on this machine.
 
 - ``write_file``: the file becomes ``content``.
 - ``patch``, mode ``replace``: hermes' own matcher (``fuzzy_find_and_replace``)

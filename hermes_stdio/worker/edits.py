@@ -217,7 +217,8 @@ def for_session(session: Session) -> EditWatch:
 
 
 def resolve(path: str, task_id: str) -> str:
-    """``path`` as hermes' file tools resolve it for the session ``task_id``."""
+    """``path`` as hermes' file tools resolve it for the task ``task_id`` (a
+    session's, a subagent's)."""
     from tools import file_tools
 
     return str(file_tools._resolve_path_for_task(path, task_id))
