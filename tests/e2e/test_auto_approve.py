@@ -14,7 +14,6 @@ from .conftest import StartHost, background_calls, received, subagent_runs, with
 from .test_approvals import (
     dangerous,
     methods,
-    racing_deletes,
     requested,
     respond,
     set_approvals,
@@ -128,17 +127,25 @@ def test_a_subagent_within_an_auto_approving_turn_runs_its_command_unasked(
 def test_a_background_subagent_of_an_auto_approving_session_still_runs_nothing_flagged(
     host: HostClient, llm: ScriptedLLM, tmp_path: Path
 ) -> None:
-    victims = racing_deletes(llm, tmp_path, Reply.text(["done"]))
+    # Scripted apart, not raced: the parent's command runs unasked, so the parent
+    # could take both from a shared queue before the subagent's first call.
+    parents, childs = tmp_path / "parents", tmp_path / "childs"
+    for victim in (parents, childs):
+        victim.mkdir()
+    deletes = [Reply.tool_call("terminal", {"command": f"rm -rf {v}"}) for v in (parents, childs)]
+    llm.enqueue_for("clean up", deletes[1], Reply.text(["done"]))
+    llm.enqueue(
+        Reply.tool_call("delegate_task", {"goal": "clean up"}), deletes[0], Reply.text(["done"])
+    )
     parent = run(host, "auto", autoApprove=True)
     # Either may come first, and waiting for one takes the other off the queue.
     assert host.wait_run_completed(parent["runId"]).params["status"] == "complete"
     if not received(host, "subagent/ended"):
         host.wait_for(lambda n: n.method == "subagent/ended", timeout=60)
-    [(name, tried)] = [(p["name"], p["preview"]) for p in background_calls(host)]
-    assert name == "terminal"
-    [child_victim] = [v for v in victims if tried == f"rm -rf {v}"]
-    assert child_victim.exists()  # held as pending: hermes' background subagents ask nobody
-    assert [v for v in victims if v.exists()] == [child_victim]  # the parent's ran unasked
+    tried = [(p["name"], p["preview"]) for p in background_calls(host)]
+    assert tried == [("terminal", f"rm -rf {childs}")]
+    assert childs.exists()  # held as pending: hermes' background subagents ask nobody
+    assert not parents.exists()  # the parent's ran unasked
     assert "approval/requested" not in methods(host, parent["runId"])
 
 
