@@ -5,6 +5,7 @@ is asked again, through the real binary and real hermes-agent."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from hermes_stdio.testing.host import HostClient
 from hermes_stdio.testing.llm_server import ScriptedLLM
@@ -24,14 +25,24 @@ def asked_again(host: HostClient, run_id: str) -> Notification:
     )
 
 
+def saved_during_review(
+    host: HostClient, llm: ScriptedLLM, ws: Path, before: str, meanwhile: str
+) -> tuple[dict[str, Any], Notification]:
+    """A reviewing run patching app.py, which holds ``before``; the user's editor
+    saves it as ``meanwhile``, then the host answers ``once``. The run and its
+    first request."""
+    (ws / "app.py").write_text(before)
+    edit_runs(llm, ("patch", REPLACE))
+    run, first = start(host, ws)
+    (ws / "app.py").write_text(meanwhile)
+    respond(host, run, first, "once")
+    return run, first
+
+
 def test_a_file_changed_during_review_so_the_diff_differs_is_asked_about_again(
     host: HostClient, llm: ScriptedLLM, ws: Path
 ) -> None:
-    (ws / "app.py").write_text("x = 1\ny = 1\n")
-    edit_runs(llm, ("patch", REPLACE))
-    run, first = start(host, ws)
-    (ws / "app.py").write_text("x = 1\ny = 5\n")  # the user's editor saves meanwhile
-    respond(host, run, first, "once")
+    run, first = saved_during_review(host, llm, ws, "x = 1\ny = 1\n", "x = 1\ny = 5\n")
     second = asked_again(host, run["runId"])
     assert second.params["approvalId"] != first.params["approvalId"]
     assert first.params["description"] == "change app.py"
@@ -56,25 +67,19 @@ def test_a_file_changed_during_review_so_the_diff_differs_is_asked_about_again(
 def test_a_change_elsewhere_in_the_file_leaves_the_diff_as_approved_and_is_not_asked_again(
     host: HostClient, llm: ScriptedLLM, ws: Path
 ) -> None:
-    lines = [f"line {i}\n" for i in range(10)]
-    (ws / "app.py").write_text("x = 1\n" + "".join(lines))
-    edit_runs(llm, ("patch", REPLACE))
-    run, ask = start(host, ws)
-    (ws / "app.py").write_text("x = 1\n" + "".join(lines[:-1]) + "edited\n")
-    respond(host, run, ask, "once")
+    lines = "".join(f"line {i}\n" for i in range(9))
+    run, _ = saved_during_review(
+        host, llm, ws, f"x = 1\n{lines}line 9\n", f"x = 1\n{lines}edited\n"
+    )
     host.wait_run_completed(run["runId"])
     assert len(asks(host, run["runId"])) == 1
-    assert (ws / "app.py").read_text() == "x = 2\n" + "".join(lines[:-1]) + "edited\n"
+    assert (ws / "app.py").read_text() == f"x = 2\n{lines}edited\n"
 
 
 def test_an_edit_that_no_longer_applies_after_the_file_changed_is_blocked_with_the_tools_error(
     host: HostClient, llm: ScriptedLLM, ws: Path
 ) -> None:
-    (ws / "app.py").write_text("x = 1\n")
-    edit_runs(llm, ("patch", REPLACE))
-    run, ask = start(host, ws)
-    (ws / "app.py").write_text("z = 0\n")
-    respond(host, run, ask, "once")
+    run, _ = saved_during_review(host, llm, ws, "x = 1\n", "z = 0\n")
     host.wait_run_completed(run["runId"])
     assert len(asks(host, run["runId"])) == 1
     assert (ws / "app.py").read_text() == "z = 0\n"
