@@ -225,6 +225,13 @@ def received(host: HostClient, method: str) -> list[Notification]:
     return [n for _, n in host.received if getattr(n, "method", "") == method]
 
 
+def subagent_ended(host: HostClient) -> Notification:
+    """The first ``subagent/ended``, also when a wait for another notification (its
+    parent's ``run/completed``, which may come after it) took it off the queue."""
+    seen = received(host, "subagent/ended")
+    return seen[0] if seen else host.wait_for(lambda n: n.method == "subagent/ended", 60)
+
+
 def pushed_so_far(host: HostClient, method: str, expected: list[dict[str, Any]]) -> None:
     """Wait (bounded) until the host got as many ``method`` notifications as
     ``expected`` lists, then check their params are those, in order."""

@@ -10,7 +10,13 @@ from pathlib import Path
 from hermes_stdio.testing.host import HostClient
 from hermes_stdio.testing.llm_server import Reply, ScriptedLLM
 
-from .conftest import StartHost, background_calls, received, subagent_runs, within_the_turn
+from .conftest import (
+    StartHost,
+    background_calls,
+    subagent_ended,
+    subagent_runs,
+    within_the_turn,
+)
 from .test_approvals import (
     dangerous,
     methods,
@@ -140,8 +146,7 @@ def test_a_background_subagent_of_an_auto_approving_session_still_runs_nothing_f
     parent = run(host, "auto", autoApprove=True)
     # Either may come first, and waiting for one takes the other off the queue.
     assert host.wait_run_completed(parent["runId"]).params["status"] == "complete"
-    if not received(host, "subagent/ended"):
-        host.wait_for(lambda n: n.method == "subagent/ended", timeout=60)
+    subagent_ended(host)
     tried = [(p["name"], p["preview"]) for p in background_calls(host)]
     assert tried == [("terminal", f"rm -rf {childs}")]
     assert childs.exists()  # held as pending: hermes' background subagents ask nobody

@@ -14,7 +14,15 @@ from hermes_stdio.testing.host import HostClient
 from hermes_stdio.testing.llm_server import Reply, ScriptedLLM
 from hermes_stdio.wire import Notification
 
-from .conftest import StartHost, asked, received, resolutions, tool_result, within_the_turn
+from .conftest import (
+    StartHost,
+    asked,
+    received,
+    resolutions,
+    subagent_ended,
+    tool_result,
+    within_the_turn,
+)
 from .test_approvals import respond
 
 
@@ -264,7 +272,7 @@ def test_a_background_subagents_edit_is_blocked_and_asks_nobody(
     params = {"message": "delegate", "workspace": str(ws), "reviewEdits": True}
     run = host.request("run/start", params)
     host.wait_run_completed(run["runId"])
-    ended = host.wait_for(lambda n: n.method == "subagent/ended", timeout=60)
+    ended = subagent_ended(host)
     assert ended.params["sessionId"] == run["sessionId"]
     assert received(host, "approval/requested") == []
     assert not target.exists()

@@ -24,6 +24,7 @@ from .conftest import (
     delegating,
     received,
     resolutions,
+    subagent_ended,
     within_the_turn,
     worker_pids,
 )
@@ -216,7 +217,7 @@ def test_a_background_subagent_loading_the_skill_asks_nobody_and_saves_nothing(
     llm.enqueue_for(goal, Reply.tool_call("skill_view", {"name": "kiwi-api"}), Reply.text(["done"]))
     run_id = delegating(host, llm, goal, "sess-a")
     assert host.wait_run_completed(run_id).params["status"] == "complete"
-    host.wait_for(lambda n: n.method == "subagent/ended", timeout=60)
+    subagent_ended(host)
     assert [p["name"] for p in background_calls(host)] == ["skill_view"]
     assert received(host, "secret/requested") == []
     assert VAR not in (home / ".env").read_text()

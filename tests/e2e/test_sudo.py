@@ -23,6 +23,7 @@ from .conftest import (
     delegating,
     received,
     resolutions,
+    subagent_ended,
     subagent_runs,
     within_the_turn,
     worker_pids,
@@ -213,7 +214,7 @@ def test_a_background_subagents_sudo_asks_nobody_and_gets_no_password(
     subagent_runs(llm, "make it", f"sudo touch {made}")
     run_id = delegating(host, llm, "make it", "sess-a")
     assert host.wait_run_completed(run_id).params["status"] == "complete"
-    host.wait_for(lambda n: n.method == "subagent/ended", timeout=60)
+    subagent_ended(host)
     assert [p["preview"] for p in background_calls(host)] == [f"sudo touch {made}"]
     assert received(host, "sudo/requested") == []
     assert not made.exists()
