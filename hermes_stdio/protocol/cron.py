@@ -99,6 +99,17 @@ class CronJobParams(Record):
     worker_key: WorkerKey | None = doc_field("Worker isolation key.", None)
 
 
+class CronRunParams(Record):
+    job_id: CronJobId = doc_field("The job.")
+    review_edits: bool = doc_field(
+        "Hold the job's agent's file edits for the host's approval, shown as diffs, as"
+        " run/start's reviewEdits does for a turn.",
+        False,
+    )
+    profile: str | None = doc_field("Hermes profile; default when absent.", None)
+    worker_key: WorkerKey | None = doc_field("Worker isolation key.", None)
+
+
 class CronTickRun(Record):
     job_id: str = doc_field("The job that came due.")
     run_id: str = doc_field("The run it runs in: run/started (trigger type cron) comes next.")

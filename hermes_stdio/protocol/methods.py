@@ -542,7 +542,7 @@ HOST_METHODS: dict[str, Method] = _methods(
     ),
     Method(
         "cron/run",
-        cr.CronJobParams,
+        cr.CronRunParams,
         t.RunStartResult,
         "profile",
         "Run a cron job now, as a run of its own: its agent's approvals are asked in it.",

@@ -237,7 +237,7 @@ class RoutedMethods:
         key = self._session_key(p.session_id, p.profile, p.worker_key)
         self._to_new_run(req, key, p.session_id)
 
-    def _h_cron_run(self, req: Request, p: cr.CronJobParams) -> None:
+    def _h_cron_run(self, req: Request, p: cr.CronRunParams) -> None:
         self._to_new_run(req, self._key(p.profile, p.worker_key), None)
 
     def _to_new_run(self, req: Request, key: SlotKey, session_id: str | None) -> None:

@@ -106,7 +106,7 @@ class CronMethods:
             )
         return self._cron(req, lambda jobs: cr.CronOutputResult(jobs.outputs(p.job_id, p.limit)))
 
-    def _h_cron_run(self, req: Request, p: cr.CronJobParams) -> object:
+    def _h_cron_run(self, req: Request, p: cr.CronRunParams) -> object:
         def start() -> None:
             assert self.peer is not None
             try:
@@ -121,6 +121,7 @@ class CronMethods:
                 except UnknownCronJob as exc:
                     raise _unknown(exc) from exc
                 session, run = self._cron_run(p.job_id)
+                session.review_edits = p.review_edits  # read at each edit (edit_review)
                 fire = functools.partial(self.adapter.run_cron_job, session, jobs, p.job_id)
                 started = {"profile": self.profile, "model": _model(model), "trigger": None}
                 self._launch(req, run, lambda: self._run_job(session, run, p.job_id, started, fire))

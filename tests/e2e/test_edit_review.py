@@ -343,6 +343,32 @@ def test_a_cron_job_run_within_the_turn_has_its_edit_reviewed_in_its_own_directo
     assert not (project / "rel.txt").exists() and not (ws / "rel.txt").exists()
 
 
+def test_a_job_the_host_runs_with_review_has_its_edit_asked_about_in_the_jobs_run(
+    host: HostClient, llm: ScriptedLLM, tmp_path: Path
+) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    made = {"schedule": "every 1h", "prompt": "write it", "workdir": str(project)}
+    job = host.request("cron/create", made)["job"]["jobId"]
+    write = Reply.tool_call("write_file", {"path": "rel.txt", "content": "job\n"})
+    llm.enqueue(write, Reply.text(["job done"]))
+    run = host.request("cron/run", {"jobId": job, "reviewEdits": True})
+    ask = asked(host, run["runId"], "approval")
+    assert [e["path"] for e in ask.params["edits"]] == [str(project / "rel.txt")]
+    assert ask.params["patternKeys"] == [f"file edit: {project / 'rel.txt'}"]  # no workspace
+    assert not (project / "rel.txt").exists()
+    respond(host, run, ask, "once")
+    assert host.wait_run_completed(run["runId"]).params["status"] == "complete"
+    assert (project / "rel.txt").read_text() == "job\n"
+
+    again = Reply.tool_call("write_file", {"path": "rel.txt", "content": "again\n"})
+    llm.enqueue(again, Reply.text(["job done"]))  # without reviewEdits, as before
+    unreviewed = host.request("cron/run", {"jobId": job})
+    host.wait_run_completed(unreviewed["runId"])
+    assert asks(host, unreviewed["runId"]) == []
+    assert (project / "rel.txt").read_text() == "again\n"
+
+
 def test_review_switched_during_a_run_holds_from_its_next_edit_and_creates_a_new_session(
     host: HostClient, llm: ScriptedLLM, ws: Path
 ) -> None:

@@ -940,6 +940,25 @@ export interface CronPauseParams {
   workerKey?: string | null;
 }
 
+export interface CronRunParams {
+  /**
+   * The job.
+   */
+  jobId: string;
+  /**
+   * Hold the job's agent's file edits for the host's approval, shown as diffs, as run/start's reviewEdits does for a turn.
+   */
+  reviewEdits?: boolean;
+  /**
+   * Hermes profile; default when absent.
+   */
+  profile?: string | null;
+  /**
+   * Worker isolation key.
+   */
+  workerKey?: string | null;
+}
+
 export interface CronTickResult {
   /**
    * True when another scheduler was ticking the profile (a hermes gateway, or another worker of it): nothing was fired; its jobs are its to fire.
@@ -4897,7 +4916,7 @@ export interface HostRequests {
   /** Resume a paused cron job. */
   'cron/resume': { params: CronJobParams; result: CronJobResult };
   /** Run a cron job now, as a run of its own: its agent's approvals are asked in it. */
-  'cron/run': { params: CronJobParams; result: RunStartResult };
+  'cron/run': { params: CronRunParams; result: RunStartResult };
   /** Fire the profile's due cron jobs now, as hermes' scheduler tick does: a run each. */
   'cron/tick': { params: WorkerTarget; result: CronTickResult };
   /** Change a cron job's schedule, prompt, name, repeat, skills or delivery. */
