@@ -102,8 +102,9 @@ def install(edit_approval: Any) -> bool:
                 return None if verdict is None else str(verdict)
             if inturn.in_background():
                 return _blocked("no user is there to review a background subagent's edit")
-            task = _calling_task(sys._getframe(1)) or session.session_id
+            caller = sys._getframe(1)
             try:
+                task = _calling_task(caller) or session.session_id
                 return _review(session, task, tool_name, dict(arguments or {}))
             except Exception as e:  # the edit is not written unreviewed
                 log(f"worker: cannot put an edit to the host ({type(e).__name__}: {e})")
