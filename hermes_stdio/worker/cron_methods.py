@@ -35,6 +35,7 @@ id and prompt). ``busy`` when another holds hermes' tick lock.
 from __future__ import annotations
 
 import functools
+import os
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -114,13 +115,14 @@ class CronMethods:
                 if jobs is None:
                     raise AgentUnavailable("this agent keeps no cron jobs")
                 try:
-                    model = jobs.runnable(p.job_id).get("model")
+                    job = jobs.runnable(p.job_id)
                 except CronRefused as exc:  # paused
                     why = str(exc)
                     raise RpcError(ErrorType.INVALID_PARAMS, why, field="params.jobId") from exc
                 except UnknownCronJob as exc:
                     raise _unknown(exc) from exc
-                session, run = self._cron_run(p.job_id)
+                model = job.get("model")
+                session, run = self._cron_run(p.job_id, job.get("workdir"))
                 session.review_edits = p.review_edits  # read at each edit (edit_review)
                 fire = functools.partial(self.adapter.run_cron_job, session, jobs, p.job_id)
                 started = {"profile": self.profile, "model": _model(model), "trigger": None}
@@ -147,7 +149,7 @@ class CronMethods:
             for job in claimed or []:
                 job_id = str(job["id"])
                 try:
-                    session, run = self._cron_run(job_id)
+                    session, run = self._cron_run(job_id, job.get("workdir"))
                 except RpcError:  # a cron/run started it since it was claimed
                     continue
                 prompt = job.get("prompt")
@@ -179,12 +181,15 @@ class CronMethods:
 
         return self.queue(req, "cron", start)
 
-    def _cron_run(self, job_id: str) -> tuple[Session, Run]:
+    def _cron_run(self, job_id: str, workdir: Any) -> tuple[Session, Run]:
         """A session of the job's run's own, listed while the run lasts (where the
-        host's answers to its asks find it), and its run; ``invalid_params`` if a run
-        of this worker runs the job now (hermes' claim would let a second run through
-        once its claim has expired, after 300 s)."""
+        host's answers to its asks find it), its workspace the job's ``workdir`` (where
+        hermes runs its agent: its edits' diffs are named from there), and its run;
+        ``invalid_params`` if a run of this worker runs the job now (hermes' claim
+        would let a second run through once its claim has expired, after 300 s)."""
         session = Session(new_id("cron"), self.profile)
+        if isinstance(workdir, str) and os.path.isabs(workdir):
+            session.workspace = workdir
         run = Run(new_id("run"), session.session_id, self._outbox(), self.opt_out)
         run.on_complete = lambda: self._cron_ended(session, run, job_id)
         session.run = run

@@ -181,3 +181,29 @@ def test_a_ticked_jobs_run_is_interrupted_by_run_interrupt_and_ends_once_if_its_
     assert (done["status"], done["error"]["type"]) == ("error", RunErrorType.WORKER_CRASHED)
     notes = host.run_notifications(run["runId"])
     assert [n.method for n in notes].count("run/completed") == 1
+
+
+def test_a_fired_jobs_edits_are_named_from_its_workdir(
+    host: HostClient, llm: ScriptedLLM, home: Path, tmp_path: Path
+) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    made = {"schedule": "every 1h", "prompt": "write it", "workdir": str(project)}
+    job = host.request("cron/create", made)["job"]["jobId"]
+    due_in(home, job, -60)
+    write = Reply.tool_call("write_file", {"path": "rel.txt", "content": "job\n"})
+    llm.enqueue(write, Reply.text(["job done"]))
+    [run] = host.request("cron/tick", {})["runs"]
+    host.wait_run_completed(run["runId"])
+    [edits] = [
+        n.params["event"]["edits"]
+        for n in host.run_notifications(run["runId"])
+        if n.method == "run/event" and n.params["event"]["type"] == "tool.completed"
+    ]
+    assert edits == [
+        {
+            "path": str(project / "rel.txt"),
+            "kind": "added",
+            "diff": "--- /dev/null\n+++ b/rel.txt\n@@ -0,0 +1 @@\n+job\n",
+        }
+    ]

@@ -354,8 +354,15 @@ def test_a_job_the_host_runs_with_review_has_its_edit_asked_about_in_the_jobs_ru
     llm.enqueue(write, Reply.text(["job done"]))
     run = host.request("cron/run", {"jobId": job, "reviewEdits": True})
     ask = asked(host, run["runId"], "approval")
-    assert [e["path"] for e in ask.params["edits"]] == [str(project / "rel.txt")]
-    assert ask.params["patternKeys"] == [f"file edit: {project / 'rel.txt'}"]  # no workspace
+    # The job's workdir is its run's workspace: the diff is named from there.
+    assert ask.params["edits"] == [
+        {
+            "path": str(project / "rel.txt"),
+            "kind": "added",
+            "diff": "--- /dev/null\n+++ b/rel.txt\n@@ -0,0 +1 @@\n+job\n",
+        }
+    ]
+    assert ask.params["patternKeys"] == ["file edit"]
     assert not (project / "rel.txt").exists()
     respond(host, run, ask, "once")
     assert host.wait_run_completed(run["runId"]).params["status"] == "complete"

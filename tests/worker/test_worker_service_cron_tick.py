@@ -104,7 +104,7 @@ def test_a_claimed_job_a_cron_run_started_meanwhile_is_left_to_that_run(harness)
         def claim(self, busy: set[str]) -> list[dict[str, Any]] | None:
             won = super().claim(busy)
             # Between hermes' claim and the runs' start, a cron/run takes j1.
-            harness.service._cron_run("j1")
+            harness.service._cron_run("j1", None)
             return won
 
     due = Racing([{"id": "j1"}, {"id": "j2"}])
