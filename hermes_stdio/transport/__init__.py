@@ -2,7 +2,7 @@
 
 from .peer import Peer, PeerHandler
 from .process import relay_stderr, spawn_child, stop_child
-from .stdio import restore_std_streams, take_over_stdio
+from .stdio import take_over_stdio
 from .timers import TIMERS, TimerHandle
 from .writer import FrameWriter
 
@@ -13,7 +13,6 @@ __all__ = [
     "PeerHandler",
     "TimerHandle",
     "relay_stderr",
-    "restore_std_streams",
     "spawn_child",
     "stop_child",
     "take_over_stdio",

@@ -8,8 +8,8 @@ Never write the wire through ``sys.stdout``.
 
 It also makes ``sys.stdout`` and ``sys.stderr`` never raise: when whoever
 reads our stderr is gone (a host that crashed), a log line must not abort the
-shutdown it is logging. ``restore_std_streams()`` puts those two streams back
-after code that replaced them (hermes wraps them again on every turn).
+shutdown it is logging. Once installed, they are never replaced by this package:
+``print()`` in another thread may hold them, borrowed (python/cpython#130163).
 """
 
 from __future__ import annotations
@@ -42,22 +42,7 @@ def never_raises(stream: TextIO) -> TextIO:
     return stream if isinstance(stream, _NeverRaises) else cast(TextIO, _NeverRaises(stream))
 
 
-_taken: tuple[TextIO, TextIO] | None = None
-
-
-def restore_std_streams() -> bool:
-    """Make ``sys.stdout``/``sys.stderr`` the streams ``take_over_stdio`` installed again;
-    False when it never ran. hermes wraps both in a writer on each agent run and in a
-    per-thread router for each background review, each time around the last one, so
-    a long-lived worker would otherwise print through an ever longer chain of them."""
-    if _taken is None:
-        return False
-    sys.stdout, sys.stderr = _taken
-    return True
-
-
 def take_over_stdio() -> tuple[int, int]:
-    global _taken
     read_fd = os.dup(0)
     write_fd = os.dup(1)
     devnull = os.open(os.devnull, os.O_RDONLY)
@@ -69,5 +54,4 @@ def take_over_stdio() -> tuple[int, int]:
         sys.stdout.reconfigure(line_buffering=True)  # type: ignore[union-attr]
     sys.stdout = never_raises(sys.stdout)
     sys.stderr = never_raises(sys.stderr)
-    _taken = (sys.stdout, sys.stderr)
     return read_fd, write_fd

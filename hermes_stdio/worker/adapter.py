@@ -42,6 +42,8 @@ Contract:
   read, wait on or kill it (``process_guard``). hermes' read deny-list also
   refuses another profile's files (``fence``), for its file tools and ``@``
   references alike.
+- hermes leaves the worker's ``sys.stdout`` and ``sys.stderr`` in place
+  (``steady_stdio``): swapping them under another thread's ``print`` crashed it.
 - What it changes in hermes for speed alone is ``shortcuts``' and
   ``plugin_scope``'s (the web dashboard's plugins are not loaded); its idle shells
   are reaped by a timer (``reaper``), its commands run as their own session
@@ -73,6 +75,7 @@ from . import (
     references,
     shell_identity,
     skill_files,
+    steady_stdio,
 )
 from .approvals import ApprovalBridge
 from .bridged import HermesAnswers
@@ -195,6 +198,10 @@ class HermesAdapter(
             if self._approvals is None:  # once: the guards wrap hermes' module functions
                 self.watch_env()  # the .env hermes' import just loaded
                 self._approvals = ApprovalBridge(approval, configured_approval_mode)
+                with contextlib.suppress(ImportError):  # a hermes without them swaps nothing
+                    from agent import agent_init, conversation_loop, process_bootstrap
+
+                    steady_stdio.install(process_bootstrap, agent_init, conversation_loop)
                 process_guard.install(process_registry, terminal_tool, approval, registry)
                 cron_guard.install(approval)
                 cron_run.install(run_agent.AIAgent)

@@ -32,7 +32,6 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from ..transport import restore_std_streams
 from . import context_files, cron_run, edit_review, usage
 from .approvals import ApprovalBridge
 from .compression import compress_now, recall_compression
@@ -123,7 +122,6 @@ class HermesTurns:
         self._turn_modules = hermes = TurnModules(
             approval, session_context, runtime_cwd, terminal_tool, file_tools
         )
-        restore_std_streams()  # what the last turn's wrappers wrapped, not another layer
         with (
             session_scope(session, hermes, self._approvals, self._sudo.callback(session)),
             self._secrets.serving(session),

@@ -108,13 +108,11 @@ def test_a_turn_that_raises_has_what_it_generated_written_and_is_reloaded_next_r
     }
 
 
-_WRAPPING_TURNS = """
-import json, os, sys
+_TURNS = """
+import json, os, sys, threading
 from pathlib import Path
 from hermes_stdio.transport import take_over_stdio
 _, wire = take_over_stdio()
-from agent.process_bootstrap import _install_safe_stdio
-from agent.thread_scoped_output import thread_scoped_silence
 from hermes_stdio.worker.adapter import HermesAdapter
 from hermes_stdio.worker.state import Session
 
@@ -125,11 +123,21 @@ class Agent:
         pass
 
     def run_conversation(self, message, conversation_history, task_id):
-        _install_safe_stdio()  # what hermes does on each agent run
+        from agent import agent_init, conversation_loop
+        from agent.thread_scoped_output import thread_scoped_silence
+        agent_init._install_safe_stdio()  # what hermes does at each agent build...
+        conversation_loop._install_safe_stdio()  # ...and run, by those modules' names
         with thread_scoped_silence():  # what each background review does
             pass
         return {"final_response": "ok", "messages": [], "api_calls": 1}
 
+adapter, session, agent = HermesAdapter(Path(sys.argv[1])), Session("sess_1", "default"), Agent()
+adapter.preload()
+"""
+
+_WRAPPING_TURNS = (
+    _TURNS
+    + """
 def layers(stream):
     count = 0
     while True:
@@ -143,25 +151,60 @@ def layers(stream):
             return count
         count += 1
 
-adapter, session, agent = HermesAdapter(Path(sys.argv[1])), Session("sess_1", "default"), Agent()
 depths = []
 for _ in range(30):
     adapter.run_turn(agent, session, "hi", lambda: False)
     depths.append(layers(sys.stdout))
 os.write(wire, json.dumps(depths).encode() + b"\\n")
 """
+)
 
 
-def test_hermes_stdout_wrappers_do_not_pile_up_turn_after_turn(tmp_path: Path) -> None:
-    home = make_home(tmp_path, "http://127.0.0.1:9/v1")
-    out = subprocess.run(
-        [sys.executable, "-c", _WRAPPING_TURNS, str(home)],
+def _run(script: str, home: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-c", script, str(home), *args],
         env=offline_env(home),
         capture_output=True,
         text=True,
         timeout=120,
-        check=True,
     )
+
+
+def test_hermes_stdout_wrappers_do_not_pile_up_turn_after_turn(tmp_path: Path) -> None:
+    out = _run(_WRAPPING_TURNS, make_home(tmp_path, "http://127.0.0.1:9/v1"))
+    assert out.returncode == 0, out.stderr[-2000:]
     depths = json.loads(out.stdout.strip().splitlines()[-1])
-    assert len(depths) == 30
-    assert max(depths) == depths[0] >= 1  # each turn wraps what the worker installed, once
+    assert depths == [1] * 30  # hermes' router, once, around the worker's own stream
+
+
+_PRINTING_WHILE_TURNS_START = (
+    _TURNS
+    + """
+sys.setswitchinterval(1e-6)  # switch threads as often as the interpreter can
+adapter.run_turn(agent, session, "hi", lambda: False)
+done = threading.Event()
+
+def warn():  # as hermes' compression thread does while another session's turn starts
+    while not done.is_set():
+        print("a warning from another thread", "x" * 50)
+
+printer = threading.Thread(target=warn)
+printer.start()
+for _ in range(int(sys.argv[2])):
+    adapter.run_turn(agent, session, "hi", lambda: False)
+done.set()
+printer.join()
+os.write(wire, b"survived\\n")
+"""
+)
+
+
+def test_a_thread_printing_while_turns_start_never_writes_to_a_freed_stream(
+    tmp_path: Path,
+) -> None:
+    # print() borrows sys.stdout (cpython#130163): a turn that swapped the streams
+    # freed the one another thread was writing to, and the worker died of SIGSEGV
+    # (before the fix: on each of 3 tries, within the first few hundred turns).
+    out = _run(_PRINTING_WHILE_TURNS_START, make_home(tmp_path, "http://127.0.0.1:9/v1"), "3000")
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.splitlines()[-1] == "survived"
