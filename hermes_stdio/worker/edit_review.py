@@ -176,10 +176,8 @@ def _review(session: Session, task: str, tool: str, args: dict[str, Any]) -> str
             return json.dumps(
                 {"error": f"{e} (the file changed during review)"}, ensure_ascii=False
             )
-        if now == edits:
+        if now == edits or not now:  # as approved, or the file already holds what it would write
             return None
-        if not now:
-            return None  # the file already holds what the edit would write
         edits = now
     return _blocked("its files kept changing while the user reviewed it")
 
