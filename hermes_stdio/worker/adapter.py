@@ -63,6 +63,7 @@ from ..protocol import events as ev
 from . import (
     catalog,
     context_files,
+    cron_cwd,
     cron_guard,
     cron_run,
     edit_review,
@@ -204,6 +205,10 @@ class HermesAdapter(
                     steady_stdio.install(process_bootstrap, agent_init, conversation_loop)
                 process_guard.install(process_registry, terminal_tool, approval, registry)
                 cron_guard.install(approval)
+                with contextlib.suppress(ImportError):  # run_agent imports it: no cost
+                    from cron import scheduler
+
+                    cron_cwd.install(scheduler)
                 cron_run.install(run_agent.AIAgent)
                 reaper.install(terminal_tool)
                 shell_identity.install_hermes()

@@ -6,6 +6,10 @@ run/interrupt stops the job's agent."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+import threading
 from dataclasses import replace
 from pathlib import Path
 
@@ -160,3 +164,61 @@ def test_steering_a_jobs_run_reaches_its_agent_with_the_next_tool_result(
     seen = "\n".join(str(m.get("content")) for b in llm.requests for m in b.get("messages") or [])
     assert STEER in seen and "BANANA" in seen
     assert tool_messages(llm)
+
+
+def script_job(home: Path, script: str, workdir: Path) -> str:
+    """A ``no_agent`` job (it runs ``script`` from the profile's scripts, no agent),
+    made with hermes' own API; its id."""
+    made = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import sys\nfrom cron.jobs import create_job\n"
+            "print(create_job(prompt=None, schedule='every 1h', deliver='local', "
+            "script=sys.argv[1], workdir=sys.argv[2], no_agent=True)['id'])",
+            script,
+            str(workdir),
+        ],
+        env={**os.environ, "HERMES_HOME": str(home)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    return made.stdout.split()[-1]
+
+
+def opened_by_reader(fifo: Path, timeout: float = 60) -> int:
+    """The FIFO's write end, once something opened it to read (at most ``timeout``)."""
+    opened: list[int] = []
+    opener = threading.Thread(target=lambda: opened.append(os.open(fifo, os.O_WRONLY)))
+    opener.start()
+    opener.join(timeout)
+    if opener.is_alive():
+        os.close(os.open(fifo, os.O_RDONLY | os.O_NONBLOCK))  # lets the opener end
+        opener.join(timeout)
+        raise AssertionError(f"nothing read {fifo} within {timeout} s")
+    return opened[0]
+
+
+def test_a_script_job_running_leaves_the_workers_directory_to_its_other_sessions(
+    host: HostClient, home: Path, tmp_path: Path
+) -> None:
+    project, fifo = tmp_path / "project", tmp_path / "hold"
+    project.mkdir()
+    os.mkfifo(fifo)
+    (home / "scripts").mkdir(exist_ok=True)
+    (home / "scripts" / "hold.sh").write_text(f"cat {fifo}\necho held\n")
+    job = script_job(home, "hold.sh", project)
+    before = host.request("shell/exec", {"command": ["pwd"]})["stdout"]
+
+    run = host.request("cron/run", {"jobId": job})["runId"]
+    hold = opened_by_reader(fifo)  # the script reads it: the job is running
+    during = host.request("shell/exec", {"command": ["pwd"]})["stdout"]
+    os.close(hold)  # its read ends: the job ends
+    done = host.wait_run_completed(run).params
+
+    assert done["status"] == "complete"
+    assert during == before != f"{project}\n"
+    [output] = host.request("cron/output", {"jobId": job})["outputs"]
+    assert "held" in output["text"]  # the script ran, and its output was saved
