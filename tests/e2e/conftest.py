@@ -246,6 +246,21 @@ def background_calls(host: HostClient) -> list[dict[str, Any]]:
     return [p for p in progress if p["kind"] == "subagent.tool"]
 
 
+def opened_by_reader(fifo: Path, timeout: float = 60) -> int:
+    """The FIFO's write end, once something opened it to read (at most ``timeout``)."""
+    opened: list[int] = []
+    opener = threading.Thread(target=lambda: opened.append(os.open(fifo, os.O_WRONLY)))
+    opener.start()
+    opener.join(timeout)
+    if opener.is_alive():
+        reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)  # lets the opener end
+        opener.join(timeout)
+        for fd in (reader, *opened):
+            os.close(fd)
+        raise AssertionError(f"nothing read {fifo} within {timeout} s")
+    return opened[0]
+
+
 def worker_pids(host: HostClient) -> dict[tuple[str, str | None], int]:
     status = host.request("supervisor/status")
     return {(w["profile"], w["workerKey"]): w["pid"] for w in status["workers"] if w["pid"]}

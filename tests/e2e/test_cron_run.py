@@ -9,7 +9,6 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import threading
 from dataclasses import replace
 from pathlib import Path
 
@@ -20,7 +19,7 @@ from hermes_stdio.testing.llm_server import Reply, ScriptedLLM
 from hermes_stdio.testing.replies import Gate
 from hermes_stdio.wire import ErrorType, RpcError
 
-from .conftest import received
+from .conftest import opened_by_reader, received
 from .test_cron import cron_job, deny_asked, interrupted_while_held
 from .test_steer import STEER, steer, tool_messages
 
@@ -186,19 +185,6 @@ def script_job(home: Path, script: str, workdir: Path) -> str:
         check=True,
     )
     return made.stdout.split()[-1]
-
-
-def opened_by_reader(fifo: Path, timeout: float = 60) -> int:
-    """The FIFO's write end, once something opened it to read (at most ``timeout``)."""
-    opened: list[int] = []
-    opener = threading.Thread(target=lambda: opened.append(os.open(fifo, os.O_WRONLY)))
-    opener.start()
-    opener.join(timeout)
-    if opener.is_alive():
-        os.close(os.open(fifo, os.O_RDONLY | os.O_NONBLOCK))  # lets the opener end
-        opener.join(timeout)
-        raise AssertionError(f"nothing read {fifo} within {timeout} s")
-    return opened[0]
 
 
 def test_a_script_job_running_leaves_the_workers_directory_to_its_other_sessions(

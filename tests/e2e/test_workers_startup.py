@@ -19,7 +19,14 @@ from hermes_stdio.testing.host import HostClient
 from hermes_stdio.testing.llm_server import Reply, ScriptedLLM
 from hermes_stdio.wire import ErrorType, RpcError
 
-from .conftest import StartHost, received, started_worker, template_ready, worker_pids
+from .conftest import (
+    StartHost,
+    opened_by_reader,
+    received,
+    started_worker,
+    template_ready,
+    worker_pids,
+)
 
 
 def _python_without_hermes() -> str:
@@ -130,9 +137,18 @@ def test_estimate_context_names_an_agent_that_cannot_be_imported_or_built(
 
 
 def test_a_burst_of_requests_to_a_starting_worker_waits_on_one_thread_and_all_are_answered(
-    start_host: StartHost,
+    start_host: StartHost, tmp_path: Path
 ) -> None:
-    host = start_host("--no-worker-template")  # a cold start: the burst arrives before it ends
+    gate = tmp_path / "gate"
+    os.mkfifo(gate)
+    launcher = tmp_path / "agent-python"  # a worker's Python starts once the gate opens
+    launcher.write_text(
+        "#!/bin/sh\n"
+        f'case "$*" in *hermes_stdio.worker*) read go < {gate} ;; esac\n'
+        f'exec {sys.executable} "$@"\n'
+    )
+    launcher.chmod(0o755)
+    host = start_host("--agent-python", str(launcher), "--no-worker-template")
     host.initialize()
     ids = [
         host.send_request("session/status", {"sessionId": f"s{i}", "profile": "work"})
@@ -142,6 +158,9 @@ def test_a_burst_of_requests_to_a_starting_worker_waits_on_one_thread_and_all_ar
     assert host.request("supervisor/status")["workers"][0]["state"] == "starting"
     threads = len(os.listdir(f"/proc/{host.proc.pid}/task"))
     assert threads < 40, f"{threads} threads for 300 waiting requests"
+    opening = opened_by_reader(gate)
+    os.write(opening, b"go\n")
+    os.close(opening)
     answers = [host.response(i, timeout=60) for i in ids]
     assert all(a.error is None and a.result["loaded"] is False for a in answers)
 
