@@ -7,11 +7,12 @@ modules, passed in by the adapter). Inside it, hermes' approval session key is
 ``keys.hermes_session_key`` of the session's id (so one session's "session"
 approval never covers another's command) and the session's approval requests
 go to its current run (through ``approvals``, when the bridge is installed);
-hermes' per-thread session context carries the session's id, profile, source
-and workspace, a workspace is the session's working directory for its tools,
-and ``sudo`` (if given) is hermes' sudo password callback for the thread. On
-the way out all of it is undone, which also releases an approval still waiting
-(hermes then refuses the command).
+hermes' per-thread session context carries the session's id, profile, source and
+workspace, a workspace is the session's working directory for its tools (without
+one, the worker's directory, whatever ``TERMINAL_CWD`` says), and ``sudo`` (if
+given) is hermes' sudo password callback for the thread. On the way out all of
+it is undone, which also releases an approval still waiting (hermes then
+refuses the command).
 
 hermes also keeps a session's state process-wide under its id, beyond any turn:
 its "session" approvals and YOLO switch, its cached sudo password, its working
@@ -37,6 +38,7 @@ take one lock, so the switch always ends as the last of them left it.
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -91,7 +93,9 @@ def session_scope(
         _call(hermes.terminal_tool, "_set_cached_sudo_password", "")
     if workspace:
         hermes.runtime_cwd.set_session_cwd(workspace)
-        hermes.terminal_tool.register_task_env_overrides(sid, {"cwd": workspace})
+    # Without one, the worker's directory: never the TERMINAL_CWD that a cron job
+    # with a workdir sets for the whole process while hermes runs it.
+    hermes.terminal_tool.register_task_env_overrides(sid, {"cwd": workspace or os.getcwd()})
     if sudo is not None:
         hermes.terminal_tool.set_sudo_password_callback(sudo)
     _enter_turn(session, hermes.approval)  # last: nothing that fails before the try leaves it on

@@ -6,6 +6,7 @@ run/interrupt stops the job's agent."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -208,3 +209,33 @@ def test_a_script_job_running_leaves_the_workers_directory_to_its_other_sessions
     assert during == before != f"{project}\n"
     [output] = host.request("cron/output", {"jobId": job})["outputs"]
     assert "held" in output["text"]  # the script ran, and its output was saved
+
+
+def test_a_job_with_a_workdir_running_leaves_a_session_without_one_in_the_workers_directory(
+    host: HostClient, llm: ScriptedLLM, tmp_path: Path
+) -> None:
+    # hermes points the whole process's TERMINAL_CWD at a job's workdir while it runs.
+    project = tmp_path / "project"
+    project.mkdir()
+    made = {"schedule": "every 1h", "prompt": "JOB: wait", "workdir": str(project)}
+    job = host.request("cron/create", made)["job"]["jobId"]
+    held = Gate()
+    llm.enqueue_for("JOB:", Reply.text(["job done"], gate=held))
+    job_run = host.request("cron/run", {"jobId": job})["runId"]
+    assert held.arrived.wait(60)  # the job's agent is running
+    here = host.request("shell/exec", {"command": ["pwd"]})["stdout"].strip()
+    llm.enqueue_for(
+        "TURN:",
+        Reply.tool_call("terminal", {"command": "pwd"}),
+        Reply.tool_call("write_file", {"path": "rel.txt", "content": "turn\n"}),
+        Reply.text(["ok"]),
+    )
+    turn = host.request("run/start", {"message": "TURN: where am I"})["runId"]
+    assert host.wait_run_completed(turn).params["status"] == "complete"
+    held.release.set()
+    assert host.wait_run_completed(job_run).params["status"] == "complete"
+
+    ran = [json.loads(t) for t in tool_messages(llm)]
+    assert ran[0]["output"] == here != str(project)
+    assert (Path(here) / "rel.txt").read_text() == "turn\n"
+    assert not (project / "rel.txt").exists()
