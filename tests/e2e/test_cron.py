@@ -25,14 +25,17 @@ from hermes_stdio.wire import ErrorType, RpcError
 from .conftest import pushed_so_far, received
 
 
-def cron_job(home: Path, prompt: str) -> str:
-    """A job made with hermes' own API in the profile's home; its id."""
+def cron_job(home: Path, prompt: str | None, **fields: object) -> str:
+    """A job made with hermes' own API in the profile's home (``fields`` are more
+    of ``create_job``'s arguments); its id."""
     made = subprocess.run(
         [
             sys.executable,
             "-c",
-            "from cron.jobs import create_job; "
-            f"print(create_job(prompt={prompt!r}, schedule='every 1h', deliver='local')['id'])",
+            "import json, sys\nfrom cron.jobs import create_job\n"
+            "print(create_job(schedule='every 1h', deliver='local', "
+            "**json.loads(sys.argv[1]))['id'])",
+            json.dumps({"prompt": prompt, **fields}),
         ],
         env={**os.environ, "HERMES_HOME": str(home)},
         capture_output=True,

@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from dataclasses import replace
 from pathlib import Path
 
@@ -166,28 +164,6 @@ def test_steering_a_jobs_run_reaches_its_agent_with_the_next_tool_result(
     assert tool_messages(llm)
 
 
-def script_job(home: Path, script: str, workdir: Path) -> str:
-    """A ``no_agent`` job (it runs ``script`` from the profile's scripts, no agent),
-    made with hermes' own API; its id."""
-    made = subprocess.run(
-        [
-            sys.executable,
-            "-c",
-            "import sys\nfrom cron.jobs import create_job\n"
-            "print(create_job(prompt=None, schedule='every 1h', deliver='local', "
-            "script=sys.argv[1], workdir=sys.argv[2], no_agent=True)['id'])",
-            script,
-            str(workdir),
-        ],
-        env={**os.environ, "HERMES_HOME": str(home)},
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=True,
-    )
-    return made.stdout.split()[-1]
-
-
 def test_a_script_job_running_leaves_the_workers_directory_to_its_other_sessions(
     host: HostClient, home: Path, tmp_path: Path
 ) -> None:
@@ -196,7 +172,7 @@ def test_a_script_job_running_leaves_the_workers_directory_to_its_other_sessions
     os.mkfifo(fifo)
     (home / "scripts").mkdir(exist_ok=True)
     (home / "scripts" / "hold.sh").write_text(f"cat {fifo}\necho held\n")
-    job = script_job(home, "hold.sh", project)
+    job = cron_job(home, None, script="hold.sh", workdir=str(project), no_agent=True)
     before = host.request("shell/exec", {"command": ["pwd"]})["stdout"]
 
     run = host.request("cron/run", {"jobId": job})["runId"]
