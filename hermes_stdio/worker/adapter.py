@@ -77,6 +77,7 @@ from . import (
     shell_identity,
     skill_files,
     steady_stdio,
+    terminal_dir,
 )
 from .approvals import ApprovalBridge
 from .bridged import HermesAnswers
@@ -205,6 +206,8 @@ class HermesAdapter(
                     steady_stdio.install(process_bootstrap, agent_init, conversation_loop)
                 process_guard.install(process_registry, terminal_tool, approval, registry)
                 cron_guard.install(approval)
+                # The profile's terminal.* settings, before a cron job can change them.
+                terminal_dir.bridge(terminal_tool)
                 with contextlib.suppress(ImportError):  # run_agent imports it: no cost
                     from cron import scheduler
 
@@ -284,7 +287,7 @@ class HermesAdapter(
 
         length = getattr(getattr(agent, "context_compressor", None), "context_length", None)
         window = length if isinstance(length, int) and length > 0 else 128_000
-        cwd = session.workspace or os.getcwd()
+        cwd = session.workspace or terminal_dir.current()
         return references.expand(context_references, message, cwd, window)
 
     def reference_refusal(self) -> Callable[[str], bool]:

@@ -9,8 +9,8 @@ project context from) it also checks ``AGENTS.md``, ``agents.md``,
 ``CLAUDE.md``, ``claude.md``, ``.cursorrules`` and ``.cursor/rules/*.mdc``
 there. It costs a ``stat`` per name and one listing; it reads nothing.
 ``project_dir(workspace)`` is the directory hermes takes that context from for
-a session: its workspace if given, else ``TERMINAL_CWD``; the process's own
-when the one named is not a directory.
+a session: its workspace if given (the process's directory when that is not a
+directory), else the worker's terminal directory (``terminal_dir.current()``).
 
 Why: hermes checks these files with ``exists()`` and then reads them whole.
 A FIFO blocks that read until something writes to it, so the run hangs past
@@ -23,6 +23,8 @@ from __future__ import annotations
 import os
 import stat
 from pathlib import Path
+
+from . import terminal_dir
 
 PROFILE_FILES = ("SOUL.md", "memories/MEMORY.md", "memories/USER.md")
 WORKSPACE_FILES = ("AGENTS.md", "agents.md", "CLAUDE.md", "claude.md", ".cursorrules")
@@ -47,9 +49,10 @@ def check(home: Path, workspace: Path | None) -> None:
 
 
 def project_dir(workspace: str | None) -> Path:
-    # hermes' resolve_context_cwd: a workspace that is gone means its own directory
-    given = workspace or os.environ.get("TERMINAL_CWD", "").strip()
-    return Path(given) if given and os.path.isdir(given) else Path.cwd()
+    if not workspace:
+        return Path(terminal_dir.current())
+    # hermes' resolve_context_cwd: a workspace that is gone means the process's directory
+    return Path(workspace) if os.path.isdir(workspace) else Path.cwd()
 
 
 def _candidates(home: Path, workspace: Path | None) -> list[Path]:

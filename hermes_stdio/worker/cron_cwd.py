@@ -1,24 +1,43 @@
-"""A cron job never moves the worker's working directory.
+"""A cron job hermes runs in a worker leaves the worker's other work where it was.
 
-hermes runs a ``no_agent`` job (a script, no agent) with the process's directory
-changed to the job's ``workdir`` (``os.chdir`` in ``cron.scheduler.run_job``)
-until the script ends, then changed back. The script does not see it: hermes
-starts it in the scripts directory (``cwd=``) either way. But every session of
-a worker shares the process's directory. Meanwhile, one without a workspace
-would run its commands, resolve its files and name its diffs in the job's
-workdir; and two such jobs at once could leave the worker there for good, since
-each restores the directory it found.
+hermes' ``cron.scheduler.run_job`` was written for a gateway, which runs each
+job on a thread of its own. In a worker it also runs within a turn (the
+agent's ``cronjob`` tool) and beside other sessions, so three things it does
+reach past the job:
+
+- it runs a ``no_agent`` job (a script) with the process's directory changed
+  to the job's ``workdir`` (``os.chdir``) until the script ends. The script
+  does not see it (hermes starts it in the scripts directory), but every
+  session of the worker shares the process's directory; and two such jobs at
+  once could leave the worker in one's workdir for good, since each restores
+  the directory it found;
+- it points ``TERMINAL_CWD`` at a job's workdir for the whole process
+  (``terminal_dir`` keeps the worker's value in reach meanwhile, and such
+  jobs one at a time);
+- it sets hermes' per-context session variables for the job (its id, key,
+  platform, directory) and, once done, blanks them rather than put back what
+  they were: a turn whose tool ran a job would go on without its session's
+  identity (its commands' ``HERMES_SESSION_ID``, the key hermes files its
+  sudo password under).
 
 Contract: ``install(scheduler)`` gives hermes' scheduler module an ``os`` whose
-``chdir`` does nothing (all else is the real ``os``), once; it returns False,
-changing nothing, when the module has no ``os``. A job's agent is not affected:
-it gets its workdir as its session's workspace (``cron_methods``), not from the
-process.
+``chdir`` does nothing (all else is the real ``os``), and wraps its ``run_job``
+so that each job runs within ``terminal_dir.around_job`` and in a copy of the
+caller's context; once each (False, changing nothing, when the module has
+neither). A job's agent does not need the chdir: it gets its workdir from
+``TERMINAL_CWD``, and a host's ``cron/run`` also makes it the workspace of the
+job's session (``cron_methods``).
 """
 
 from __future__ import annotations
 
+import contextvars
+import functools
 from typing import Any
+
+from . import terminal_dir
+
+_MARK = "_hermes_stdio_cron_cwd"
 
 
 class _DirectoryKept:
@@ -36,8 +55,19 @@ class _DirectoryKept:
 
 def install(scheduler: Any) -> bool:
     real = getattr(scheduler, "os", None)
-    if real is None:
-        return False
-    if not isinstance(real, _DirectoryKept):
+    if real is not None and not isinstance(real, _DirectoryKept):
         scheduler.os = _DirectoryKept(real)
-    return True
+    run_job: Any = getattr(scheduler, "run_job", None)
+    if callable(run_job) and not getattr(run_job, _MARK, False):
+        scheduler.run_job = _contained(run_job)
+    return real is not None or callable(run_job)
+
+
+def _contained(run_job: Any) -> Any:
+    @functools.wraps(run_job)
+    def run_one(job: Any, *args: Any, **kwargs: Any) -> Any:
+        with terminal_dir.around_job(job):
+            return contextvars.copy_context().run(run_job, job, *args, **kwargs)
+
+    setattr(run_one, _MARK, True)
+    return run_one

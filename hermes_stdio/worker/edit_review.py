@@ -58,7 +58,7 @@ from typing import Any
 from ..protocol.events import FileEdit
 from ..protocol.model import encode
 from ..transport.log import log
-from . import inturn
+from . import inturn, terminal_dir
 from .edit_proposals import Refused, propose
 from .edits import hidden, shown_as
 from .keys import hermes_session_key
@@ -138,7 +138,7 @@ def _review(session: Session, task: str, tool: str, args: dict[str, Any]) -> str
     sid = session.session_id
     if _refused_by_hermes(file_tools, tool, args, task):
         return None  # hermes' tool says why
-    root = session.workspace or os.getcwd()
+    root = session.workspace or terminal_dir.current()
     try:
         edits = propose(tool, args, task, root)
     except Refused as e:

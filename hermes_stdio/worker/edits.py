@@ -48,6 +48,7 @@ from typing import Any
 
 from ..protocol.events import EditKind, FileEdit
 from ..transport.log import log
+from . import terminal_dir
 from .state import Session
 
 MAX_FILE_BYTES = 1024 * 1024
@@ -213,7 +214,7 @@ def for_session(session: Session) -> EditWatch:
             return [p for op in ops for n in (op.file_path, op.new_path) for p in resolved(n)]
         return resolved(args.get("path"))
 
-    return EditWatch(locate, lambda: session.workspace or os.getcwd(), hidden)
+    return EditWatch(locate, lambda: session.workspace or terminal_dir.current(), hidden)
 
 
 def resolve(path: str, task_id: str) -> str:

@@ -21,7 +21,7 @@ from collections.abc import Callable
 
 from ..protocol import inputs as i
 from ..wire import ErrorType, Request, RpcError
-from . import completions
+from . import completions, terminal_dir
 from .checks import check_workspace
 from .contract import AgentAdapter
 from .parts import answer_through
@@ -47,7 +47,7 @@ class ReferenceMethods:
         check_workspace(p.workspace)
 
         def complete(refused: Callable[[str], bool]) -> i.ReferenceCompleteResult:
-            root = p.workspace or self._session_workspace(p.session_id) or os.getcwd()
+            root = p.workspace or self._session_workspace(p.session_id) or terminal_dir.current()
             items, more = completions.complete(
                 p.text, root, p.limit, refused, self.repo_files.listing
             )

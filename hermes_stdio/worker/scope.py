@@ -8,8 +8,10 @@ modules, passed in by the adapter). Inside it, hermes' approval session key is
 approval never covers another's command) and the session's approval requests
 go to its current run (through ``approvals``, when the bridge is installed);
 hermes' per-thread session context carries the session's id, profile, source and
-workspace, a workspace is the session's working directory for its tools (without
-one, the worker's directory, whatever ``TERMINAL_CWD`` says), and ``sudo`` (if
+workspace, a workspace is the session's working directory for its tools and the
+one its agent's system prompt names and takes context from (without one, the
+worker's: ``terminal_dir.current()``, whatever ``TERMINAL_CWD`` a cron job set
+meanwhile), and ``sudo`` (if
 given) is hermes' sudo password callback for the thread. On the way out all of
 it is undone, which also releases an approval still waiting (hermes then
 refuses the command).
@@ -38,13 +40,13 @@ take one lock, so the switch always ends as the last of them left it.
 
 from __future__ import annotations
 
-import os
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
+from . import terminal_dir
 from .approvals import ApprovalBridge
 from .keys import PLATFORM, hermes_session_key
 from .state import Session
@@ -91,11 +93,11 @@ def session_scope(
     )
     if forget_all:  # hermes files it under the session context's key, set just above
         _call(hermes.terminal_tool, "_set_cached_sudo_password", "")
-    if workspace:
-        hermes.runtime_cwd.set_session_cwd(workspace)
-    # Without one, the worker's directory: never the TERMINAL_CWD that a cron job
-    # with a workdir sets for the whole process while hermes runs it.
-    hermes.terminal_tool.register_task_env_overrides(sid, {"cwd": workspace or os.getcwd()})
+    # Without one, the worker's: never the TERMINAL_CWD that a cron job with a
+    # workdir sets for the whole process while hermes runs it.
+    where = workspace or terminal_dir.current()
+    hermes.runtime_cwd.set_session_cwd(where)
+    hermes.terminal_tool.register_task_env_overrides(sid, {"cwd": where})
     if sudo is not None:
         hermes.terminal_tool.set_sudo_password_callback(sudo)
     _enter_turn(session, hermes.approval)  # last: nothing that fails before the try leaves it on
@@ -107,10 +109,9 @@ def session_scope(
         if approvals is not None:
             approvals.close(sid)  # releases any waiter: blocked
         hermes.session_context.clear_session_vars(context_tokens)
+        hermes.runtime_cwd.clear_session_cwd()
         hermes.approval.reset_current_session_key(key_token)
         _leave_turn(session, hermes.approval)
-        if workspace:
-            hermes.runtime_cwd.clear_session_cwd()
 
 
 _yolo_lock = threading.Lock()

@@ -51,6 +51,7 @@ from ..protocol.opt_out import OptOut
 from ..transport import Peer
 from ..transport.process import WORKER_TAG, exit_status
 from ..wire import ErrorType, Request, RequestId, RpcError
+from . import terminal_dir
 from .checks import check_workspace
 from .contract import AgentAdapter, AgentUnavailable
 from .parts import request_error
@@ -223,7 +224,7 @@ class ShellMethods:
         policy = self.adapter.shell_policy()  # may import hermes-agent: never on the reader
         if policy is None:
             raise AgentUnavailable("this agent runs no commands")
-        root = p.workspace or self._session_workspace(p.session_id) or os.getcwd()
+        root = p.workspace or self._session_workspace(p.session_id) or terminal_dir.current()
         refused = policy.refusal(line_of(argv))
         if refused is not None:
             kind, why = refused

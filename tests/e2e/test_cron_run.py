@@ -18,7 +18,7 @@ from hermes_stdio.testing.llm_server import Reply, ScriptedLLM
 from hermes_stdio.testing.replies import Gate
 from hermes_stdio.wire import ErrorType, RpcError
 
-from .conftest import opened_by_reader, received
+from .conftest import opened_by_reader, received, tool_result
 from .test_cron import cron_job, deny_asked, interrupted_while_held
 from .test_steer import STEER, steer, tool_messages
 
@@ -193,6 +193,7 @@ def test_a_job_with_a_workdir_running_leaves_a_session_without_one_in_the_worker
     # hermes points the whole process's TERMINAL_CWD at a job's workdir while it runs.
     project = tmp_path / "project"
     project.mkdir()
+    (project / "AGENTS.md").write_text("Job rule: JOB-CONTEXT-MARK\n")
     made = {"schedule": "every 1h", "prompt": "JOB: wait", "workdir": str(project)}
     job = host.request("cron/create", made)["job"]["jobId"]
     held = Gate()
@@ -215,3 +216,90 @@ def test_a_job_with_a_workdir_running_leaves_a_session_without_one_in_the_worker
     assert ran[0]["output"] == here != str(project)
     assert (Path(here) / "rel.txt").read_text() == "turn\n"
     assert not (project / "rel.txt").exists()
+    # The turn's agent, built meanwhile, names the worker's directory and not the
+    # job's, and takes none of the job's project context.
+    assert "JOB-CONTEXT-MARK" in system_prompt(llm, "JOB:")
+    assert "JOB-CONTEXT-MARK" not in system_prompt(llm, "TURN:")
+    assert here in system_prompt(llm, "TURN:")
+
+
+def system_prompt(llm: ScriptedLLM, marker: str) -> str:
+    """The system prompt of the first model request whose messages hold ``marker``."""
+    for body in llm.requests:
+        messages = body.get("messages") or []
+        if any(marker in str(m.get("content")) for m in messages if m.get("role") == "user"):
+            return "".join(str(m.get("content")) for m in messages if m.get("role") == "system")
+    raise AssertionError(f"no model request holds {marker!r}")
+
+
+def test_two_jobs_with_workdirs_run_at_once_leave_the_worker_in_its_own_directory(
+    host: HostClient, llm: ScriptedLLM, home: Path, tmp_path: Path
+) -> None:
+    # hermes saves the TERMINAL_CWD to put back before it waits for the job running.
+    for name in ("one", "two"):
+        (tmp_path / name).mkdir()
+    made = {"schedule": "every 1h", "prompt": "JOB one:", "workdir": str(tmp_path / "one")}
+    one = host.request("cron/create", made)["job"]["jobId"]
+    fifo = tmp_path / "hold"
+    os.mkfifo(fifo)
+    (home / "scripts").mkdir(exist_ok=True)
+    (home / "scripts" / "hold.sh").write_text(f"cat {fifo}\necho go\n")
+    two = cron_job(home, "JOB two:", script="hold.sh", workdir=str(tmp_path / "two"))
+    here = host.request("shell/exec", {"command": ["pwd"]})["stdout"].strip()
+    held = Gate()
+    llm.enqueue_for("JOB one:", Reply.text(["one done"], gate=held))
+    llm.enqueue_for("JOB two:", Reply.text(["two done"]))
+    first = host.request("cron/run", {"jobId": one})["runId"]
+    assert held.arrived.wait(60)
+    second = host.request("cron/run", {"jobId": two})["runId"]
+    try:  # bounded: the second job's script is the first thing it runs
+        early: int | None = opened_by_reader(fifo, timeout=1)
+    except AssertionError:
+        early = None
+    if early is not None:  # both at once: the second saves the first's TERMINAL_CWD now
+        os.close(early)
+    held.release.set()
+    if early is None:
+        os.close(opened_by_reader(fifo))
+    for run in (first, second):
+        assert host.wait_run_completed(run).params["status"] == "complete"
+
+    llm.enqueue(Reply.tool_call("terminal", {"command": "pwd"}), Reply.text(["ok"]))
+    turn = host.request("run/start", {"message": "where now"})["runId"]
+    assert host.wait_run_completed(turn).params["status"] == "complete"
+    assert json.loads(tool_result(host, turn))["output"] == here
+    assert early is None  # the second job waited for the first
+
+
+def test_a_job_a_turns_cronjob_tool_runs_reads_its_workdir_and_leaves_the_turn_as_it_was(
+    host: HostClient, llm: ScriptedLLM, tmp_path: Path
+) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "AGENTS.md").write_text("Job rule: JOB-CONTEXT-MARK\n")
+    made = {"schedule": "every 1h", "prompt": "JOB: where", "workdir": str(project)}
+    job = host.request("cron/create", made)["job"]["jobId"]
+    who = "echo session=$HERMES_SESSION_ID platform=$HERMES_SESSION_PLATFORM; pwd"
+    llm.enqueue(
+        Reply.tool_call("terminal", {"command": who}),
+        Reply.tool_call("cronjob", {"action": "run", "job_id": job}),
+        Reply.text(["job done"]),  # the job's agent
+        Reply.tool_call("terminal", {"command": who}),
+        Reply.text(["ran it"]),
+    )
+    turn = host.request("run/start", {"message": "TURN: run my job"})
+    assert host.wait_run_completed(turn["runId"]).params["status"] == "complete"
+
+    [output] = host.request("cron/output", {"jobId": job})["outputs"]
+    assert "job done" in output["text"]
+    job_prompt = system_prompt(llm, "JOB:")
+    assert "JOB-CONTEXT-MARK" in job_prompt and str(project) in job_prompt
+    assert "JOB-CONTEXT-MARK" not in system_prompt(llm, "TURN:")
+    before, _ran, after = tool_messages(llm)
+    # hermes blanks its session variables as a job ends: not the turn's, here.
+    expected = f"session={turn['sessionId']} platform=cli\n{home_of(host)}"
+    assert json.loads(before)["output"] == json.loads(after)["output"] == expected
+
+
+def home_of(host: HostClient) -> str:
+    return host.request("shell/exec", {"command": ["pwd"]})["stdout"].strip()

@@ -98,14 +98,24 @@ def test_a_forgetting_turn_registers_the_workspace_after_dropping_the_old_one() 
     assert ("register_task_env_overrides", ("s1", {"cwd": "/w"})) in calls.log
 
 
-def test_a_session_without_a_workspace_has_the_workers_directory_for_its_tools(
+def test_a_session_without_a_workspace_has_the_workers_terminal_directory_for_its_tools(
     tmp_path: Path, monkeypatch: Any
 ) -> None:
     monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("TERMINAL_CWD", raising=False)
     calls = Calls()
     turn(Session("s1", "default"), modules(calls))
     assert ("register_task_env_overrides", ("s1", {"cwd": str(tmp_path)})) in calls.log
-    assert "set_session_cwd" not in calls.names()
+    assert ("set_session_cwd", (str(tmp_path),)) in calls.log
+
+    calls.log.clear()
+    configured = tmp_path / "project"  # the profile's terminal.cwd, as hermes bridges it
+    configured.mkdir()
+    monkeypatch.setenv("TERMINAL_CWD", str(configured))
+    turn(Session("s2", "default"), modules(calls))
+    assert ("register_task_env_overrides", ("s2", {"cwd": str(configured)})) in calls.log
+    assert ("set_session_cwd", (str(configured),)) in calls.log
+    assert calls.names()[-1] != "set_session_cwd" and "clear_session_cwd" in calls.names()
 
 
 def test_a_session_whose_history_was_replaced_forgets_only_what_it_read() -> None:
