@@ -211,7 +211,7 @@ class HermesAdapter(
                 with contextlib.suppress(ImportError):  # run_agent imports it: no cost
                     from cron import scheduler
 
-                    cron_cwd.install(scheduler)
+                    cron_cwd.install(scheduler, approval, terminal_tool)
                 cron_run.install(run_agent.AIAgent)
                 reaper.install(terminal_tool)
                 shell_identity.install_hermes()

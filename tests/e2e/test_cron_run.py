@@ -10,6 +10,7 @@ import json
 import os
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -303,3 +304,33 @@ def test_a_job_a_turns_cronjob_tool_runs_reads_its_workdir_and_leaves_the_turn_a
 
 def home_of(host: HostClient) -> str:
     return host.request("shell/exec", {"command": ["pwd"]})["stdout"].strip()
+
+
+def test_a_job_a_turns_cronjob_tool_runs_starts_in_its_workdir_and_its_cd_stays_in_the_job(
+    host: HostClient, llm: ScriptedLLM, tmp_path: Path
+) -> None:
+    ws, project = tmp_path / "ws", tmp_path / "project"
+    (ws / "sub").mkdir(parents=True)
+    project.mkdir()
+    made = {"schedule": "every 1h", "prompt": "JOB: where", "workdir": str(project)}
+    job = host.request("cron/create", made)["job"]["jobId"]
+    llm.enqueue(
+        Reply.tool_call("terminal", {"command": "cd sub && pwd"}),
+        Reply.tool_call("cronjob", {"action": "run", "job_id": job}),
+        Reply.tool_call("terminal", {"command": "pwd; cd /"}),  # the job's agent
+        Reply.text(["job done"]),
+        Reply.tool_call("terminal", {"command": "pwd"}),
+        Reply.text(["ran it"]),
+    )
+    turn = host.request("run/start", {"message": "TURN: run it", "workspace": str(ws)})
+    assert host.wait_run_completed(turn["runId"]).params["status"] == "complete"
+
+    def asked_by_job(body: dict[str, Any]) -> bool:
+        users = [m for m in body["messages"] if m.get("role") == "user"]
+        return any("JOB: where" in str(m.get("content")) for m in users)
+
+    job_asked = [body for body in llm.requests if asked_by_job(body)]
+    [job_ran] = [m["content"] for m in job_asked[-1]["messages"] if m.get("role") == "tool"]
+    assert json.loads(job_ran)["output"] == str(project)
+    before, _ran, after = tool_messages(llm)
+    assert json.loads(before)["output"] == json.loads(after)["output"] == str(ws / "sub")

@@ -129,3 +129,48 @@ def test_run_job_is_wrapped_once() -> None:
 
     assert cron_cwd.install(scheduler)
     assert scheduler.run_job is wrapped
+
+
+class CdRecords:
+    """hermes' terminal_tool session cwd record, keyed by approval session key."""
+
+    def __init__(self) -> None:
+        self.records: dict[str, str] = {}
+
+    def get_session_cwd(self, key: str) -> str | None:
+        return self.records.get(key)
+
+    def record_session_cwd(self, key: str, cwd: str) -> None:
+        self.records[key] = cwd
+
+    def clear_session_cwd(self, key: str) -> None:
+        self.records.pop(key, None)
+
+
+def test_a_job_run_within_a_turn_starts_with_no_cd_record_and_leaves_the_turns_as_it_was() -> None:
+    terminal = CdRecords()
+    terminal.records["turn"] = "/turn/sub"
+    approval = SimpleNamespace(get_current_session_key=lambda default: "turn")
+    seen: list[str | None] = []
+
+    def inside(_name: str) -> None:
+        seen.append(terminal.get_session_cwd("turn"))
+        terminal.record_session_cwd("turn", "/")  # the job's agent ran `cd /`
+
+    scheduler = hermes_like_scheduler(Log(), inside)
+    cron_cwd.install(scheduler, approval, terminal)
+    scheduler.run_job({"id": "a", "workdir": "/"})
+
+    assert seen == [None]
+    assert terminal.records == {"turn": "/turn/sub"}
+
+
+def test_a_job_run_outside_any_session_key_touches_no_cd_record() -> None:
+    terminal = CdRecords()
+    terminal.records["default"] = "/somewhere"
+    approval = SimpleNamespace(get_current_session_key=lambda default: default)
+    scheduler = hermes_like_scheduler(Log(), lambda _name: None)
+    cron_cwd.install(scheduler, approval, terminal)
+    scheduler.run_job({"id": "a", "workdir": "/"})
+
+    assert terminal.records == {"default": "/somewhere"}
