@@ -12,7 +12,7 @@ import yaml
 from hermes_stdio.testing.host import HostClient
 from hermes_stdio.testing.llm_server import Reply, ScriptedLLM
 
-from .conftest import StartHost, run_to_end, tool_result
+from .conftest import run_to_end, tool_result
 
 
 def test_tools_run_in_the_sessions_workspace_and_report_tool_events_from_generation_on(
@@ -37,16 +37,18 @@ def test_tools_run_in_the_sessions_workspace_and_report_tool_events_from_generat
 
 
 def test_a_session_without_a_workspace_works_in_the_profiles_terminal_cwd_setting(
-    start_host: StartHost, llm: ScriptedLLM, home: Path, tmp_path: Path
+    any_host: HostClient, llm: ScriptedLLM, home: Path, tmp_path: Path
 ) -> None:
+    host = any_host  # its worker starts (spawned, or forked) at the first request
     project = tmp_path / "project"
     project.mkdir()
     (project / "AGENTS.md").write_text("Project rule: PROJECT-CONTEXT-MARK\n")
     config = yaml.safe_load((home / "config.yaml").read_text())
     config.setdefault("terminal", {})["cwd"] = str(project)
     (home / "config.yaml").write_text(yaml.safe_dump(config))
-    host = start_host()
-    host.initialize()
+    # Before any command of the agent's (hermes copies the setting at its first).
+    shell = host.request("shell/exec", {"command": ["pwd"]})
+    assert (shell["stdout"], shell["workspace"]) == (f"{project}\n", str(project))
     llm.enqueue(Reply.tool_call("terminal", {"command": "pwd"}), Reply.text(["done"]))
 
     run, _notes = run_to_end(host, {"message": "where?"})
@@ -54,8 +56,6 @@ def test_a_session_without_a_workspace_works_in_the_profiles_terminal_cwd_settin
     assert json.loads(tool_result(host, run["runId"]))["output"] == str(project)
     [system] = [m for m in llm.requests[0]["messages"] if m["role"] == "system"]
     assert "PROJECT-CONTEXT-MARK" in system["content"] and str(project) in system["content"]
-    shell = host.request("shell/exec", {"command": ["pwd"]})
-    assert (shell["stdout"], shell["workspace"]) == (f"{project}\n", str(project))
 
 
 def test_each_completed_call_says_whether_it_failed_as_hermes_reads_its_result(
