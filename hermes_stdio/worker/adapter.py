@@ -204,6 +204,10 @@ class HermesAdapter(
                     from agent import agent_init, conversation_loop, process_bootstrap
 
                     steady_stdio.install(process_bootstrap, agent_init, conversation_loop)
+                with contextlib.suppress(ImportError):  # run_agent imports it: no cost
+                    from tools import code_execution_tool
+
+                    steady_stdio.keep(code_execution_tool)
                 process_guard.install(process_registry, terminal_tool, approval, registry)
                 cron_guard.install(approval)
                 # The profile's terminal.* settings, before a cron job can change them.

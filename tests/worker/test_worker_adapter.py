@@ -208,3 +208,38 @@ def test_a_thread_printing_while_turns_start_never_writes_to_a_freed_stream(
     out = _run(_PRINTING_WHILE_TURNS_START, make_home(tmp_path, "http://127.0.0.1:9/v1"), "3000")
     assert out.returncode == 0, out.stderr[-2000:]
     assert out.stdout.splitlines()[-1] == "survived"
+
+
+_SANDBOX_TOOL_CALL = (
+    _TURNS
+    + """
+from tools import code_execution_tool
+worker_streams = sys.stdout, sys.stderr
+seen = []
+
+def handle_function_call(name, args, task_id=None):  # what hermes dispatches it to
+    seen.append((sys.stdout, sys.stderr) == worker_streams)
+    return json.dumps({"output": "from the tool", "exit_code": 0})
+
+import model_tools
+model_tools.handle_function_call = handle_function_call  # the sandbox imports it per call
+from tools.approval import enable_session_yolo, set_current_session_key
+set_current_session_key("the-host-said-yes")  # the host's answer: not under test here
+enable_session_yolo("the-host-said-yes")
+result = json.loads(code_execution_tool.execute_code(
+    "from hermes_tools import terminal\\nprint(terminal('true'))", task_id="t1"
+))
+os.write(wire, json.dumps({"seen": seen, **result}).encode() + b"\\n")
+"""
+)
+
+
+def test_a_sandboxed_scripts_tool_call_leaves_the_workers_streams_in_place(
+    tmp_path: Path,
+) -> None:
+    # hermes' execute_code set both streams to /dev/null, process-wide, around it.
+    out = _run(_SANDBOX_TOOL_CALL, make_home(tmp_path, "http://127.0.0.1:9/v1"))
+    assert out.returncode == 0, out.stderr[-2000:]
+    ran = json.loads(out.stdout.strip().splitlines()[-1])
+    assert ran["seen"] == [True], ran
+    assert "from the tool" in ran["output"]
