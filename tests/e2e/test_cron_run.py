@@ -188,15 +188,21 @@ def test_a_script_job_running_leaves_the_workers_directory_to_its_other_sessions
     assert "held" in output["text"]  # the script ran, and its output was saved
 
 
+def workdir_job(host: HostClient, tmp_path: Path, prompt: str) -> tuple[Path, str]:
+    """A job whose workdir is a new ``project`` directory holding an AGENTS.md that
+    says JOB-CONTEXT-MARK: that directory and the job's id."""
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "AGENTS.md").write_text("Job rule: JOB-CONTEXT-MARK\n")
+    made = {"schedule": "every 1h", "prompt": prompt, "workdir": str(project)}
+    return project, host.request("cron/create", made)["job"]["jobId"]
+
+
 def test_a_job_with_a_workdir_running_leaves_a_session_without_one_in_the_workers_directory(
     host: HostClient, llm: ScriptedLLM, tmp_path: Path
 ) -> None:
     # hermes points the whole process's TERMINAL_CWD at a job's workdir while it runs.
-    project = tmp_path / "project"
-    project.mkdir()
-    (project / "AGENTS.md").write_text("Job rule: JOB-CONTEXT-MARK\n")
-    made = {"schedule": "every 1h", "prompt": "JOB: wait", "workdir": str(project)}
-    job = host.request("cron/create", made)["job"]["jobId"]
+    project, job = workdir_job(host, tmp_path, "JOB: wait")
     held = Gate()
     llm.enqueue_for("JOB:", Reply.text(["job done"], gate=held))
     job_run = host.request("cron/run", {"jobId": job})["runId"]
@@ -275,11 +281,7 @@ def test_two_jobs_with_workdirs_run_at_once_leave_the_worker_in_its_own_director
 def test_a_job_a_turns_cronjob_tool_runs_reads_its_workdir_and_leaves_the_turn_as_it_was(
     host: HostClient, llm: ScriptedLLM, tmp_path: Path
 ) -> None:
-    project = tmp_path / "project"
-    project.mkdir()
-    (project / "AGENTS.md").write_text("Job rule: JOB-CONTEXT-MARK\n")
-    made = {"schedule": "every 1h", "prompt": "JOB: where", "workdir": str(project)}
-    job = host.request("cron/create", made)["job"]["jobId"]
+    project, job = workdir_job(host, tmp_path, "JOB: where")
     who = "echo session=$HERMES_SESSION_ID platform=$HERMES_SESSION_PLATFORM; pwd"
     llm.enqueue(
         Reply.tool_call("terminal", {"command": who}),
@@ -309,11 +311,9 @@ def home_of(host: HostClient) -> str:
 def test_a_job_a_turns_cronjob_tool_runs_starts_in_its_workdir_and_its_cd_stays_in_the_job(
     host: HostClient, llm: ScriptedLLM, tmp_path: Path
 ) -> None:
-    ws, project = tmp_path / "ws", tmp_path / "project"
+    ws = tmp_path / "ws"
     (ws / "sub").mkdir(parents=True)
-    project.mkdir()
-    made = {"schedule": "every 1h", "prompt": "JOB: where", "workdir": str(project)}
-    job = host.request("cron/create", made)["job"]["jobId"]
+    project, job = workdir_job(host, tmp_path, "JOB: where")
     llm.enqueue(
         Reply.tool_call("terminal", {"command": "cd sub && pwd"}),
         Reply.tool_call("cronjob", {"action": "run", "job_id": job}),
