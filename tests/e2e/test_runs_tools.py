@@ -57,6 +57,14 @@ def test_a_session_without_a_workspace_works_in_the_profiles_terminal_cwd_settin
     [system] = [m for m in llm.requests[0]["messages"] if m["role"] == "system"]
     assert "PROJECT-CONTEXT-MARK" in system["content"] and str(project) in system["content"]
 
+    # As hermes, the worker reads terminal.* as it starts: a change applies after a restart.
+    other = tmp_path / "other"
+    other.mkdir()
+    host.request("config/write", {"edits": [{"keyPath": ["terminal", "cwd"], "value": str(other)}]})
+    assert host.request("shell/exec", {"command": ["pwd"]})["stdout"] == f"{project}\n"
+    host.request("worker/restart", {})
+    assert host.request("shell/exec", {"command": ["pwd"]})["stdout"] == f"{other}\n"
+
 
 def test_each_completed_call_says_whether_it_failed_as_hermes_reads_its_result(
     host: HostClient, llm: ScriptedLLM, tmp_path: Path
