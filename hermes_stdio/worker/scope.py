@@ -11,7 +11,7 @@ hermes' per-thread session context carries the session's id, profile, source and
 workspace, a workspace is the session's working directory for its tools and the
 one its agent's system prompt names and takes context from (without one, the
 worker's: ``terminal_dir.current()``, whatever ``TERMINAL_CWD`` a cron job set
-meanwhile), and ``sudo`` (if
+meanwhile; left to hermes for a backend that is not local), and ``sudo`` (if
 given) is hermes' sudo password callback for the thread. On the way out all of
 it is undone, which also releases an approval still waiting (hermes then
 refuses the command).
@@ -94,10 +94,12 @@ def session_scope(
     if forget_all:  # hermes files it under the session context's key, set just above
         _call(hermes.terminal_tool, "_set_cached_sudo_password", "")
     # Without one, the worker's: never the TERMINAL_CWD that a cron job with a
-    # workdir sets for the whole process while hermes runs it.
-    where = workspace or terminal_dir.current()
-    hermes.runtime_cwd.set_session_cwd(where)
-    hermes.terminal_tool.register_task_env_overrides(sid, {"cwd": where})
+    # workdir sets for the whole process while hermes runs it. A sandboxed backend's
+    # directory is its own: hermes picks it.
+    if workspace or terminal_dir.local():
+        where = workspace or terminal_dir.current()
+        hermes.runtime_cwd.set_session_cwd(where)
+        hermes.terminal_tool.register_task_env_overrides(sid, {"cwd": where})
     if sudo is not None:
         hermes.terminal_tool.set_sudo_password_callback(sudo)
     _enter_turn(session, hermes.approval)  # last: nothing that fails before the try leaves it on

@@ -20,8 +20,13 @@ Contract:
   (``cron_cwd``): jobs with a ``workdir`` run one at a time within it, so each
   puts back the worker's value, and while one runs ``current()`` still gives
   the worker's directory.
+- ``local()``: whether hermes' terminal backend (``TERMINAL_ENV``) runs
+  commands on this machine. Another backend's ``TERMINAL_CWD`` names a
+  directory in its sandbox, so there the worker leaves a session's directory
+  to hermes.
 - ``current()`` is ``TERMINAL_CWD`` as it is outside any job's run, ``~``
-  expanded, when it names a directory; else the process's directory.
+  expanded, when the backend is local and it names a directory; else the
+  process's directory.
 """
 
 from __future__ import annotations
@@ -37,9 +42,15 @@ _one_at_a_time = threading.Lock()
 _outside: tuple[str | None] | None = None
 
 
+def local() -> bool:
+    return os.environ.get("TERMINAL_ENV", "").strip().lower() in ("", "local")
+
+
 def current() -> str:
     held = _outside
     raw = (held[0] if held is not None else os.environ.get("TERMINAL_CWD")) or ""
+    if not local():
+        raw = ""
     path = os.path.expanduser(raw.strip())
     return path if path and os.path.isdir(path) else os.getcwd()
 

@@ -103,6 +103,7 @@ def test_a_session_without_a_workspace_has_the_workers_terminal_directory_for_it
 ) -> None:
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("TERMINAL_CWD", raising=False)
+    monkeypatch.delenv("TERMINAL_ENV", raising=False)
     calls = Calls()
     turn(Session("s1", "default"), modules(calls))
     assert ("register_task_env_overrides", ("s1", {"cwd": str(tmp_path)})) in calls.log
@@ -116,6 +117,18 @@ def test_a_session_without_a_workspace_has_the_workers_terminal_directory_for_it
     assert ("register_task_env_overrides", ("s2", {"cwd": str(configured)})) in calls.log
     assert ("set_session_cwd", (str(configured),)) in calls.log
     assert calls.names()[-1] != "set_session_cwd" and "clear_session_cwd" in calls.names()
+
+
+def test_a_session_without_a_workspace_on_a_sandboxed_backend_gets_hermes_own_directory(
+    monkeypatch: Any,
+) -> None:
+    monkeypatch.setenv("TERMINAL_ENV", "docker")
+    calls = Calls()
+    turn(Session("s1", "default"), modules(calls))
+    assert not {"register_task_env_overrides", "set_session_cwd"} & set(calls.names())
+    calls.log.clear()
+    turn(Session("s2", "default", workspace="/w"), modules(calls))
+    assert ("register_task_env_overrides", ("s2", {"cwd": "/w"})) in calls.log
 
 
 def test_a_session_whose_history_was_replaced_forgets_only_what_it_read() -> None:

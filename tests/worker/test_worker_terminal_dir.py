@@ -16,6 +16,7 @@ from hermes_stdio.worker import terminal_dir
 @pytest.fixture(autouse=True)
 def no_terminal_cwd(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("TERMINAL_CWD", raising=False)
+    monkeypatch.delenv("TERMINAL_ENV", raising=False)
 
 
 def test_the_directory_is_terminal_cwd_when_it_names_one_else_the_processs(
@@ -30,6 +31,16 @@ def test_the_directory_is_terminal_cwd_when_it_names_one_else_the_processs(
     assert terminal_dir.current() == str(tmp_path / "proj")
     monkeypatch.setenv("TERMINAL_CWD", str(tmp_path / "missing"))
     assert terminal_dir.current() == os.getcwd()
+
+
+def test_a_sandboxed_backends_terminal_cwd_is_not_a_directory_of_this_machine(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("TERMINAL_CWD", str(tmp_path))
+    for backend, is_local in (("local", True), (" Local ", True), ("docker", False)):
+        monkeypatch.setenv("TERMINAL_ENV", backend)
+        assert terminal_dir.local() is is_local
+        assert terminal_dir.current() == (str(tmp_path) if is_local else os.getcwd())
 
 
 def test_bridging_runs_hermes_copy_of_the_terminal_settings_when_it_has_one() -> None:
