@@ -47,7 +47,8 @@ Contract:
 - What it changes in hermes for speed alone is ``shortcuts``' and
   ``plugin_scope``'s (the web dashboard's plugins are not loaded); its idle shells
   are reaped by a timer (``reaper``), its commands run as their own session
-  (``shell_identity``).
+  (``shell_identity``), and its kanban tools read the turn's session id
+  (``session_environ``).
 """
 
 from __future__ import annotations
@@ -74,6 +75,7 @@ from . import (
     process_guard,
     reaper,
     references,
+    session_environ,
     shell_identity,
     skill_files,
     steady_stdio,
@@ -208,6 +210,10 @@ class HermesAdapter(
                     from tools import code_execution_tool
 
                     steady_stdio.keep(code_execution_tool)
+                with contextlib.suppress(ImportError):  # run_agent imports it: no cost
+                    from tools import kanban_tools
+
+                    session_environ.install_hermes(kanban_tools)
                 process_guard.install(process_registry, terminal_tool, approval, registry)
                 cron_guard.install(approval)
                 # The profile's terminal.* settings, before a cron job can change them.
