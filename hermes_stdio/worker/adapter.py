@@ -47,8 +47,9 @@ Contract:
 - What it changes in hermes for speed alone is ``shortcuts``' and
   ``plugin_scope``'s (the web dashboard's plugins are not loaded); its idle shells
   are reaped by a timer (``reaper``), its commands run as their own session
-  (``shell_identity``), and its kanban tools read the turn's session id
-  (``session_environ``).
+  (``shell_identity``) and its tools share one record of where a session's
+  commands ``cd``-ed to (``cd_record``), and its kanban tools read the turn's
+  session id (``session_environ``).
 """
 
 from __future__ import annotations
@@ -63,6 +64,7 @@ from typing import Any
 from ..protocol import events as ev
 from . import (
     catalog,
+    cd_record,
     context_files,
     cron_cwd,
     cron_guard,
@@ -224,6 +226,7 @@ class HermesAdapter(
                     cron_cwd.install(scheduler, approval, terminal_tool)
                 cron_run.install(run_agent.AIAgent)
                 reaper.install(terminal_tool)
+                cd_record.install(terminal_tool)
                 shell_identity.install_hermes()
                 self.watch_shells()  # after: its prelude comes after the saved state too
                 inturn.install(

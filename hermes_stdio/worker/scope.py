@@ -11,7 +11,9 @@ hermes' per-thread session context carries the session's id, profile, source and
 workspace, a workspace is the session's working directory for its tools and the
 one its agent's system prompt names and takes context from (without one, the
 worker's: ``terminal_dir.current()``, whatever ``TERMINAL_CWD`` a cron job set
-meanwhile; left to hermes for a backend that is not local), and ``sudo`` (if
+meanwhile; left to hermes for a backend that is not local; where the session's
+commands ``cd``-ed to is kept from turn to turn while that directory stays the
+same, and a new one starts them there), and ``sudo`` (if
 given) is hermes' sudo password callback for the thread. On the way out all of
 it is undone, which also releases an approval still waiting (hermes then
 refuses the command).
@@ -99,7 +101,7 @@ def session_scope(
     if workspace or terminal_dir.local():
         where = workspace or terminal_dir.current()
         hermes.runtime_cwd.set_session_cwd(where)
-        hermes.terminal_tool.register_task_env_overrides(sid, {"cwd": where})
+        _register_cwd(session, where, hermes.terminal_tool)
     if sudo is not None:
         hermes.terminal_tool.set_sudo_password_callback(sudo)
     _enter_turn(session, hermes.approval)  # last: nothing that fails before the try leaves it on
@@ -114,6 +116,18 @@ def session_scope(
         hermes.runtime_cwd.clear_session_cwd()
         hermes.approval.reset_current_session_key(key_token)
         _leave_turn(session, hermes.approval)
+
+
+def _register_cwd(session: Session, where: str, terminal_tool: Any) -> None:
+    # hermes resets the session's cd record to a directory registered for it, as at
+    # a new session; a turn in the same one goes on where the last turn's cd left it.
+    sid = session.session_id
+    get: Any = getattr(terminal_tool, "get_session_cwd", None)
+    kept = get(sid) if callable(get) and session.cwd_registered == where else None
+    terminal_tool.register_task_env_overrides(sid, {"cwd": where})
+    session.cwd_registered = where
+    if kept:
+        terminal_tool.record_session_cwd(sid, kept)
 
 
 _yolo_lock = threading.Lock()

@@ -54,6 +54,9 @@ class Session:
     instructions: str | None = None
     reasoning_effort: t.ReasoningEffort | None = None  # run/start's; the profile's when None
     workspace: str | None = None
+    # The directory its last turn registered with hermes as its working directory
+    # (scope): while it stays, where its commands cd-ed to is kept across turns.
+    cwd_registered: str | None = None
     # run/start's disabledToolsets (sorted; None: none), and those its agent was built
     # with: an agent built with others is replaced before the next turn.
     disabled_toolsets: tuple[str, ...] | None = None

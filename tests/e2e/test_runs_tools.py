@@ -12,7 +12,7 @@ import yaml
 from hermes_stdio.testing.host import HostClient
 from hermes_stdio.testing.llm_server import Reply, ScriptedLLM
 
-from .conftest import run_to_end, tool_result
+from .conftest import StartHost, run_to_end, tool_result, within_the_turn
 
 
 def test_tools_run_in_the_sessions_workspace_and_report_tool_events_from_generation_on(
@@ -228,3 +228,84 @@ def test_sessions_share_the_shell_yet_each_command_runs_under_its_own_session(
         said[sid] = json.loads(tool_result(host, run["runId"]))["output"]
     assert said["two"] == "yes|two|hermes-stdio:two"  # the variable is shared, not the identity
     assert said["one"] == "yes|one|hermes-stdio:one"
+
+
+def results(host: HostClient, run_id: str) -> dict[str, str]:
+    """What each tool the run called gave, by tool name (the last call's)."""
+    return {
+        n.params["event"]["name"]: str(n.params["event"]["result"])
+        for n in host.run_notifications(run_id)
+        if (n.params.get("event") or {}).get("type") == "tool.completed"
+    }
+
+
+def test_a_sessions_tools_and_later_turns_follow_its_commands_cd_until_its_workspace_changes(
+    host: HostClient, llm: ScriptedLLM, tmp_path: Path
+) -> None:
+    here = "import os; print(os.getcwd())"
+    one, two = tmp_path / "one", tmp_path / "two"
+    (one / "sub").mkdir(parents=True)
+    two.mkdir()
+    (one / "sub" / "x.txt").write_text("IN-SUB\n")
+    (one / "x.txt").write_text("IN-WORKSPACE\n")
+    llm.enqueue(
+        Reply.tool_call("terminal", {"command": "cd sub"}),
+        Reply.tool_call("read_file", {"path": "x.txt"}),
+        Reply.tool_call("execute_code", {"code": here}),
+        Reply.text(["done"]),
+    )
+    # hermes asks before any script runs: these turns are approved ahead.
+    params = {"workspace": str(one), "autoApprove": True}
+    first, _ = run_to_end(host, {"message": "look around", **params})
+    got = results(host, first["runId"])
+    assert "IN-SUB" in got["read_file"], got["read_file"]
+    assert json.loads(got["execute_code"])["output"].strip() == str(one / "sub")
+
+    # Another session of the worker is not moved; the first's next turn is still there.
+    llm.enqueue(Reply.tool_call("execute_code", {"code": here}), Reply.text(["done"]))
+    other, _ = run_to_end(host, {"message": "where?", "workspace": str(two), "autoApprove": True})
+    assert json.loads(results(host, other["runId"])["execute_code"])["output"].strip() == str(two)
+    sid = first["sessionId"]
+    llm.enqueue(Reply.tool_call("terminal", {"command": "pwd"}), Reply.text(["done"]))
+    again, _ = run_to_end(host, {"message": "where?", "sessionId": sid})
+    assert json.loads(results(host, again["runId"])["terminal"])["output"] == str(one / "sub")
+
+    # A new workspace starts its commands and tools there.
+    llm.enqueue(
+        Reply.tool_call("terminal", {"command": "pwd"}),
+        Reply.tool_call("execute_code", {"code": here}),
+        Reply.text(["done"]),
+    )
+    moved, _ = run_to_end(host, {"message": "where?", "sessionId": sid, "workspace": str(two)})
+    got = results(host, moved["runId"])
+    assert json.loads(got["terminal"])["output"] == str(two)
+    assert json.loads(got["execute_code"])["output"].strip() == str(two)
+
+
+def test_a_subagent_starts_where_its_sessions_commands_cd_ed_and_its_cd_stays_its_own(
+    start_host: StartHost, llm: ScriptedLLM, home: Path, ws: Path
+) -> None:
+    host, held = within_the_turn(start_host, llm, home)  # the subagent runs in the turn
+    (ws / "sub" / "deeper").mkdir(parents=True)
+    llm.enqueue_for(
+        "look here",
+        Reply.tool_call("terminal", {"command": "pwd; cd deeper"}),
+        Reply.text(["done"]),
+    )
+    llm.enqueue(
+        Reply.tool_call("terminal", {"command": "cd sub"}),
+        Reply.tool_call("delegate_task", {"goal": "look here"}),
+        Reply.tool_call("terminal", {"command": "pwd"}),
+        Reply.text(["done"]),
+    )
+    run, _ = run_to_end(host, {"message": "go", "workspace": str(ws)})
+    # The first command to print anything is the subagent's pwd (the turn's cd prints none).
+    printed = (
+        json.loads(str(m["content"])).get("output")
+        for body in llm.requests
+        for m in body["messages"]
+        if m["role"] == "tool" and str(m["content"]).startswith("{")
+    )
+    assert next(out for out in printed if out) == str(ws / "sub")
+    assert json.loads(results(host, run["runId"])["terminal"])["output"] == str(ws / "sub")
+    held.release.set()

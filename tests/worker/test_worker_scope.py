@@ -240,3 +240,40 @@ def test_switching_auto_approve_during_a_turn_switches_hermes_at_once_and_after_
     assert session.auto_approve and session.turns_inside == 0
     turn(session, hermes)
     assert yolo(calls)[-2:] == [True, False]
+
+
+_CD_PROBE = r"""
+import json, tempfile
+from agent import runtime_cwd
+from gateway import session_context
+from tools import approval, file_tools, terminal_tool
+from hermes_stdio.worker import cd_record
+from hermes_stdio.worker.scope import TurnModules, session_scope
+from hermes_stdio.worker.state import Session
+
+assert cd_record.install(terminal_tool)
+hermes = TurnModules(approval, session_context, runtime_cwd, terminal_tool, file_tools)
+session = Session("s1", "default", workspace="/w")
+seen = []
+
+def turn(cd_to=None):
+    with session_scope(session, hermes, None):
+        # where hermes' file tools look (the task id) as the turn starts
+        seen.append(terminal_tool.get_session_cwd("s1"))
+        if cd_to:  # what hermes' terminal files after a command that cd-ed
+            terminal_tool.record_session_cwd(approval.get_current_session_key(), cd_to)
+            seen.append(terminal_tool.get_session_cwd("s1"))
+
+turn("/w/sub")
+turn()
+session.workspace = "/v"
+turn()
+print(json.dumps(seen))
+"""
+
+
+def test_where_a_sessions_commands_cd_ed_is_kept_across_turns_until_its_workspace_changes(
+    tmp_path: Path,
+) -> None:
+    home = make_home(tmp_path, "http://127.0.0.1:9/v1")
+    assert hermes_probe.probe(home, _CD_PROBE) == ["/w", "/w/sub", "/w/sub", "/v"]
