@@ -13,7 +13,8 @@ one its agent's system prompt names and takes context from (without one, the
 worker's: ``terminal_dir.current()``, whatever ``TERMINAL_CWD`` a cron job set
 meanwhile; left to hermes for a backend that is not local; where the session's
 commands ``cd``-ed to is kept from turn to turn while that directory stays the
-same, and a new one starts them there), and ``sudo`` (if
+same and the one it ``cd``-ed to exists, and a new one starts them there), and
+``sudo`` (if
 given) is hermes' sudo password callback for the thread. On the way out all of
 it is undone, which also releases an approval still waiting (hermes then
 refuses the command).
@@ -42,6 +43,7 @@ take one lock, so the switch always ends as the last of them left it.
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -119,15 +121,16 @@ def session_scope(
 
 
 def _register_cwd(session: Session, where: str, terminal_tool: Any) -> None:
-    # hermes resets the session's cd record to a directory registered for it, as at
-    # a new session; a turn in the same one goes on where the last turn's cd left it.
+    # What hermes registers is where the session's commands start, and where its
+    # file tools resolve a relative path (it moves the shared shell there): in the
+    # same directory as its last turn, where that turn's cd left it, while it exists.
     sid = session.session_id
     get: Any = getattr(terminal_tool, "get_session_cwd", None)
     kept = get(sid) if callable(get) and session.cwd_registered == where else None
-    terminal_tool.register_task_env_overrides(sid, {"cwd": where})
+    if kept and terminal_dir.local() and not os.path.isdir(kept):
+        kept = None
+    terminal_tool.register_task_env_overrides(sid, {"cwd": kept or where})
     session.cwd_registered = where
-    if kept:
-        terminal_tool.record_session_cwd(sid, kept)
 
 
 _yolo_lock = threading.Lock()

@@ -248,6 +248,8 @@ def test_a_sessions_tools_and_later_turns_follow_its_commands_cd_until_its_works
     two.mkdir()
     (one / "sub" / "x.txt").write_text("IN-SUB\n")
     (one / "x.txt").write_text("IN-WORKSPACE\n")
+    (one / "sub" / "y.txt").write_text("Y-IN-SUB\n")
+    (one / "y.txt").write_text("Y-IN-WORKSPACE\n")
     llm.enqueue(
         Reply.tool_call("terminal", {"command": "cd sub"}),
         Reply.tool_call("read_file", {"path": "x.txt"}),
@@ -266,9 +268,15 @@ def test_a_sessions_tools_and_later_turns_follow_its_commands_cd_until_its_works
     other, _ = run_to_end(host, {"message": "where?", "workspace": str(two), "autoApprove": True})
     assert json.loads(results(host, other["runId"])["execute_code"])["output"].strip() == str(two)
     sid = first["sessionId"]
-    llm.enqueue(Reply.tool_call("terminal", {"command": "pwd"}), Reply.text(["done"]))
+    llm.enqueue(
+        Reply.tool_call("read_file", {"path": "y.txt"}),  # before any command of the turn
+        Reply.tool_call("terminal", {"command": "pwd"}),
+        Reply.text(["done"]),
+    )
     again, _ = run_to_end(host, {"message": "where?", "sessionId": sid})
-    assert json.loads(results(host, again["runId"])["terminal"])["output"] == str(one / "sub")
+    got = results(host, again["runId"])
+    assert "Y-IN-SUB" in got["read_file"], got["read_file"]
+    assert json.loads(got["terminal"])["output"] == str(one / "sub")
 
     # A new workspace starts its commands and tools there.
     llm.enqueue(

@@ -243,7 +243,7 @@ def test_switching_auto_approve_during_a_turn_switches_hermes_at_once_and_after_
 
 
 _CD_PROBE = r"""
-import json, tempfile
+import json, os, tempfile
 from agent import runtime_cwd
 from gateway import session_context
 from tools import approval, file_tools, terminal_tool
@@ -253,20 +253,25 @@ from hermes_stdio.worker.state import Session
 
 assert cd_record.install(terminal_tool)
 hermes = TurnModules(approval, session_context, runtime_cwd, terminal_tool, file_tools)
-session = Session("s1", "default", workspace="/w")
+top = tempfile.mkdtemp()
+for d in ("w/sub", "w/gone", "v"):
+    os.makedirs(os.path.join(top, d))
+session = Session("s1", "default", workspace=os.path.join(top, "w"))
 seen = []
 
 def turn(cd_to=None):
     with session_scope(session, hermes, None):
         # where hermes' file tools look (the task id) as the turn starts
-        seen.append(terminal_tool.get_session_cwd("s1"))
+        seen.append(os.path.relpath(terminal_tool.get_session_cwd("s1"), top))
         if cd_to:  # what hermes' terminal files after a command that cd-ed
-            terminal_tool.record_session_cwd(approval.get_current_session_key(), cd_to)
-            seen.append(terminal_tool.get_session_cwd("s1"))
+            key = approval.get_current_session_key()
+            terminal_tool.record_session_cwd(key, os.path.join(top, cd_to))
 
-turn("/w/sub")
+turn("w/sub")
+turn("w/gone")
+os.rmdir(os.path.join(top, "w/gone"))
 turn()
-session.workspace = "/v"
+session.workspace = os.path.join(top, "v")
 turn()
 print(json.dumps(seen))
 """
@@ -276,4 +281,5 @@ def test_where_a_sessions_commands_cd_ed_is_kept_across_turns_until_its_workspac
     tmp_path: Path,
 ) -> None:
     home = make_home(tmp_path, "http://127.0.0.1:9/v1")
-    assert hermes_probe.probe(home, _CD_PROBE) == ["/w", "/w/sub", "/w/sub", "/v"]
+    # A directory the last turn cd-ed to that is gone since: the next starts over.
+    assert hermes_probe.probe(home, _CD_PROBE) == ["w", "w/sub", "w", "v"]
