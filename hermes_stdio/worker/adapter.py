@@ -47,9 +47,10 @@ Contract:
 - What it changes in hermes for speed alone is ``shortcuts``' and
   ``plugin_scope``'s (the web dashboard's plugins are not loaded); its idle shells
   are reaped by a timer (``reaper``), its commands run as their own session
-  (``shell_identity``) and its tools share one record of where a session's
-  commands ``cd``-ed to (``cd_record``), and its kanban tools read the turn's
-  session id (``session_environ``).
+  (``shell_identity``), its tools share one record of where a session's
+  commands ``cd``-ed to (``cd_record``) and its file tools work there
+  (``file_dir``), and its kanban tools read the turn's session id
+  (``session_environ``).
 """
 
 from __future__ import annotations
@@ -71,6 +72,7 @@ from . import (
     cron_run,
     edit_review,
     fence,
+    file_dir,
     images,
     inturn,
     plugin_scope,
@@ -227,6 +229,7 @@ class HermesAdapter(
                 cron_run.install(run_agent.AIAgent)
                 reaper.install(terminal_tool)
                 cd_record.install(terminal_tool)
+                file_dir.install(file_tools)
                 shell_identity.install_hermes()
                 self.watch_shells()  # after: its prelude comes after the saved state too
                 inturn.install(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import time
 from pathlib import Path
@@ -11,6 +12,7 @@ import yaml
 
 from hermes_stdio.testing.host import HostClient
 from hermes_stdio.testing.llm_server import Reply, ScriptedLLM
+from hermes_stdio.testing.replies import Gate
 
 from .conftest import StartHost, run_to_end, tool_result, within_the_turn
 
@@ -317,3 +319,31 @@ def test_a_subagent_starts_where_its_sessions_commands_cd_ed_and_its_cd_stays_it
     assert next(out for out in printed if out) == str(ws / "sub")
     assert json.loads(results(host, run["runId"])["terminal"])["output"] == str(ws / "sub")
     held.release.set()
+
+
+def test_a_sessions_file_tools_read_and_search_its_own_workspace_while_another_works_beside_it(
+    host: HostClient, llm: ScriptedLLM, tmp_path: Path
+) -> None:
+    one, two = tmp_path / "one", tmp_path / "two"
+    for where in (one, two):
+        where.mkdir()
+        (where / "x.txt").write_text(f"IN-{where.name.upper()}\n")
+    (one / "only-one.txt").write_text("1\n")
+    held = Gate()
+    llm.enqueue_for(
+        "alpha",
+        dataclasses.replace(Reply.tool_call("read_file", {"path": "x.txt"}), gate=held),
+        Reply.tool_call("search_files", {"pattern": "*.txt", "target": "files"}),
+        Reply.text(["done"]),
+    )
+    first = host.request("run/start", {"message": "alpha", "workspace": str(one)})
+    assert held.arrived.wait(30)
+    # Meanwhile another session's turn starts, and its command moves the worker's shell.
+    llm.enqueue(Reply.tool_call("terminal", {"command": "pwd"}), Reply.text(["done"]))
+    run_to_end(host, {"message": "beta", "workspace": str(two)})
+    held.release.set()
+    assert host.wait_run_completed(first["runId"]).params["status"] == "complete"
+
+    got = results(host, first["runId"])
+    assert "IN-ONE" in got["read_file"], got["read_file"]
+    assert sorted(json.loads(got["search_files"])["files"]) == ["./only-one.txt", "./x.txt"]

@@ -1,0 +1,62 @@
+"""A session's file tools work in its own directory, not where the shell its worker's
+sessions share was left.
+
+hermes' file tools share one ``ShellFileOperations`` per terminal environment,
+and on the local backend the sessions of a worker share one environment. Its
+commands (``wc``, ``cat``, ``rg``, ``find``) run in that environment's live
+directory, which every command of every session moves, and which hermes sets to a
+session's workspace as its turn starts. ``read_file`` and ``search_files`` hand
+a relative path to those commands as it is: session A's ``read_file("x.txt")``
+read session B's ``x.txt`` once B's turn had started. ``write_file`` and
+``patch`` resolve the path first, against the session's own directory, so they
+did not.
+
+Contract: ``install(file_tools)`` wraps hermes' ``_get_file_ops`` (which its
+tools look up at call time) so that the object it gives a task runs each
+command that names no directory in the task's directory: hermes'
+``_resolve_base_dir(task_id)``, the one ``write_file`` and ``patch`` resolve a
+relative path against (where the task's commands last ``cd``-ed to, else its
+registered workspace, else ``TERMINAL_CWD``, else the process's). It is a
+shallow copy of the shared object, made per call, so all else (its
+environment, its caches) is the shared object's. Once; False, changing nothing,
+when the module lacks either function.
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+from collections.abc import Callable
+from typing import Any
+
+_MARK = "_hermes_stdio_file_dir"
+
+
+def install(file_tools: Any) -> bool:
+    get_ops: Any = getattr(file_tools, "_get_file_ops", None)
+    base_dir: Any = getattr(file_tools, "_resolve_base_dir", None)
+    if not callable(get_ops) or not callable(base_dir):
+        return False
+    if not getattr(get_ops, _MARK, False):
+        file_tools._get_file_ops = _in_task_dir(get_ops, base_dir)
+    return True
+
+
+def _in_task_dir(get_ops: Callable[..., Any], base_dir: Callable[..., Any]) -> Any:
+    @functools.wraps(get_ops)
+    def get_file_ops(task_id: str = "default") -> Any:
+        shared = get_ops(task_id)
+        where = str(base_dir(task_id) or "")
+        run = getattr(type(shared), "_exec", None)
+        if not where or not callable(run):
+            return shared
+        ops = copy.copy(shared)
+
+        def exec_in_task_dir(command: str, cwd: str | None = None, **kwargs: Any) -> Any:
+            return run(ops, command, cwd or where, **kwargs)
+
+        ops._exec = exec_in_task_dir
+        return ops
+
+    setattr(get_file_ops, _MARK, True)
+    return get_file_ops
