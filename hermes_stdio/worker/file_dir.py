@@ -16,10 +16,12 @@ tools look up at call time) so that the object it gives a task runs each
 command that names no directory in the task's directory: hermes'
 ``_resolve_base_dir(task_id)``, the one ``write_file`` and ``patch`` resolve a
 relative path against (where the task's commands last ``cd``-ed to, else its
-registered workspace, else ``TERMINAL_CWD``, else the process's). It is a
-shallow copy of the shared object, made per call, so all else (its
-environment, its caches) is the shared object's. Once; False, changing nothing,
-when the module lacks either function.
+registered workspace, else a usable ``TERMINAL_CWD``). It is a shallow copy of
+the shared object, made per call, so all else (its environment, its caches) is
+the shared object's. A task with none of those (``_authoritative_workspace_root``
+finds none: hermes would take the process's directory, which on a sandboxed
+backend is no directory of the sandbox) gets the shared object, as in hermes.
+Once; False, changing nothing, when the module lacks any of those functions.
 """
 
 from __future__ import annotations
@@ -34,22 +36,25 @@ _MARK = "_hermes_stdio_file_dir"
 
 def install(file_tools: Any) -> bool:
     get_ops: Any = getattr(file_tools, "_get_file_ops", None)
+    anchor: Any = getattr(file_tools, "_authoritative_workspace_root", None)
     base_dir: Any = getattr(file_tools, "_resolve_base_dir", None)
-    if not callable(get_ops) or not callable(base_dir):
+    if not all(callable(f) for f in (get_ops, anchor, base_dir)):
         return False
     if not getattr(get_ops, _MARK, False):
-        file_tools._get_file_ops = _in_task_dir(get_ops, base_dir)
+        file_tools._get_file_ops = _in_task_dir(get_ops, anchor, base_dir)
     return True
 
 
-def _in_task_dir(get_ops: Callable[..., Any], base_dir: Callable[..., Any]) -> Any:
+def _in_task_dir(
+    get_ops: Callable[..., Any], anchor: Callable[..., Any], base_dir: Callable[..., Any]
+) -> Any:
     @functools.wraps(get_ops)
     def get_file_ops(task_id: str = "default") -> Any:
         shared = get_ops(task_id)
-        where = str(base_dir(task_id) or "")
         run = getattr(type(shared), "_exec", None)
-        if not where or not callable(run):
+        if not callable(run) or not anchor(task_id):
             return shared
+        where = str(base_dir(task_id))
         ops = copy.copy(shared)
 
         def exec_in_task_dir(command: str, cwd: str | None = None, **kwargs: Any) -> Any:

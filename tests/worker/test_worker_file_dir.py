@@ -31,10 +31,18 @@ def file_tools(bases: dict[str, str]) -> tuple[SimpleNamespace, SharedOps]:
     def get_file_ops(task_id: str = "default") -> Any:
         return shared
 
-    def resolve_base_dir(task_id: str = "default") -> str:
-        return bases[task_id]
+    def anchor(task_id: str = "default") -> str | None:
+        return bases[task_id] or None
 
-    return SimpleNamespace(_get_file_ops=get_file_ops, _resolve_base_dir=resolve_base_dir), shared
+    def resolve_base_dir(task_id: str = "default") -> str:
+        return bases[task_id] or "/the-process-directory"
+
+    tools = SimpleNamespace(
+        _get_file_ops=get_file_ops,
+        _authoritative_workspace_root=anchor,
+        _resolve_base_dir=resolve_base_dir,
+    )
+    return tools, shared
 
 
 def test_a_tasks_commands_run_in_its_own_directory() -> None:
@@ -62,7 +70,7 @@ def test_all_else_is_the_shared_objects() -> None:
     assert shared.read_file("x.txt") == "/where-another-session-left-it"
 
 
-def test_a_task_without_a_directory_gets_the_shared_object() -> None:
+def test_a_task_without_a_directory_of_its_own_gets_the_shared_object() -> None:
     tools, shared = file_tools({"s1": ""})
     assert file_dir.install(tools)
     assert tools._get_file_ops("s1") is shared
