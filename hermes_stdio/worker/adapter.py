@@ -48,8 +48,9 @@ Contract:
   ``plugin_scope``'s (the web dashboard's plugins are not loaded); its idle shells
   are reaped by a timer (``reaper``), its commands run as their own session
   (``shell_identity``), its tools share one record of where a session's
-  commands ``cd``-ed to (``cd_record``) and its file tools work there
-  (``file_dir``), and its kanban tools read the turn's session id
+  commands ``cd``-ed to (``cd_record``), its file tools work there
+  (``file_dir``) and so do its media tools' relative paths
+  (``relative_paths``), and its kanban tools read the turn's session id
   (``session_environ``).
 """
 
@@ -79,6 +80,7 @@ from . import (
     process_guard,
     reaper,
     references,
+    relative_paths,
     session_environ,
     shell_identity,
     skill_files,
@@ -230,6 +232,7 @@ class HermesAdapter(
                 reaper.install(terminal_tool)
                 cd_record.install(terminal_tool)
                 file_dir.install(file_tools)
+                relative_paths.install(registry.registry, file_tools)
                 shell_identity.install_hermes()
                 self.watch_shells()  # after: its prelude comes after the saved state too
                 inturn.install(

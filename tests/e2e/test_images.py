@@ -5,6 +5,7 @@ hermes' vision tool; bad images are refused up front, unusable ones skipped."""
 from __future__ import annotations
 
 import base64
+import json
 import struct
 import zlib
 from pathlib import Path
@@ -147,3 +148,24 @@ def test_a_bad_image_is_refused_with_invalid_params_naming_the_field(
         host.request("run/start", {"message": "look", "images": [image]})
     assert err.value.kind is ErrorType.INVALID_PARAMS
     assert err.value.data["field"] == field
+
+
+def test_the_agents_vision_tool_finds_a_relative_image_path_in_the_sessions_workspace(
+    host: HostClient, llm: ScriptedLLM, ws: Path
+) -> None:
+    (ws / "shot.png").write_bytes(png())  # as if a command of the turn had saved it
+    llm.enqueue(
+        Reply.tool_call("vision_analyze", {"image_url": "shot.png", "question": "what?"}),
+        Reply.text(["A RED DOT"]),  # hermes' vision call
+        Reply.text(["done"]),
+    )
+    run = host.request("run/start", {"message": "look at it", "workspace": str(ws)})
+    assert host.wait_run_completed(run["runId"]).params["status"] == "complete"
+
+    [result] = [
+        json.loads(n.params["event"]["result"])
+        for n in host.run_notifications(run["runId"])
+        if n.method == "run/event" and n.params["event"]["type"] == "tool.completed"
+    ]
+    assert result == {"success": True, "analysis": "A RED DOT"}
+    assert encoded() in json.dumps(llm.requests[1]["messages"])  # the image itself went
