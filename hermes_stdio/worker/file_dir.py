@@ -22,6 +22,10 @@ the shared object's. A task with none of those (``_authoritative_workspace_root`
 finds none: hermes would take the process's directory, which on a sandboxed
 backend is no directory of the sandbox) gets the shared object, as in hermes.
 Once; False, changing nothing, when the module lacks any of those functions.
+
+``own_dir(file_tools)`` is that rule alone, for other wrappers: a function
+giving a task's own directory, or None when hermes finds it none (itself None
+when the module lacks either function).
 """
 
 from __future__ import annotations
@@ -34,27 +38,38 @@ from typing import Any
 _MARK = "_hermes_stdio_file_dir"
 
 
-def install(file_tools: Any) -> bool:
-    get_ops: Any = getattr(file_tools, "_get_file_ops", None)
+def own_dir(file_tools: Any) -> Callable[[str], str | None] | None:
     anchor: Any = getattr(file_tools, "_authoritative_workspace_root", None)
     base_dir: Any = getattr(file_tools, "_resolve_base_dir", None)
-    if not all(callable(f) for f in (get_ops, anchor, base_dir)):
+    if not (callable(anchor) and callable(base_dir)):
+        return None
+
+    def task_dir(task_id: str) -> str | None:
+        return str(base_dir(task_id)) if anchor(task_id) else None
+
+    return task_dir
+
+
+def install(file_tools: Any) -> bool:
+    get_ops: Any = getattr(file_tools, "_get_file_ops", None)
+    task_dir = own_dir(file_tools)
+    if not callable(get_ops) or task_dir is None:
         return False
     if not getattr(get_ops, _MARK, False):
-        file_tools._get_file_ops = _in_task_dir(get_ops, anchor, base_dir)
+        file_tools._get_file_ops = _in_task_dir(get_ops, task_dir)
     return True
 
 
-def _in_task_dir(
-    get_ops: Callable[..., Any], anchor: Callable[..., Any], base_dir: Callable[..., Any]
-) -> Any:
+def _in_task_dir(get_ops: Callable[..., Any], task_dir: Callable[[str], str | None]) -> Any:
     @functools.wraps(get_ops)
     def get_file_ops(task_id: str = "default") -> Any:
         shared = get_ops(task_id)
         run = getattr(type(shared), "_exec", None)
-        if not callable(run) or not anchor(task_id):
+        if not callable(run):
             return shared
-        where = str(base_dir(task_id))
+        where = task_dir(task_id)
+        if where is None:
+            return shared
         ops = copy.copy(shared)
 
         def exec_in_task_dir(command: str, cwd: str | None = None, **kwargs: Any) -> Any:

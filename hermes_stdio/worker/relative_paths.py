@@ -14,9 +14,8 @@ skipped; it returns how many it wrapped, 0 when ``file_tools`` lacks the two
 functions below). With the local terminal backend (``terminal_dir.local()``),
 each argument named there that is a relative file path (a string without a URL
 scheme, not absolute, not starting with ``~``; or a list of such strings, each)
-becomes that path in the calling task's directory: hermes'
-``file_tools._resolve_base_dir(task_id)``, where ``write_file`` puts a relative
-path, when its ``_authoritative_workspace_root(task_id)`` finds the task one.
+becomes that path in the calling task's directory, where ``write_file`` puts a
+relative path (``file_dir.own_dir``), when hermes finds the task one.
 All else reaches the tool as the agent sent it. On other backends hermes reads
 such a path inside the sandbox, in the sandbox's directory: it is left alone.
 """
@@ -28,7 +27,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from . import terminal_dir
+from . import file_dir, terminal_dir
 
 # The tools of hermes that read (or, for speech, write) a local file by path.
 PATH_ARGS: dict[str, tuple[str, ...]] = {
@@ -46,9 +45,8 @@ _MARK = "_hermes_stdio_relative_paths"
 
 def install(registry: Any, file_tools: Any) -> int:
     get_entry: Any = getattr(registry, "get_entry", None)
-    base_dir: Any = getattr(file_tools, "_resolve_base_dir", None)
-    anchor: Any = getattr(file_tools, "_authoritative_workspace_root", None)
-    if not all(callable(f) for f in (get_entry, base_dir, anchor)):
+    task_dir = file_dir.own_dir(file_tools)
+    if not callable(get_entry) or task_dir is None:
         return 0
     wrapped = 0
     for name, arg_names in PATH_ARGS.items():
@@ -57,7 +55,7 @@ def install(registry: Any, file_tools: Any) -> int:
         if not callable(handler):
             continue
         if not getattr(handler, _MARK, False):
-            entry.handler = _anchored(handler, arg_names, base_dir, anchor)
+            entry.handler = _anchored(handler, arg_names, task_dir)
         wrapped += 1
     return wrapped
 
@@ -65,15 +63,14 @@ def install(registry: Any, file_tools: Any) -> int:
 def _anchored(
     handler: Callable[..., Any],
     arg_names: tuple[str, ...],
-    base_dir: Callable[..., Any],
-    anchor: Callable[..., Any],
+    task_dir: Callable[[str], str | None],
 ) -> Callable[..., Any]:
     def in_task_dir(args: Any, **kw: Any) -> Any:
         if isinstance(args, dict) and terminal_dir.local():
             task_id = kw.get("task_id") or "default"
             relative = [n for n in arg_names if _has_relative(args.get(n))]
-            if relative and anchor(task_id):
-                where = str(base_dir(task_id))
+            where = task_dir(task_id) if relative else None
+            if where is not None:
                 args = {**args, **{n: _joined(where, args[n]) for n in relative}}
         return handler(args, **kw)
 

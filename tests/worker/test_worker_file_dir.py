@@ -84,3 +84,12 @@ def test_installing_again_adds_no_layer_and_a_module_without_the_functions_is_le
     assert tools._get_file_ops is wrapped
     bare = SimpleNamespace(_get_file_ops=wrapped)
     assert not file_dir.install(bare) and bare._get_file_ops is wrapped
+
+
+def test_own_dir_gives_a_tasks_directory_or_none_when_hermes_finds_it_none() -> None:
+    tools, _ = file_tools({"s1": "/one", "bare": ""})
+    task_dir = file_dir.own_dir(tools)
+    assert task_dir is not None
+    assert task_dir("s1") == "/one"
+    assert task_dir("bare") is None
+    assert file_dir.own_dir(SimpleNamespace(_resolve_base_dir=lambda t: "/x")) is None
