@@ -67,6 +67,7 @@ from ..protocol import events as ev
 from . import (
     catalog,
     cd_record,
+    checkpoint_dirs,
     context_files,
     cron_cwd,
     cron_guard,
@@ -233,6 +234,7 @@ class HermesAdapter(
                 cd_record.install(terminal_tool)
                 file_dir.install(file_tools)
                 relative_paths.install(registry.registry, file_tools)
+                checkpoint_dirs.install(run_agent.AIAgent, file_tools)
                 shell_identity.install_hermes()
                 self.watch_shells()  # after: its prelude comes after the saved state too
                 inturn.install(

@@ -109,3 +109,52 @@ def test_a_profile_without_checkpoints_takes_none(
     agent_writes(host, llm, project, profile="play")
     listed = host.request("checkpoint/list", {"directory": str(project), "profile": "play"})
     assert (listed["enabled"], listed["checkpoints"]) == (False, [])
+
+
+def test_a_relative_path_the_agent_writes_checkpoints_the_sessions_project(
+    host: HostClient, llm: ScriptedLLM, home: Path, project: Path
+) -> None:
+    # hermes resolves the path for its checkpoint against the process's directory:
+    # in a worker, the profile's home, where no snapshot of the project is taken.
+    enable_checkpoints(home / "config.yaml")
+    llm.enqueue(
+        Reply.tool_call("write_file", {"path": "notes.txt", "content": "changed by agent\n"}),
+        Reply.text(["done"]),
+    )
+    run = host.request("run/start", {"message": "edit", "workspace": str(project)})
+    assert host.wait_run_completed(run["runId"]).params["status"] == "complete"
+    assert (project / "notes.txt").read_text() == "changed by agent\n"
+
+    [taken] = host.request("checkpoint/list", {"directory": str(project)})["checkpoints"]
+    assert taken["reason"] == "before write_file"
+    host.request("checkpoint/restore", {"directory": str(project), "hash": taken["hash"]})
+    assert (project / "notes.txt").read_text() == "original\n"
+
+
+def test_a_destructive_command_checkpoints_the_directory_it_runs_in(
+    host: HostClient, llm: ScriptedLLM, home: Path, project: Path
+) -> None:
+    enable_checkpoints(home / "config.yaml")
+    (project / "sub").mkdir()
+    (project / "sub" / "keep.txt").write_text("kept\n")
+    llm.enqueue(
+        Reply.tool_call("terminal", {"command": "rm notes.txt"}),
+        Reply.tool_call("terminal", {"command": "cd sub"}),
+        Reply.tool_call("terminal", {"command": "rm keep.txt"}),
+        Reply.text(["done"]),
+    )
+    run = host.request("run/start", {"message": "clean up", "workspace": str(project)})
+    assert host.wait_run_completed(run["runId"]).params["status"] == "complete"
+    assert not (project / "notes.txt").exists()
+    assert not (project / "sub" / "keep.txt").exists()
+
+    [taken] = host.request("checkpoint/list", {"directory": str(project)})["checkpoints"]
+    assert taken["reason"] == "before terminal: rm notes.txt"
+    host.request("checkpoint/restore", {"directory": str(project), "hash": taken["hash"]})
+    assert (project / "notes.txt").read_text() == "original\n"
+    # After its cd, the command ran in sub: that is what was snapshotted before it.
+    sub = str(project / "sub")
+    [in_sub] = host.request("checkpoint/list", {"directory": sub})["checkpoints"]
+    assert in_sub["reason"] == "before terminal: rm keep.txt"
+    host.request("checkpoint/restore", {"directory": sub, "hash": in_sub["hash"]})
+    assert (project / "sub" / "keep.txt").read_text() == "kept\n"
