@@ -65,9 +65,9 @@ from typing import Any
 
 from ..protocol import events as ev
 from . import (
+    agent_dirs,
     catalog,
     cd_record,
-    checkpoint_dirs,
     context_files,
     cron_cwd,
     cron_guard,
@@ -234,7 +234,10 @@ class HermesAdapter(
                 cd_record.install(terminal_tool)
                 file_dir.install(file_tools)
                 relative_paths.install(registry.registry, file_tools)
-                checkpoint_dirs.install(run_agent.AIAgent, file_tools)
+                with contextlib.suppress(ImportError):  # run_agent imports it: no cost
+                    from agent import runtime_cwd
+
+                    agent_dirs.install(run_agent.AIAgent, file_tools, runtime_cwd)
                 shell_identity.install_hermes()
                 self.watch_shells()  # after: its prelude comes after the saved state too
                 inturn.install(

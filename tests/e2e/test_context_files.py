@@ -92,3 +92,33 @@ def test_a_compression_of_a_session_whose_workspace_gained_a_fifo_ends_as_contex
     done, _ = ended(host, compress)
     assert done["error"]["type"] == RunErrorType.CONTEXT_UNREADABLE
     assert str(workspace / "CLAUDE.md") in done["error"]["message"]
+
+
+def tool_messages(llm: ScriptedLLM) -> list[str]:
+    """What the model was sent as the tool results of its last request."""
+    return [str(m["content"]) for m in llm.requests[-1]["messages"] if m["role"] == "tool"]
+
+
+def test_a_subdirectorys_agents_md_comes_with_the_first_tool_call_there_the_workspaces_not_again(
+    host: HostClient, llm: ScriptedLLM, tmp_path: Path
+) -> None:
+    # hermes hints a directory's AGENTS.md as the agent first works there. It takes
+    # a relative path, and what the system prompt already holds, from the process's
+    # directory: in a worker, the profile's home.
+    workspace = tmp_path / "project"
+    (workspace / "src").mkdir(parents=True)
+    (workspace / "AGENTS.md").write_text("TOP-RULES: answer briefly.")
+    (workspace / "src" / "AGENTS.md").write_text("SRC-RULES: tabs, not spaces.")
+    (workspace / "src" / "main.py").write_text("print('hi')\n")
+    (workspace / "README.md").write_text("readme\n")
+    llm.enqueue(
+        Reply.tool_call("read_file", {"path": str(workspace / "README.md")}),
+        Reply.tool_call("read_file", {"path": "src/main.py"}),
+        Reply.text(["done"]),
+    )
+    run = host.request("run/start", {"message": "look", "workspace": str(workspace)})
+    assert host.wait_run_completed(run["runId"]).params["status"] == "complete"
+    assert "TOP-RULES" in system_prompt(llm)
+    readme, main = tool_messages(llm)
+    assert "TOP-RULES" not in readme  # the system prompt has it already
+    assert "SRC-RULES" in main and "TOP-RULES" not in main

@@ -1,15 +1,17 @@
-"""worker/checkpoint_dirs.py: hermes' checkpoints before an edit or a destructive command
-snapshot the calling task's directory, not the worker's process directory."""
+"""worker/agent_dirs.py: hermes' checkpoints before an edit or a destructive command
+snapshot the calling task's directory, and its directory hints are for the session's
+project, not the worker's process directory."""
 
 from __future__ import annotations
 
 import os
+from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
 import pytest
 
-from hermes_stdio.worker import checkpoint_dirs, terminal_dir
+from hermes_stdio.worker import agent_dirs, terminal_dir
 
 
 class Manager:
@@ -32,23 +34,40 @@ FILE_TOOLS = SimpleNamespace(
 )
 
 
+class Tracker:
+    """hermes' SubdirectoryHintTracker, in short: records the calls it checks."""
+
+    def __init__(self) -> None:
+        self.working_dir = Path(os.getcwd())
+        self._loaded_dirs = {self.working_dir}
+        self.checked: list[tuple[str, dict[str, Any]]] = []
+
+    def check_tool_call(self, tool_name: str, tool_args: dict[str, Any]) -> None:
+        self.checked.append((tool_name, tool_args))
+
+
 class Agent:
-    """hermes' AIAgent, in short: a checkpoint manager and the task it runs."""
+    """hermes' AIAgent, in short: its two helpers and the task it runs."""
 
     def __init__(self) -> None:
         self._checkpoint_mgr = Manager()
+        self._subdirectory_hints = Tracker()
         self._current_task_id = "s1"
 
     def run_conversation(self, message: str) -> str:
         mgr = self._checkpoint_mgr
         mgr.ensure_checkpoint(mgr.get_working_dir_for_path("notes.txt"), "before write_file")
         mgr.ensure_checkpoint(os.getenv("TERMINAL_CWD", os.getcwd()), "before terminal: rm x")
+        self._subdirectory_hints.check_tool_call("read_file", {"path": "src/a.py"})
         return message
+
+
+RUNTIME_CWD = SimpleNamespace(resolve_agent_cwd=lambda: Path("/ws"))
 
 
 def bound(where: str | None = "/ws/sub") -> Manager:
     manager = Manager()
-    assert checkpoint_dirs.bind(manager, lambda: where)
+    assert agent_dirs.bind_checkpoints(manager, lambda: where)
     return manager
 
 
@@ -104,29 +123,51 @@ def test_installed_each_agent_is_bound_to_its_current_task_on_the_local_backend(
 ) -> None:
     monkeypatch.setattr(terminal_dir, "local", lambda: True)
     agent_class = type("AIAgent", (Agent,), {})
-    assert checkpoint_dirs.install(agent_class, FILE_TOOLS)
-    assert checkpoint_dirs.install(agent_class, FILE_TOOLS)  # once
+    assert agent_dirs.install(agent_class, FILE_TOOLS, RUNTIME_CWD)
+    assert agent_dirs.install(agent_class, FILE_TOOLS, RUNTIME_CWD)  # once
     agent = agent_class()
     assert agent.run_conversation("hi") == "hi"
     assert agent._checkpoint_mgr.taken == [
         ("/ws/sub", "before write_file"),
         ("/ws/sub", "before terminal: rm x"),
     ]
+    hints = agent._subdirectory_hints
+    assert hints.working_dir == Path("/ws") and Path("/ws") in hints._loaded_dirs
+    assert hints.checked == [("read_file", {"path": "/ws/sub/src/a.py"})]
     agent._current_task_id = "other"  # read at each call: a task with no directory
     agent.run_conversation("again")
     assert agent._checkpoint_mgr.taken[2][0] == "notes.txt"
+    assert hints.checked[1] == ("read_file", {"path": "src/a.py"})
 
 
 def test_on_a_sandboxed_backend_paths_are_left_to_hermes(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(terminal_dir, "local", lambda: False)
     agent_class = type("AIAgent", (Agent,), {})
-    assert checkpoint_dirs.install(agent_class, FILE_TOOLS)
+    assert agent_dirs.install(agent_class, FILE_TOOLS, RUNTIME_CWD)
     agent = agent_class()
     agent.run_conversation("hi")
     assert agent._checkpoint_mgr.taken[0] == ("notes.txt", "before write_file")
+    assert agent._subdirectory_hints.working_dir == Path(os.getcwd())
+    assert agent._subdirectory_hints.checked == [("read_file", {"path": "src/a.py"})]
+
+
+def test_each_conversation_hints_for_the_project_it_runs_in_and_never_that_one_again() -> None:
+    tracker = Tracker()
+    assert agent_dirs.bind_hints(tracker, Path("/one"), lambda: "/one/sub")
+    assert agent_dirs.bind_hints(tracker, Path("/two"), lambda: "/one/sub")  # wraps once
+    assert tracker.working_dir == Path("/two")
+    assert {Path("/one"), Path("/two")} <= tracker._loaded_dirs
+    tracker.check_tool_call("terminal", {"command": "ls", "workdir": "lib", "n": 1})
+    tracker.check_tool_call("read_file", {"path": "/abs/x.py", "file_path": " "})
+    assert tracker.checked == [
+        ("terminal", {"command": "ls", "workdir": "/one/sub/lib", "n": 1}),
+        ("read_file", {"path": "/abs/x.py", "file_path": " "}),
+    ]
 
 
 def test_a_hermes_without_the_functions_is_left_alone() -> None:
-    assert not checkpoint_dirs.install(type("Bare", (), {}), FILE_TOOLS)
-    assert not checkpoint_dirs.install(Agent, SimpleNamespace())
-    assert not checkpoint_dirs.bind(SimpleNamespace(ensure_checkpoint=print), lambda: "/ws")
+    assert not agent_dirs.install(type("Bare", (), {}), FILE_TOOLS, RUNTIME_CWD)
+    assert not agent_dirs.install(Agent, SimpleNamespace(), RUNTIME_CWD)
+    assert not agent_dirs.install(Agent, FILE_TOOLS, SimpleNamespace())
+    assert not agent_dirs.bind_hints(SimpleNamespace(check_tool_call=print), Path("/"), str)
+    assert not agent_dirs.bind_checkpoints(SimpleNamespace(ensure_checkpoint=print), lambda: "/ws")
