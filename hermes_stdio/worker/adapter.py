@@ -75,6 +75,7 @@ from . import (
     edit_review,
     fence,
     file_dir,
+    hooks,
     images,
     inturn,
     plugin_scope,
@@ -234,10 +235,11 @@ class HermesAdapter(
                 cd_record.install(terminal_tool)
                 file_dir.install(file_tools)
                 relative_paths.install(registry.registry, file_tools)
-                with contextlib.suppress(ImportError):  # run_agent imports it: no cost
-                    from agent import runtime_cwd
+                with contextlib.suppress(ImportError):  # run_agent imports them: no cost
+                    from agent import runtime_cwd, shell_hooks
 
                     agent_dirs.install(run_agent.AIAgent, file_tools, runtime_cwd)
+                    hooks.install(shell_hooks, config, runtime_cwd)
                 shell_identity.install_hermes()
                 self.watch_shells()  # after: its prelude comes after the saved state too
                 inturn.install(

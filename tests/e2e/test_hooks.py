@@ -1,0 +1,99 @@
+"""A profile's shell hooks (``hooks:`` in its config.yaml) through the real binary and real
+hermes-agent: the ones its user allowed run in its worker, as in hermes' CLI and
+gateway, told the session's directory; one nobody allowed never runs."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from hermes_stdio.testing.host import HostClient
+from hermes_stdio.testing.llm_server import Reply, ScriptedLLM
+
+
+def hook_script(tmp_path: Path, answer: dict[str, Any]) -> tuple[str, Path]:
+    """A hook command that keeps each payload it is given and answers ``answer``."""
+    tmp_path.mkdir(exist_ok=True)
+    seen = tmp_path / "payloads.jsonl"
+    script = tmp_path / "hook.py"
+    script.write_text(
+        "import sys\n"
+        f"with open({str(seen)!r}, 'a') as out:\n"
+        "    out.write(sys.stdin.read().replace('\\n', ' ') + '\\n')\n"
+        f"print({json.dumps(answer)!r})\n"
+    )
+    return f"{sys.executable} {script}", seen
+
+
+def configure(home: Path, hooks: dict[str, Any], **settings: Any) -> None:
+    config = yaml.safe_load((home / "config.yaml").read_text())
+    config["hooks"] = hooks
+    config.update(settings)
+    (home / "config.yaml").write_text(yaml.safe_dump(config))
+
+
+def payloads(seen: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in seen.read_text().splitlines()] if seen.exists() else []
+
+
+def terminal_turn(host: HostClient, llm: ScriptedLLM, workspace: Path) -> str:
+    """One turn whose agent runs ``echo hi`` in ``workspace``; what the tool gave."""
+    llm.enqueue(Reply.tool_call("terminal", {"command": "echo hi"}), Reply.text(["ok"]))
+    run = host.request("run/start", {"message": "go", "workspace": str(workspace)})
+    assert host.wait_run_completed(run["runId"], timeout=60).params["status"] == "complete"
+    [tool] = [m for m in llm.requests[-1]["messages"] if m["role"] == "tool"]
+    return str(tool["content"])
+
+
+def test_an_allowed_pre_tool_call_hook_blocks_the_tool_and_is_told_the_sessions_directory(
+    host: HostClient, llm: ScriptedLLM, home: Path, tmp_path: Path
+) -> None:
+    command, seen = hook_script(tmp_path, {"decision": "block", "reason": "no shells today"})
+    configure(
+        home,
+        {"pre_tool_call": [{"matcher": "terminal", "command": command}]},
+        hooks_auto_accept=True,
+    )
+    workspace = tmp_path / "project"
+    workspace.mkdir()
+
+    result = terminal_turn(host, llm, workspace)
+    assert "no shells today" in result and "hi\n" not in result
+    [payload] = payloads(seen)
+    assert (payload["hook_event_name"], payload["tool_name"]) == ("pre_tool_call", "terminal")
+    assert payload["tool_input"]["command"] == "echo hi"
+    assert payload["cwd"] == str(workspace)
+
+
+def test_a_hook_the_user_allowed_earlier_runs_and_one_nobody_allowed_does_not(
+    host: HostClient, llm: ScriptedLLM, home: Path, tmp_path: Path
+) -> None:
+    allowed, seen_allowed = hook_script(tmp_path / "a", {})
+    unknown, seen_unknown = hook_script(tmp_path / "b", {"decision": "block", "reason": "x"})
+    configure(
+        home,
+        {"pre_tool_call": [{"command": allowed}], "post_tool_call": [{"command": unknown}]},
+    )
+    # What hermes' CLI records once its user says yes at its prompt.
+    entry = {"event": "pre_tool_call", "command": allowed, "approved_at": "2026-12-01T00:00:00Z"}
+    (home / "shell-hooks-allowlist.json").write_text(json.dumps({"approvals": [entry]}))
+
+    assert "hi" in terminal_turn(host, llm, tmp_path)
+    assert [p["hook_event_name"] for p in payloads(seen_allowed)] == ["pre_tool_call"]
+    assert payloads(seen_unknown) == []
+
+
+def test_a_pre_llm_call_hooks_context_reaches_the_model(
+    host: HostClient, llm: ScriptedLLM, home: Path, tmp_path: Path
+) -> None:
+    command, seen = hook_script(tmp_path, {"context": "HOOK-CONTEXT: it is Friday"})
+    configure(home, {"pre_llm_call": [{"command": command}]}, hooks_auto_accept=True)
+    llm.enqueue(Reply.text(["ok"]))
+    run = host.request("run/start", {"message": "what day is it", "workspace": str(tmp_path)})
+    assert host.wait_run_completed(run["runId"], timeout=60).params["status"] == "complete"
+    assert "HOOK-CONTEXT: it is Friday" in json.dumps(llm.requests[-1]["messages"])
+    assert [p["cwd"] for p in payloads(seen)] == [str(tmp_path)]
