@@ -1,6 +1,7 @@
 """A profile's shell hooks (``hooks:`` in its config.yaml) through the real binary and real
 hermes-agent: the ones its user allowed run in its worker, as in hermes' CLI and
-gateway, told the session's directory; one nobody allowed never runs."""
+gateway, told the session's directory; one nobody allowed never runs. A plugin's hook
+that sends a tool call for approval asks the host."""
 
 from __future__ import annotations
 
@@ -97,3 +98,43 @@ def test_a_pre_llm_call_hooks_context_reaches_the_model(
     assert host.wait_run_completed(run["runId"], timeout=60).params["status"] == "complete"
     assert "HOOK-CONTEXT: it is Friday" in json.dumps(llm.requests[-1]["messages"])
     assert [p["cwd"] for p in payloads(seen)] == [str(tmp_path)]
+
+
+def gate_plugin(home: Path, answer: dict[str, Any]) -> None:
+    """A user plugin whose pre_tool_call hook answers ``answer`` for terminal calls."""
+    plugin = home / "plugins" / "gate"
+    plugin.mkdir(parents=True)
+    (plugin / "plugin.yaml").write_text("name: gate\nversion: '1'\nhooks:\n  - pre_tool_call\n")
+    (plugin / "__init__.py").write_text(
+        "def register(ctx):\n"
+        "    def gate(tool_name=None, **kw):\n"
+        f"        return {answer!r} if tool_name == 'terminal' else None\n"
+        "    ctx.register_hook('pre_tool_call', gate)\n"
+    )
+    config = yaml.safe_load((home / "config.yaml").read_text())
+    config["plugins"] = {"enabled": ["gate"]}
+    (home / "config.yaml").write_text(yaml.safe_dump(config))
+
+
+def test_a_plugins_hook_that_asks_for_approval_sends_the_tool_call_to_the_host(
+    host: HostClient, llm: ScriptedLLM, home: Path, tmp_path: Path
+) -> None:
+    gate_plugin(home, {"action": "approve", "message": "shell needs a yes"})
+    outputs = []
+    for decision in ("deny", "once"):
+        llm.enqueue(Reply.tool_call("terminal", {"command": "echo hi"}), Reply.text(["ok"]))
+        run = host.request("run/start", {"message": "go", "workspace": str(tmp_path)})
+        ask = host.wait_for(
+            lambda n, r=run: n.method == "approval/requested" and n.params["runId"] == r["runId"],
+            timeout=60,
+        )
+        assert ask.params["command"] == "<terminal> (plugin approval rule)"
+        assert ask.params["description"] == "shell needs a yes"
+        assert ask.params["patternKeys"] == ["plugin_rule:terminal"]
+        answer = {"runId": run["runId"], "approvalId": ask.params["approvalId"]}
+        host.request("approval/respond", {**answer, "decision": decision})
+        assert host.wait_run_completed(run["runId"], timeout=60).params["status"] == "complete"
+        [tool] = [m for m in llm.requests[-1]["messages"] if m["role"] == "tool"]
+        outputs.append(json.loads(tool["content"]))
+    assert outputs[0]["error"].startswith("BLOCKED: Action denied by user")
+    assert outputs[1]["output"] == "hi"
