@@ -29,6 +29,14 @@ SecretOutcome = Literal["stored", "skipped", "failed", "timed_out", "cancelled"]
 # --- approvals -------------------------------------------------------------
 
 
+class ApprovalToolCall(Record):
+    """The tool call a plugin sent for approval, as its tool.started will name it."""
+
+    tool_call_id: str = doc_field("The model's id of the call.")
+    name: str = doc_field("The tool.")
+    args: JsonObject = doc_field("Its arguments, as hermes shows them (secrets redacted).")
+
+
 class ApprovalRequestedNotification(Record):
     run_id: str = doc_field("The run whose tool call waits.")
     session_id: str = doc_field("Its session.")
@@ -41,6 +49,11 @@ class ApprovalRequestedNotification(Record):
     edits: list[FileEdit] = doc_field(
         "For a file edit held for review (run/start's reviewEdits): the files it would"
         " change, each with the change as a diff; empty for a command."
+    )
+    tool_call: ApprovalToolCall | None = doc_field(
+        "For a tool call a hermes plugin's pre_tool_call hook sent for approval: that"
+        " call; null otherwise.",
+        None,
     )
 
 

@@ -75,6 +75,7 @@ from . import (
     edit_review,
     fence,
     file_dir,
+    gated_calls,
     hooks,
     images,
     inturn,
@@ -240,6 +241,10 @@ class HermesAdapter(
 
                     agent_dirs.install(run_agent.AIAgent, file_tools, runtime_cwd)
                     hooks.install(shell_hooks, config, runtime_cwd)
+                with contextlib.suppress(ImportError):  # run_agent imports it: no cost
+                    from hermes_cli import plugins
+
+                    gated_calls.install(plugins, _shown_args)
                 shell_identity.install_hermes()
                 self.watch_shells()  # after: its prelude comes after the saved state too
                 inturn.install(
@@ -368,3 +373,10 @@ class HermesAdapter(
         if callable(closer):
             with contextlib.suppress(Exception):
                 closer()
+
+
+def _shown_args(name: str, args: Any) -> Any:
+    """A tool call's arguments as hermes shows them in tool.started (secrets redacted)."""
+    from agent.display import redact_tool_args_for_display  # loaded by then: tools ran
+
+    return redact_tool_args_for_display(name, args)

@@ -38,10 +38,16 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from . import gated_calls
 from .keys import hermes_session_key
 
 Emit = Callable[[str, dict[str, Any]], object]
 _APPROVED = frozenset({"once", "session", "always"})
+_PLUGIN_RULE = "plugin_rule:"  # hermes' key for a call a plugin sent for approval
+
+
+def _from_plugin(data: dict[str, Any]) -> bool:
+    return any(str(k).startswith(_PLUGIN_RULE) for k in data.get("pattern_keys") or [])
 
 
 @dataclass
@@ -115,6 +121,7 @@ class ApprovalBridge:
                     "patternKeys": [str(k) for k in data.get("pattern_keys") or []],
                     "allowPermanent": bool(data.get("allow_permanent", True)),
                     "edits": list(data.get("edits") or []),  # edit_review's, already wire JSON
+                    "toolCall": gated_calls.current() if _from_plugin(data) else None,
                 },
             )
 

@@ -83,6 +83,7 @@ def test_a_dangerous_command_waits_for_the_host_and_runs_once_approved(
     assert ask.params["command"] == command
     assert ask.params["description"] and ask.params["patternKeys"]
     assert isinstance(ask.params["allowPermanent"], bool)
+    assert ask.params["toolCall"] is None  # a command, not a call a plugin sent
     assert victim.exists()  # nothing ran unasked
 
     answer = {"runId": run["runId"], "approvalId": ask.params["approvalId"], "decision": "once"}

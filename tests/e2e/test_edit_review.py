@@ -74,6 +74,7 @@ def test_an_edit_shows_its_diff_and_writes_nothing_until_the_host_approves_it(
                 "diff": "--- /dev/null\n+++ b/notes.md\n@@ -0,0 +1 @@\n+hello\n",
             }
         ],
+        "toolCall": None,
     }
     assert not (ws / "notes.md").exists()
     status = host.request("session/status", {"sessionId": run["sessionId"]})

@@ -131,10 +131,14 @@ def test_a_plugins_hook_that_asks_for_approval_sends_the_tool_call_to_the_host(
         assert ask.params["command"] == "<terminal> (plugin approval rule)"
         assert ask.params["description"] == "shell needs a yes"
         assert ask.params["patternKeys"] == ["plugin_rule:terminal"]
+        call = ask.params["toolCall"]
+        assert (call["name"], call["args"]) == ("terminal", {"command": "echo hi"})
+        assert call["toolCallId"]
         answer = {"runId": run["runId"], "approvalId": ask.params["approvalId"]}
         host.request("approval/respond", {**answer, "decision": decision})
         assert host.wait_run_completed(run["runId"], timeout=60).params["status"] == "complete"
         [tool] = [m for m in llm.requests[-1]["messages"] if m["role"] == "tool"]
+        assert tool["tool_call_id"] == call["toolCallId"]
         outputs.append(json.loads(tool["content"]))
     assert outputs[0]["error"].startswith("BLOCKED: Action denied by user")
     assert outputs[1]["output"] == "hi"

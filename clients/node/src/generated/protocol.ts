@@ -171,6 +171,10 @@ export interface ApprovalRequestedNotification {
    * For a file edit held for review (run/start's reviewEdits): the files it would change, each with the change as a diff; empty for a command.
    */
   edits: FileEdit[];
+  /**
+   * For a tool call a hermes plugin's pre_tool_call hook sent for approval: that call; null otherwise.
+   */
+  toolCall: ApprovalToolCall | null;
 }
 
 export interface ApprovalResolvedNotification {
@@ -224,6 +228,26 @@ export interface ApprovalRespondResult {
    * What the answer did.
    */
   outcome: 'approved' | 'denied';
+}
+
+/**
+ * The tool call a plugin sent for approval, as its tool.started will name it.
+ */
+export interface ApprovalToolCall {
+  /**
+   * The model's id of the call.
+   */
+  toolCallId: string;
+  /**
+   * The tool.
+   */
+  name: string;
+  /**
+   * Its arguments, as hermes shows them (secrets redacted).
+   */
+  args: {
+    [k: string]: unknown;
+  };
 }
 
 export interface CancelParams {
