@@ -66,6 +66,7 @@ from typing import Any
 from ..protocol import events as ev
 from . import (
     agent_dirs,
+    batch_plan,
     catalog,
     cd_record,
     context_files,
@@ -240,6 +241,10 @@ class HermesAdapter(
                     from agent import runtime_cwd, shell_hooks
 
                     agent_dirs.install(run_agent.AIAgent, file_tools, runtime_cwd)
+                with contextlib.suppress(ImportError):  # run_agent imports it: no cost
+                    from agent import tool_dispatch_helpers
+
+                    batch_plan.install(run_agent.AIAgent, tool_dispatch_helpers, file_tools)
                     hooks.install(shell_hooks, config, runtime_cwd)
                 with contextlib.suppress(ImportError):  # run_agent imports it: no cost
                     from hermes_cli import plugins

@@ -347,3 +347,40 @@ def test_a_sessions_file_tools_read_and_search_its_own_workspace_while_another_w
     got = results(host, first["runId"])
     assert "IN-ONE" in got["read_file"], got["read_file"]
     assert sorted(json.loads(got["search_files"])["files"]) == ["./only-one.txt", "./x.txt"]
+
+
+def test_a_batch_naming_one_file_twice_runs_in_order_while_another_session_moved_the_shell(
+    host: HostClient, llm: ScriptedLLM, tmp_path: Path
+) -> None:
+    # hermes runs a batch's file calls at once only when they touch different files,
+    # and took a relative path in the shared shell's directory: another session's.
+    one, two = tmp_path / "one", tmp_path / "two"
+    for where in (one, two):
+        where.mkdir()
+    held = Gate()
+    batch = Reply.tool_calls(
+        [
+            ("write_file", {"path": "notes.txt", "content": "NEW\n"}),
+            ("read_file", {"path": str(one / "notes.txt")}),
+        ]
+    )
+    llm.enqueue_for("alpha", dataclasses.replace(batch, gate=held), Reply.text(["done"]))
+    first = host.request("run/start", {"message": "alpha", "workspace": str(one)})
+    assert held.arrived.wait(30)
+    llm.enqueue(Reply.tool_call("terminal", {"command": "pwd"}), Reply.text(["done"]))
+    run_to_end(host, {"message": "beta", "workspace": str(two)})
+    held.release.set()
+    assert host.wait_run_completed(first["runId"]).params["status"] == "complete"
+
+    order = [
+        (event["type"], event["name"])
+        for n in host.run_notifications(first["runId"])
+        if (event := n.params.get("event") or {}).get("type") in ("tool.started", "tool.completed")
+    ]
+    assert order == [
+        ("tool.started", "write_file"),
+        ("tool.completed", "write_file"),
+        ("tool.started", "read_file"),
+        ("tool.completed", "read_file"),
+    ]
+    assert "NEW" in results(host, first["runId"])["read_file"]
