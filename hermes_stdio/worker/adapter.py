@@ -57,6 +57,7 @@ Contract:
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import os
 import threading
 from collections.abc import Callable
@@ -258,7 +259,7 @@ class HermesAdapter(
                     daemon_pool,
                     approval,
                     terminal_tool,
-                    carry=(SERVING, edit_review.REVIEWING),
+                    carry=(SERVING, edit_review.REVIEWING, *_turn_directory()),
                     background_carry=(edit_review.REVIEWING,),
                 )
                 with contextlib.suppress(ImportError):  # without it, no run can review
@@ -385,3 +386,15 @@ def _shown_args(name: str, args: Any) -> Any:
     from agent.display import redact_tool_args_for_display  # loaded by then: tools ran
 
     return redact_tool_args_for_display(name, args)
+
+
+def _turn_directory() -> tuple[contextvars.ContextVar[Any], ...]:
+    """hermes' working directory of the calling context (``runtime_cwd``), which the
+    worker sets for a turn: carried, a subagent's system prompt names the session's."""
+    try:
+        from agent import runtime_cwd
+    except ImportError:
+        return ()
+    var = getattr(runtime_cwd, "_SESSION_CWD", None)
+    return (var,) if isinstance(var, contextvars.ContextVar) else ()
+

@@ -3,9 +3,11 @@ the turn is.
 
 Contract: ``install(delegate_tool, async_delegation, daemon_pool, approval,
 terminal_tool, carry, background_carry)`` takes those hermes-agent modules
-(``tools.*``, passed in by the adapter), and ``carry``, contextvars of this
-worker's own that a subagent within the turn has as its turn had them (the
-session a skill's secret is asked for: ``secrets.SERVING``).
+(``tools.*``, passed in by the adapter), and ``carry``, contextvars that a
+subagent within the turn has as its turn had them (the session a skill's
+secret is asked for: ``secrets.SERVING``; hermes' working directory of the
+turn, which its subagent's system prompt names); one the turn has no value of
+keeps its default.
 
 - Within a turn, the threads ``delegate_tool`` runs a subagent on carry the
   session's approval key from the thread that started them: a batch's pool
@@ -94,6 +96,7 @@ class _Turn:
 
 
 _route: contextvars.ContextVar[_Turn | None] = contextvars.ContextVar("route", default=None)
+_NONE = object()  # a variable with no value in a context
 
 
 def install(
@@ -193,11 +196,11 @@ def _install(
                 str(get_key(default="")),
                 get_sudo(),
                 str(sudo_scope()),
-                tuple((var, var.get(None)) for var in carry),
+                _carried(carry),
             )
             fn = _marked(fn, (*turn.ours, (_route, turn)))
         elif subagents and _background.get():
-            fn = _marked(fn, ((_background, True), *((v, v.get(None)) for v in background_carry)))
+            fn = _marked(fn, ((_background, True), *_carried(background_carry)))
         return submit(self, fn, *args, **kwargs)
 
     setattr(run_single_child, _MARK, True)
@@ -229,6 +232,13 @@ def _marked(
                 var.reset(was)
 
     return run
+
+
+def _carried(
+    carry: Sequence[contextvars.ContextVar[Any]],
+) -> tuple[tuple[contextvars.ContextVar[Any], Any], ...]:
+    """The values ``carry``'s variables have here; one with none keeps its default there."""
+    return tuple((var, value) for var in carry if (value := var.get(_NONE)) is not _NONE)
 
 
 def _within_a_turn(get_key: Callable[..., Any]) -> bool:

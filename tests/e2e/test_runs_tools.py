@@ -384,3 +384,18 @@ def test_a_batch_naming_one_file_twice_runs_in_order_while_another_session_moved
         ("tool.completed", "read_file"),
     ]
     assert "NEW" in results(host, first["runId"])["read_file"]
+
+
+def test_a_subagent_within_the_turn_is_told_its_sessions_workspace(
+    start_host: StartHost, llm: ScriptedLLM, home: Path, ws: Path
+) -> None:
+    host, held = within_the_turn(start_host, llm, home)
+    llm.enqueue_for("look here", Reply.text(["seen"]))
+    llm.enqueue(Reply.tool_call("delegate_task", {"goal": "look here"}), Reply.text(["done"]))
+    run_to_end(host, {"message": "go", "workspace": str(ws)})
+    [child] = [b for b in llm.requests if "look here" in str(b["messages"][0]["content"])]
+    prompt = str(child["messages"][0]["content"])
+    held.release.set()
+    # hermes told it the worker's process directory (the profile's home) for both.
+    assert f"WORKSPACE PATH:\n{ws}\n" in prompt
+    assert f"Current working directory: {ws}\n" in prompt

@@ -233,6 +233,23 @@ def test_a_subagent_within_the_turn_has_the_workers_carried_contextvars_as_the_t
     assert [c.ours for c in children] == ["the turn's"] * count
 
 
+def test_a_carried_contextvar_the_turn_gave_no_value_keeps_its_default_in_the_subagent() -> None:
+    # Like hermes' runtime_cwd, whose default is a sentinel: None would be a value.
+    unset = object()
+    hermes_var: contextvars.ContextVar[object] = contextvars.ContextVar("cwd", default=unset)
+    hermes = fake_hermes()
+    assert inturn.install(*hermes, carry=(OURS, hermes_var))
+    seen: list[object] = []
+
+    class Looks(Child):
+        def run(self) -> str:
+            seen.append(hermes_var.get())
+            return super().run()
+
+    delegated(hermes, [Looks(hermes)], Parent())
+    assert seen == [unset]
+
+
 def test_without_the_wrapper_a_subagents_sudo_has_no_callback_and_a_scope_of_its_own() -> None:
     hermes = fake_hermes()
     child = Child(hermes)
