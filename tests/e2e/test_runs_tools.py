@@ -321,6 +321,23 @@ def test_a_subagent_starts_where_its_sessions_commands_cd_ed_and_its_cd_stays_it
     held.release.set()
 
 
+def beside_another_session(
+    host: HostClient, llm: ScriptedLLM, dirs: tuple[Path, Path], held: Reply, *then: Reply
+) -> str:
+    """A turn of a session in ``dirs[0]`` whose first reply, ``held``, reaches its agent
+    only after another session's turn in ``dirs[1]`` moved the worker's shared shell
+    there; then ``then``. Its run id, once it completed."""
+    gate = Gate()
+    llm.enqueue_for("alpha", dataclasses.replace(held, gate=gate), *then)
+    first = host.request("run/start", {"message": "alpha", "workspace": str(dirs[0])})
+    assert gate.arrived.wait(30)
+    llm.enqueue(Reply.tool_call("terminal", {"command": "pwd"}), Reply.text(["done"]))
+    run_to_end(host, {"message": "beta", "workspace": str(dirs[1])})
+    gate.release.set()
+    assert host.wait_run_completed(first["runId"]).params["status"] == "complete"
+    return str(first["runId"])
+
+
 def test_a_sessions_file_tools_read_and_search_its_own_workspace_while_another_works_beside_it(
     host: HostClient, llm: ScriptedLLM, tmp_path: Path
 ) -> None:
@@ -329,22 +346,15 @@ def test_a_sessions_file_tools_read_and_search_its_own_workspace_while_another_w
         where.mkdir()
         (where / "x.txt").write_text(f"IN-{where.name.upper()}\n")
     (one / "only-one.txt").write_text("1\n")
-    held = Gate()
-    llm.enqueue_for(
-        "alpha",
-        dataclasses.replace(Reply.tool_call("read_file", {"path": "x.txt"}), gate=held),
+    run_id = beside_another_session(
+        host,
+        llm,
+        (one, two),
+        Reply.tool_call("read_file", {"path": "x.txt"}),
         Reply.tool_call("search_files", {"pattern": "*.txt", "target": "files"}),
         Reply.text(["done"]),
     )
-    first = host.request("run/start", {"message": "alpha", "workspace": str(one)})
-    assert held.arrived.wait(30)
-    # Meanwhile another session's turn starts, and its command moves the worker's shell.
-    llm.enqueue(Reply.tool_call("terminal", {"command": "pwd"}), Reply.text(["done"]))
-    run_to_end(host, {"message": "beta", "workspace": str(two)})
-    held.release.set()
-    assert host.wait_run_completed(first["runId"]).params["status"] == "complete"
-
-    got = results(host, first["runId"])
+    got = results(host, run_id)
     assert "IN-ONE" in got["read_file"], got["read_file"]
     assert sorted(json.loads(got["search_files"])["files"]) == ["./only-one.txt", "./x.txt"]
 
@@ -357,24 +367,17 @@ def test_a_batch_naming_one_file_twice_runs_in_order_while_another_session_moved
     one, two = tmp_path / "one", tmp_path / "two"
     for where in (one, two):
         where.mkdir()
-    held = Gate()
     batch = Reply.tool_calls(
         [
             ("write_file", {"path": "notes.txt", "content": "NEW\n"}),
             ("read_file", {"path": str(one / "notes.txt")}),
         ]
     )
-    llm.enqueue_for("alpha", dataclasses.replace(batch, gate=held), Reply.text(["done"]))
-    first = host.request("run/start", {"message": "alpha", "workspace": str(one)})
-    assert held.arrived.wait(30)
-    llm.enqueue(Reply.tool_call("terminal", {"command": "pwd"}), Reply.text(["done"]))
-    run_to_end(host, {"message": "beta", "workspace": str(two)})
-    held.release.set()
-    assert host.wait_run_completed(first["runId"]).params["status"] == "complete"
+    run_id = beside_another_session(host, llm, (one, two), batch, Reply.text(["done"]))
 
     order = [
         (event["type"], event["name"])
-        for n in host.run_notifications(first["runId"])
+        for n in host.run_notifications(run_id)
         if (event := n.params.get("event") or {}).get("type") in ("tool.started", "tool.completed")
     ]
     assert order == [
@@ -383,7 +386,7 @@ def test_a_batch_naming_one_file_twice_runs_in_order_while_another_session_moved
         ("tool.started", "read_file"),
         ("tool.completed", "read_file"),
     ]
-    assert "NEW" in results(host, first["runId"])["read_file"]
+    assert "NEW" in results(host, run_id)["read_file"]
 
 
 def test_a_subagent_within_the_turn_is_told_its_sessions_workspace(
