@@ -239,14 +239,14 @@ class HermesAdapter(
                 file_dir.install(file_tools)
                 relative_paths.install(registry.registry, file_tools)
                 with contextlib.suppress(ImportError):  # run_agent imports them: no cost
-                    from agent import runtime_cwd, shell_hooks
+                    from agent import runtime_cwd, tool_dispatch_helpers
 
                     agent_dirs.install(run_agent.AIAgent, file_tools, runtime_cwd)
-                with contextlib.suppress(ImportError):  # run_agent imports it: no cost
-                    from agent import tool_dispatch_helpers
-
                     batch_plan.install(run_agent.AIAgent, tool_dispatch_helpers, file_tools)
-                    hooks.install(shell_hooks, config, runtime_cwd)
+                    with contextlib.suppress(ImportError):  # about 1 ms, once
+                        from agent import shell_hooks
+
+                        hooks.install(shell_hooks, config, runtime_cwd)
                 with contextlib.suppress(ImportError):  # run_agent imports it: no cost
                     from hermes_cli import plugins
 
@@ -397,4 +397,3 @@ def _turn_directory() -> tuple[contextvars.ContextVar[Any], ...]:
         return ()
     var = getattr(runtime_cwd, "_SESSION_CWD", None)
     return (var,) if isinstance(var, contextvars.ContextVar) else ()
-
