@@ -86,6 +86,7 @@ def test_a_hook_the_user_allowed_earlier_runs_and_one_nobody_allowed_does_not(
     assert "hi" in terminal_turn(host, llm, tmp_path)
     assert [p["hook_event_name"] for p in payloads(seen_allowed)] == ["pre_tool_call"]
     assert payloads(seen_unknown) == []
+    host.wait_stderr(lambda line: "not allowlisted" in line and unknown in line)
 
 
 def test_a_pre_llm_call_hooks_context_reaches_the_model(
