@@ -50,8 +50,14 @@ Contract:
   (``shell_identity``), its tools share one record of where a session's
   commands ``cd``-ed to (``cd_record``), its file tools work there
   (``file_dir``) and so do its media tools' relative paths
-  (``relative_paths``), and its kanban tools read the turn's session id
-  (``session_environ``).
+  (``relative_paths``), as do an agent's checkpoints and directory hints
+  (``agent_dirs``) and its plan of which tool calls run at once
+  (``batch_plan``); its kanban tools read the turn's session id
+  (``session_environ``), and a subagent within the turn is told the turn's
+  working directory (``inturn``).
+- The profile's shell hooks run as in hermes' gateway (``hooks``), and a tool
+  call a plugin sends for approval is named in ``approval/requested``
+  (``gated_calls``).
 """
 
 from __future__ import annotations
