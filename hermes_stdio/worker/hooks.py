@@ -3,8 +3,8 @@
 hermes runs the commands a profile's ``config.yaml`` lists under ``hooks:`` (by
 event: ``pre_tool_call``, ``post_tool_call``, ``pre_llm_call``...) once its CLI
 or its gateway registered them at start-up; a ``pre_tool_call`` hook can block a
-tool call, or send it to the user's approval. A worker is neither, so the user's
-hooks (their policy, too) silently did not run.
+tool call (only a Python plugin's hook can send one for approval: ``gated_calls``).
+A worker is neither, so the user's hooks (their policy, too) silently did not run.
 
 Contract: ``install(shell_hooks, config, runtime_cwd)``, once per worker process
 (hermes' ``agent.shell_hooks``, ``hermes_cli.config`` and ``agent.runtime_cwd``
