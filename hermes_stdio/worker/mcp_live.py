@@ -49,6 +49,7 @@ import os
 import select
 import sys
 import threading
+import weakref
 from collections.abc import Callable
 from typing import Any
 
@@ -56,6 +57,8 @@ from ..transport.log import log
 from . import mcp_http_live
 
 _MARK = "_hermes_stdio_mcp_live"
+# hermes' tasks whose run has returned or raised (its servers take no attributes)
+_RAN: weakref.WeakSet[Any] = weakref.WeakSet()
 # The server task whose connection (stdio or HTTP) is being made in this context.
 _SERVING: contextvars.ContextVar[Any] = contextvars.ContextVar("mcp_serving", default=None)
 EXITED = "the server's process exited"
@@ -66,14 +69,16 @@ State = tuple[str, str | None]  # status, error
 def let_go_of_ended(mcp_tool: Any, name: str | None = None) -> list[str]:
     """Drop from hermes' table the servers (``name``, or all) whose task has ended, so
     the next discovery starts them afresh: hermes keeps such a server and only
-    nudges it to reconnect, which nothing hears (``_gone``). The names dropped."""
+    nudges it to reconnect, which nothing hears (``_gone``). One whose ``run`` has
+    returned counts: its ``failed`` may reach the host before its task is done.
+    The names dropped."""
     with mcp_tool._lock:
         table = mcp_tool._servers
         ended = [
             n
             for n, server in table.items()
             if (name is None or n == name)
-            and ((task := getattr(server, "_task", None)) is None or task.done())
+            and ((task := getattr(server, "_task", None)) is None or task in _RAN or task.done())
         ]
         for n in ended:
             del table[n]
@@ -182,6 +187,8 @@ class Liveness:
     def _gone(self, server: Any, _: Any) -> None:
         """hermes' task for the server has ended (an authorization it could not renew
         ends it for good): it stays failed until a sign-in or a restart."""
+        if (task := getattr(server, "_task", None)) is not None:
+            _RAN.add(task)  # before it reads failed: see let_go_of_ended
         if not server._shutdown_event.is_set():
             self._set(server, ("failed", self._error(server) or self._reason(server._error)))
 

@@ -47,6 +47,11 @@ def hermes() -> tuple[Any, Any, list[subprocess.Popen[bytes]]]:
     stdio = SimpleNamespace(_create_platform_compatible_process=spawn)
 
     class Task:
+        __slots__ = (  # as hermes' (its servers take no attributes of ours)
+            *("name", "_http", "_shutdown_event", "_recycled_reason", "_error", "_tools"),
+            *("_registered_tool_names", "_config", "fail", "lifecycle", "_task", "stays"),
+        )
+
         def __init__(self, name: str, http: bool = False) -> None:
             self.name, self._http = name, http
             self._shutdown_event = threading.Event()
@@ -57,6 +62,8 @@ def hermes() -> tuple[Any, Any, list[subprocess.Popen[bytes]]]:
             self._config: dict[str, Any] = {}
             self.fail: BaseException | None = None
             self.lifecycle = "reconnect"
+            self._task: Any = None
+            self.stays: threading.Event | None = None  # set once a connection stays up
 
         def _is_http(self) -> bool:
             return self._http
@@ -77,6 +84,9 @@ def hermes() -> tuple[Any, Any, list[subprocess.Popen[bytes]]]:
             pass
 
         async def _wait_for_lifecycle_event(self) -> str:
+            if self.stays is not None:
+                self.stays.set()
+                await asyncio.Event().wait()
             return self.lifecycle
 
         async def _wait_for_reconnect_or_shutdown(self, timeout: float | None = None) -> str:
@@ -115,18 +125,8 @@ def serving(mcp_tool: Any, name: str = "echo") -> Any:
     wait never returns: the connection stays)."""
     server = mcp_tool.MCPServerTask(name)
     mcp_tool._servers[name] = server
-    up = threading.Event()
-
-    async def connection() -> None:
-        async def wait() -> str:
-            up.set()
-            await asyncio.Event().wait()
-            return "shutdown"
-
-        server._wait_for_lifecycle_event = wait  # this one connection stays up
-        await server._run_stdio({})
-
-    threading.Thread(target=asyncio.run, args=(connection(),), daemon=True).start()
+    server.stays = up = threading.Event()
+    threading.Thread(target=asyncio.run, args=(server._run_stdio({}),), daemon=True).start()
     assert up.wait(WAIT_S)
     return server
 
@@ -292,6 +292,19 @@ def test_servers_whose_task_ended_are_let_go_of_so_discovery_starts_them_afresh(
     assert sorted(mcp_tool._servers) == ["live", "other-gone"]
     assert let_go_of_ended(mcp_tool) == ["other-gone"]
     assert list(mcp_tool._servers) == ["live"]
+
+
+def test_a_server_whose_run_returned_is_let_go_of_before_its_task_is_done() -> None:
+    told = Told()
+    live, mcp_tool, _ = live_with(told)
+    server = mcp_tool.MCPServerTask("web", http=True)
+    server._task = asyncio.Future[None](loop=asyncio.new_event_loop())  # not done yet
+    mcp_tool._servers["web"] = server
+    server.fail = PermissionError("token revoked")
+    asyncio.run(server.run({}))  # hermes gave up: its run returned, its task is not done
+    assert let_go_of_ended(mcp_tool, "web") == ["web"]
+    assert mcp_tool._servers == {}
+    live.close()
 
 
 def test_a_first_connection_is_not_told_a_reconnection_of_a_held_server_is() -> None:
