@@ -58,12 +58,13 @@ Contract:
 - The profile's shell hooks run as in hermes' gateway (``hooks``), and a tool
   call a plugin sends for approval is named in ``approval/requested``
   (``gated_calls``).
+- The wrappers of hermes' modules named here are installed once per worker, in
+  the order they need (``wrappers``).
 """
 
 from __future__ import annotations
 
 import contextlib
-import contextvars
 import os
 import threading
 from collections.abc import Callable
@@ -72,31 +73,14 @@ from typing import Any
 
 from ..protocol import events as ev
 from . import (
-    agent_dirs,
-    batch_plan,
     catalog,
-    cd_record,
     context_files,
-    cron_cwd,
-    cron_guard,
     cron_run,
-    edit_review,
-    fence,
-    file_dir,
-    gated_calls,
-    hooks,
     images,
-    inturn,
     plugin_scope,
-    process_guard,
-    reaper,
     references,
-    relative_paths,
-    session_environ,
-    shell_identity,
-    skill_files,
-    steady_stdio,
     terminal_dir,
+    wrappers,
 )
 from .approvals import ApprovalBridge
 from .bridged import HermesAnswers
@@ -104,7 +88,6 @@ from .callbacks import EventSink
 from .clarify import ClarifyBridge
 from .compression import CompressionBridge, delegate_compression, estimate
 from .contract import AgentUnavailable, Announce, UserContent
-from .fence import hermes_root
 from .keys import PLATFORM
 from .models import HermesModels
 from .options import (
@@ -121,7 +104,7 @@ from .profile_settings import HermesSettings
 from .profile_toggles import HermesToggles
 from .runtime import Fingerprint, loaded_files
 from .scope import TurnModules
-from .secrets import SERVING, SecretBridge
+from .secrets import SecretBridge
 from .shell_policy import ShellPolicy
 from .shortcuts import cache_tool_scan, pay_tls_setup_once
 from .state import Session
@@ -189,10 +172,12 @@ class HermesAdapter(
             verdicts = cache_tool_scan()  # None after the first call
             try:
                 import run_agent
-                from agent import file_safety, prompt_builder, skill_utils
+
+                # All that wrappers.install uses: a broken install is AgentUnavailable.
+                from agent import file_safety, prompt_builder, skill_utils  # noqa: F401
                 from hermes_cli import config, runtime_provider  # noqa: F401
                 from hermes_state import SessionDB
-                from tools import (
+                from tools import (  # noqa: F401
                     approval,
                     async_delegation,
                     daemon_pool,
@@ -219,64 +204,7 @@ class HermesAdapter(
             if self._approvals is None:  # once: the guards wrap hermes' module functions
                 self.watch_env()  # the .env hermes' import just loaded
                 self._approvals = ApprovalBridge(approval, configured_approval_mode)
-                with contextlib.suppress(ImportError):  # a hermes without them swaps nothing
-                    from agent import agent_init, conversation_loop, process_bootstrap
-
-                    steady_stdio.install(process_bootstrap, agent_init, conversation_loop)
-                with contextlib.suppress(ImportError):  # run_agent imports it: no cost
-                    from tools import code_execution_tool
-
-                    steady_stdio.keep(code_execution_tool)
-                with contextlib.suppress(ImportError):  # run_agent imports it: no cost
-                    from tools import kanban_tools
-
-                    session_environ.install_hermes(kanban_tools)
-                process_guard.install(process_registry, terminal_tool, approval, registry)
-                cron_guard.install(approval)
-                # The profile's terminal.* settings, before a cron job can change them.
-                terminal_dir.bridge(terminal_tool)
-                with contextlib.suppress(ImportError):  # run_agent imports it: no cost
-                    from cron import scheduler
-
-                    cron_cwd.install(scheduler, approval, terminal_tool)
-                cron_run.install(run_agent.AIAgent)
-                reaper.install(terminal_tool)
-                cd_record.install(terminal_tool)
-                file_dir.install(file_tools)
-                relative_paths.install(registry.registry, file_tools)
-                with contextlib.suppress(ImportError):  # run_agent imports them: no cost
-                    from agent import runtime_cwd, tool_dispatch_helpers
-
-                    agent_dirs.install(run_agent.AIAgent, file_tools, runtime_cwd)
-                    batch_plan.install(run_agent.AIAgent, tool_dispatch_helpers, file_tools)
-                    with contextlib.suppress(ImportError):  # about 1 ms, once
-                        from agent import shell_hooks
-
-                        hooks.install(shell_hooks, config, runtime_cwd)
-                with contextlib.suppress(ImportError):  # run_agent imports it: no cost
-                    from hermes_cli import plugins
-
-                    gated_calls.install(plugins, _shown_args)
-                shell_identity.install_hermes()
-                self.watch_shells()  # after: its prelude comes after the saved state too
-                inturn.install(
-                    delegate_tool,
-                    async_delegation,
-                    daemon_pool,
-                    approval,
-                    terminal_tool,
-                    carry=(SERVING, edit_review.REVIEWING, *_turn_directory()),
-                    background_carry=(edit_review.REVIEWING,),
-                )
-                with contextlib.suppress(ImportError):  # without it, no run can review
-                    from acp_adapter import edit_approval
-
-                    edit_review.install(edit_approval)
-                profile = os.environ.get("HERMES_STDIO_PROFILE")
-                given = os.environ.get("HERMES_STDIO_ROOT")
-                root = Path(given) if given else hermes_root(self.home, profile)
-                fence.install([file_safety, file_tools, file_operations], self.home, root)
-                skill_files.install(skill_utils, prompt_builder)
+                wrappers.install(self.home, run_agent, after_identity=self.watch_shells)
             self._watch_notices()
             self._secrets.install(skills_tool, config.save_env_value_secure)
             return run_agent
@@ -385,21 +313,3 @@ class HermesAdapter(
         if callable(closer):
             with contextlib.suppress(Exception):
                 closer()
-
-
-def _shown_args(name: str, args: Any) -> Any:
-    """A tool call's arguments as hermes shows them in tool.started (secrets redacted)."""
-    from agent.display import redact_tool_args_for_display  # loaded by then: tools ran
-
-    return redact_tool_args_for_display(name, args)
-
-
-def _turn_directory() -> tuple[contextvars.ContextVar[Any], ...]:
-    """hermes' working directory of the calling context (``runtime_cwd``), which the
-    worker sets for a turn: carried, a subagent's system prompt names the session's."""
-    try:
-        from agent import runtime_cwd
-    except ImportError:
-        return ()
-    var = getattr(runtime_cwd, "_SESSION_CWD", None)
-    return (var,) if isinstance(var, contextvars.ContextVar) else ()
