@@ -31,6 +31,7 @@ from . import (
     fence,
     file_dir,
     gated_calls,
+    hook_wait,
     hooks,
     inturn,
     process_guard,
@@ -93,7 +94,9 @@ def install(home: Path, run_agent: Any, after_identity: Callable[[], None]) -> N
         batch_plan.install(run_agent.AIAgent, tool_dispatch_helpers, file_tools)
         with contextlib.suppress(ImportError):  # about 1 ms, once
             from agent import shell_hooks
+            from tools import interrupt
 
+            hook_wait.install(shell_hooks, interrupt, run_agent)
             hooks.install(shell_hooks, config, runtime_cwd)
     with contextlib.suppress(ImportError):  # run_agent imports it: no cost
         from hermes_cli import plugins

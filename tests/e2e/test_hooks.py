@@ -6,6 +6,8 @@ that sends a tool call for approval asks the host."""
 from __future__ import annotations
 
 import json
+import os
+import select
 import sys
 from pathlib import Path
 from typing import Any
@@ -68,6 +70,37 @@ def test_an_allowed_pre_tool_call_hook_blocks_the_tool_and_is_told_the_sessions_
     assert (payload["hook_event_name"], payload["tool_name"]) == ("pre_tool_call", "terminal")
     assert payload["tool_input"]["command"] == "echo hi"
     assert payload["cwd"] == str(workspace)
+
+
+def test_run_interrupt_cuts_a_running_pre_tool_call_hook_short_and_its_call_does_not_run(
+    host: HostClient, llm: ScriptedLLM, home: Path, tmp_path: Path
+) -> None:
+    started = tmp_path / "hook-started"
+    os.mkfifo(started)
+    script = tmp_path / "slow_hook.py"
+    script.write_text(  # tells its pid, then takes far longer than this test waits
+        "import os, sys, time\n"
+        "sys.stdin.read()\n"
+        f"with open({str(started)!r}, 'w') as out:\n"
+        "    out.write(str(os.getpid()))\n"
+        "time.sleep(300)\n"
+        "print('{}')\n"
+    )
+    hook = {"matcher": "terminal", "command": f"{sys.executable} {script}", "timeout": 300}
+    configure(home, {"pre_tool_call": [hook]}, hooks_auto_accept=True)
+    workspace = tmp_path / "project"
+    workspace.mkdir()
+    reader = os.open(started, os.O_RDONLY | os.O_NONBLOCK)
+    llm.enqueue(Reply.tool_call("terminal", {"command": "touch ran"}), Reply.text(["ok"]))
+
+    run = host.request("run/start", {"message": "go", "workspace": str(workspace)})
+    assert select.select([reader], [], [], 60)[0]
+    pid = int(os.read(reader, 64))
+    os.close(reader)
+    host.request("run/interrupt", {"runId": run["runId"]})
+    assert host.wait_run_completed(run["runId"], timeout=30).params["status"] == "interrupted"
+    assert not (workspace / "ran").exists()
+    assert not Path(f"/proc/{pid}").exists()  # stopped and reaped by the worker
 
 
 def test_a_hook_the_user_allowed_earlier_runs_and_one_nobody_allowed_does_not(

@@ -1,0 +1,177 @@
+"""A shell hook still running when its turn is interrupted is stopped at once.
+
+hermes runs a profile's shell hook (``shell_hooks._spawn``) with
+``subprocess.run`` and waits up to the hook's ``timeout`` (60 s by default, at
+most 300 s); an interrupt waits as long, so ``run/interrupt`` of a turn held by
+a slow hook did not end the run until the hook did.
+
+Contract: ``install(shell_hooks, interrupt, run_agent)`` (hermes'
+``agent.shell_hooks``, ``tools.interrupt`` and ``run_agent`` modules), once per
+worker process, replaces hermes' hook runner with one that gives hermes the
+same result (exit code, output; ``timed_out`` once the hook's timeout passed,
+its process killed) but for this: once hermes interrupts the thread the hook
+runs on (its per-thread ``set_interrupt``, which it sets for a turn's thread
+and for its tool threads), or had already, the hook's process group is stopped
+(SIGTERM, then SIGKILL after ``GRACE_S``) and reaped, and the hook exits 130
+(hermes' code for an interrupted command). An interrupted ``pre_tool_call``
+hook blocks its tool call (``INTERRUPTED``: its verdict is unknown, and the
+turn is ending); any other says nothing. Each hook runs in a process group of
+its own. The hook's thread waits on an event: nothing polls. It returns False,
+changing nothing, when hermes lacks one of those functions.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import json
+import os
+import shlex
+import signal
+import subprocess
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+from ..transport.log import log
+
+_MARK = "_hermes_stdio_hook_wait"
+GRACE_S = 1.0
+INTERRUPTED = "Interrupted before the hook answered."
+_EXIT = 130
+
+_lock = threading.Lock()
+_waiting: dict[int, threading.Event] = {}  # by thread ident: the hook it runs
+
+
+def install(shell_hooks: Any, interrupt: Any, run_agent: Any) -> bool:
+    spawn: Any = getattr(shell_hooks, "_spawn", None)
+    setter: Any = getattr(interrupt, "set_interrupt", None)
+    asked: Any = getattr(interrupt, "is_interrupted", None)
+    alias: Any = getattr(run_agent, "_set_interrupt", None)  # run_agent's own import of it
+    if not all(callable(f) for f in (spawn, setter, asked, alias)):
+        log("worker: hermes' shell hooks changed: an interrupt waits for a running hook")
+        return False
+    if getattr(spawn, _MARK, False):
+        return True
+    interrupt.set_interrupt = _telling(setter)
+    run_agent._set_interrupt = _telling(alias)
+    runner = functools.partial(_spawn, asked)
+    setattr(runner, _MARK, True)
+    shell_hooks._spawn = runner
+    return True
+
+
+def _telling(set_interrupt: Callable[..., None]) -> Any:
+    if getattr(set_interrupt, _MARK, False):
+        return set_interrupt
+
+    @functools.wraps(set_interrupt)
+    def told(active: bool, thread_id: int | None = None) -> None:
+        set_interrupt(active, thread_id)
+        if active:
+            with _lock:
+                woken = _waiting.get(threading.get_ident() if thread_id is None else thread_id)
+            if woken is not None:
+                woken.set()
+
+    setattr(told, _MARK, True)
+    return told
+
+
+def _spawn(asked: Callable[[], bool], spec: Any, stdin_json: str) -> dict[str, Any]:
+    """hermes' ``_spawn(spec, stdin_json)``, interruptible; its result's keys."""
+    result: dict[str, Any] = {
+        **{"returncode": None, "stdout": "", "stderr": "", "timed_out": False},
+        **{"elapsed_seconds": 0.0, "error": None},
+    }
+    try:
+        argv = shlex.split(os.path.expanduser(spec.command))
+    except ValueError as exc:
+        result["error"] = f"command {spec.command!r} cannot be parsed: {exc}"
+        return result
+    if not argv:
+        result["error"] = "empty command"
+        return result
+    me, woken = threading.get_ident(), threading.Event()
+    with _lock:
+        _waiting[me] = woken
+    began = time.monotonic()
+    try:
+        if asked():
+            return _interrupted(spec, result, "")
+        return _run(spec, argv, stdin_json, woken, result)
+    finally:
+        with _lock:
+            _waiting.pop(me, None)
+        result["elapsed_seconds"] = round(time.monotonic() - began, 3)
+
+
+def _run(
+    spec: Any, argv: list[str], stdin_json: str, woken: threading.Event, result: dict[str, Any]
+) -> dict[str, Any]:
+    try:
+        proc = subprocess.Popen(
+            argv,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            process_group=0,
+        )
+    except FileNotFoundError:
+        result["error"] = "command not found"
+        return result
+    except PermissionError:
+        result["error"] = "command not executable"
+        return result
+    except Exception as exc:
+        result["error"] = str(exc)
+        return result
+    got: dict[str, Any] = {}
+
+    def talk() -> None:
+        try:
+            got["streams"] = proc.communicate(stdin_json, timeout=spec.timeout)
+        except subprocess.TimeoutExpired:
+            got["timed_out"] = True
+            _signal(proc, signal.SIGKILL)  # as subprocess.run does, for its group
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                proc.communicate(timeout=GRACE_S)
+        except Exception as exc:  # its pipes broke: hermes' defensive case
+            got["error"] = str(exc)
+        finally:
+            woken.set()
+
+    talking = threading.Thread(target=talk, name="shell-hook", daemon=True)
+    talking.start()
+    woken.wait()  # the hook's end (at most its timeout) or an interrupt
+    if got:
+        talking.join()  # it has finished talking
+        if "streams" in got:
+            out, err = got["streams"]
+            result.update(returncode=proc.returncode, stdout=out or "", stderr=err or "")
+        result.update(timed_out=got.get("timed_out", False), error=got.get("error"))
+        return result
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        _signal(proc, sig)
+        talking.join(GRACE_S)
+        if not talking.is_alive():
+            break
+    streams = got.get("streams") or ("", "")
+    return _interrupted(spec, result, streams[1] or "")
+
+
+def _signal(proc: subprocess.Popen[str], sig: int) -> None:
+    if proc.returncode is not None:  # reaped: its group id may be another's by now
+        return
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(proc.pid, sig)
+
+
+def _interrupted(spec: Any, result: dict[str, Any], stderr: str) -> dict[str, Any]:
+    result.update(returncode=_EXIT, stderr=stderr)
+    if spec.event == "pre_tool_call":  # hermes reads this as a block
+        result["stdout"] = json.dumps({"action": "block", "message": INTERRUPTED})
+    return result
