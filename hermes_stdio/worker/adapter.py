@@ -55,8 +55,9 @@ Contract:
   (``batch_plan``); its kanban tools read the turn's session id
   (``session_environ``), and a subagent within the turn is told the turn's
   working directory (``inturn``).
-- The profile's shell hooks run as in hermes' gateway (``hooks``), and an
-  interrupt stops one that is running (``hook_wait``); a tool
+- The profile's shell hooks run as in hermes' gateway (``hooks``), in the
+  session's directory, and an interrupt stops one that is running
+  (``hook_runner``); a tool
   call a plugin sends for approval is named in ``approval/requested``
   (``gated_calls``).
 - The wrappers of hermes' modules named here are installed once per worker, in

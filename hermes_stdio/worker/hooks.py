@@ -16,7 +16,8 @@ asks: a worker has no terminal (hermes asks only on one). It returns how many
 it registered; 0, changing nothing, when hermes lacks those functions. The
 payload a hook reads names as its ``cwd`` the calling session's directory
 (``runtime_cwd.resolve_agent_cwd()``: its workspace, the one its system prompt
-names), not the worker's process directory. Hooks are read once, as hermes'
+names), not the worker's process directory; ``hook_runner`` runs the hook
+there, and stops it when its turn is interrupted. Hooks are read once, as hermes'
 gateway reads them: a change applies after ``worker/restart``.
 """
 

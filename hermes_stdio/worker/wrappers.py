@@ -31,7 +31,7 @@ from . import (
     fence,
     file_dir,
     gated_calls,
-    hook_wait,
+    hook_runner,
     hooks,
     inturn,
     process_guard,
@@ -96,7 +96,7 @@ def install(home: Path, run_agent: Any, after_identity: Callable[[], None]) -> N
             from agent import shell_hooks
             from tools import interrupt
 
-            hook_wait.install(shell_hooks, interrupt, run_agent)
+            hook_runner.install(shell_hooks, interrupt, run_agent, runtime_cwd.resolve_agent_cwd)
             hooks.install(shell_hooks, config, runtime_cwd)
     with contextlib.suppress(ImportError):  # run_agent imports it: no cost
         from hermes_cli import plugins

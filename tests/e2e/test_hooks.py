@@ -72,6 +72,22 @@ def test_an_allowed_pre_tool_call_hook_blocks_the_tool_and_is_told_the_sessions_
     assert payload["cwd"] == str(workspace)
 
 
+def test_a_hook_runs_in_the_sessions_directory_so_a_relative_hook_is_the_projects(
+    host: HostClient, llm: ScriptedLLM, home: Path, tmp_path: Path
+) -> None:
+    workspace = tmp_path / "project"
+    (workspace / "hooks").mkdir(parents=True)
+    ran = tmp_path / "ran-in"
+    (workspace / "hooks" / "check.py").write_text(
+        f"import os, sys\nsys.stdin.read()\nopen({str(ran)!r}, 'w').write(os.getcwd())\n"
+    )
+    hook = {"matcher": "terminal", "command": f"{sys.executable} hooks/check.py"}
+    configure(home, {"pre_tool_call": [hook]}, hooks_auto_accept=True)
+
+    assert "hi" in terminal_turn(host, llm, workspace)
+    assert ran.read_text() == str(workspace)
+
+
 def test_run_interrupt_cuts_a_running_pre_tool_call_hook_short_and_its_call_does_not_run(
     host: HostClient, llm: ScriptedLLM, home: Path, tmp_path: Path
 ) -> None:
@@ -95,12 +111,13 @@ def test_run_interrupt_cuts_a_running_pre_tool_call_hook_short_and_its_call_does
 
     run = host.request("run/start", {"message": "go", "workspace": str(workspace)})
     assert select.select([reader], [], [], 60)[0]
-    pid = int(os.read(reader, 64))
+    hook_process = os.pidfd_open(int(os.read(reader, 64)))  # readable once it exits
     os.close(reader)
     host.request("run/interrupt", {"runId": run["runId"]})
     assert host.wait_run_completed(run["runId"], timeout=30).params["status"] == "interrupted"
     assert not (workspace / "ran").exists()
-    assert not Path(f"/proc/{pid}").exists()  # stopped and reaped by the worker
+    assert select.select([hook_process], [], [], 0)[0]  # stopped before the run ended
+    os.close(hook_process)
 
 
 def test_a_hook_the_user_allowed_earlier_runs_and_one_nobody_allowed_does_not(

@@ -1,15 +1,19 @@
-"""A shell hook still running when its turn is interrupted is stopped at once.
+"""A shell hook runs in its session's directory, and stops when its turn is interrupted.
 
 hermes runs a profile's shell hook (``shell_hooks._spawn``) with
-``subprocess.run`` and waits up to the hook's ``timeout`` (60 s by default, at
-most 300 s); an interrupt waits as long, so ``run/interrupt`` of a turn held by
-a slow hook did not end the run until the hook did.
+``subprocess.run`` in the process's directory (in its CLI, the user's project;
+in a worker, the profile's home) and waits up to the hook's ``timeout`` (60 s
+by default, at most 300 s); an interrupt waits as long, so ``run/interrupt`` of
+a turn held by a slow hook did not end the run until the hook did.
 
-Contract: ``install(shell_hooks, interrupt, run_agent)`` (hermes'
-``agent.shell_hooks``, ``tools.interrupt`` and ``run_agent`` modules), once per
-worker process, replaces hermes' hook runner with one that gives hermes the
-same result (exit code, output; ``timed_out`` once the hook's timeout passed,
-its process killed) but for this: once hermes interrupts the thread the hook
+Contract: ``install(shell_hooks, interrupt, run_agent, where)`` (hermes'
+``agent.shell_hooks``, ``tools.interrupt`` and ``run_agent`` modules; ``where()``
+the calling session's directory), once per worker process, replaces hermes'
+hook runner with one that gives hermes the same result (exit code, output;
+``timed_out`` once the hook's timeout passed, its process killed) but for
+this. The hook runs in ``where()`` when that is a directory here (so a relative
+hook command, and what it runs, are found in the session's project, as in
+hermes' CLI), else in the process's. Once hermes interrupts the thread the hook
 runs on (its per-thread ``set_interrupt``, which it sets for a turn's thread
 and for its tool threads), or had already, the hook's process group is stopped
 (SIGTERM, then SIGKILL after ``GRACE_S``) and reaped, and the hook exits 130
@@ -36,7 +40,7 @@ from typing import Any
 
 from ..transport.log import log
 
-_MARK = "_hermes_stdio_hook_wait"
+_MARK = "_hermes_stdio_hook_runner"
 GRACE_S = 1.0
 INTERRUPTED = "Interrupted before the hook answered."
 _EXIT = 130
@@ -45,7 +49,7 @@ _lock = threading.Lock()
 _waiting: dict[int, threading.Event] = {}  # by thread ident: the hook it runs
 
 
-def install(shell_hooks: Any, interrupt: Any, run_agent: Any) -> bool:
+def install(shell_hooks: Any, interrupt: Any, run_agent: Any, where: Callable[[], Any]) -> bool:
     spawn: Any = getattr(shell_hooks, "_spawn", None)
     setter: Any = getattr(interrupt, "set_interrupt", None)
     asked: Any = getattr(interrupt, "is_interrupted", None)
@@ -57,7 +61,7 @@ def install(shell_hooks: Any, interrupt: Any, run_agent: Any) -> bool:
         return True
     interrupt.set_interrupt = _telling(setter)
     run_agent._set_interrupt = _telling(alias)
-    runner = functools.partial(_spawn, asked)
+    runner = functools.partial(_spawn, asked, where)
     setattr(runner, _MARK, True)
     shell_hooks._spawn = runner
     return True
@@ -80,7 +84,9 @@ def _telling(set_interrupt: Callable[..., None]) -> Any:
     return told
 
 
-def _spawn(asked: Callable[[], bool], spec: Any, stdin_json: str) -> dict[str, Any]:
+def _spawn(
+    asked: Callable[[], bool], where: Callable[[], Any], spec: Any, stdin_json: str
+) -> dict[str, Any]:
     """hermes' ``_spawn(spec, stdin_json)``, interruptible; its result's keys."""
     result: dict[str, Any] = {
         **{"returncode": None, "stdout": "", "stderr": "", "timed_out": False},
@@ -101,19 +107,33 @@ def _spawn(asked: Callable[[], bool], spec: Any, stdin_json: str) -> dict[str, A
     try:
         if asked():
             return _interrupted(spec, result, "")
-        return _run(spec, argv, stdin_json, woken, result)
+        return _run(spec, argv, _directory(where), stdin_json, woken, result)
     finally:
         with _lock:
             _waiting.pop(me, None)
         result["elapsed_seconds"] = round(time.monotonic() - began, 3)
 
 
+def _directory(where: Callable[[], Any]) -> str | None:
+    try:
+        found = str(where())
+    except Exception:  # hermes' lookup failed: the process's, as hermes would
+        return None
+    return found if os.path.isdir(found) else None  # a sandbox's path, say
+
+
 def _run(
-    spec: Any, argv: list[str], stdin_json: str, woken: threading.Event, result: dict[str, Any]
+    spec: Any,
+    argv: list[str],
+    cwd: str | None,
+    stdin_json: str,
+    woken: threading.Event,
+    result: dict[str, Any],
 ) -> dict[str, Any]:
     try:
         proc = subprocess.Popen(
             argv,
+            cwd=cwd,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,

@@ -1,5 +1,6 @@
-"""worker/hook_wait.py: hermes' shell-hook runner, replaced by one that gives the same
-result but stops a hook whose thread hermes interrupts. Real processes, hermes' real
+"""worker/hook_runner.py: hermes' shell-hook runner, replaced by one that gives the same
+result but runs the hook in its session's directory and stops a hook whose thread
+hermes interrupts. Real processes, hermes' real
 ``_spawn`` to compare with and its real per-thread interrupt."""
 
 from __future__ import annotations
@@ -16,12 +17,12 @@ from typing import Any
 from agent import shell_hooks as hermes_hooks
 from tools import interrupt as hermes_interrupt
 
-from hermes_stdio.worker import hook_wait
+from hermes_stdio.worker import hook_runner
 
 WAIT_S = 30.0
 
 
-def installed() -> tuple[Any, Any, Any]:
+def installed(where: Any = Path.cwd) -> tuple[Any, Any, Any]:
     """hermes' three modules, in short (the real functions, wrapped in the copies)."""
     hooks = SimpleNamespace(_spawn=hermes_hooks._spawn)
     interrupt = SimpleNamespace(
@@ -29,7 +30,7 @@ def installed() -> tuple[Any, Any, Any]:
         is_interrupted=hermes_interrupt.is_interrupted,
     )
     run_agent = SimpleNamespace(_set_interrupt=hermes_interrupt.set_interrupt)
-    assert hook_wait.install(hooks, interrupt, run_agent)
+    assert hook_runner.install(hooks, interrupt, run_agent, where)
     return hooks, interrupt, run_agent
 
 
@@ -76,12 +77,17 @@ class Running:
         return self.result
 
 
-def gone(pid: int) -> bool:
+def exit_of(pid: int) -> int:
+    """A pidfd, readable once the process has exited (whoever its parent is)."""
+    return os.pidfd_open(pid)
+
+
+def exited(pidfds: list[int]) -> bool:
     try:
-        state = Path(f"/proc/{pid}/stat").read_text().split(") ")[-1][0]
-    except FileNotFoundError:
-        return True
-    return state == "Z"  # killed; its parent (the hook, also killed) never reaps it
+        return all(select.select([fd], [], [], WAIT_S)[0] for fd in pidfds)
+    finally:
+        for fd in pidfds:
+            os.close(fd)
 
 
 def test_a_hook_that_finishes_gives_what_hermes_own_runner_gives(tmp_path: Path) -> None:
@@ -118,24 +124,47 @@ def test_a_hook_that_finishes_gives_what_hermes_own_runner_gives(tmp_path: Path)
         )
 
 
+def test_a_hook_runs_in_its_sessions_directory_when_there_is_one_here(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    (project / "hooks").mkdir(parents=True)
+    (project / "hooks" / "check.py").write_text("import os\nprint(os.getcwd())\n")
+    command = f"{sys.executable} hooks/check.py"  # relative: found in the project
+
+    def failing() -> Path:
+        raise RuntimeError("no session")
+
+    for where, ran_in in (
+        (lambda: project, project),
+        (lambda: tmp_path / "not-here", None),
+        (failing, None),
+    ):
+        hooks, _, _ = installed(where)
+        result = hooks._spawn(spec(command), "{}")
+        if ran_in is None:  # the process's directory: no hooks/check.py there
+            assert result["returncode"] == 2 and "check.py" in result["stderr"]
+        else:
+            assert (result["returncode"], result["stdout"]) == (0, f"{ran_in}\n")
+
+
 def test_interrupting_the_hooks_thread_stops_its_process_group_and_blocks_the_call(
     tmp_path: Path,
 ) -> None:
     hooks, interrupt, _ = installed()
     running = Running(hooks, tmp_path)
+    processes = [exit_of(pid) for pid in running.pids]
     interrupt.set_interrupt(True, running.thread.ident)
     try:
         result = running.ended()
     finally:
         interrupt.set_interrupt(False, running.thread.ident)
     assert result["returncode"] == 130 and not result["timed_out"]
-    assert json.loads(result["stdout"]) == {"action": "block", "message": hook_wait.INTERRUPTED}
+    assert json.loads(result["stdout"]) == {"action": "block", "message": hook_runner.INTERRUPTED}
     assert result["stderr"] == "working\n"
     assert hermes_hooks._parse_response("pre_tool_call", result["stdout"]) == {
         "action": "block",
-        "message": hook_wait.INTERRUPTED,
+        "message": hook_runner.INTERRUPTED,
     }
-    assert all(gone(pid) for pid in running.pids)
+    assert exited(processes)  # the hook and the child it started
 
 
 def test_an_interrupted_hook_of_another_event_says_nothing(tmp_path: Path) -> None:
@@ -188,6 +217,7 @@ def test_a_hook_past_its_timeout_is_killed_and_reads_timed_out(tmp_path: Path) -
 def test_nothing_is_replaced_when_hermes_lacks_a_function() -> None:
     hooks = SimpleNamespace(_spawn=hermes_hooks._spawn)
     interrupt = SimpleNamespace(set_interrupt=hermes_interrupt.set_interrupt)
-    assert not hook_wait.install(hooks, interrupt, SimpleNamespace(_set_interrupt=print))
+    lacking = SimpleNamespace(_set_interrupt=print)
+    assert not hook_runner.install(hooks, interrupt, lacking, Path.cwd)
     assert hooks._spawn is hermes_hooks._spawn
     assert interrupt.set_interrupt is hermes_interrupt.set_interrupt
