@@ -18,6 +18,9 @@ Contract:
   (with those a worker template loaded for it: ``watch_loaded``) changed on
   disk since (``runtime``).
 - Goals (``goals``) are hermes' own, kept in the profile's session database.
+- A session the host closes, or that its worker stops with, is ended as hermes'
+  CLI ends one on exit (``session_end``: its memory provider, then
+  ``on_session_finalize``).
 - A context file hermes would read and hang on (``context_files``) fails the
   build, turn or compression first, as ``ContextUnreadable``; such a skill
   file is left out of hermes' skill scans (``skill_files``).
@@ -81,6 +84,7 @@ from . import (
     images,
     plugin_scope,
     references,
+    session_end,
     terminal_dir,
     wrappers,
 )
@@ -309,6 +313,9 @@ class HermesAdapter(
         if callable(releaser):
             with contextlib.suppress(Exception):
                 releaser()
+
+    def end_session(self, agent: Any, history: list[dict[str, Any]], reason: str) -> None:
+        session_end.end(agent, history, reason)
 
     def close(self, agent: Any) -> None:
         closer = getattr(agent, "close", None)

@@ -297,6 +297,12 @@ class AgentAdapter(ProfileAdapter, StoredSessionsAdapter, Protocol):
 
     def close(self, agent: Any) -> None: ...
 
+    def end_session(self, agent: Any, history: list[dict[str, Any]], reason: str) -> None:
+        """A session is over (``reason``: ``closed`` by the host, or ``shutdown`` of
+        its worker): hermes' end of a session (``session_end``), before ``close``.
+        Call it on a thread that runs no turn."""
+        ...
+
     def forget_session(self, session_id: str) -> None:
         """Drop what hermes keeps process-wide under a session's id (its cached sudo
         password, "session" approvals, working directory, record of reads), for a

@@ -48,6 +48,9 @@ from .watches import Change, ProgressDeliver
 
 
 class PlainAdapterMethods:
+    def end_session(self, agent: Any, history: list[dict[str, Any]], reason: str) -> None:
+        return None  # keeps nothing past a session
+
     def answer_approval(
         self, session: Session, approval_id: str, decision: str, reason: str | None
     ) -> Literal["approved", "denied"] | None:

@@ -362,6 +362,8 @@ class WorkerService(
             with self._lock:
                 if self.sessions.get(p.session_id) is session:
                     del self.sessions[p.session_id]
+            if session.agent is not None:
+                self.adapter.end_session(session.agent, session.history, "closed")
             self._let_go(session)
             assert self.peer is not None
             self.peer.respond(req.id, encode(t.SessionDestroyResult(True)))
@@ -412,4 +414,6 @@ class WorkerService(
         self.join_commands()
         for session in list(self.sessions.values()):
             self._next_notice(session)  # stopped: hands what still waits back to hermes
+            if session.agent is not None:
+                self.adapter.end_session(session.agent, session.history, "shutdown")
             self.adapter.close(session.agent)

@@ -51,6 +51,7 @@ class FakeAdapter(PlainAdapterMethods):
         self.model = "fake-model"
         self.agents: list[FakeAgent] = []
         self.closed: list[Any] = []
+        self.ended: list[tuple[Any, int, str]] = []  # agent, history length, reason
         self.forgotten: list[str] = []  # session ids whose hermes state was dropped
         self.interrupts: list[tuple[Any, str | None]] = []
         self.wake = threading.Event()  # set by interrupt() and by tests releasing a turn
@@ -78,6 +79,10 @@ class FakeAdapter(PlainAdapterMethods):
         agent.interrupt_messages.append(message)
         agent.interrupted.set()
         self.wake.set()
+
+    def end_session(self, agent: FakeAgent, history: list[dict[str, Any]], reason: str) -> None:
+        assert agent not in self.closed  # ended before it is closed
+        self.ended.append((agent, len(history), reason))
 
     def close(self, agent: FakeAgent | None) -> None:
         self.closed.append(agent)

@@ -84,11 +84,13 @@ def test_destroying_an_unknown_session_reports_false(harness):
     assert harness.call("session/destroy", {"sessionId": "nope"})["result"] == {"destroyed": False}
 
 
-def test_destroying_an_idle_session_closes_its_agent_and_forgets_it(harness):
+def test_destroying_an_idle_session_ends_and_closes_its_agent_and_forgets_it(harness):
     ack = harness.start(sessionId="s1")
     harness.wait_completed(ack["runId"])
     harness.wait_idle(ack["runId"])
     assert harness.call("session/destroy", {"sessionId": "s1"})["result"] == {"destroyed": True}
+    # hermes' end of a session (its memory provider keeps the conversation), then close
+    assert harness.adapter.ended == [(harness.adapter.agents[0], 2, "closed")]
     assert harness.adapter.closed == [harness.adapter.agents[0]]
     assert harness.adapter.forgotten == ["s1"]  # hermes' state of it too: its sudo password
     assert harness.call("session/status", {"sessionId": "s1"})["result"]["loaded"] is False
@@ -121,6 +123,9 @@ def test_worker_shutdown_interrupts_runs_then_answers_and_signals_done(harness):
     assert log[done_at]["params"]["status"] == "error"
     assert log[done_at]["params"]["error"]["type"] == "worker_stopped"  # not a user's interrupt
     assert [m for _, m in harness.adapter.interrupts] == ["worker stopping"]
+    assert [(agent, why) for agent, _, why in harness.adapter.ended] == [
+        (harness.adapter.agents[0], "shutdown")
+    ]
     assert harness.adapter.closed == harness.adapter.agents
 
 
@@ -272,6 +277,7 @@ def test_a_session_unused_for_the_idle_time_is_unloaded_and_its_agent_closed(har
     assert set(harness.service.sessions) == {busy["sessionId"]}
     assert closed.wait(WAIT)  # on a thread of its own
     assert harness.adapter.closed == [harness.adapter.agents[0]]
+    assert harness.adapter.ended == []  # not over: it goes on when next used
     assert forgot.wait(WAIT)  # then hermes' state of it: its sudo password, ...
     assert harness.adapter.forgotten == [idle["sessionId"]]
     status = harness.call("session/status", {"sessionId": idle["sessionId"]})["result"]

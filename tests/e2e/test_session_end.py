@@ -1,0 +1,121 @@
+"""The end of a session through the real binary and real hermes-agent: when a host
+destroys a session, or its worker stops, hermes is told as its CLI tells it on exit.
+The profile's memory provider keeps what it learned from the conversation, and
+``on_session_finalize`` hooks run. A session unloaded for idleness is not ended."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from hermes_stdio.testing.host import HostClient
+from hermes_stdio.testing.llm_server import Reply, ScriptedLLM
+
+from .test_hooks import configure, hook_script, payloads
+
+RECALL = '''
+import json
+from agent.memory_provider import MemoryProvider
+
+KEPT = {kept!r}
+
+
+class Recall(MemoryProvider):
+    """Keeps each session's conversation, as it is handed over at the session's end."""
+
+    @property
+    def name(self):
+        return "recall"
+
+    def is_available(self):
+        return True
+
+    def initialize(self, session_id, **kwargs):
+        self.session_id = session_id
+
+    def get_tool_schemas(self):
+        return []
+
+    def on_session_end(self, messages):
+        with open(KEPT, "a") as out:
+            said = [m.get("content") for m in messages if m.get("role") == "user"]
+            out.write(json.dumps({{"session": self.session_id, "said": said}}) + "\\n")
+
+    def shutdown(self):
+        with open(KEPT, "a") as out:
+            out.write(json.dumps({{"shutdown": self.session_id}}) + "\\n")
+'''
+
+
+def one_turn(host: HostClient, llm: ScriptedLLM, message: str) -> str:
+    llm.enqueue(Reply.text(["noted"]))
+    run = host.request("run/start", {"message": message})
+    assert host.wait_run_completed(run["runId"], timeout=60).params["status"] == "complete"
+    return str(run["sessionId"])
+
+
+def finalize_hooks(home: Path, tmp_path: Path) -> Path:
+    """``pre_llm_call`` and ``on_session_finalize`` hooks that keep their payloads."""
+    command, seen = hook_script(tmp_path / "hooks", {})
+    events = ("pre_llm_call", "on_session_finalize")
+    configure(home, {e: [{"command": command}] for e in events}, hooks_auto_accept=True)
+    return seen
+
+
+def finalized(seen: Path) -> list[dict[str, Any]]:
+    return [p for p in payloads(seen) if p["hook_event_name"] == "on_session_finalize"]
+
+
+def hermes_id(seen: Path) -> str:
+    [first, *_] = [p for p in payloads(seen) if p["hook_event_name"] == "pre_llm_call"]
+    return str(first["session_id"])
+
+
+def test_destroying_a_session_runs_on_session_finalize_with_hermes_session_id(
+    host: HostClient, llm: ScriptedLLM, home: Path, tmp_path: Path
+) -> None:
+    seen = finalize_hooks(home, tmp_path)
+    session = one_turn(host, llm, "hello")
+    assert finalized(seen) == []  # a turn's end is not the session's
+
+    assert host.request("session/destroy", {"sessionId": session}) == {"destroyed": True}
+    [payload] = finalized(seen)
+    assert payload["session_id"] == hermes_id(seen)
+    assert (payload["extra"]["reason"], payload["extra"]["platform"]) == ("closed", "cli")
+
+
+def test_a_stopping_worker_ends_each_session_it_holds(
+    host: HostClient, llm: ScriptedLLM, home: Path, tmp_path: Path
+) -> None:
+    seen = finalize_hooks(home, tmp_path)
+    one_turn(host, llm, "hello")
+
+    host.request("worker/restart", {}, timeout=60)
+    [payload] = finalized(seen)
+    assert payload["session_id"] == hermes_id(seen)
+    assert payload["extra"]["reason"] == "shutdown"
+
+
+def test_the_memory_provider_keeps_a_destroyed_sessions_conversation(
+    host: HostClient, llm: ScriptedLLM, home: Path, tmp_path: Path
+) -> None:
+    kept = tmp_path / "kept.jsonl"
+    plugin = home / "plugins" / "recall"
+    plugin.mkdir(parents=True)
+    (plugin / "__init__.py").write_text(RECALL.format(kept=str(kept)))
+    config = yaml.safe_load((home / "config.yaml").read_text())
+    config.setdefault("memory", {})["provider"] = "recall"
+    (home / "config.yaml").write_text(yaml.safe_dump(config))
+    session = one_turn(host, llm, "my cat is called Tom")
+    llm.enqueue(Reply.text(["sure"]))
+    again = host.request("run/start", {"message": "remember that", "sessionId": session})
+    assert host.wait_run_completed(again["runId"], timeout=60).params["status"] == "complete"
+    assert not kept.exists()  # nothing yet: the session goes on
+
+    host.request("session/destroy", {"sessionId": session})
+    ended, shutdown = [json.loads(line) for line in kept.read_text().splitlines()]
+    assert ended["said"] == ["my cat is called Tom", "remember that"]
+    assert shutdown == {"shutdown": ended["session"]}
