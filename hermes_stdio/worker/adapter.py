@@ -178,23 +178,11 @@ class HermesAdapter(
             verdicts = cache_tool_scan()  # None after the first call
             try:
                 import run_agent
-
-                # All that wrappers.install uses: a broken install is AgentUnavailable.
-                from agent import file_safety, prompt_builder, skill_utils  # noqa: F401
                 from hermes_cli import config, runtime_provider  # noqa: F401
                 from hermes_state import SessionDB
-                from tools import (  # noqa: F401
-                    approval,
-                    async_delegation,
-                    daemon_pool,
-                    delegate_tool,
-                    file_operations,
-                    file_tools,
-                    process_registry,
-                    registry,
-                    skills_tool,
-                    terminal_tool,
-                )
+                from tools import approval, skills_tool
+
+                wrappers.require()  # a broken install is AgentUnavailable, not a half-wrap
             except Exception as exc:  # ImportError, or a broken install
                 raise AgentUnavailable(
                     f"cannot import hermes-agent: {type(exc).__name__}: {exc}"

@@ -1,20 +1,22 @@
 """The worker's changes to hermes-agent's modules, made once per worker, in order.
 
-Contract: ``install(home, run_agent, after_identity)``, called once hermes-agent
-is imported (``adapter``), installs each wrapper the adapter's contract names,
-in an order some of them need: the profile's ``terminal.*`` settings are
-bridged before a cron job can change them; ``after_identity()`` is called once
-commands run as their own session (``shell_identity``), so a shell prelude it
-writes comes after that one. A module hermes no longer has leaves its wrapper
-out (each logs or changes nothing, as its own contract says); nothing here
-imports more than ``run_agent`` already did, but for hermes' shell hooks
-(about 1 ms).
+Contract: ``require()`` imports what ``install`` needs, raising as a broken
+hermes-agent does, before anything is wrapped. ``install(home, run_agent,
+after_identity)``, called once hermes-agent is imported (``adapter``),
+installs each wrapper the adapter's contract names, in an order some of them
+need: the profile's ``terminal.*`` settings are bridged before a cron job can
+change them; ``after_identity()`` is called once commands run as their own
+session (``shell_identity``), so a shell prelude it writes comes after that
+one. A module hermes no longer has leaves its wrapper out (each logs or
+changes nothing, as its own contract says); nothing here imports more than
+``run_agent`` already did, but for hermes' shell hooks (about 1 ms).
 """
 
 from __future__ import annotations
 
 import contextlib
 import contextvars
+import importlib
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -45,6 +47,20 @@ from . import (
 )
 from .fence import hermes_root
 from .secrets import SERVING
+
+_USES = (  # what install imports, besides what it may go without
+    *("agent.file_safety", "agent.prompt_builder", "agent.skill_utils", "hermes_cli.config"),
+    *("tools.approval", "tools.async_delegation", "tools.daemon_pool", "tools.delegate_tool"),
+    *("tools.file_operations", "tools.file_tools", "tools.process_registry", "tools.registry"),
+    "tools.terminal_tool",
+)
+
+
+def require() -> None:
+    """Import what ``install`` needs (all of it loaded by ``run_agent`` already):
+    ImportError, or what a broken module raises, before anything is wrapped."""
+    for name in _USES:
+        importlib.import_module(name)
 
 
 def install(home: Path, run_agent: Any, after_identity: Callable[[], None]) -> None:
