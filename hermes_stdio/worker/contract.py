@@ -298,9 +298,11 @@ class AgentAdapter(ProfileAdapter, StoredSessionsAdapter, Protocol):
     def close(self, agent: Any) -> None: ...
 
     def end_session(self, agent: Any, history: list[dict[str, Any]], reason: str) -> None:
-        """A session is over (``reason``: ``closed`` by the host, or ``shutdown`` of
-        its worker): hermes' end of a session (``session_end``), before ``close``.
-        Call it on a thread that runs no turn."""
+        """A session's agent is let go of, before ``close``: it is over (``reason``
+        ``closed`` by the host, or ``shutdown`` of its worker: hermes' end of a
+        session), or unloaded for idleness (``idle``: it goes on later, and its
+        memory provider keeps what it learned so far). See ``session_end``. Call it
+        on a thread that runs no turn."""
         ...
 
     def forget_session(self, session_id: str) -> None:

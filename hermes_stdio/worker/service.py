@@ -362,9 +362,7 @@ class WorkerService(
             with self._lock:
                 if self.sessions.get(p.session_id) is session:
                     del self.sessions[p.session_id]
-            if session.agent is not None:
-                self.adapter.end_session(session.agent, session.history, "closed")
-            self._let_go(session)
+            self._let_go(session, "closed")
             assert self.peer is not None
             self.peer.respond(req.id, encode(t.SessionDestroyResult(True)))
 

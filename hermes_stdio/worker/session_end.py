@@ -1,4 +1,5 @@
-"""hermes' end of a session, for a session a host closed or whose worker stops.
+"""hermes' end of a session, for a session a host closed, whose worker stops, or
+that is unloaded for idleness.
 
 hermes' CLI (on exit), its TUI gateway (as a session closes) and its gateway (as
 a session expires) tell the session's memory provider that the session is over
@@ -8,13 +9,17 @@ plugins' (and shell hooks') ``on_session_finalize``. A worker only closed the
 agent (``AIAgent.close``, which does neither), so an external memory provider
 never kept anything of a session, and a finalize hook never ran.
 
-Contract: ``end(agent, history, reason)`` does both, in hermes' CLI's order,
-for ``agent`` (a session's hermes ``AIAgent``) and its conversation
-``history``: the provider first, then ``on_session_finalize`` with the
-agent's ``session_id`` and ``platform`` and ``reason``. Neither raising stops
-the other, nor reaches the caller (logged). Call it once per session, on a
-thread that runs no turn, before the agent is closed. A session unloaded for
-idleness is not ended: it goes on when it is next used.
+Contract: ``end(agent, history, reason)``, for ``agent`` (a session's hermes
+``AIAgent``) and its conversation ``history``, once per agent, on a thread that
+runs no turn, before the agent is closed:
+- ``closed`` (the host closed the session) or ``shutdown`` (its worker stops):
+  both, in hermes' CLI's order: the provider is handed the conversation and
+  shut down, then ``on_session_finalize`` runs with the agent's ``session_id``
+  and ``platform`` and ``reason``;
+- ``idle`` (unloaded for idleness; it goes on when next used): the provider is
+  handed the conversation so far (``AIAgent.commit_memory_session``), as
+  hermes' gateway does before it evicts an agent from its cache; no hook runs.
+Neither step raising stops the other, nor reaches the caller (logged).
 """
 
 from __future__ import annotations
@@ -23,14 +28,19 @@ from typing import Any
 
 from ..transport.log import log
 
+IDLE = "idle"
+
 
 def end(agent: Any, history: list[dict[str, Any]], reason: str) -> None:
-    shutdown = getattr(agent, "shutdown_memory_provider", None)
-    if callable(shutdown):
+    step = "commit_memory_session" if reason == IDLE else "shutdown_memory_provider"
+    hand_over = getattr(agent, step, None)
+    if callable(hand_over):
         try:
-            shutdown(list(history))
+            hand_over(list(history))
         except Exception as exc:
-            log(f"worker: ending the session's memory provider failed: {exc!r}")
+            log(f"worker: handing the session to its memory provider failed: {exc!r}")
+    if reason == IDLE:
+        return
     try:
         from hermes_cli.plugins import invoke_hook
     except ImportError:

@@ -7,9 +7,11 @@ Contract (a mixin of ``WorkerService``, which provides ``sessions``, ``adapter``
   run turns ``session_idle_s`` unused (nothing when that is 0 or less).
 - ``_unload_idle()`` (the timer) drops each such session from memory, except
   one whose background work goes on (``_working``: kept, unused from now),
-  then closes each dropped one on a thread of its own (``_let_go``) and arms
-  the timer again.
-- ``_let_go(session)`` closes a dropped session's agent, then drops what hermes
+  then lets go of each dropped one on a thread of its own (``_let_go``, reason
+  ``idle``) and arms the timer again.
+- ``_let_go(session, reason)`` tells hermes the session is let go of
+  (``adapter.end_session``: ``idle``, its memory provider keeps what it learned
+  so far; ``closed``, it is over), closes its agent, then drops what hermes
   keeps process-wide under its id (``adapter.forget_session``: its cached
   sudo password, "session" approvals, ...) unless the session was loaded
   again meanwhile (its first turn then drops that on its way in).
@@ -65,13 +67,16 @@ class SessionUnloading:
             )
             # Closing an agent may take a while: never on the timer thread.
             threading.Thread(
-                target=self._let_go, args=(session,), name="close", daemon=True
+                target=self._let_go, args=(session, "idle"), name="close", daemon=True
             ).start()
         self._arm_idle()
 
-    def _let_go(self, session: Session) -> None:
-        """Close a dropped session's agent and what hermes keeps under its id, unless
-        it was loaded again meanwhile (its first turn then drops that on its way in)."""
+    def _let_go(self, session: Session, reason: str) -> None:
+        """End and close a dropped session's agent and what hermes keeps under its id,
+        unless it was loaded again meanwhile (its first turn then drops that on its
+        way in)."""
+        if session.agent is not None:
+            self.adapter.end_session(session.agent, session.history, reason)
         self.adapter.close(session.agent)
         with self._lock:
             again = session.session_id in self.sessions

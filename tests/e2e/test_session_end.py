@@ -1,11 +1,14 @@
 """The end of a session through the real binary and real hermes-agent: when a host
 destroys a session, or its worker stops, hermes is told as its CLI tells it on exit.
 The profile's memory provider keeps what it learned from the conversation, and
-``on_session_finalize`` hooks run. A session unloaded for idleness is not ended."""
+``on_session_finalize`` hooks run. A session unloaded for idleness is handed to the
+memory provider as hermes' gateway hands an agent it evicts, and is not ended."""
 
 from __future__ import annotations
 
 import json
+import os
+import select
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +17,7 @@ import yaml
 from hermes_stdio.testing.host import HostClient
 from hermes_stdio.testing.llm_server import Reply, ScriptedLLM
 
+from .conftest import StartHost
 from .test_hooks import configure, hook_script, payloads
 
 RECALL = '''
@@ -99,16 +103,21 @@ def test_a_stopping_worker_ends_each_session_it_holds(
     assert payload["extra"]["reason"] == "shutdown"
 
 
-def test_the_memory_provider_keeps_a_destroyed_sessions_conversation(
-    host: HostClient, llm: ScriptedLLM, home: Path, tmp_path: Path
-) -> None:
-    kept = tmp_path / "kept.jsonl"
+def recall(home: Path, kept: Path) -> None:
+    """The profile's memory provider: the user's ``recall`` plugin, keeping to ``kept``."""
     plugin = home / "plugins" / "recall"
     plugin.mkdir(parents=True)
     (plugin / "__init__.py").write_text(RECALL.format(kept=str(kept)))
     config = yaml.safe_load((home / "config.yaml").read_text())
     config.setdefault("memory", {})["provider"] = "recall"
     (home / "config.yaml").write_text(yaml.safe_dump(config))
+
+
+def test_the_memory_provider_keeps_a_destroyed_sessions_conversation(
+    host: HostClient, llm: ScriptedLLM, home: Path, tmp_path: Path
+) -> None:
+    kept = tmp_path / "kept.jsonl"
+    recall(home, kept)
     session = one_turn(host, llm, "my cat is called Tom")
     llm.enqueue(Reply.text(["sure"]))
     again = host.request("run/start", {"message": "remember that", "sessionId": session})
@@ -119,3 +128,24 @@ def test_the_memory_provider_keeps_a_destroyed_sessions_conversation(
     ended, shutdown = [json.loads(line) for line in kept.read_text().splitlines()]
     assert ended["said"] == ["my cat is called Tom", "remember that"]
     assert shutdown == {"shutdown": ended["session"]}
+
+
+def test_a_session_unloaded_for_idleness_hands_its_conversation_to_the_memory_provider(
+    start_host: StartHost, llm: ScriptedLLM, home: Path, tmp_path: Path
+) -> None:
+    kept = tmp_path / "kept"
+    os.mkfifo(kept)
+    recall(home, kept)
+    seen = finalize_hooks(home, tmp_path)
+    host = start_host("--session-idle-timeout", "1", "--worker-idle-timeout", "0")
+    host.initialize()
+    reader = os.open(kept, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        session = one_turn(host, llm, "my cat is called Tom")
+        assert select.select([reader], [], [], 60)[0]  # once unloaded
+        [handed] = [json.loads(line) for line in os.read(reader, 65536).splitlines()]
+        assert handed["said"] == ["my cat is called Tom"]  # and not shut down: no line
+        assert host.request("session/status", {"sessionId": session})["loaded"] is False
+        assert finalized(seen) == []  # not ended: it goes on
+    finally:
+        os.close(reader)

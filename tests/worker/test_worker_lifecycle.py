@@ -277,7 +277,8 @@ def test_a_session_unused_for_the_idle_time_is_unloaded_and_its_agent_closed(har
     assert set(harness.service.sessions) == {busy["sessionId"]}
     assert closed.wait(WAIT)  # on a thread of its own
     assert harness.adapter.closed == [harness.adapter.agents[0]]
-    assert harness.adapter.ended == []  # not over: it goes on when next used
+    # not over (it goes on when next used): its memory provider keeps what it has so far
+    assert harness.adapter.ended == [(harness.adapter.agents[0], 2, "idle")]
     assert forgot.wait(WAIT)  # then hermes' state of it: its sudo password, ...
     assert harness.adapter.forgotten == [idle["sessionId"]]
     status = harness.call("session/status", {"sessionId": idle["sessionId"]})["result"]
@@ -293,10 +294,10 @@ def test_a_dropped_session_loaded_again_before_it_is_let_go_keeps_hermes_state(h
     harness.wait_completed(ack["runId"])
     harness.wait_idle(ack["runId"])
     dropped = harness.service.sessions["s1"]
-    harness.service._let_go(dropped)  # still loaded: a new run's session has the id
+    harness.service._let_go(dropped, "idle")  # still loaded: a new run's session has the id
     assert harness.adapter.closed == [dropped.agent] and harness.adapter.forgotten == []
     del harness.service.sessions["s1"]
-    harness.service._let_go(dropped)
+    harness.service._let_go(dropped, "idle")
     assert harness.adapter.forgotten == ["s1"]
 
 
