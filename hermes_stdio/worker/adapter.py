@@ -228,7 +228,7 @@ class HermesAdapter(
             quiet_mode=True,
             verbose_logging=False,
             platform=PLATFORM,
-            session_id=catalog.tip(self._db, session.session_id),
+            session_id=catalog.open_tip(self._db, session.session_id),
             session_db=self._db,
             clarify_callback=self._clarify.callback(session),
             **self.callbacks(sink, session),

@@ -5,6 +5,9 @@ Contract (each function takes hermes' ``SessionDB``):
   compression with ``compression.in_place: false`` continues it under a new
   id (a chain of ``parent_session_id``); this is the chain's newest row, as
   hermes' CLI resumes it (the id itself when there is no chain).
+  ``open_tip(db, session_id)``: the same, for a worker loading the session:
+  that row is marked open again if it was ended (by an earlier close), as
+  hermes' CLI and TUI reopen a session they resume.
 - ``page(db, query, source, archived, workspace, limit, offset)``: hermes'
   session rows, most recently active first, a compression chain as one row
   (projected to its newest continuation), only archived ones when
@@ -161,6 +164,16 @@ def spent(rows: list[dict[str, Any]]) -> Spent:
 
 def tip(db: Any, session_id: str) -> str:
     return str(db.resolve_resume_session_id(session_id) or session_id)
+
+
+def open_tip(db: Any, session_id: str) -> str:
+    newest = tip(db, session_id)
+    row = db.get_session(newest)  # None for a new session: its row comes with its first turn
+    # A live row's end stays once set (hermes' first reason wins): an ended row
+    # a worker goes on in would keep its first end, and could be pruned.
+    if row and row.get("ended_at") is not None and row.get("end_reason") != "compression":
+        db.reopen_session(newest)
+    return newest
 
 
 def _known(db: Any, session_id: str) -> None:

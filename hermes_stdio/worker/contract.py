@@ -300,8 +300,9 @@ class AgentAdapter(ProfileAdapter, StoredSessionsAdapter, Protocol):
     def end_session(self, agent: Any, history: list[dict[str, Any]], reason: str) -> None:
         """A session's agent is let go of, before ``close``: it is over (``reason``
         ``closed`` by the host, or ``shutdown`` of its worker: hermes' end of a
-        session), or unloaded for idleness (``idle``: it goes on later, and its
-        memory provider keeps what it learned so far). See ``session_end``. Call it
+        session), or unloaded for idleness (``idle``: it goes on later, its memory
+        provider keeps what it learned so far, and ``close`` leaves it open in
+        hermes' DB). See ``session_end``. Call it
         on a thread that runs no turn."""
         ...
 

@@ -17,13 +17,16 @@ runs no turn, before the agent is closed:
   shut down, then ``on_session_finalize`` runs with the agent's ``session_id``
   and ``platform`` and ``reason``;
 - ``idle`` (unloaded for idleness; it goes on when next used): the provider is
-  handed the conversation so far (``AIAgent.commit_memory_session``), as
-  hermes' gateway does before it evicts an agent from its cache; no hook runs.
+  handed the conversation so far and shut down too (this agent is dropped; the
+  next one starts its own), but no hook runs and the session's row in hermes'
+  DB is left open when the agent is closed (as hermes' gateway leaves a session
+  whose agent it evicts from its cache).
 Neither step raising stops the other, nor reaches the caller (logged).
 """
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 from ..transport.log import log
@@ -32,8 +35,12 @@ IDLE = "idle"
 
 
 def end(agent: Any, history: list[dict[str, Any]], reason: str) -> None:
-    step = "commit_memory_session" if reason == IDLE else "shutdown_memory_provider"
-    hand_over = getattr(agent, step, None)
+    if reason == IDLE:
+        with contextlib.suppress(Exception):  # what AIAgent.close reads; hermes' gateway sets it
+            agent._end_session_on_close = False
+    # Not commit_memory_session at idle: that leaves the provider's threads and
+    # connections to an agent no one uses again.
+    hand_over = getattr(agent, "shutdown_memory_provider", None)
     if callable(hand_over):
         try:
             hand_over(list(history))

@@ -11,10 +11,11 @@ Contract (a mixin of ``WorkerService``, which provides ``sessions``, ``adapter``
   ``idle``) and arms the timer again.
 - ``_let_go(session, reason)`` tells hermes the session is let go of
   (``adapter.end_session``: ``idle``, its memory provider keeps what it learned
-  so far; ``closed``, it is over), closes its agent, then drops what hermes
-  keeps process-wide under its id (``adapter.forget_session``: its cached
-  sudo password, "session" approvals, ...) unless the session was loaded
-  again meanwhile (its first turn then drops that on its way in).
+  so far and its DB row stays open; ``closed``, it is over), closes its agent,
+  then drops what hermes keeps process-wide under its id
+  (``adapter.forget_session``: its cached sudo password, "session"
+  approvals, ...) unless the session was loaded again meanwhile (its first
+  turn then drops that on its way in).
 """
 
 from __future__ import annotations

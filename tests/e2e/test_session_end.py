@@ -2,13 +2,15 @@
 destroys a session, or its worker stops, hermes is told as its CLI tells it on exit.
 The profile's memory provider keeps what it learned from the conversation, and
 ``on_session_finalize`` hooks run. A session unloaded for idleness is handed to the
-memory provider as hermes' gateway hands an agent it evicts, and is not ended."""
+memory provider as hermes' gateway hands an agent it evicts, and is not ended; its
+row in the profile's DB stays open, and a session used again is open again."""
 
 from __future__ import annotations
 
 import json
 import os
 import select
+import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -130,6 +132,14 @@ def test_the_memory_provider_keeps_a_destroyed_sessions_conversation(
     assert shutdown == {"shutdown": ended["session"]}
 
 
+def ended(home: Path, session: str) -> tuple[float | None, str | None]:
+    """The session's row in the profile's DB: when and why hermes marked it ended."""
+    with sqlite3.connect(home / "state.db") as db:
+        row = db.execute("SELECT ended_at, end_reason FROM sessions WHERE id = ?", (session,))
+        at, reason = row.fetchone()
+    return at, reason
+
+
 def test_a_session_unloaded_for_idleness_hands_its_conversation_to_the_memory_provider(
     start_host: StartHost, llm: ScriptedLLM, home: Path, tmp_path: Path
 ) -> None:
@@ -140,12 +150,37 @@ def test_a_session_unloaded_for_idleness_hands_its_conversation_to_the_memory_pr
     host = start_host("--session-idle-timeout", "1", "--worker-idle-timeout", "0")
     host.initialize()
     reader = os.open(kept, os.O_RDONLY | os.O_NONBLOCK)
+    writer = os.open(kept, os.O_WRONLY)  # so the provider's writes, one by one, are no EOF
     try:
         session = one_turn(host, llm, "my cat is called Tom")
-        assert select.select([reader], [], [], 60)[0]  # once unloaded
-        [handed] = [json.loads(line) for line in os.read(reader, 65536).splitlines()]
-        assert handed["said"] == ["my cat is called Tom"]  # and not shut down: no line
+        got = b""
+        while got.count(b"\n") < 2:  # once unloaded
+            assert select.select([reader], [], [], 60)[0]
+            got += os.read(reader, 65536)
+        handed, shutdown = [json.loads(line) for line in got.splitlines()]
+        assert handed["said"] == ["my cat is called Tom"]
+        assert shutdown == {"shutdown": handed["session"]}  # that agent is done with
         assert host.request("session/status", {"sessionId": session})["loaded"] is False
         assert finalized(seen) == []  # not ended: it goes on
+        assert ended(home, session) == (None, None)
     finally:
+        os.close(writer)
         os.close(reader)
+
+
+def test_a_session_used_again_after_it_was_destroyed_is_open_until_it_ends_again(
+    host: HostClient, llm: ScriptedLLM, home: Path
+) -> None:
+    session = one_turn(host, llm, "hello")
+    host.request("session/destroy", {"sessionId": session})
+    first_end, reason = ended(home, session)
+    assert first_end is not None and reason == "agent_close"
+
+    llm.enqueue(Reply.text(["back"]))
+    again = host.request("run/start", {"message": "again", "sessionId": session})
+    assert host.wait_run_completed(again["runId"], timeout=60).params["status"] == "complete"
+    assert ended(home, session) == (None, None)  # as hermes' CLI reopens what it resumes
+
+    host.request("session/destroy", {"sessionId": session})
+    last_end, reason = ended(home, session)
+    assert last_end is not None and last_end > first_end and reason == "agent_close"

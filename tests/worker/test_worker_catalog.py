@@ -153,3 +153,17 @@ def test_a_conversations_workspace_is_stored_on_its_first_and_newest_rows(db: An
     assert catalog.workspace_of(db, "root") == "/w/app"
     [(row, _)], _ = catalog.page(db, None, None, False, "/w/app", 10, 0)
     assert (row["id"], row["cwd"]) == ("tip", "/w/app")  # listed under its newest row
+
+
+def test_a_session_a_worker_loads_again_is_open_again_at_its_newest_row(db: Any) -> None:
+    db.create_session("root", source="cli")
+    said(db, "root", "first")
+    db.end_session("root", "compression")  # hermes went on under a new id
+    db.create_session("tip", source="cli", parent_session_id="root")
+    said(db, "tip", "second")
+    db.end_session("tip", "agent_close")  # a destroyed session, or a stopped worker's
+
+    assert catalog.open_tip(db, "root") == "tip"
+    assert db.get_session("tip")["ended_at"] is None
+    assert db.get_session("root")["end_reason"] == "compression"  # it stays continued
+    assert catalog.open_tip(db, "new") == "new" and db.get_session("new") is None

@@ -54,12 +54,21 @@ def test_a_session_that_is_over_hands_its_conversation_over_then_finalizes(
     ]
 
 
-def test_an_idle_session_is_handed_over_without_ending_it(
+def test_an_idle_session_is_handed_over_and_its_provider_shut_down_without_ending_it(
     hooks: list[tuple[str, dict[str, Any]]],
 ) -> None:
     agent = Agent()
     session_end.end(agent, HISTORY, session_end.IDLE)
-    assert agent.calls == [("commit", HISTORY)] and hooks == []
+    assert agent.calls == [("shutdown", HISTORY)] and hooks == []
+    assert agent._end_session_on_close is False  # hermes' close leaves its row open
+
+
+def test_a_closed_session_leaves_hermes_to_end_its_row(
+    hooks: list[tuple[str, dict[str, Any]]],
+) -> None:
+    agent = Agent()
+    session_end.end(agent, HISTORY, "closed")
+    assert not hasattr(agent, "_end_session_on_close")
 
 
 def test_a_failing_provider_still_finalizes_and_nothing_reaches_the_caller(
