@@ -16,12 +16,14 @@ hook command, and what it runs, are found in the session's project, as in
 hermes' CLI), else in the process's. Once hermes interrupts the thread the hook
 runs on (its per-thread ``set_interrupt``, which it sets for a turn's thread
 and for its tool threads), or had already, the hook's process group is stopped
-(SIGTERM, then SIGKILL after ``GRACE_S``) and reaped, and the hook exits 130
-(hermes' code for an interrupted command). An interrupted ``pre_tool_call``
-hook blocks its tool call (``INTERRUPTED``: its verdict is unknown, and the
-turn is ending); any other says nothing. Each hook runs in a process group of
-its own. The hook's thread waits on an event: nothing polls. It returns False,
-changing nothing, when hermes lacks one of those functions.
+as ``transport.stop_child`` stops a child (SIGTERM with SIGCONT, SIGKILL after
+``GRACE_S``; what is left of the group once the hook exits is killed), the hook
+is reaped, and it exits 130 (hermes' code for an interrupted command). An
+interrupted ``pre_tool_call`` hook blocks its tool call (``INTERRUPTED``: its
+verdict is unknown, and the turn is ending); any other says nothing. Each hook
+runs in a process group of its own. The hook's thread waits on an event:
+nothing polls. It returns False, changing nothing, when hermes lacks one of
+those functions.
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..transport.log import log
+from ..transport.process import stop_child
 
 _MARK = "_hermes_stdio_hook_runner"
 GRACE_S = 1.0
@@ -89,8 +92,12 @@ def _spawn(
 ) -> dict[str, Any]:
     """hermes' ``_spawn(spec, stdin_json)``, interruptible; its result's keys."""
     result: dict[str, Any] = {
-        **{"returncode": None, "stdout": "", "stderr": "", "timed_out": False},
-        **{"elapsed_seconds": 0.0, "error": None},
+        "returncode": None,
+        "stdout": "",
+        "stderr": "",
+        "timed_out": False,
+        "elapsed_seconds": 0.0,
+        "error": None,
     }
     try:
         argv = shlex.split(os.path.expanduser(spec.command))
@@ -137,7 +144,6 @@ def _run(
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
-            text=True,
             process_group=0,
         )
     except FileNotFoundError:
@@ -153,7 +159,8 @@ def _run(
 
     def talk() -> None:
         try:
-            got["streams"] = proc.communicate(stdin_json, timeout=spec.timeout)
+            out, err = proc.communicate(stdin_json.encode(), timeout=spec.timeout)
+            got["streams"] = (_text(out), _text(err))
         except subprocess.TimeoutExpired:
             got["timed_out"] = True
             _signal(proc, signal.SIGKILL)  # as subprocess.run does, for its group
@@ -174,16 +181,22 @@ def _run(
             result.update(returncode=proc.returncode, stdout=out or "", stderr=err or "")
         result.update(timed_out=got.get("timed_out", False), error=got.get("error"))
         return result
-    for sig in (signal.SIGTERM, signal.SIGKILL):
-        _signal(proc, sig)
-        talking.join(GRACE_S)
-        if not talking.is_alive():
-            break
+    # ``talk`` owns its stdin: the stop goes straight to SIGTERM, then SIGKILL.
+    stop_child(proc, grace_s=0.0, after_stdin_s=0.0, after_term_s=GRACE_S, close_stdin=_nothing)
+    talking.join(GRACE_S)  # a process outside its group may hold its pipes
     streams = got.get("streams") or ("", "")
     return _interrupted(spec, result, streams[1] or "")
 
 
-def _signal(proc: subprocess.Popen[str], sig: int) -> None:
+def _nothing() -> None:
+    pass
+
+
+def _text(data: bytes | None) -> str:
+    return (data or b"").decode("utf-8", "replace")
+
+
+def _signal(proc: subprocess.Popen[bytes], sig: int) -> None:
     if proc.returncode is not None:  # reaped: its group id may be another's by now
         return
     with contextlib.suppress(ProcessLookupError, PermissionError):

@@ -48,14 +48,22 @@ class Running:
     """A hook run on a thread of its own, which tells (through a FIFO) the pids of
     its process and of a child it started, then sleeps far longer than tests wait."""
 
-    def __init__(self, hooks: Any, tmp_path: Path, event: str = "pre_tool_call") -> None:
+    def __init__(
+        self,
+        hooks: Any,
+        tmp_path: Path,
+        event: str = "pre_tool_call",
+        child: str = "subprocess.Popen(['sleep', '300'])",
+    ) -> None:
+        # A child with a pipe of its own says on it when it is set up.
         fifo = tmp_path / "started"
         os.mkfifo(fifo)
         command = script(
             tmp_path,
             "import os, subprocess, sys, time\n"
             "sys.stdin.read()\n"
-            "child = subprocess.Popen(['sleep', '300'])\n"
+            f"child = {child}\n"
+            "if child.stdout: child.stdout.readline()\n"
             "sys.stderr.write('working\\n'); sys.stderr.flush()\n"
             f"with open({str(fifo)!r}, 'w') as out:\n"
             "    out.write(f'{os.getpid()} {child.pid}')\n"
@@ -165,6 +173,35 @@ def test_interrupting_the_hooks_thread_stops_its_process_group_and_blocks_the_ca
         "message": hook_runner.INTERRUPTED,
     }
     assert exited(processes)  # the hook and the child it started
+
+
+def deaf(tmp_path: Path) -> str:
+    """A child that ignores SIGTERM and holds none of the hook's pipes, as it starts."""
+    path = tmp_path / "deaf.py"
+    path.write_text(
+        "import signal, time\n"
+        "signal.signal(signal.SIGTERM, signal.SIG_IGN)\n"
+        "print('set', flush=True)\n"
+        "time.sleep(300)\n"
+    )
+    return (
+        f"subprocess.Popen([sys.executable, {str(path)!r}], stdin=subprocess.DEVNULL,"
+        " stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)"
+    )
+
+
+def test_an_interrupted_hooks_child_that_ignores_sigterm_and_holds_none_of_its_pipes_is_killed(
+    tmp_path: Path,
+) -> None:
+    hooks, interrupt, _ = installed()
+    running = Running(hooks, tmp_path, child=deaf(tmp_path))
+    processes = [exit_of(pid) for pid in running.pids]
+    interrupt.set_interrupt(True, running.thread.ident)
+    try:
+        assert running.ended()["returncode"] == 130
+    finally:
+        interrupt.set_interrupt(False, running.thread.ident)
+    assert exited(processes)  # the hook ends at SIGTERM; its child only at the group's SIGKILL
 
 
 def test_an_interrupted_hook_of_another_event_says_nothing(tmp_path: Path) -> None:
