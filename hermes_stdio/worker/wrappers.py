@@ -20,6 +20,7 @@ import importlib
 import os
 from collections.abc import Callable
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 from . import (
@@ -59,25 +60,16 @@ _USES = (  # what install imports, besides what it may go without
 def require() -> None:
     """Import what ``install`` needs (all of it loaded by ``run_agent`` already):
     ImportError, or what a broken module raises, before anything is wrapped."""
-    for name in _USES:
-        importlib.import_module(name)
+    _hermes()
+
+
+def _hermes() -> SimpleNamespace:
+    """The modules of ``_USES``, each by its last name (``h.terminal_tool``)."""
+    return SimpleNamespace(**{n.rpartition(".")[2]: importlib.import_module(n) for n in _USES})
 
 
 def install(home: Path, run_agent: Any, after_identity: Callable[[], None]) -> None:
-    from agent import file_safety, prompt_builder, skill_utils
-    from hermes_cli import config
-    from tools import (
-        approval,
-        async_delegation,
-        daemon_pool,
-        delegate_tool,
-        file_operations,
-        file_tools,
-        process_registry,
-        registry,
-        terminal_tool,
-    )
-
+    h = _hermes()
     with contextlib.suppress(ImportError):  # a hermes without them swaps nothing
         from agent import agent_init, conversation_loop, process_bootstrap
 
@@ -90,30 +82,30 @@ def install(home: Path, run_agent: Any, after_identity: Callable[[], None]) -> N
         from tools import kanban_tools
 
         session_environ.install_hermes(kanban_tools)
-    process_guard.install(process_registry, terminal_tool, approval, registry)
-    cron_guard.install(approval)
+    process_guard.install(h.process_registry, h.terminal_tool, h.approval, h.registry)
+    cron_guard.install(h.approval)
     # The profile's terminal.* settings, before a cron job can change them.
-    terminal_dir.bridge(terminal_tool)
+    terminal_dir.bridge(h.terminal_tool)
     with contextlib.suppress(ImportError):  # run_agent imports it: no cost
         from cron import scheduler
 
-        cron_cwd.install(scheduler, approval, terminal_tool)
+        cron_cwd.install(scheduler, h.approval, h.terminal_tool)
     cron_run.install(run_agent.AIAgent)
-    reaper.install(terminal_tool)
-    cd_record.install(terminal_tool)
-    file_dir.install(file_tools)
-    relative_paths.install(registry.registry, file_tools)
+    reaper.install(h.terminal_tool)
+    cd_record.install(h.terminal_tool)
+    file_dir.install(h.file_tools)
+    relative_paths.install(h.registry.registry, h.file_tools)
     with contextlib.suppress(ImportError):  # run_agent imports them: no cost
         from agent import runtime_cwd, tool_dispatch_helpers
 
-        agent_dirs.install(run_agent.AIAgent, file_tools, runtime_cwd)
-        batch_plan.install(run_agent.AIAgent, tool_dispatch_helpers, file_tools)
+        agent_dirs.install(run_agent.AIAgent, h.file_tools, runtime_cwd)
+        batch_plan.install(run_agent.AIAgent, tool_dispatch_helpers, h.file_tools)
         with contextlib.suppress(ImportError):  # about 1 ms, once
             from agent import shell_hooks
             from tools import interrupt
 
             hook_runner.install(shell_hooks, interrupt, run_agent, runtime_cwd.resolve_agent_cwd)
-            hooks.install(shell_hooks, config, runtime_cwd)
+            hooks.install(shell_hooks, h.config, runtime_cwd)
     with contextlib.suppress(ImportError):  # run_agent imports it: no cost
         from hermes_cli import plugins
 
@@ -121,11 +113,11 @@ def install(home: Path, run_agent: Any, after_identity: Callable[[], None]) -> N
     shell_identity.install_hermes()
     after_identity()  # its prelude comes after the saved state too
     inturn.install(
-        delegate_tool,
-        async_delegation,
-        daemon_pool,
-        approval,
-        terminal_tool,
+        h.delegate_tool,
+        h.async_delegation,
+        h.daemon_pool,
+        h.approval,
+        h.terminal_tool,
         carry=(SERVING, edit_review.REVIEWING, *_turn_directory()),
         background_carry=(edit_review.REVIEWING,),
     )
@@ -136,8 +128,8 @@ def install(home: Path, run_agent: Any, after_identity: Callable[[], None]) -> N
     profile = os.environ.get("HERMES_STDIO_PROFILE")
     given = os.environ.get("HERMES_STDIO_ROOT")
     root = Path(given) if given else hermes_root(home, profile)
-    fence.install([file_safety, file_tools, file_operations], home, root)
-    skill_files.install(skill_utils, prompt_builder)
+    fence.install([h.file_safety, h.file_tools, h.file_operations], home, root)
+    skill_files.install(h.skill_utils, h.prompt_builder)
 
 
 def _shown_args(name: str, args: Any) -> Any:
