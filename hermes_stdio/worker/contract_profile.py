@@ -19,11 +19,12 @@ from ..protocol import insights as ins
 from ..protocol import toolbox as tx
 from ..protocol.mcp_login import McpLoginResult
 from ..protocol.processes import ProcessInfo, SubagentInfo
-from .catalog import Deleted, Forked, Found, Rewound, Spent
+from .catalog import Deleted, Forked, Rewound, Spent
 from .config_file import ConfigFile
 from .cronjobs import CronJobs
 from .env_vars import EnvVars
 from .memories import Memories
+from .message_search import Found
 from .notices import Notice
 from .profile_accounts import Accounts
 from .skill_docs import SkillDocs

@@ -21,7 +21,7 @@ from ..protocol import types as t
 from ..protocol.mcp_login import McpLoginResult
 from ..protocol.processes import ProcessInfo, SubagentInfo
 from .callbacks import EventSink, agent_callbacks
-from .catalog import Deleted, Forked, Found, Rewound, Spent, UnknownSession
+from .catalog import Deleted, Forked, Rewound, Spent, UnknownSession
 from .config_file import ConfigFile
 from .contract import (
     AgentUnavailable,
@@ -37,6 +37,7 @@ from .cronjobs import CronJobs
 from .env_vars import EnvVars
 from .images import Attachment
 from .memories import Memories
+from .message_search import Found
 from .notices import Notice
 from .profile_accounts import Accounts
 from .runtime import Fingerprint

@@ -41,9 +41,10 @@ from ..protocol.record import Record
 from ..transport import Peer
 from ..wire import ErrorType, Request, RpcError
 from . import checkpoints
-from .catalog import Found, Spent, UnknownSession, snippet_parts
+from .catalog import Spent, UnknownSession
 from .contract import AgentAdapter
 from .jobs import JobQueue
+from .message_search import Found, snippet_parts
 from .messages import public
 from .parts import request_error
 from .runner import AgentNotReady, ready_agent

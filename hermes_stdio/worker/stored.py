@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from ..protocol import insights as ins
-from . import catalog, exports, insights, settings
+from . import catalog, exports, insights, message_search, settings
 from .state import Session
 
 
@@ -66,9 +66,9 @@ class HermesSessions:
         order: str,
         limit: int,
         offset: int,
-    ) -> tuple[list[catalog.Found], int | None]:
+    ) -> tuple[list[message_search.Found], int | None]:
         self._modules()
-        return catalog.search(self._db, query, roles, source, order, limit, offset)
+        return message_search.search(self._db, query, roles, source, order, limit, offset)
 
     def rename_session(self, session_id: str, title: str | None) -> str | None:
         self._modules()

@@ -225,3 +225,14 @@ def db(tmp_path: Path) -> Iterator[Any]:
     store = hermes_state.SessionDB(db_path=tmp_path / "state.db")
     yield store
     store.close()
+
+
+@pytest.fixture
+def said(db: Any) -> Any:
+    """Stores messages in ``db`` as a turn would: ``said(session_id, *contents, role=...)``."""
+
+    def store(session_id: str, *contents: str, role: str = "user", **extra: Any) -> None:
+        for content in contents:
+            db.append_message(session_id=session_id, role=role, content=content, **extra)
+
+    return store
