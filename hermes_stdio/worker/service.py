@@ -15,6 +15,7 @@ Contract:
   ``run/result`` no longer holds the images it was sent.
 - ``worker/shutdown`` interrupts every run, waits for them (bounded), answers,
   then lets the process exit. EOF on stdin does the same without answering.
+  That, and ``session/destroy``, are ``stopping``'s.
 - A session with no run that nothing has used (a run's start or end, a
   request that loads it) for ``session_idle_s`` is unloaded: dropped from
   memory and its agent closed; its history stays in the database, and the
@@ -67,6 +68,7 @@ from .runner import execute_run
 from .shell_methods import ShellMethods
 from .skill_doc_methods import SkillDocMethods
 from .state import Run, RunTable, Session, new_id
+from .stopping import Stopping
 from .tasks import TaskMethods
 from .toggle_methods import ToggleMethods
 from .transcripts import TranscriptMethods
@@ -97,6 +99,7 @@ class WorkerService(
     UsageMethods,
     ExportMethods,
     SessionUnloading,
+    Stopping,
     RunLauncher,
 ):
     def __init__(
@@ -344,74 +347,3 @@ class WorkerService(
                 self.sessions[session_id] = session
             session.last_used_at = int(time.time() * 1000)
             return session
-
-    def _h_session_destroy(self, req: Request, p: t.SessionTarget) -> Any:
-        # Held (and busy) until its run has ended, so no new run of it can overlap
-        # the old one; a request after that gets a fresh session.
-        with self._lock:
-            session = self.sessions.get(p.session_id)
-            if session is None or session.closing:
-                return t.SessionDestroyResult(False)
-            session.closing = True
-            run = session.run
-        if run is not None:
-            self._interrupt(run, "session destroyed", session)
-
-        def finish() -> None:
-            self._join(run)
-            with self._lock:
-                if self.sessions.get(p.session_id) is session:
-                    del self.sessions[p.session_id]
-            self._let_go(session, "closed")
-            assert self.peer is not None
-            self.peer.respond(req.id, encode(t.SessionDestroyResult(True)))
-
-        threading.Thread(target=finish, name="destroy", daemon=True).start()
-        return _DEFERRED
-
-    def _join(self, run: Run | None) -> None:
-        thread = self._threads.get(run.run_id) if run is not None else None
-        if thread is not None:
-            thread.join(self.stop_timeout)
-
-    # --- lifecycle ---------------------------------------------------------
-
-    def _h_worker_shutdown(self, req: Request, p: t.EmptyParams) -> Any:
-        def finish() -> None:
-            self.stop_runs()
-            assert self.peer is not None
-            self.peer.respond(req.id, None)
-            self.exit_reason = "worker/shutdown requested"
-            self.done.set()
-
-        threading.Thread(target=finish, name="shutdown", daemon=True).start()
-        return _DEFERRED
-
-    def stop_runs(self) -> None:
-        """Interrupt every run and wait for each to complete (bounded); once per process."""
-        with self._lock:
-            if self._stopped:
-                return
-            self._stopped = True
-        self.stop_commands()
-        runs = self.runs.active()
-        for run in runs:
-            run.worker_stopping = True
-            self._interrupt(run, "worker stopping")
-        deadline = time.monotonic() + self.stop_timeout
-        for run in runs:
-            thread = self._threads.get(run.run_id)
-            if thread is not None:
-                thread.join(max(0.0, deadline - time.monotonic()))
-                if thread.is_alive():  # stuck past the bound: keep what the turn did so far
-                    session = self.sessions.get(run.session_id)
-                    if session is not None and session.agent is not None:
-                        self.adapter.save_transcript(session.agent)
-            # A run stuck past the bound still gets its terminal notification.
-            run.complete("interrupted", None, None)  # as worker_stopped (Run.complete)
-        self.join_commands()
-        for session in list(self.sessions.values()):
-            self._next_notice(session)  # stopped: hands what still waits back to hermes
-            if session.agent is not None:
-                self.adapter.end_session(session.agent, session.history, "shutdown")
-            self.adapter.close(session.agent)
