@@ -429,6 +429,20 @@ HOST_METHODS: dict[str, Method] = _methods(
         "Enable or disable a toolset for the profile's agents (hermes' platform_toolsets.cli).",
     ),
     Method(
+        "plugin/list",
+        t.WorkerTarget,
+        x.PluginListResult,
+        "profile",
+        "The profile's hermes plugins, each loaded or not, and whether its config enables it.",
+    ),
+    Method(
+        "plugin/setEnabled",
+        x.PluginSetEnabledParams,
+        x.PluginResult,
+        "profile",
+        "Enable or disable a plugin for the profile (hermes' plugins.enabled and .disabled).",
+    ),
+    Method(
         "reference/complete",
         i.ReferenceCompleteParams,
         i.ReferenceCompleteResult,

@@ -1,6 +1,7 @@
 """What a profile gives its agents besides sessions: slash commands (its skills
-and skill bundles), its skills (enabled or not), MCP servers, and the tools the
-model is offered. Names follow ``types``: snake_case here, camelCase on the wire.
+and skill bundles), its skills and toolsets (enabled or not), its hermes
+plugins, MCP servers, and the tools the model is offered. Names follow
+``types``: snake_case here, camelCase on the wire.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from .names import SessionId, WorkerKey
 from .record import Record, doc_field
 
 MAX_TOGGLE_NAME = 64  # a skill's or toolset's name: hermes cuts a skill's to this
+MAX_PLUGIN_NAME = 256  # a plugin's key is <category>/<name>, each a directory's name
 
 McpServerState = Literal["connected", "connecting", "failed", "disabled", "configured"]
 
@@ -145,3 +147,51 @@ class ToolsetSetEnabledParams(Record):
 
 class ToolsetResult(Record):
     toolset: ToolsetInfo = doc_field("The toolset as it is now.")
+
+
+class PluginInfo(Record):
+    key: str = doc_field(
+        "Its id, as plugins.enabled and plugins.disabled name it: its directory's name,"
+        " or <category>/<name> (e.g. observability/langfuse)."
+    )
+    name: str = doc_field("The name its manifest (plugin.yaml) gives.")
+    version: str | None = doc_field("Its manifest's version; null for none.")
+    description: str | None = doc_field("What it does, from its manifest; null for nothing.")
+    source: str = doc_field(
+        "Where hermes found it: bundled (ships with hermes), user (the profile's plugins/"
+        " folder), entrypoint (an installed Python package), project."
+    )
+    kind: str | None = doc_field(
+        "hermes' kind of plugin (standalone, backend, exclusive, platform...), as the"
+        " worker answering loaded it; null when that worker has not seen it."
+    )
+    enabled: bool = doc_field(
+        "Whether the profile's config.yaml lets it load: named by plugins.enabled (a bundled"
+        " backend needs not be) and not by plugins.disabled. The profile's next worker"
+        " loads it so."
+    )
+    active: bool = doc_field("Whether it is loaded, and on, in the worker answering now.")
+    reason: str | None = doc_field(
+        "hermes' reason it is not loaded in that worker (not enabled, disabled, its load"
+        " error...); null when it is."
+    )
+    tools: int = doc_field("The tools it registered in that worker.")
+    hooks: int = doc_field("The hooks it registered in that worker.")
+    commands: int = doc_field("The slash commands it registered in that worker.")
+
+
+class PluginListResult(Record):
+    plugins: list[PluginInfo] = doc_field("Each plugin hermes finds for the profile, by key.")
+
+
+class PluginSetEnabledParams(Record):
+    name: Annotated[str, Name(MAX_PLUGIN_NAME)] = doc_field(
+        "The plugin's key, or the name its manifest gives."
+    )
+    enabled: bool = doc_field("Whether the profile's config lets it load.")
+    profile: str | None = doc_field("Hermes profile; default when absent.", None)
+    worker_key: WorkerKey | None = doc_field("Worker isolation key.", None)
+
+
+class PluginResult(Record):
+    plugin: PluginInfo = doc_field("The plugin as it is now.")

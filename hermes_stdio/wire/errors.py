@@ -194,6 +194,11 @@ class ErrorType(Enum):
         "account_login_failed",
         "The provider gave no sign-in code (unreachable, or it refused).",
     )
+    UNKNOWN_PLUGIN = (
+        -32047,
+        "unknown_plugin",
+        "No plugin hermes finds for the profile has that key or name.",
+    )
 
     def __init__(self, code: int, type_: str, summary: str) -> None:
         self.code = code

@@ -26,6 +26,7 @@ from .env_vars import EnvVars
 from .memories import Memories
 from .message_search import Found
 from .notices import Notice
+from .plugin_toggles import PluginToggles
 from .profile_accounts import Accounts
 from .skill_docs import SkillDocs
 from .skill_toggles import SkillToggles
@@ -117,6 +118,12 @@ class ProfileAdapter(Protocol):
     def toolset_toggles(self) -> ToolsetToggles | None:
         """The profile's toolsets, enabled or not, through hermes' rules and its
         config (``toolset_toggles``); None when the agent has no toolsets."""
+        ...
+
+    def plugin_toggles(self) -> PluginToggles | None:
+        """The profile's hermes plugins, loaded or not and enabled or not, through
+        hermes' discovery, its plugin manager and its config (``plugin_toggles``);
+        None when the agent loads no plugins."""
         ...
 
     def watch_processes(self, deliver: Callable[[Change, str, ProcessInfo], None]) -> None:

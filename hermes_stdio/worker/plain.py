@@ -39,6 +39,7 @@ from .images import Attachment
 from .memories import Memories
 from .message_search import Found
 from .notices import Notice
+from .plugin_toggles import PluginToggles
 from .profile_accounts import Accounts
 from .runtime import Fingerprint
 from .skill_docs import SkillDocs
@@ -181,6 +182,9 @@ class PlainAdapterMethods:
 
     def toolset_toggles(self) -> ToolsetToggles | None:
         return None  # has no toolsets
+
+    def plugin_toggles(self) -> PluginToggles | None:
+        return None  # loads no plugins
 
     def working_sessions(self, session_ids: list[str]) -> set[str]:
         return set()

@@ -1,5 +1,6 @@
-"""A profile's skills and toolsets, each on or off for its agents: the
-``skill_toggles`` and ``toolset_toggles`` part of ``adapter.HermesAdapter``.
+"""A profile's skills, toolsets and plugins, each on or off for its agents: the
+``skill_toggles``, ``toolset_toggles`` and ``plugin_toggles`` part of
+``adapter.HermesAdapter``.
 
 Contract: ``HermesToggles`` is a mixin of ``HermesAdapter`` (which provides
 ``_modules``, importing hermes-agent, and ``config_file``) and implements
@@ -9,7 +10,8 @@ disabled lists; the toolsets its ``hermes tools`` lets a ``cli`` user configure
 (labelled as its dashboard labels them), their tools, its resolution of the
 enabled set and its rule for saving one (``_save_platform_tools``), run on a
 copy with its own write held back, so that only ``config_file`` writes; and its
-overlay of the administrator's managed scope, which hermes' agents see.
+overlay of the administrator's managed scope, which hermes' agents see; hermes'
+plugin discovery (as ``hermes plugins list`` finds them) and its plugin manager.
 It also implements ``skill_docs`` (one per adapter) with the functions behind
 hermes' ``skill_manage`` tool and its skills prompt cache.
 """
@@ -20,7 +22,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from . import config_file, skill_toggles, toolset_toggles
+from . import config_file, plugin_toggles, skill_toggles, toolset_toggles
 from . import skill_docs as docs
 from .keys import PLATFORM
 
@@ -110,6 +112,31 @@ class HermesToggles:
                 tools=lambda name: sorted(set(toolsets.resolve_toolset(name))),
                 enabled=enabled,
                 apply=apply,
+                config=self.config_file,
+                effective=managed_scope.apply_managed_overlay,
+            )
+        )
+
+    def plugin_toggles(self) -> plugin_toggles.PluginToggles:
+        self._modules()
+        from hermes_cli import managed_scope
+        from hermes_cli import plugins as hermes_plugins
+        from hermes_cli.plugins_cmd import _discover_all_plugins
+
+        def found() -> list[plugin_toggles.Found]:
+            return [
+                (str(name), str(version or ""), str(about or ""), str(source), str(key))
+                for name, version, about, source, _path, key in _discover_all_plugins()
+            ]
+
+        def loaded() -> list[dict[str, Any]]:
+            hermes_plugins.discover_plugins()  # once per process: done by now, as a rule
+            return list(hermes_plugins.get_plugin_manager().list_plugins())
+
+        return plugin_toggles.PluginToggles(
+            plugin_toggles.HermesPlugins(
+                found=found,
+                loaded=loaded,
                 config=self.config_file,
                 effective=managed_scope.apply_managed_overlay,
             )

@@ -1,16 +1,18 @@
-"""``skill/list``, ``skill/setEnabled``, ``toolset/list`` and
-``toolset/setEnabled``: the profile's skills and toolsets, each enabled for its
-agents or not, through ``skill_toggles`` and ``toolset_toggles``.
+"""``skill/list``, ``skill/setEnabled``, ``toolset/list``, ``toolset/setEnabled``,
+``plugin/list`` and ``plugin/setEnabled``: the profile's skills, toolsets and
+hermes plugins, each enabled or not, through ``skill_toggles``,
+``toolset_toggles`` and ``plugin_toggles``.
 
 Contract (a mixin of ``WorkerService``, which provides ``adapter``, ``profile``
 and ``answer_off_reader``): each request is answered off the reader (a change
 waits for other writers' lock on config.yaml). A name no skill (toolset) of the
-profile has is ``unknown_skill`` (``unknown_toolset``), ``data.name``; a change
+profile has is ``unknown_skill`` (``unknown_toolset``, ``unknown_plugin``),
+``data.name``; a change
 hermes' install or its managed scope forbids is ``config_read_only``
 (``data.keyPath``); a config.yaml hermes could not use, or whose ``skills``
 setting is not what hermes reads, is ``profile_unreadable`` (``data.file``); a
 file other writers kept changing is ``config_conflict``; an agent without
-skills or toolsets (the synthetic one) is ``agent_unavailable``.
+skills, toolsets or plugins (the synthetic one) is ``agent_unavailable``.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from ..protocol.record import Record
 from ..wire import ErrorType, Request, RpcError
 from .contract import AgentAdapter
 from .parts import answer_through, config_refusal
+from .plugin_toggles import PluginToggles, UnknownPlugin
 from .skill_toggles import SkillToggles, UnknownSkill
 from .toolset_toggles import ToolsetToggles, UnknownToolset
 
@@ -46,6 +49,10 @@ class ToggleMethods:
             if isinstance(exc, UnknownToolset):
                 return RpcError(
                     ErrorType.UNKNOWN_TOOLSET, f"no toolset of the profile is {exc}", name=str(exc)
+                )
+            if isinstance(exc, UnknownPlugin):
+                return RpcError(
+                    ErrorType.UNKNOWN_PLUGIN, f"no plugin of the profile is {exc}", name=str(exc)
                 )
             return config_refusal(self.profile, exc)
 
@@ -72,3 +79,14 @@ class ToggleMethods:
             return x.ToolsetResult(toolsets.set_enabled(p.name, p.enabled))
 
         return self._toggle(req, "toolsets", self.adapter.toolset_toggles, toggle)
+
+    def _h_plugin_list(self, req: Request, p: t.WorkerTarget) -> object:
+        return self._toggle(
+            req, "plugins", self.adapter.plugin_toggles, lambda s: x.PluginListResult(s.listed())
+        )
+
+    def _h_plugin_setEnabled(self, req: Request, p: x.PluginSetEnabledParams) -> object:
+        def toggle(plugins: PluginToggles) -> Record:
+            return x.PluginResult(plugins.set_enabled(p.name, p.enabled))
+
+        return self._toggle(req, "plugins", self.adapter.plugin_toggles, toggle)

@@ -1797,6 +1797,90 @@ export interface PlanItem {
   status: 'pending' | 'in_progress' | 'completed' | 'cancelled';
 }
 
+export interface PluginInfo {
+  /**
+   * Its id, as plugins.enabled and plugins.disabled name it: its directory's name, or <category>/<name> (e.g. observability/langfuse).
+   */
+  key: string;
+  /**
+   * The name its manifest (plugin.yaml) gives.
+   */
+  name: string;
+  /**
+   * Its manifest's version; null for none.
+   */
+  version: string | null;
+  /**
+   * What it does, from its manifest; null for nothing.
+   */
+  description: string | null;
+  /**
+   * Where hermes found it: bundled (ships with hermes), user (the profile's plugins/ folder), entrypoint (an installed Python package), project.
+   */
+  source: string;
+  /**
+   * hermes' kind of plugin (standalone, backend, exclusive, platform...), as the worker answering loaded it; null when that worker has not seen it.
+   */
+  kind: string | null;
+  /**
+   * Whether the profile's config.yaml lets it load: named by plugins.enabled (a bundled backend needs not be) and not by plugins.disabled. The profile's next worker loads it so.
+   */
+  enabled: boolean;
+  /**
+   * Whether it is loaded, and on, in the worker answering now.
+   */
+  active: boolean;
+  /**
+   * hermes' reason it is not loaded in that worker (not enabled, disabled, its load error...); null when it is.
+   */
+  reason: string | null;
+  /**
+   * The tools it registered in that worker.
+   */
+  tools: number;
+  /**
+   * The hooks it registered in that worker.
+   */
+  hooks: number;
+  /**
+   * The slash commands it registered in that worker.
+   */
+  commands: number;
+}
+
+export interface PluginListResult {
+  /**
+   * Each plugin hermes finds for the profile, by key.
+   */
+  plugins: PluginInfo[];
+}
+
+export interface PluginResult {
+  /**
+   * The plugin as it is now.
+   */
+  plugin: PluginInfo;
+}
+
+export interface PluginSetEnabledParams {
+  /**
+   * The plugin's key, or the name its manifest gives.
+   */
+  name: string;
+  /**
+   * Whether the profile's config lets it load.
+   */
+  enabled: boolean;
+  /**
+   * Hermes profile; default when absent.
+   */
+  profile?: string | null;
+  /**
+   * Worker isolation key.
+   */
+  workerKey?: string | null;
+}
+
 export interface ProcessExitedNotification {
   /**
    * The session whose agent started it.
@@ -4973,6 +5057,10 @@ export interface HostRequests {
   'memory/replace': { params: MemoryReplaceParams; result: MemoryStoreResult };
   /** The models the profile can use, by provider, for a model picker. */
   'model/list': { params: ModelListParams; result: ModelListResult };
+  /** The profile's hermes plugins, each loaded or not, and whether its config enables it. */
+  'plugin/list': { params: WorkerTarget; result: PluginListResult };
+  /** Enable or disable a plugin for the profile (hermes' plugins.enabled and .disabled). */
+  'plugin/setEnabled': { params: PluginSetEnabledParams; result: PluginResult };
   /** Kill a background process a session's agent started. */
   'process/kill': { params: ProcessKillParams; result: ProcessKillResult };
   /** The background processes a session's agent started, running or recently finished. */
@@ -5207,6 +5295,8 @@ export const HOST_REQUEST_METHODS: readonly HostRequestMethod[] = [
   'memory/remove',
   'memory/replace',
   'model/list',
+  'plugin/list',
+  'plugin/setEnabled',
   'process/kill',
   'process/list',
   'profile/create',
@@ -5372,5 +5462,6 @@ export const ERROR_CODES = {
   'mcp_login_failed': -32044,
   'unknown_account_login': -32045,
   'account_login_failed': -32046,
+  'unknown_plugin': -32047,
 } as const;
 export type ErrorDataType = keyof typeof ERROR_CODES;
