@@ -24,6 +24,16 @@ class SessionContextParams(Record):
     )
 
 
+class ContextPart(Record):
+    id: str = doc_field(
+        "What it is: system_prompt, tool_definitions, rules (context files), skills (their"
+        " index), mcp (MCP servers' tools), subagent_definitions, memory, conversation,"
+        " instructions (the session's own)."
+    )
+    label: str = doc_field("hermes' title for it, e.g. Tool definitions.")
+    tokens: int = doc_field("Its rough tokens (about 4 characters each).")
+
+
 class SessionContextResult(Record):
     session_id: str = doc_field("The session.")
     model: str | None = doc_field("The session's model.")
@@ -34,6 +44,15 @@ class SessionContextResult(Record):
     tool_tokens: int = doc_field("Of the fixed ones, the tool schemas'.")
     message_count: int = doc_field("Messages in the estimated history.")
     tool_count: int = doc_field("Tools the agent offers the model.")
+    breakdown: list[ContextPart] = doc_field(
+        "The request's make-up as hermes' context breakdown gives it, a context meter's"
+        " segments (parts with tokens only; they add up to about tokens); empty when"
+        " hermes gives none."
+    )
+    last_prompt_tokens: int | None = doc_field(
+        "The prompt tokens the provider counted for the session's last request; null"
+        " before its first in this worker, or when the provider reports none."
+    )
 
 
 class TokenUsage(Record):

@@ -243,7 +243,11 @@ class HermesAdapter(
     ) -> dict[str, Any]:
         from agent.model_metadata import estimate_request_tokens_rough
 
-        return estimate(agent, messages, instructions, estimate_request_tokens_rough)
+        try:
+            from agent.context_breakdown import compute_session_context_breakdown as parts
+        except ImportError:  # a hermes without it: no segments
+            parts = None
+        return estimate(agent, messages, instructions, estimate_request_tokens_rough, parts)
 
     def expand_references(
         self, agent: Any, session: Session, message: str

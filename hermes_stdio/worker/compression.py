@@ -29,9 +29,12 @@ Contract:
   its ``/compress`` does; an empty history stays empty.
 - ``recall_compression(db, session)`` keeps a session's choice in the
   profile's database, so a session resumed by another worker keeps it.
-- ``estimate(agent, messages, instructions, rough)`` is what
+- ``estimate(agent, messages, instructions, rough, breakdown)`` is what
   ``session/estimateContext`` reports: the request's rough size against the
-  agent's context window.
+  agent's context window, its make-up by hermes' ``breakdown`` (its context
+  breakdown function; none when None or it fails, logged) with the session's
+  own instructions as a part of their own, and the provider's count of the
+  last request.
 """
 
 from __future__ import annotations
@@ -39,6 +42,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Literal
 
+from ..protocol.usage import ContextPart
 from ..transport.log import log
 from .messages import public
 from .state import Session
@@ -181,7 +185,11 @@ def recall_compression(db: Any, session: Session) -> None:
 
 
 def estimate(
-    agent: Any, messages: list[dict[str, Any]], instructions: str | None, rough: Any
+    agent: Any,
+    messages: list[dict[str, Any]],
+    instructions: str | None,
+    rough: Any,
+    breakdown: Callable[[Any, list[dict[str, Any]]], dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
     """How full an agent's next request with ``messages`` would be, by hermes' rough
     estimator: the keyword fields of ``SessionContextResult`` after ``model``."""
@@ -203,4 +211,33 @@ def estimate(
         "tool_tokens": max(0, fixed - system),
         "message_count": len(messages),
         "tool_count": len(tools),
+        "breakdown": _parts(agent, messages, instructions, rough, breakdown),
+        "last_prompt_tokens": _positive(getattr(compressor, "last_prompt_tokens", None)),
     }
+
+
+def _parts(
+    agent: Any,
+    messages: list[dict[str, Any]],
+    instructions: str | None,
+    rough: Any,
+    breakdown: Callable[[Any, list[dict[str, Any]]], dict[str, Any]] | None,
+) -> list[ContextPart]:
+    parts: list[ContextPart] = []
+    try:
+        got = breakdown(agent, messages) if breakdown is not None else {}
+        for c in got.get("categories") or ():
+            parts.append(
+                ContextPart(id=str(c["id"]), label=str(c["label"]), tokens=int(c["tokens"]))
+            )
+    except Exception as exc:  # a meter without segments, not a failed request
+        log(f"worker: hermes' context breakdown failed: {exc!r}")
+        parts = []
+    own = int(rough([], system_prompt=instructions, tools=None)) if instructions else 0
+    if own > 0:  # hermes' breakdown knows nothing of them
+        parts.append(ContextPart(id="instructions", label="Instructions", tokens=own))
+    return parts
+
+
+def _positive(value: Any) -> int | None:
+    return value if isinstance(value, int) and value > 0 else None

@@ -347,6 +347,8 @@ class PlainAdapterMethods:
             "tool_tokens": 0,
             "message_count": len(messages),
             "tool_count": 0,
+            "breakdown": [],
+            "last_prompt_tokens": None,
         }
 
     def resolve_model(self, model: str, provider: str | None) -> str | None:

@@ -127,3 +127,15 @@ def test_estimate_context_gives_rough_tokens_against_the_models_window(
     # A new session: no history yet, the same fixed cost.
     fresh = host.request("session/estimateContext", {"sessionId": "sess-estimate-new"})
     assert fresh["messageCount"] == 0 and fresh["fixedTokens"] == est["fixedTokens"]
+    # hermes' breakdown, a context meter's segments: about the whole.
+    parts = {p["id"]: p["tokens"] for p in est["breakdown"]}
+    assert {"system_prompt", "tool_definitions", "conversation"} <= set(parts)
+    assert all(n > 0 for n in parts.values())
+    assert abs(sum(parts.values()) - est["tokens"]) <= est["tokens"] // 10
+    grown = {p["id"]: p["tokens"] for p in big["breakdown"]}
+    assert grown["conversation"] > parts["conversation"] + 1000
+    told = {"sessionId": sid, "instructions": "Answer in French. " * 40}
+    own = host.request("session/estimateContext", told)["breakdown"]
+    assert [p["tokens"] for p in own if p["id"] == "instructions"] == [180]
+    # What the provider counted for the last request: none yet for a new session.
+    assert est["lastPromptTokens"] > 0 and fresh["lastPromptTokens"] is None

@@ -10,7 +10,8 @@ from typing import Any
 
 from test_worker_clarify import Wire, session_with_run
 
-from hermes_stdio.worker.compression import CompressionBridge, delegate_compression
+from hermes_stdio.protocol.usage import ContextPart
+from hermes_stdio.worker.compression import CompressionBridge, delegate_compression, estimate
 from hermes_stdio.worker.state import Session
 
 WAIT = 10.0
@@ -197,3 +198,32 @@ def test_host_messages_the_estimator_cannot_count_still_compress_without_a_token
     assert out["r"] == NEW
     closed = wire.wait_method("compression/resolved")
     assert (closed["outcome"], closed["messageCount"], closed["tokens"]) == ("compressed", 1, None)
+
+
+class Estimated:
+    """hermes' agent, in short: what estimate reads of it."""
+
+    _cached_system_prompt = "You are hermes."
+    tools = [{"name": "terminal"}]
+    context_compressor = type("Compressor", (), {"context_length": 1000, "last_prompt_tokens": 0})
+
+
+def test_an_estimate_gives_hermes_breakdown_and_the_sessions_instructions_as_a_part() -> None:
+    def breakdown(agent: Any, messages: list[dict[str, Any]]) -> dict[str, Any]:
+        assert messages == NEW
+        return {"categories": [{"id": "conversation", "label": "Conversation", "tokens": 5}]}
+
+    got = estimate(Estimated(), NEW, "Be brief, please", rough, breakdown)
+    assert got["breakdown"] == [
+        ContextPart(id="conversation", label="Conversation", tokens=5),
+        ContextPart(id="instructions", label="Instructions", tokens=16),
+    ]
+    assert got["last_prompt_tokens"] is None  # hermes' 0: no request yet
+
+
+def test_a_failing_breakdown_leaves_the_estimate_without_segments() -> None:
+    def breakdown(agent: Any, messages: list[dict[str, Any]]) -> dict[str, Any]:
+        raise RuntimeError("hermes changed")
+
+    got = estimate(Estimated(), NEW, None, rough, breakdown)
+    assert got["breakdown"] == [] and got["tokens"] > 0

@@ -750,6 +750,21 @@ export interface ConfigWriteResult {
   warnings: string[];
 }
 
+export interface ContextPart {
+  /**
+   * What it is: system_prompt, tool_definitions, rules (context files), skills (their index), mcp (MCP servers' tools), subagent_definitions, memory, conversation, instructions (the session's own).
+   */
+  id: string;
+  /**
+   * hermes' title for it, e.g. Tool definitions.
+   */
+  label: string;
+  /**
+   * Its rough tokens (about 4 characters each).
+   */
+  tokens: number;
+}
+
 export interface CronCreateParams {
   /**
    * When to run, as hermes takes it: 30m (once, in 30 minutes), every 2h, a cron expression (0 9 * * *), or an ISO time (once).
@@ -2890,6 +2905,14 @@ export interface SessionContextResult {
    * Tools the agent offers the model.
    */
   toolCount: number;
+  /**
+   * The request's make-up as hermes' context breakdown gives it, a context meter's segments (parts with tokens only; they add up to about tokens); empty when hermes gives none.
+   */
+  breakdown: ContextPart[];
+  /**
+   * The prompt tokens the provider counted for the session's last request; null before its first in this worker, or when the provider reports none.
+   */
+  lastPromptTokens: number | null;
 }
 
 export interface SessionDeleteParams {
