@@ -338,6 +338,13 @@ HOST_METHODS: dict[str, Method] = _methods(
         "The models the profile can use, by provider, for a model picker.",
     ),
     Method(
+        "model/oneShot",
+        pv.ModelOneShotParams,
+        pv.ModelOneShotResult,
+        "profile",
+        "One request to a model outside any conversation, e.g. a commit message for a diff.",
+    ),
+    Method(
         "account/login",
         ac.AccountLoginParams,
         ac.AccountLoginResult,

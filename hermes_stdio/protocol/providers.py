@@ -1,6 +1,6 @@
 """The models a profile can use, by provider, for a host's model picker (to choose what
-session/switchModel and run/start name). Names follow ``types``: snake_case here,
-camelCase on the wire.
+session/switchModel and run/start name), and one-shot requests to a model outside any
+conversation. Names follow ``types``: snake_case here, camelCase on the wire.
 """
 
 from __future__ import annotations
@@ -51,3 +51,41 @@ class ModelListResult(Record):
     providers: list[ProviderModels] = doc_field(
         "The providers the profile can use (with credentials), in hermes' order."
     )
+
+
+MAX_ONE_SHOT_TEXT = 1_048_576  # characters of a one-shot's instructions, input or diff
+
+
+class CommitMessagePrompt(Record):
+    diff: str = doc_field("The changes to describe (hermes sends the first 12,000 characters).")
+    recent_commits: str | None = doc_field(
+        "Recent commit subjects of the repository, whose style to match.", default=None
+    )
+    avoid: str | None = doc_field(
+        "A message proposed already: write a different one (for a Regenerate button).",
+        default=None,
+    )
+
+
+class ModelOneShotParams(Record):
+    instructions: str | None = doc_field("The request's system instructions.", default=None)
+    input: str | None = doc_field("The text the model answers.", default=None)
+    commit_message: CommitMessagePrompt | None = doc_field(
+        "Ask with hermes' own prompt for a commit message (Conventional Commits) instead of"
+        " instructions and input.",
+        default=None,
+    )
+    temperature: float | None = doc_field(
+        "Sampling temperature, 0 to 2; hermes' 0.3 when absent.", default=None
+    )
+    session_id: SessionId | None = doc_field(
+        "Use this session's model and provider (when its worker has it loaded); else hermes'"
+        " model for auxiliary tasks (its title model).",
+        default=None,
+    )
+    profile: str | None = doc_field("Hermes profile; default when absent.", default=None)
+    worker_key: WorkerKey | None = doc_field("Worker isolation key.", default=None)
+
+
+class ModelOneShotResult(Record):
+    text: str = doc_field("The model's answer, without a code fence around it.")

@@ -365,7 +365,7 @@ class RoutedMethods:
         self._forward(req, self.pool.slot(*self._target(p.session_id, p.profile, p.worker_key)))
 
     # The same targeting: a session's worker, else the profile's.
-    _h_tool_list = _h_reference_complete = _h_model_list
+    _h_tool_list = _h_reference_complete = _h_model_oneShot = _h_model_list
 
     def _h_session_list(self, req: Request, p: t.SessionListParams) -> None:
         slot = self._running(self._key(p.profile, p.worker_key))

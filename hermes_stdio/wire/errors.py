@@ -199,6 +199,11 @@ class ErrorType(Enum):
         "unknown_plugin",
         "No plugin hermes finds for the profile has that key or name.",
     )
+    MODEL_CALL_FAILED = (
+        -32048,
+        "model_call_failed",
+        "The model gave no answer: no provider is set up, or it failed or timed out.",
+    )
 
     def __init__(self, code: int, type_: str, summary: str) -> None:
         self.code = code

@@ -77,11 +77,13 @@ from pathlib import Path
 from typing import Any
 
 from ..protocol import events as ev
+from ..protocol.providers import ModelOneShotParams
 from . import (
     catalog,
     context_files,
     cron_run,
     images,
+    one_shot,
     plugin_scope,
     references,
     session_end,
@@ -248,6 +250,12 @@ class HermesAdapter(
         except ImportError:  # a hermes without it: no segments
             parts = None
         return estimate(agent, messages, instructions, estimate_request_tokens_rough, parts)
+
+    def one_shot(self, agent: Any, request: ModelOneShotParams) -> str:
+        self._modules()  # the profile's keys and config, as for a turn
+        from agent.oneshot import run_oneshot
+
+        return one_shot.ask(run_oneshot, agent, request)
 
     def expand_references(
         self, agent: Any, session: Session, message: str

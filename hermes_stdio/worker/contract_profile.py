@@ -19,6 +19,7 @@ from ..protocol import insights as ins
 from ..protocol import toolbox as tx
 from ..protocol.mcp_login import McpLoginResult
 from ..protocol.processes import ProcessInfo, SubagentInfo
+from ..protocol.providers import ModelOneShotParams
 from .catalog import Deleted, Forked, Rewound, Spent
 from .config_file import ConfigFile
 from .cronjobs import CronJobs
@@ -47,6 +48,12 @@ class ProfileAdapter(Protocol):
         """hermes' picker payload: ``model``, ``provider`` (``agent``'s when given, else
         the profile's) and ``providers`` (``slug``, ``name``, ``models`` ...; with
         ``unconfigured``, those without credentials too)."""
+        ...
+
+    def one_shot(self, agent: Any, request: ModelOneShotParams) -> str:
+        """One request to a model outside any conversation (``one_shot.ask``), with
+        ``agent``'s model when given; ``AgentUnavailable`` for an agent without a
+        model."""
         ...
 
     def offered_tools(self, agent: Any) -> dict[str, Any]:

@@ -20,6 +20,7 @@ from ..protocol import toolbox as tx
 from ..protocol import types as t
 from ..protocol.mcp_login import McpLoginResult
 from ..protocol.processes import ProcessInfo, SubagentInfo
+from ..protocol.providers import ModelOneShotParams
 from .callbacks import EventSink, agent_callbacks
 from .catalog import Deleted, Forked, Rewound, Spent, UnknownSession
 from .config_file import ConfigFile
@@ -234,6 +235,9 @@ class PlainAdapterMethods:
 
     def model_catalog(self, agent: Any, refresh: bool, unconfigured: bool) -> dict[str, Any]:
         return {"providers": []}  # no providers to choose from
+
+    def one_shot(self, agent: Any, request: ModelOneShotParams) -> str:
+        raise AgentUnavailable("this worker's agent has no model to ask")
 
     def stored_sessions(
         self,

@@ -58,6 +58,7 @@ from .jobs import JobQueue
 from .launch import RunLauncher
 from .mcp_methods import McpMethods
 from .memory_methods import MemoryMethods
+from .one_shot import OneShotMethods
 from .outbox import Outbox
 from .parts import request_error
 from .queries import DEFERRED as _DEFERRED
@@ -87,6 +88,7 @@ class WorkerService(
     AccountMethods,
     McpMethods,
     QueryMethods,
+    OneShotMethods,
     ConfigMethods,
     CronMethods,
     MemoryMethods,

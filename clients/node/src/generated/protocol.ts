@@ -547,6 +547,21 @@ export interface CommandListResult {
   commands: CommandInfo[];
 }
 
+export interface CommitMessagePrompt {
+  /**
+   * The changes to describe (hermes sends the first 12,000 characters).
+   */
+  diff: string;
+  /**
+   * Recent commit subjects of the repository, whose style to match.
+   */
+  recentCommits?: string | null;
+  /**
+   * A message proposed already: write a different one (for a Regenerate button).
+   */
+  avoid?: string | null;
+}
+
 export interface CompressionRequestedNotification {
   /**
    * The run whose context is to be compressed.
@@ -1731,6 +1746,44 @@ export interface ModelListResult {
    * The providers the profile can use (with credentials), in hermes' order.
    */
   providers: ProviderModels[];
+}
+
+export interface ModelOneShotParams {
+  /**
+   * The request's system instructions.
+   */
+  instructions?: string | null;
+  /**
+   * The text the model answers.
+   */
+  input?: string | null;
+  /**
+   * Ask with hermes' own prompt for a commit message (Conventional Commits) instead of instructions and input.
+   */
+  commitMessage?: CommitMessagePrompt | null;
+  /**
+   * Sampling temperature, 0 to 2; hermes' 0.3 when absent.
+   */
+  temperature?: number | null;
+  /**
+   * Use this session's model and provider (when its worker has it loaded); else hermes' model for auxiliary tasks (its title model).
+   */
+  sessionId?: string | null;
+  /**
+   * Hermes profile; default when absent.
+   */
+  profile?: string | null;
+  /**
+   * Worker isolation key.
+   */
+  workerKey?: string | null;
+}
+
+export interface ModelOneShotResult {
+  /**
+   * The model's answer, without a code fence around it.
+   */
+  text: string;
 }
 
 export interface ModelUsage {
@@ -5080,6 +5133,8 @@ export interface HostRequests {
   'memory/replace': { params: MemoryReplaceParams; result: MemoryStoreResult };
   /** The models the profile can use, by provider, for a model picker. */
   'model/list': { params: ModelListParams; result: ModelListResult };
+  /** One request to a model outside any conversation, e.g. a commit message for a diff. */
+  'model/oneShot': { params: ModelOneShotParams; result: ModelOneShotResult };
   /** The profile's hermes plugins, each loaded or not, and whether its config enables it. */
   'plugin/list': { params: WorkerTarget; result: PluginListResult };
   /** Enable or disable a plugin for the profile (hermes' plugins.enabled and .disabled). */
@@ -5318,6 +5373,7 @@ export const HOST_REQUEST_METHODS: readonly HostRequestMethod[] = [
   'memory/remove',
   'memory/replace',
   'model/list',
+  'model/oneShot',
   'plugin/list',
   'plugin/setEnabled',
   'process/kill',
@@ -5486,5 +5542,6 @@ export const ERROR_CODES = {
   'unknown_account_login': -32045,
   'account_login_failed': -32046,
   'unknown_plugin': -32047,
+  'model_call_failed': -32048,
 } as const;
 export type ErrorDataType = keyof typeof ERROR_CODES;
