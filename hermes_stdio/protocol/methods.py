@@ -27,6 +27,7 @@ from . import mcp_login as ml
 from . import memory as mm
 from . import processes as pr
 from . import profiles as pf
+from . import projects as pj
 from . import providers as pv
 from . import shell as sh
 from . import skill_docs as sd
@@ -448,6 +449,13 @@ HOST_METHODS: dict[str, Method] = _methods(
         x.PluginResult,
         "profile",
         "Enable or disable a plugin for the profile (hermes' plugins.enabled and .disabled).",
+    ),
+    Method(
+        "project/facts",
+        pj.ProjectFactsParams,
+        pj.ProjectFactsResult,
+        "profile",
+        "A directory's project as hermes' agents see it: root, project files, verify commands.",
     ),
     Method(
         "reference/complete",

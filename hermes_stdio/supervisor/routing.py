@@ -352,7 +352,7 @@ class RoutedMethods:
     _h_skill_list = _h_skill_setEnabled = _h_command_list
     _h_skill_read = _h_skill_write = _h_skill_create = _h_skill_delete = _h_command_list
     _h_toolset_list = _h_toolset_setEnabled = _h_command_list
-    _h_plugin_list = _h_plugin_setEnabled = _h_command_list
+    _h_plugin_list = _h_plugin_setEnabled = _h_project_facts = _h_command_list
     _h_session_listStored = _h_session_search = _h_usage_summary = _h_command_list
     _h_checkpoint_list = _h_checkpoint_diff = _h_checkpoint_restore = _h_command_list
     _h_cron_list = _h_cron_create = _h_cron_update = _h_command_list

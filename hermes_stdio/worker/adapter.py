@@ -77,6 +77,7 @@ from pathlib import Path
 from typing import Any
 
 from ..protocol import events as ev
+from ..protocol.projects import ProjectFacts
 from ..protocol.providers import ModelOneShotParams
 from . import (
     catalog,
@@ -250,6 +251,16 @@ class HermesAdapter(
         except ImportError:  # a hermes without it: no segments
             parts = None
         return estimate(agent, messages, instructions, estimate_request_tokens_rough, parts)
+
+    def project_facts(self, workspace: str) -> ProjectFacts | None:
+        self._modules()
+        from agent.coding_context import project_facts_for
+
+        found = project_facts_for(workspace)
+        if not isinstance(found, dict):
+            return None
+        lists = ("manifests", "packageManagers", "verifyCommands", "contextFiles")
+        return ProjectFacts(str(found["root"]), *([str(v) for v in found[k]] for k in lists))
 
     def one_shot(self, agent: Any, request: ModelOneShotParams) -> str:
         self._modules()  # the profile's keys and config, as for a turn

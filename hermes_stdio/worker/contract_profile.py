@@ -19,6 +19,7 @@ from ..protocol import insights as ins
 from ..protocol import toolbox as tx
 from ..protocol.mcp_login import McpLoginResult
 from ..protocol.processes import ProcessInfo, SubagentInfo
+from ..protocol.projects import ProjectFacts
 from ..protocol.providers import ModelOneShotParams
 from .catalog import Deleted, Forked, Rewound, Spent
 from .config_file import ConfigFile
@@ -48,6 +49,12 @@ class ProfileAdapter(Protocol):
         """hermes' picker payload: ``model``, ``provider`` (``agent``'s when given, else
         the profile's) and ``providers`` (``slug``, ``name``, ``models`` ...; with
         ``unconfigured``, those without credentials too)."""
+        ...
+
+    def project_facts(self, workspace: str) -> ProjectFacts | None:
+        """The project ``workspace`` is in, as hermes' coding context detects it for
+        its agents (``agent.coding_context.project_facts_for``); None in none.
+        ``AgentUnavailable`` without hermes."""
         ...
 
     def one_shot(self, agent: Any, request: ModelOneShotParams) -> str:

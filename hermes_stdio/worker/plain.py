@@ -20,6 +20,7 @@ from ..protocol import toolbox as tx
 from ..protocol import types as t
 from ..protocol.mcp_login import McpLoginResult
 from ..protocol.processes import ProcessInfo, SubagentInfo
+from ..protocol.projects import ProjectFacts
 from ..protocol.providers import ModelOneShotParams
 from .callbacks import EventSink, agent_callbacks
 from .catalog import Deleted, Forked, Rewound, Spent, UnknownSession
@@ -235,6 +236,9 @@ class PlainAdapterMethods:
 
     def model_catalog(self, agent: Any, refresh: bool, unconfigured: bool) -> dict[str, Any]:
         return {"providers": []}  # no providers to choose from
+
+    def project_facts(self, workspace: str) -> ProjectFacts | None:
+        raise AgentUnavailable("this worker has no hermes to ask")
 
     def one_shot(self, agent: Any, request: ModelOneShotParams) -> str:
         raise AgentUnavailable("this worker's agent has no model to ask")

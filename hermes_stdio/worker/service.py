@@ -61,6 +61,7 @@ from .memory_methods import MemoryMethods
 from .one_shot import OneShotMethods
 from .outbox import Outbox
 from .parts import request_error
+from .project_methods import ProjectMethods
 from .queries import DEFERRED as _DEFERRED
 from .queries import QueryMethods
 from .reference_methods import ReferenceMethods
@@ -89,6 +90,7 @@ class WorkerService(
     McpMethods,
     QueryMethods,
     OneShotMethods,
+    ProjectMethods,
     ConfigMethods,
     CronMethods,
     MemoryMethods,

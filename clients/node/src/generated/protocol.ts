@@ -2212,6 +2212,51 @@ export interface ProfileSetDescriptionResult {
   profile: ProfileInfo;
 }
 
+export interface ProjectFacts {
+  /**
+   * The project's root: the top of its git repository, else the nearest directory with a project file.
+   */
+  root: string;
+  /**
+   * The project files at the root, e.g. pyproject.toml, package.json, Makefile.
+   */
+  manifests: string[];
+  /**
+   * What its lock files name, e.g. uv, pnpm.
+   */
+  packageManagers: string[];
+  /**
+   * The commands hermes tells its agents to verify a change with, run at the root, e.g. pytest, npm run test.
+   */
+  verifyCommands: string[];
+  /**
+   * Its agent instruction files: AGENTS.md, CLAUDE.md...
+   */
+  contextFiles: string[];
+}
+
+export interface ProjectFactsParams {
+  /**
+   * The directory: an absolute path to an existing one.
+   */
+  workspace: string;
+  /**
+   * Hermes profile; default when absent.
+   */
+  profile?: string | null;
+  /**
+   * Worker isolation key.
+   */
+  workerKey?: string | null;
+}
+
+export interface ProjectFactsResult {
+  /**
+   * The project the directory is in; null when it is in none (hermes' coding posture is then off).
+   */
+  facts: ProjectFacts | null;
+}
+
 export interface ProviderModels {
   /**
    * The provider as run/start and session/switchModel name it.
@@ -5159,6 +5204,8 @@ export interface HostRequests {
   'profile/setActive': { params: ProfileSetActiveParams; result: ProfileSetActiveResult };
   /** Set or clear a profile's description, as hermes' dashboard does; no worker needed. */
   'profile/setDescription': { params: ProfileSetDescriptionParams; result: ProfileSetDescriptionResult };
+  /** A directory's project as hermes' agents see it: root, project files, verify commands. */
+  'project/facts': { params: ProjectFactsParams; result: ProjectFactsResult };
   /** The @ references (keywords, files, folders) that complete the one being typed. */
   'reference/complete': { params: ReferenceCompleteParams; result: ReferenceCompleteResult };
   /** Ask a running run to stop; it ends with run/completed status interrupted. */
@@ -5386,6 +5433,7 @@ export const HOST_REQUEST_METHODS: readonly HostRequestMethod[] = [
   'profile/rename',
   'profile/setActive',
   'profile/setDescription',
+  'project/facts',
   'reference/complete',
   'run/interrupt',
   'run/result',
