@@ -188,6 +188,11 @@ def test_an_absurd_content_length_does_not_make_the_server_deaf(host: HostClient
         ("session/listStored", {"workerKey": "k" * 129}, "params.workerKey"),
         ("session/delete", {"sessionId": ""}, "params.sessionId"),
         ("session/history", {"sessionId": "s", "before": 2**63}, "params.before"),
+        ("plugin/setEnabled", {"name": "a\x00b", "enabled": True}, "params.name"),
+        ("plugin/setEnabled", {"name": "p" * 257, "enabled": True}, "params.name"),
+        ("model/oneShot", {"input": "hi", "sessionId": "\x00"}, "params.sessionId"),
+        ("model/oneShot", {"commitMessage": {"diff": 3}}, "params.commitMessage.diff"),
+        ("project/facts", {"workspace": 7}, "params.workspace"),
     ],
 )
 def test_an_out_of_range_integer_a_lone_surrogate_or_a_bad_name_is_invalid_params_naming_it(
