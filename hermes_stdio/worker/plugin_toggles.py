@@ -14,7 +14,7 @@ Contract: ``PluginToggles(hermes)``, with hermes' parts in ``HermesPlugins``.
   config (the administrator's managed scope over the file's: ``effective``)
   decides it now; ``active``, ``reason`` and what it registered as this
   worker's plugin manager has it.
-- ``set_enabled(name, enabled)`` (``name`` a key, or a manifest's name)
+- ``set_enabled(name, enabled)`` (``name`` a key, else a manifest's name)
   changes the config through ``config_file`` (comments kept, its rules and
   lock): enabling adds the key to ``plugins.enabled`` and takes it (and the
   name) off ``plugins.disabled``; disabling does the opposite. A list that
@@ -58,13 +58,14 @@ class PluginToggles:
         self.hermes = hermes
 
     def listed(self) -> list[PluginInfo]:
-        lists = self._lists(
-            self.hermes.effective(copy.deepcopy(self.hermes.config().read().config))
-        )
+        lists = self._effective(self.hermes.config().read().config)
         return [_info(found, live, lists) for found, live in self._rows()]
 
     def set_enabled(self, name: str, enabled: bool) -> PluginInfo:
-        row = next(((f, live) for f, live in self._rows() if name in (f[4], f[0])), None)
+        rows = self._rows()
+        # A key names one plugin; a manifest's name may be two plugins' (web/exa, exa).
+        row = next((r for r in rows if r[0][4] == name), None)
+        row = row or next((r for r in rows if r[0][0] == name), None)
         if row is None:
             raise UnknownPlugin(name)
         found, live = row

@@ -152,3 +152,16 @@ def test_a_plugin_the_managed_scope_disables_stays_disabled_and_is_refused(
         toggles(path, managed).set_enabled("greeter", True)
     assert refused.value.key_path == ["plugins", "enabled"]
     assert path.read_text() == "model: m\n"
+
+
+def test_a_name_that_is_one_plugins_key_and_anothers_manifest_name_is_the_key(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "config.yaml"
+    path.write_text("model: m\n")
+    flat = ("zeta", "", "", "user", "zeta")  # sorts after a/zeta, whose manifest says zeta
+    monkeypatch.setattr(
+        "test_worker_plugin_toggles.FOUND", [("zeta", "", "", "bundled", "a/zeta"), flat]
+    )
+    assert toggles(path).set_enabled("zeta", True).key == "zeta"
+    assert yaml.safe_load(path.read_text())["plugins"]["enabled"] == ["zeta"]
