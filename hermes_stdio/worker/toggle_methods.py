@@ -5,14 +5,14 @@ hermes plugins, each enabled or not, through ``skill_toggles``,
 
 Contract (a mixin of ``WorkerService``, which provides ``adapter``, ``profile``
 and ``answer_off_reader``): each request is answered off the reader (a change
-waits for other writers' lock on config.yaml). A name no skill (toolset) of the
-profile has is ``unknown_skill`` (``unknown_toolset``, ``unknown_plugin``),
-``data.name``; a change
-hermes' install or its managed scope forbids is ``config_read_only``
-(``data.keyPath``); a config.yaml hermes could not use, or whose ``skills``
-setting is not what hermes reads, is ``profile_unreadable`` (``data.file``); a
-file other writers kept changing is ``config_conflict``; an agent without
-skills, toolsets or plugins (the synthetic one) is ``agent_unavailable``.
+waits for other writers' lock on config.yaml). A name no skill (toolset,
+plugin) of the profile has is ``unknown_skill`` (``unknown_toolset``,
+``unknown_plugin``), ``data.name``; a change hermes' install or its managed
+scope forbids is ``config_read_only`` (``data.keyPath``); a config.yaml hermes
+could not use, or whose ``skills`` (``plugins``) setting is not what hermes
+reads, is ``profile_unreadable`` (``data.file``); a file other writers kept
+changing is ``config_conflict``; an agent without skills, toolsets or plugins
+(the synthetic one) is ``agent_unavailable``.
 """
 
 from __future__ import annotations
@@ -32,6 +32,12 @@ from .toolset_toggles import ToolsetToggles, UnknownToolset
 
 P = TypeVar("P")
 
+_UNKNOWN: dict[type[Exception], tuple[ErrorType, str]] = {
+    UnknownSkill: (ErrorType.UNKNOWN_SKILL, "skill"),
+    UnknownToolset: (ErrorType.UNKNOWN_TOOLSET, "toolset"),
+    UnknownPlugin: (ErrorType.UNKNOWN_PLUGIN, "plugin"),
+}
+
 
 class ToggleMethods:
     adapter: AgentAdapter
@@ -42,18 +48,9 @@ class ToggleMethods:
         self, req: Request, name: str, part: Callable[[], P | None], act: Callable[[P], Record]
     ) -> object:
         def refusal(exc: Exception) -> RpcError | None:
-            if isinstance(exc, UnknownSkill):
-                return RpcError(
-                    ErrorType.UNKNOWN_SKILL, f"no skill of the profile is {exc}", name=str(exc)
-                )
-            if isinstance(exc, UnknownToolset):
-                return RpcError(
-                    ErrorType.UNKNOWN_TOOLSET, f"no toolset of the profile is {exc}", name=str(exc)
-                )
-            if isinstance(exc, UnknownPlugin):
-                return RpcError(
-                    ErrorType.UNKNOWN_PLUGIN, f"no plugin of the profile is {exc}", name=str(exc)
-                )
+            for unknown, (kind, what) in _UNKNOWN.items():
+                if isinstance(exc, unknown):
+                    return RpcError(kind, f"no {what} of the profile is {exc}", name=str(exc))
             return config_refusal(self.profile, exc)
 
         return answer_through(self.answer_off_reader, req, name, part, act, refusal)
