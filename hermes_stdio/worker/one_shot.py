@@ -25,7 +25,7 @@ Contract:
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NoReturn
 
 from ..protocol import providers as pv
 from ..wire import ErrorType, Request, RpcError
@@ -53,7 +53,12 @@ class OneShotMethods:
 def checked(p: pv.ModelOneShotParams) -> None:
     texts = {"instructions": p.instructions, "input": p.input}
     if p.commit_message is not None:
-        texts = {"commitMessage.diff": p.commit_message.diff}
+        c = p.commit_message
+        texts = {
+            "commitMessage.diff": c.diff,
+            "commitMessage.recentCommits": c.recent_commits,
+            "commitMessage.avoid": c.avoid,
+        }
         given = [name for name in ("instructions", "input") if (getattr(p, name) or "").strip()]
         if given:
             _refuse("commitMessage", f"commitMessage cannot go with {given[0]}")
@@ -66,7 +71,7 @@ def checked(p: pv.ModelOneShotParams) -> None:
         _refuse("temperature", "temperature must be 0 to 2")
 
 
-def _refuse(field: str, message: str) -> None:
+def _refuse(field: str, message: str) -> NoReturn:
     raise RpcError(ErrorType.INVALID_PARAMS, message, field=f"params.{field}")
 
 

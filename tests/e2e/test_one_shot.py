@@ -83,6 +83,10 @@ def test_a_provider_error_is_model_call_failed(host: HostClient, llm: ScriptedLL
         ({"commitMessage": {"diff": "+x"}, "input": "and this"}, "params.commitMessage"),
         ({"input": "x" * 1_048_577}, "params.input"),
         ({"commitMessage": {"diff": "x" * 1_048_577}}, "params.commitMessage.diff"),
+        (
+            {"commitMessage": {"diff": "+x", "recentCommits": "x" * 1_048_577}},
+            "params.commitMessage.recentCommits",
+        ),
         ({"input": "hi", "temperature": 2.5}, "params.temperature"),
         ({"commitMessage": {}}, "params.commitMessage.diff"),
     ],
