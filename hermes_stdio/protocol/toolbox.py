@@ -167,7 +167,7 @@ class PluginInfo(Record):
     )
     enabled: bool = doc_field(
         "Whether the profile's config.yaml lets it load: named by plugins.enabled (a bundled"
-        " backend needs not be) and not by plugins.disabled. The profile's next worker"
+        " backend need not be) and not by plugins.disabled. The profile's next worker"
         " loads it so."
     )
     active: bool = doc_field("Whether it is loaded, and on, in the worker answering now.")

@@ -1891,7 +1891,7 @@ export interface PluginInfo {
    */
   kind: string | null;
   /**
-   * Whether the profile's config.yaml lets it load: named by plugins.enabled (a bundled backend needs not be) and not by plugins.disabled. The profile's next worker loads it so.
+   * Whether the profile's config.yaml lets it load: named by plugins.enabled (a bundled backend need not be) and not by plugins.disabled. The profile's next worker loads it so.
    */
   enabled: boolean;
   /**
